@@ -1,0 +1,322 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+)
+
+// ConversationView is a conversation with its current participants.
+type ConversationView struct {
+	Conversation *Conversation
+	Participants []Participant
+}
+
+// participant finds the principal among ps.
+func participant(ps []Participant, principalID string) (*Participant, bool) {
+	for i := range ps {
+		if ps[i].PrincipalID == principalID {
+			return &ps[i], true
+		}
+	}
+	return nil, false
+}
+
+// access loads a conversation the caller takes part in. Closed conversations
+// and ones the caller is not in are not_found alike (§15).
+func access(ctx context.Context, r Reader, agentID, conversationID string) (*ConversationView, error) {
+	missing := notFound("no conversation %q is open to you; list yours with list_conversations", cleanText(conversationID))
+	c, err := r.Conversation(ctx, conversationID)
+	if errors.Is(err, ErrNoRows) {
+		return nil, missing
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if c.Status == StatusClosed {
+		return nil, missing
+	}
+	ps, err := r.Participants(ctx, c.ID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if _, ok := participant(ps, agentID); !ok {
+		return nil, missing
+	}
+	return &ConversationView{Conversation: c, Participants: ps}, nil
+}
+
+// directKey names a direct conversation's participant set.
+func directKey(ids []string) string {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	return strings.Join(ids, ",")
+}
+
+// OpenConversation opens the direct conversation between the caller and the
+// handles (§4): the same set returns the same open conversation. Each handle
+// must be reachable (§3); otherwise the result is a Refusal.
+func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string) (*ConversationView, error) {
+	if len(handles) == 0 {
+		return nil, invalid("", "handles is required: give at least one handle, like [\"%s\"]", c.Owner.Handle)
+	}
+	if len(handles) > MaxHandles {
+		return nil, invalid("", "handles has %d entries; the limit is %d — use create_thread for a bigger group", len(handles), MaxHandles)
+	}
+	targets, err := resolveReachable(ctx, h.store, c.Agent, handles)
+	if err != nil {
+		return nil, err
+	}
+	ids := []string{c.Agent.ID}
+	for _, p := range targets {
+		ids = append(ids, p.ID)
+	}
+	key := directKey(ids)
+	var view *ConversationView
+	var wake []string
+	err = h.store.Update(ctx, func(tx Tx) error {
+		conv, err := tx.DirectConversation(ctx, key)
+		if err == nil {
+			ps, err := tx.Participants(ctx, conv.ID)
+			view = &ConversationView{Conversation: conv, Participants: ps}
+			return err
+		}
+		if !errors.Is(err, ErrNoRows) {
+			return err
+		}
+		view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindDirect, DirectKey: key}, targets)
+		return err
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	h.publish(wake)
+	return view, nil
+}
+
+// ThreadSpec describes a new group conversation.
+type ThreadSpec struct {
+	Title        string
+	Goal         string
+	Participants []string // handles; the caller is added as owner
+}
+
+// CreateThread starts a new group conversation (§4) with the caller as its
+// owner and the given participants as members, each reachable (§3).
+func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*ConversationView, error) {
+	title, err := checkText("title", strings.TrimSpace(s.Title), 1, MaxTitle)
+	if err != nil {
+		return nil, err
+	}
+	goal, err := checkText("goal", s.Goal, 0, MaxGoal)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.Participants) > MaxMembers {
+		return nil, invalid("", "participants has %d entries; the limit is %d", len(s.Participants), MaxMembers)
+	}
+	targets, err := resolveReachable(ctx, h.store, c.Agent, s.Participants)
+	if err != nil {
+		return nil, err
+	}
+	var view *ConversationView
+	var wake []string
+	err = h.store.Update(ctx, func(tx Tx) error {
+		view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindGroup, Title: title, Goal: goal}, targets)
+		return err
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	h.publish(wake)
+	return view, nil
+}
+
+// insertConversation stores conv with the caller and targets as participants
+// and tells each other participant with a conversation.opened event.
+func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Conversation, targets []*Principal) (*ConversationView, []string, error) {
+	now := h.now()
+	conv.ID = NewID("conv", now)
+	conv.Status = StatusOpen
+	conv.CreatorID = c.Agent.ID
+	conv.CreatedAt, conv.UpdatedAt = now, now
+	if err := tx.InsertConversation(ctx, conv); err != nil {
+		return nil, nil, err
+	}
+	creatorRole := RoleMember
+	if conv.Kind != KindDirect {
+		creatorRole = RoleOwner
+	}
+	if err := tx.AddParticipant(ctx, &Participant{ConversationID: conv.ID, PrincipalID: c.Agent.ID, Kind: PrincipalAgent,
+		OwnerID: c.Agent.OwnerID, Role: creatorRole, JoinedAt: now}); err != nil {
+		return nil, nil, err
+	}
+	var events []*Event
+	for _, p := range targets {
+		if err := tx.AddParticipant(ctx, &Participant{ConversationID: conv.ID, PrincipalID: p.ID, Kind: p.Kind,
+			OwnerID: p.OwnerID, Role: RoleMember, JoinedAt: now}); err != nil {
+			return nil, nil, err
+		}
+		events = append(events, &Event{RecipientID: p.ID, Type: EventConversationOpened, ConversationID: conv.ID, CreatedAt: now})
+	}
+	if err := tx.InsertEvents(ctx, events); err != nil {
+		return nil, nil, err
+	}
+	ps, err := tx.Participants(ctx, conv.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &ConversationView{Conversation: conv, Participants: ps}, recipients(events), nil
+}
+
+// AddParticipant brings a reachable principal into a group conversation the
+// caller takes part in (§4); it then sees the whole history. Adding someone
+// already there is not an error.
+func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, handle string) (*ConversationView, error) {
+	target, err := resolve(ctx, h.store, handle)
+	if err != nil {
+		return nil, err
+	}
+	if err := reach(c.Agent, target); err != nil {
+		return nil, err
+	}
+	var view *ConversationView
+	var wake []string
+	err = h.store.Update(ctx, func(tx Tx) error {
+		v, err := access(ctx, tx, c.Agent.ID, conversationID)
+		if err != nil {
+			return err
+		}
+		switch {
+		case v.Conversation.Kind == KindDirect:
+			return invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
+		case v.Conversation.Status == StatusCloseRequested:
+			return deny("closing", "a close of this conversation is pending; nobody can be added")
+		}
+		view = v
+		if _, ok := participant(v.Participants, target.ID); ok {
+			return nil
+		}
+		now := h.now()
+		if err := tx.AddParticipant(ctx, &Participant{ConversationID: v.Conversation.ID, PrincipalID: target.ID, Kind: target.Kind,
+			OwnerID: target.OwnerID, Role: RoleMember, JoinedAt: now}); err != nil {
+			return err
+		}
+		ev := &Event{RecipientID: target.ID, Type: EventConversationOpened, ConversationID: v.Conversation.ID, CreatedAt: now}
+		if err := tx.InsertEvents(ctx, []*Event{ev}); err != nil {
+			return err
+		}
+		wake = []string{target.ID}
+		view.Participants, err = tx.Participants(ctx, v.Conversation.ID)
+		return err
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	h.publish(wake)
+	return view, nil
+}
+
+// RequestClose marks a group or thread close_requested for its owner to
+// confirm (§4); only its creator may ask. Asking twice is not an error.
+func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string) (*Conversation, error) {
+	var conv *Conversation
+	err := h.store.Update(ctx, func(tx Tx) error {
+		v, err := access(ctx, tx, c.Agent.ID, conversationID)
+		if err != nil {
+			return err
+		}
+		conv = v.Conversation
+		switch {
+		case conv.Kind == KindDirect:
+			return invalid("", "a direct conversation is not closed; acknowledge its messages and stop replying, or send a no_reply message")
+		case conv.CreatorID != c.Agent.ID:
+			return &Error{Kind: KindForbidden, Msg: "only the creator of this conversation may request its close"}
+		case conv.Status == StatusCloseRequested:
+			return nil
+		}
+		conv.Status = StatusCloseRequested
+		return tx.SetConversationStatus(ctx, conv.ID, conv.Status, h.now())
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	return conv, nil
+}
+
+// ConversationListing is one row of list_conversations.
+type ConversationListing struct {
+	ConversationView
+	Unread int
+	Last   *Message // nil when nothing was sent yet
+}
+
+// ListConversations lists the caller's conversations that are not closed,
+// most recently active first (§10.3), at most limit (1–100, default 50).
+func (h *Hub) ListConversations(ctx context.Context, c *Caller, limit int) ([]ConversationListing, error) {
+	limit, err := checkLimit(limit, 50, 100)
+	if err != nil {
+		return nil, err
+	}
+	convs, err := h.store.ConversationsOf(ctx, c.Agent.ID, limit)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	out := make([]ConversationListing, 0, len(convs))
+	for _, conv := range convs {
+		l := ConversationListing{ConversationView: ConversationView{Conversation: conv}}
+		if l.Participants, err = h.store.Participants(ctx, conv.ID); err != nil {
+			return nil, AsError(err)
+		}
+		if l.Unread, err = h.store.Unread(ctx, conv.ID, c.Agent.ID); err != nil {
+			return nil, AsError(err)
+		}
+		if conv.LastSeq > 0 {
+			if l.Last, err = h.store.MessageBySeq(ctx, conv.ID, conv.LastSeq); err != nil {
+				return nil, AsError(err)
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// checkLimit applies a default to 0 and refuses values outside 1..max.
+func checkLimit(limit, def, max int) (int, error) {
+	if limit == 0 {
+		return def, nil
+	}
+	if limit < 1 || limit > max {
+		return 0, invalid("", "limit must be between 1 and %d (got %d)", max, limit)
+	}
+	return limit, nil
+}
+
+// asOutcome passes Refusals and Errors through and wraps anything else as
+// an internal Error.
+func asOutcome(err error) error {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	return AsError(err)
+}
+
+// recipients lists the distinct recipients of events.
+func recipients(events []*Event) []string {
+	var out []string
+	for _, e := range events {
+		if !slices.Contains(out, e.RecipientID) {
+			out = append(out, e.RecipientID)
+		}
+	}
+	return out
+}
+
+// publish wakes the recipients' waiters after a commit.
+func (h *Hub) publish(ids []string) {
+	if len(ids) > 0 && h.waker != nil {
+		h.waker.Publish(ids)
+	}
+}

@@ -1,0 +1,230 @@
+package hub
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Cursors (§6) are opaque to clients: base64url of "epoch:event id". The
+// epoch is made when the database is created, so a cursor from another (or
+// a restored-over) database is told apart.
+
+// Cursor encodes an event id as a cursor of this database.
+func (h *Hub) Cursor(id int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(h.epoch + ":" + strconv.FormatInt(id, 10)))
+}
+
+// LatestCursor is where a new reader starts: after every event committed so
+// far (§6 whoami.latest_cursor).
+func (h *Hub) LatestCursor(ctx context.Context) (string, error) {
+	id, err := h.store.LatestEventID(ctx)
+	if err != nil {
+		return "", AsError(err)
+	}
+	return h.Cursor(id), nil
+}
+
+// parseCursor returns the event id a cursor names. "" means the latest.
+// A malformed, foreign-epoch or ahead-of-the-log cursor is cursor_invalid;
+// one older than the kept events is cursor_expired; both carry
+// latest_cursor.
+func (h *Hub) parseCursor(ctx context.Context, cursor string) (int64, error) {
+	latest, err := h.store.LatestEventID(ctx)
+	if err != nil {
+		return 0, AsError(err)
+	}
+	if cursor == "" {
+		return latest, nil
+	}
+	fail := func(code, msg string) error {
+		return &Error{Kind: KindInvalid, Code: code, Msg: msg, Details: map[string]any{"latest_cursor": h.Cursor(latest)}}
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	epoch, idText, ok := strings.Cut(string(raw), ":")
+	id, perr := strconv.ParseInt(idText, 10, 64)
+	switch {
+	case err != nil || !ok || perr != nil || id < 0:
+		return 0, fail("cursor_invalid", "this cursor is malformed; pass back a cursor exactly as the server gave it, or start again from latest_cursor after check_inbox")
+	case epoch != h.epoch:
+		return 0, fail("cursor_invalid", "this cursor comes from another database; resync with check_inbox and continue from latest_cursor")
+	case id > latest:
+		return 0, fail("cursor_invalid", "this cursor is ahead of the event log; resync with check_inbox and continue from latest_cursor")
+	}
+	pruned, err := h.store.Meta(ctx, MetaPrunedThrough)
+	if err != nil {
+		return 0, AsError(err)
+	}
+	if p, _ := strconv.ParseInt(pruned, 10, 64); id < p {
+		return 0, fail("cursor_expired", fmt.Sprintf("events older than %d days are gone, and this cursor is older; resync with check_inbox and continue from latest_cursor", int(h.settings.EventRetention.Hours()/24)))
+	}
+	return id, nil
+}
+
+// WaitInput is a wait_for_messages call (§6).
+type WaitInput struct {
+	Cursor   string
+	Timeout  time.Duration // 0..55 s
+	Instance string
+}
+
+// MaxWait is the longest a wait may park (§6).
+const MaxWait = 55 * time.Second
+
+// WaitResult is what a wait hands over.
+type WaitResult struct {
+	Events   []*Event
+	Cursor   string
+	TimedOut bool
+	// Superseded: the same named session started a newer wait, which ended
+	// this one with nothing consumed.
+	Superseded bool
+}
+
+// eventsPerWait caps one hand-over; the next wait continues at once.
+const eventsPerWait = 100
+
+// Wait returns every event of the caller's stream after the cursor, or
+// parks until a commit publishes one, the timeout passes (TimedOut), ctx ends
+// (the client hung up), the same named session starts a new wait
+// (Superseded), or the hub shuts down (TimedOut). An agent holds at most
+// Settings.WaitsPerAgent waits; past that the error is rate_limited with
+// retry_after_s.
+func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, error) {
+	if in.Timeout < 0 || in.Timeout > MaxWait {
+		return nil, invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), int(in.Timeout/time.Second))
+	}
+	instance, err := NormalizeInstance(in.Instance, "instance")
+	if err != nil {
+		return nil, err
+	}
+	from, err := h.parseCursor(ctx, in.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	ctx, release, err := h.acquireWait(ctx, c.Agent.ID, instance)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	// Subscribe before the first query: a commit after this point wakes us,
+	// and one before it is seen by the query (§13).
+	wake, cancel := h.waker.Subscribe(c.Agent.ID)
+	defer cancel()
+	timer := time.NewTimer(in.Timeout)
+	defer timer.Stop()
+	for {
+		events, last, err := h.visibleEvents(ctx, c.Agent.ID, from)
+		if err != nil && context.Cause(ctx) == errSuperseded {
+			return &WaitResult{Cursor: h.Cursor(from), Superseded: true}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		from = last
+		if len(events) > 0 {
+			return &WaitResult{Events: events, Cursor: h.Cursor(from)}, nil
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return &WaitResult{Cursor: h.Cursor(from), TimedOut: true}, nil
+		case <-h.stop:
+			return &WaitResult{Cursor: h.Cursor(from), TimedOut: true}, nil
+		case <-ctx.Done():
+			if context.Cause(ctx) == errSuperseded {
+				return &WaitResult{Cursor: h.Cursor(from), Superseded: true}, nil
+			}
+			return nil, ctx.Err()
+		}
+	}
+}
+
+var errSuperseded = fmt.Errorf("a newer wait of the same session started")
+
+// acquireWait takes one of the agent's wait slots, ending the same named
+// session's earlier wait. The returned context ends when that session starts
+// another wait.
+func (h *Hub) acquireWait(ctx context.Context, agentID, instance string) (context.Context, func(), error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := agentID + "\x00" + instance
+	prev, hasPrev := h.named[key]
+	if instance != "" && hasPrev {
+		prev(errSuperseded) // its slot is handed to this wait below
+	} else if h.waits[agentID] >= h.settings.WaitsPerAgent {
+		return nil, nil, &Error{Kind: KindRateLimited, Code: "too_many_waits",
+			Msg:     fmt.Sprintf("this agent already holds %d waits across its sessions; end one or retry after retry_after_s seconds", h.settings.WaitsPerAgent),
+			Details: map[string]any{"retry_after_s": 5}}
+	}
+	if !(instance != "" && hasPrev) {
+		h.waits[agentID]++
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	if instance != "" {
+		h.named[key] = cancel
+	}
+	release := func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		cancel(nil)
+		if instance != "" {
+			if context.Cause(ctx) == errSuperseded {
+				return // the slot now belongs to the newer wait
+			}
+			delete(h.named, key)
+		}
+		if h.waits[agentID]--; h.waits[agentID] == 0 {
+			delete(h.waits, agentID)
+		}
+	}
+	return ctx, release, nil
+}
+
+// visibleEvents returns the recipient's events after from that it may still
+// see, and the last event id looked at. Access is checked at hand-over (§6):
+// events of conversations closed or left since are skipped.
+func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64) ([]*Event, int64, error) {
+	events, err := h.store.EventsAfter(ctx, recipientID, from, eventsPerWait)
+	if err != nil {
+		return nil, from, AsError(err)
+	}
+	allowed := map[string]bool{}
+	out := events[:0]
+	for _, e := range events {
+		from = e.ID
+		if e.ConversationID != "" {
+			ok, seen := allowed[e.ConversationID]
+			if !seen {
+				_, err := access(ctx, h.store, recipientID, e.ConversationID)
+				ok = err == nil
+				allowed[e.ConversationID] = ok
+			}
+			if !ok {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out, from, nil
+}
+
+// PruneEvents deletes events older than the retention period and remembers
+// the highest id deleted, so older cursors get cursor_expired (§6).
+func (h *Hub) PruneEvents(ctx context.Context) error {
+	err := h.store.Update(ctx, func(tx Tx) error {
+		through, err := tx.PruneEvents(ctx, h.now().Add(-h.settings.EventRetention))
+		if err != nil || through == 0 {
+			return err
+		}
+		return tx.SetMeta(ctx, MetaPrunedThrough, strconv.FormatInt(through, 10))
+	})
+	if err != nil {
+		return AsError(err)
+	}
+	return nil
+}

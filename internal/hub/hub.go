@@ -1,0 +1,125 @@
+// Package hub holds every rule of Palaver (DESIGN.md): who may talk to whom,
+// conversations and messages, delivery, events and waiting. It is
+// transport-free: the faces (MCP, command line) call it, and it reaches
+// storage only through the Store interface it declares.
+package hub
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Clock tells the time; tests inject a fake one so expiries are testable
+// without sleeping.
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns the current time.
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Waker wakes parked waiters after a commit (§6, §13). Subscribe must be
+// called before the query whose emptiness the waiter will park on: a Publish
+// for the recipient after Subscribe returns is never lost.
+type Waker interface {
+	// Subscribe returns a channel that receives (without blocking the
+	// publisher) after each Publish naming recipientID, and a cancel func
+	// that must be called when the waiter leaves.
+	Subscribe(recipientID string) (<-chan struct{}, func())
+	// Publish wakes the recipients' waiters; called after the commit that
+	// made their events visible.
+	Publish(recipientIDs []string)
+}
+
+// Settings are the hub's tunable numbers; Defaults gives DESIGN.md's values.
+type Settings struct {
+	// WaitsPerAgent is how many wait_for_messages one agent may hold (§6).
+	WaitsPerAgent int
+	// EventRetention is how long events (and so cursors) are kept (§6).
+	EventRetention time.Duration
+}
+
+// DefaultSettings returns the values DESIGN.md names.
+func DefaultSettings() Settings {
+	return Settings{WaitsPerAgent: 5, EventRetention: 30 * 24 * time.Hour}
+}
+
+// Hub is the domain service. It is safe for concurrent use.
+type Hub struct {
+	store    Store
+	waker    Waker
+	clock    Clock
+	log      *slog.Logger
+	settings Settings
+
+	epoch string // the database's epoch, carried in cursors
+
+	mu      sync.Mutex
+	waits   map[string]int                     // live waits per agent id
+	named   map[string]context.CancelCauseFunc // live wait per agent id + "\x00" + instance
+	touched map[string]time.Time               // token id → last recorded use
+	stop    chan struct{}                      // closed by Shutdown: waits return timed_out
+}
+
+// Options configure New.
+type Options struct {
+	Store    Store
+	Waker    Waker
+	Clock    Clock        // default SystemClock
+	Logger   *slog.Logger // default slog.Default()
+	Settings Settings     // zero value: DefaultSettings()
+}
+
+// New returns a Hub over an opened, migrated store.
+func New(ctx context.Context, o Options) (*Hub, error) {
+	if o.Clock == nil {
+		o.Clock = SystemClock{}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Settings == (Settings{}) {
+		o.Settings = DefaultSettings()
+	}
+	epoch, err := o.Store.Meta(ctx, MetaEpoch)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return &Hub{
+		store:    o.Store,
+		waker:    o.Waker,
+		clock:    o.Clock,
+		log:      o.Logger,
+		settings: o.Settings,
+		epoch:    epoch,
+		waits:    map[string]int{},
+		named:    map[string]context.CancelCauseFunc{},
+		touched:  map[string]time.Time{},
+		stop:     make(chan struct{}),
+	}, nil
+}
+
+// Meta keys the hub reads. The store creates MetaEpoch with the database.
+const (
+	MetaEpoch         = "epoch"
+	MetaPrunedThrough = "events_pruned_through"
+)
+
+// Shutdown ends every parked wait with timed_out (§14 graceful shutdown).
+// It is safe to call more than once.
+func (h *Hub) Shutdown() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.stop:
+	default:
+		close(h.stop)
+	}
+}
+
+func (h *Hub) now() time.Time { return h.clock.Now().UTC().Truncate(time.Millisecond) }

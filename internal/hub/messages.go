@@ -1,0 +1,375 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Message formats and kinds (§4). Kinds other than KindText are event posts:
+// they report, and reach only the inboxes of those they mention.
+const (
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+
+	MessageText = "text"
+)
+
+// EventPostKinds are the message kinds that report rather than ask.
+var EventPostKinds = []string{"tool_call", "tool_result", "thought", "error", "task"}
+
+// Provenance values (§4).
+const (
+	AuthorAgent     = "agent"
+	AuthorHuman     = "human"
+	AuthorityAgent  = "agent"
+	AuthorityHuman  = "human"
+	AttestedByHub   = "server"
+	MaxInstanceName = 40
+)
+
+var instanceRE = regexp.MustCompile(`^[a-z0-9_-]{2,40}$`)
+
+// NormalizeInstance turns a session name into its stored form (§5): trimmed,
+// lower-cased, spaces become dashes; then 2–40 of [a-z0-9_-]. "" stays "".
+func NormalizeInstance(name, arg string) (string, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	n = strings.ReplaceAll(n, " ", "-")
+	if n == "" {
+		return "", nil
+	}
+	if !instanceRE.MatchString(n) {
+		return "", invalid("", "%s must be 2–40 of a-z, 0-9, _ and - (spaces become dashes), like \"palaver-main\"; got %q", arg, cleanText(name))
+	}
+	return n, nil
+}
+
+// SendInput is a send_message call (§4, §10.3).
+type SendInput struct {
+	ConversationID string
+	Body           string
+	Summary        string
+	Format         string
+	Kind           string
+	Metadata       json.RawMessage
+	Mentions       []string
+	ReplyToSeq     int64
+	NoReply        bool
+	ToInstance     string
+	Instance       string
+	ClientMsgID    string
+}
+
+// SendResult is a stored message and how many participants it reached.
+type SendResult struct {
+	Message    *Message
+	Recipients int
+	// Duplicate: the client_msg_id was seen before and this is the message
+	// stored then.
+	Duplicate bool
+}
+
+// checkSend validates and cleans a send's arguments (§4 input hygiene).
+func checkSend(in *SendInput) error {
+	var err error
+	if in.Body, err = checkText("body", in.Body, 1, MaxBody); err != nil {
+		return err
+	}
+	if in.Summary, err = checkText("summary", strings.TrimSpace(in.Summary), 0, MaxSummary); err != nil {
+		return err
+	}
+	if in.Summary == "" && utf8.RuneCountInString(in.Body) > SummaryNeeded {
+		return invalid("summary_required", "this body is %d characters; a body over %d characters needs a summary (at most %d characters) that says what you ask the reader for, not what you did — e.g. \"Please review the retry logic in store.go by Friday\"",
+			utf8.RuneCountInString(in.Body), SummaryNeeded, MaxSummary)
+	}
+	switch in.Format {
+	case "":
+		in.Format = FormatText
+	case FormatText, FormatMarkdown:
+	default:
+		return invalid("", "format must be \"text\" or \"markdown\" (got %q)", cleanText(in.Format))
+	}
+	switch {
+	case in.Kind == "":
+		in.Kind = MessageText
+	case in.Kind != MessageText && !slices.Contains(EventPostKinds, in.Kind):
+		return invalid("", "kind must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), cleanText(in.Kind))
+	}
+	if len(in.Metadata) > 0 && !bytes.Equal(bytes.TrimSpace(in.Metadata), []byte("null")) {
+		if len(in.Metadata) > MaxMetadata {
+			return invalid("too_long", "metadata is %d bytes of JSON; the limit is %d bytes", len(in.Metadata), MaxMetadata)
+		}
+		var obj map[string]any
+		if json.Unmarshal(in.Metadata, &obj) != nil {
+			return invalid("", "metadata must be a JSON object")
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, in.Metadata); err != nil {
+			return invalid("", "metadata must be a JSON object")
+		}
+		in.Metadata = buf.Bytes()
+	} else {
+		in.Metadata = nil
+	}
+	if len(in.Mentions) > MaxMembers {
+		return invalid("", "mentions has %d entries; the limit is %d", len(in.Mentions), MaxMembers)
+	}
+	if in.ReplyToSeq < 0 {
+		return invalid("", "reply_to_seq must be a seq of this conversation (1 or more)")
+	}
+	if in.ToInstance, err = NormalizeInstance(in.ToInstance, "to_instance"); err != nil {
+		return err
+	}
+	if in.Instance, err = NormalizeInstance(in.Instance, "instance"); err != nil {
+		return err
+	}
+	if in.ClientMsgID, err = checkText("client_msg_id", in.ClientMsgID, 0, MaxClientMsgID); err != nil {
+		return err
+	}
+	return nil
+}
+
+// SendMessage stores an agent's message in a conversation it takes part in
+// and delivers it (§4, §5): a delivery and a message.new event for each
+// other agent participant (event posts: only those mentioned), a
+// message.new for the sender's own stream so sibling sessions hear it, and
+// an event for each person taking part. Refusals: closing (a close is
+// pending), notice (reply_to_seq points at a no_reply message), listen (the
+// agent's mode). Errors: not_found, no_recipients, conflict (the same
+// client_msg_id with different words), invalid arguments.
+func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendResult, error) {
+	if err := checkSend(&in); err != nil {
+		return nil, err
+	}
+	if c.Agent.Mode == ModeListen {
+		return nil, deny("listen", "your owner set this agent to listen: it may read but not send")
+	}
+	var res *SendResult
+	var wake []string
+	err := h.store.Update(ctx, func(tx Tx) error {
+		v, err := access(ctx, tx, c.Agent.ID, in.ConversationID)
+		if err != nil {
+			return err
+		}
+		if in.ClientMsgID != "" {
+			old, err := tx.MessageByClientID(ctx, c.Agent.ID, in.ClientMsgID)
+			switch {
+			case err == nil && old.ConversationID == v.Conversation.ID && old.Body == in.Body:
+				res = &SendResult{Message: old, Recipients: countRecipients(v.Participants, c.Agent.ID), Duplicate: true}
+				return nil
+			case err == nil:
+				return &Error{Kind: KindConflict, Msg: "client_msg_id " + in.ClientMsgID + " was already used for a different message (" + old.ID + "); use a new client_msg_id for new words"}
+			case !errors.Is(err, ErrNoRows):
+				return err
+			}
+		}
+		if v.Conversation.Status == StatusCloseRequested {
+			return deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
+		}
+		n := countRecipients(v.Participants, c.Agent.ID)
+		if n == 0 {
+			return invalid("no_recipients", "nobody else in this conversation can receive messages (every other participant is archived); nothing was sent")
+		}
+		mentions, err := checkMentions(v.Participants, in.Mentions)
+		if err != nil {
+			return err
+		}
+		if in.ReplyToSeq > 0 {
+			if in.ReplyToSeq > v.Conversation.LastSeq {
+				return invalid("", "reply_to_seq %d is not a message of this conversation (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
+			}
+			target, err := tx.MessageBySeq(ctx, v.Conversation.ID, in.ReplyToSeq)
+			if err != nil {
+				return err
+			}
+			if target.NoReply {
+				return deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq)
+			}
+		}
+		now := h.now()
+		seq, err := tx.NextSeq(ctx, v.Conversation.ID, now)
+		if err != nil {
+			return err
+		}
+		m := &Message{
+			ID: NewID("msg", now), ConversationID: v.Conversation.ID, Seq: seq,
+			SenderID: c.Agent.ID, SenderKind: PrincipalAgent, SenderHandle: c.Agent.Handle(), SenderInstance: in.Instance,
+			Body: in.Body, Summary: in.Summary, Format: in.Format, Kind: in.Kind, Metadata: in.Metadata,
+			Mentions: mentions, ReplyToSeq: in.ReplyToSeq, NoReply: in.NoReply, ToInstance: in.ToInstance,
+			ClientMsgID: in.ClientMsgID, Author: AuthorAgent, Authority: AuthorityAgent,
+			OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now,
+		}
+		if err := tx.InsertMessage(ctx, m); err != nil {
+			return err
+		}
+		var agents []string
+		var events []*Event
+		for _, p := range v.Participants {
+			if p.Archived {
+				continue
+			}
+			if m.Kind != MessageText && !slices.Contains(mentions, p.Handle) {
+				continue // event posts wake only those they mention
+			}
+			if p.Kind == PrincipalAgent && p.PrincipalID != c.Agent.ID {
+				agents = append(agents, p.PrincipalID)
+			}
+			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageNew,
+				ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
+		}
+		if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
+			return err
+		}
+		if err := tx.InsertEvents(ctx, events); err != nil {
+			return err
+		}
+		wake = recipients(events)
+		res = &SendResult{Message: m, Recipients: n}
+		return nil
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	h.publish(wake)
+	return res, nil
+}
+
+// countRecipients counts the participants other than the sender that can
+// receive: people, and agents that are not archived.
+func countRecipients(ps []Participant, senderID string) int {
+	n := 0
+	for _, p := range ps {
+		if p.PrincipalID != senderID && !p.Archived {
+			n++
+		}
+	}
+	return n
+}
+
+// checkMentions case-folds mentioned handles and checks each takes part.
+func checkMentions(ps []Participant, mentions []string) ([]string, error) {
+	var out []string
+	for _, m := range mentions {
+		hd := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(m), "@"))
+		if _, _, err := ParseHandle(hd); err != nil {
+			return nil, err
+		}
+		found := false
+		for _, p := range ps {
+			found = found || p.Handle == hd
+		}
+		if !found {
+			return nil, invalid("", "mentions: %s is not a participant of this conversation; add them with add_participant first", hd)
+		}
+		if !slices.Contains(out, hd) {
+			out = append(out, hd)
+		}
+	}
+	return out, nil
+}
+
+// ReadInput is a read_messages call.
+type ReadInput struct {
+	ConversationID string
+	AfterSeq       int64
+	Limit          int   // 0: 100
+	MarkRead       *bool // nil: true
+	Instance       string
+}
+
+// ReadResult is a page of a conversation's history.
+type ReadResult struct {
+	Messages     []*Message
+	NextAfterSeq int64
+	HasMore      bool
+	Reads        []Read
+}
+
+// pageChars caps the bodies of one read_messages page, so a result stays well
+// under clients' result caps (§10.1): a page is cut by has_more, never by
+// truncating a body, and always holds at least one message.
+const pageChars = 60000
+
+// ReadMessages returns messages after after_seq (§10.3). With mark_read
+// (the default) it moves the caller's place (the named session's, with
+// instance) to the last seq returned and records the fetch of each message
+// delivered to the caller.
+func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadResult, error) {
+	limit, err := checkLimit(in.Limit, 100, 100)
+	if err != nil {
+		return nil, err
+	}
+	if in.AfterSeq < 0 {
+		return nil, invalid("", "after_seq must be 0 or more")
+	}
+	instance, err := NormalizeInstance(in.Instance, "instance")
+	if err != nil {
+		return nil, err
+	}
+	v, err := access(ctx, h.store, c.Agent.ID, in.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := h.store.Messages(ctx, v.Conversation.ID, in.AfterSeq, limit+1)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	res := &ReadResult{NextAfterSeq: in.AfterSeq}
+	chars := 0
+	for i, m := range msgs {
+		chars += len(m.Body)
+		if i == limit || (i > 0 && chars > pageChars) {
+			res.HasMore = true
+			break
+		}
+		res.Messages = append(res.Messages, m)
+		res.NextAfterSeq = m.Seq
+	}
+	if len(res.Messages) > 0 && (in.MarkRead == nil || *in.MarkRead) {
+		ids := make([]string, len(res.Messages))
+		for i, m := range res.Messages {
+			ids[i] = m.ID
+		}
+		err := h.store.Update(ctx, func(tx Tx) error {
+			if err := tx.MoveRead(ctx, v.Conversation.ID, c.Agent.ID, instance, res.NextAfterSeq, true, h.now()); err != nil {
+				return err
+			}
+			return tx.MarkFetched(ctx, c.Agent.ID, ids, h.now())
+		})
+		if err != nil {
+			return nil, AsError(err)
+		}
+	}
+	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
+		return nil, AsError(err)
+	}
+	return res, nil
+}
+
+// ReadMessage returns one message of a conversation the caller takes part in
+// and records its fetch (§5: the first full read of the body).
+func (h *Hub) ReadMessage(ctx context.Context, c *Caller, messageID, instance string) (*Message, error) {
+	if _, err := NormalizeInstance(instance, "instance"); err != nil {
+		return nil, err
+	}
+	m, err := h.store.Message(ctx, messageID)
+	if errors.Is(err, ErrNoRows) {
+		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", cleanText(messageID))
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if _, err := access(ctx, h.store, c.Agent.ID, m.ConversationID); err != nil {
+		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", cleanText(messageID))
+	}
+	err = h.store.Update(ctx, func(tx Tx) error { return tx.MarkFetched(ctx, c.Agent.ID, []string{m.ID}, h.now()) })
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return m, nil
+}

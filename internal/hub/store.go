@@ -1,0 +1,296 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store is what the hub needs from persistence (DESIGN.md §13). Reads go to a
+// read pool; every write runs inside Update, which the SQLite store commits in
+// groups on one writer goroutine. Implementations return ErrNoRows for a
+// missing row and ErrDuplicate for a unique-constraint refusal (wrapped or
+// not); every other error is internal.
+type Store interface {
+	Reader
+	// Update runs fn in one write transaction and returns once it committed
+	// (fn's error, or the commit's). fn must not keep tx after it returns.
+	// Nothing fn wrote is visible to anyone if Update returns an error.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// Reader holds every query the hub makes. Times are UTC; a zero time.Time
+// means "never" or "not set".
+type Reader interface {
+	Meta(ctx context.Context, key string) (string, error)
+
+	UserByID(ctx context.Context, id string) (*User, error)
+	UserByHandle(ctx context.Context, handle string) (*User, error)
+	AgentByID(ctx context.Context, id string) (*Agent, error)
+	AgentByHandle(ctx context.Context, owner, slug string) (*Agent, error)
+	// Agents lists the owner's agents (all owners when ownerID is ""), oldest
+	// first, archived ones only when includeArchived.
+	Agents(ctx context.Context, ownerID string, includeArchived bool) ([]*Agent, error)
+	Instances(ctx context.Context, agentID string) ([]Instance, error)
+
+	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
+	TokenByID(ctx context.Context, id string) (*Token, error)
+	// Tokens lists a user's tokens, of one agent when agentID is not "".
+	Tokens(ctx context.Context, userID, agentID string) ([]*Token, error)
+
+	Conversation(ctx context.Context, id string) (*Conversation, error)
+	// DirectConversation finds the open or close-requested direct
+	// conversation whose participant set has this key.
+	DirectConversation(ctx context.Context, key string) (*Conversation, error)
+	// Participants lists the current (not left) participants, oldest first,
+	// with their handle and whether the agent is archived.
+	Participants(ctx context.Context, conversationID string) ([]Participant, error)
+	// ConversationsOf lists the conversations the principal takes part in that
+	// are not closed, most recently active first.
+	ConversationsOf(ctx context.Context, principalID string, limit int) ([]*Conversation, error)
+
+	Message(ctx context.Context, id string) (*Message, error)
+	MessageBySeq(ctx context.Context, conversationID string, seq int64) (*Message, error)
+	MessageByClientID(ctx context.Context, senderID, clientMsgID string) (*Message, error)
+	// Messages returns up to limit messages with seq > afterSeq, in seq order.
+	Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*Message, error)
+	// Unread counts messages past the principal's place (instance "") not
+	// written by it.
+	Unread(ctx context.Context, conversationID, principalID string) (int, error)
+	Reads(ctx context.Context, conversationID string) ([]Read, error)
+
+	Delivery(ctx context.Context, agentID, messageID string) (*Delivery, error)
+	// Inbox returns the agent's oldest limit waiting (unacknowledged)
+	// deliveries in open conversations, with their messages, and how many wait
+	// in all.
+	Inbox(ctx context.Context, agentID string, limit int) (items []InboxItem, total int, err error)
+
+	// EventsAfter returns up to limit of the recipient's events with id >
+	// after, in id order, each message.new with its Message.
+	EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*Event, error)
+	// LatestEventID is the highest event id ever committed (0 if none).
+	LatestEventID(ctx context.Context) (int64, error)
+}
+
+// Tx is a write transaction: every query of Reader plus the mutations.
+type Tx interface {
+	Reader
+	SetMeta(ctx context.Context, key, value string) error
+
+	InsertUser(ctx context.Context, u *User) error
+	InsertAgent(ctx context.Context, a *Agent) error
+	// SetAgentArchived archives (at non-zero) or restores (at zero) an agent.
+	SetAgentArchived(ctx context.Context, agentID string, at time.Time) error
+	// UpsertInstance records a session name's note (kept when note is "") and
+	// last-seen time.
+	UpsertInstance(ctx context.Context, agentID, name, note string, at time.Time) error
+
+	InsertToken(ctx context.Context, t *Token) error
+	RevokeToken(ctx context.Context, id string, at time.Time) error
+	TouchToken(ctx context.Context, id string, at time.Time) error
+
+	InsertConversation(ctx context.Context, c *Conversation) error
+	AddParticipant(ctx context.Context, p *Participant) error
+	SetConversationStatus(ctx context.Context, id, status string, at time.Time) error
+	// NextSeq increments the conversation's last seq under its row lock and
+	// returns the new value, so seq order is commit order (§13).
+	NextSeq(ctx context.Context, conversationID string, at time.Time) (int64, error)
+	InsertMessage(ctx context.Context, m *Message) error
+	// InsertDeliveries creates a waiting delivery of m for each agent.
+	InsertDeliveries(ctx context.Context, m *Message, agentIDs []string) error
+	// MarkFetched records the first body read of the agent's deliveries.
+	MarkFetched(ctx context.Context, agentID string, messageIDs []string, at time.Time) error
+	// SetDeliveryState records an acknowledgement (state done) or a failed
+	// attempt (state failed, attempts+1, errText).
+	SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error
+	// MoveRead sets a place to max(current, seq) when forward, or to seq.
+	MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error
+	// InsertEvents appends events (ids assigned by the store, in order).
+	InsertEvents(ctx context.Context, events []*Event) error
+	// PruneEvents deletes events created before t and returns the highest id
+	// deleted (0 when none).
+	PruneEvents(ctx context.Context, before time.Time) (int64, error)
+}
+
+// User is a person (§1).
+type User struct {
+	ID        string // usr_…
+	Handle    string // 2–39 of [a-z0-9-], starting with [a-z0-9]
+	Name      string // display name, a label only
+	CreatedAt time.Time
+}
+
+// Agent modes (§1).
+const (
+	ModeActive = "active"
+	ModeReview = "review"
+	ModeListen = "listen"
+)
+
+// Agent belongs to exactly one owner (§1).
+type Agent struct {
+	ID          string // agt_…
+	OwnerID     string
+	OwnerHandle string
+	Slug        string // 1–40 of [a-z0-9-]
+	Description string
+	Goal        string
+	Mode        string
+	ArchivedAt  time.Time // zero while active
+	CreatedAt   time.Time
+}
+
+// Handle is "owner/slug".
+func (a *Agent) Handle() string { return a.OwnerHandle + "/" + a.Slug }
+
+// Archived reports whether the owner archived the agent.
+func (a *Agent) Archived() bool { return !a.ArchivedAt.IsZero() }
+
+// Instance is a named session of an agent (§5).
+type Instance struct {
+	Name     string
+	Note     string
+	LastSeen time.Time
+}
+
+// Token is a static credential (§2). Only the SHA-256 hash of the secret is
+// stored.
+type Token struct {
+	ID         string // tok_…
+	Hash       []byte
+	UserID     string
+	AgentID    string // "" for a user token
+	Name       string
+	Scopes     []string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  time.Time
+}
+
+// Conversation kinds and statuses (§4).
+const (
+	KindDirect = "direct"
+	KindGroup  = "group"
+	KindThread = "thread"
+
+	StatusOpen           = "open"
+	StatusCloseRequested = "close_requested"
+	StatusClosed         = "closed"
+)
+
+// Conversation is one direct, group or thread conversation (§4).
+type Conversation struct {
+	ID        string // conv_…
+	Kind      string
+	Title     string
+	Goal      string
+	Status    string
+	DirectKey string // sorted participant ids of a direct conversation
+	CreatorID string
+	CreatedAt time.Time
+	UpdatedAt time.Time // time of the last message or change
+	LastSeq   int64
+}
+
+// Principal kinds.
+const (
+	PrincipalUser  = "user"
+	PrincipalAgent = "agent"
+)
+
+// Participant roles (§4).
+const (
+	RoleOwner  = "owner"
+	RoleAdmin  = "admin"
+	RoleMember = "member"
+)
+
+// Participant is a principal's membership of a conversation.
+type Participant struct {
+	ConversationID string
+	PrincipalID    string
+	Kind           string // PrincipalUser or PrincipalAgent
+	Handle         string // filled by reads
+	OwnerID        string // the agent's owner; the user's own id for users
+	Role           string
+	JoinedAt       time.Time
+	Archived       bool // filled by reads: the agent is archived
+}
+
+// Message is one stored message (§4).
+type Message struct {
+	ID             string // msg_…
+	ConversationID string
+	Seq            int64
+	SenderID       string
+	SenderKind     string
+	SenderHandle   string
+	SenderInstance string
+	Body           string
+	Summary        string
+	Format         string
+	Kind           string
+	Metadata       json.RawMessage // a JSON object, or nil
+	Mentions       []string
+	ReplyToSeq     int64
+	NoReply        bool
+	ToInstance     string
+	ClientMsgID    string
+	Author         string // "human" or "agent"
+	Authority      string
+	OwnerID        string // on_behalf_of: the verified owner
+	OwnerHandle    string
+	CreatedAt      time.Time
+}
+
+// Delivery states (§5).
+const (
+	DeliveryWaiting = "waiting"
+	DeliveryDone    = "done"
+	DeliveryFailed  = "failed"
+)
+
+// Delivery is one recipient agent's copy of a message (§5).
+type Delivery struct {
+	MessageID string
+	AgentID   string
+	State     string
+	Attempts  int
+	Error     string
+	FetchedAt time.Time
+	AckedAt   time.Time
+}
+
+// InboxItem is a waiting delivery with its message.
+type InboxItem struct {
+	Delivery Delivery
+	Message  *Message
+}
+
+// Read is a principal's (or named session's) place in a conversation.
+type Read struct {
+	PrincipalID string
+	Handle      string
+	Instance    string
+	LastReadSeq int64
+	UpdatedAt   time.Time
+}
+
+// Event types (§6).
+const (
+	EventMessageNew         = "message.new"
+	EventConversationOpened = "conversation.opened"
+)
+
+// Event is one entry of a recipient's stream (§6).
+type Event struct {
+	ID             int64
+	RecipientID    string
+	Type           string
+	ConversationID string
+	MessageID      string
+	Data           json.RawMessage // type-specific payload, or nil
+	CreatedAt      time.Time
+	Message        *Message // filled by EventsAfter for message.new
+}

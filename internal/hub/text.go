@@ -1,0 +1,76 @@
+package hub
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Input hygiene (§4). Every limit counts Unicode code points. Text arrives as
+// UTF-8; each invalid byte (and each unpaired surrogate, which JSON decoding
+// already turns into one) becomes U+FFFD. Nothing is ever truncated: an
+// over-limit value is refused with the limit in the message.
+
+// cleanText replaces each invalid UTF-8 byte with U+FFFD.
+func cleanText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// checkText cleans s and checks it holds between min and max code points.
+// name is the argument's name as the caller knows it.
+func checkText(name, s string, min, max int) (string, error) {
+	s = cleanText(s)
+	n := utf8.RuneCountInString(s)
+	switch {
+	case n < min && min == 1:
+		return "", invalid("", "%s is required and must not be empty", name)
+	case n < min:
+		return "", invalid("", "%s must be at least %d characters (got %d)", name, min, n)
+	case n > max:
+		return "", invalid("too_long", "%s is %d characters; the limit is %d characters (Unicode code points). Shorten it — nothing is ever truncated", name, n, max)
+	}
+	return s, nil
+}
+
+// Preview returns s cut to at most n code points on a character boundary,
+// with "…" appended when it was cut.
+func Preview(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for k := 0; k < n; k++ {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return strings.TrimRight(s[:i], " \n\t") + "…"
+}
+
+// Limits of §4, in code points.
+const (
+	MaxBody        = 10000
+	MaxSummary     = 200
+	SummaryNeeded  = 200 // an agent body longer than this needs a summary
+	MaxTitle       = 200
+	MaxGoal        = 2000
+	MaxMetadata    = 16 << 10 // bytes of JSON
+	MaxClientMsgID = 100
+	MaxHandles     = 20 // handles in one open_conversation
+	MaxMembers     = 50 // participants given to create_thread, mentions per message
+	MaxErrorText   = 2000
+	MaxDescription = 1000
+	MaxNote        = 200
+)

@@ -1,0 +1,268 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/big"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Scopes (§2).
+const (
+	ScopeRead     = "msg:read"
+	ScopeWrite    = "msg:write"
+	ScopeContacts = "contacts:read"
+)
+
+// AllScopes lists every scope, the default for a new token.
+var AllScopes = []string{ScopeRead, ScopeWrite, ScopeContacts}
+
+// Static agent token format (§2): "plv_" + 32 random bytes as 43 base62
+// digits + a 6-digit base62 CRC-32 of those digits, so a mistyped token is
+// refused without a database look-up.
+const (
+	AgentTokenPrefix = "plv_"
+	tokenBodyLen     = 43
+	tokenSumLen      = 6
+	base62           = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)
+
+func encodeBase62(n *big.Int, width int) string {
+	out := make([]byte, width)
+	b := new(big.Int).Set(n)
+	base := big.NewInt(62)
+	mod := new(big.Int)
+	for i := width - 1; i >= 0; i-- {
+		b.DivMod(b, base, mod)
+		out[i] = base62[mod.Int64()]
+	}
+	return string(out)
+}
+
+func tokenChecksum(body string) string {
+	return encodeBase62(big.NewInt(int64(crc32.ChecksumIEEE([]byte(body)))), tokenSumLen)
+}
+
+// newTokenSecret returns a fresh token with the given prefix.
+func newTokenSecret(prefix string) string {
+	var raw [32]byte
+	rand.Read(raw[:])
+	body := encodeBase62(new(big.Int).SetBytes(raw[:]), tokenBodyLen)
+	return prefix + body + tokenChecksum(body)
+}
+
+// checkTokenFormat says what is wrong with a token's shape, or nil.
+func checkTokenFormat(token string) error {
+	if !strings.HasPrefix(token, AgentTokenPrefix) {
+		return errors.New("the token is malformed: an agent token starts with " + AgentTokenPrefix)
+	}
+	rest := token[len(AgentTokenPrefix):]
+	if len(rest) != tokenBodyLen+tokenSumLen || strings.Trim(rest, base62) != "" {
+		return errors.New("the token is malformed: check that it was copied whole")
+	}
+	if tokenChecksum(rest[:tokenBodyLen]) != rest[tokenBodyLen:] {
+		return errors.New("the token's checksum does not match: it was mistyped or cut")
+	}
+	return nil
+}
+
+// HashToken is the SHA-256 of a token, the only form stored.
+func HashToken(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// ParseScopes turns "msg:read,msg:write" into a sorted, de-duplicated list,
+// refusing unknown scopes. An empty string means every scope.
+func ParseScopes(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return slices.Clone(AllScopes), nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(AllScopes, p) {
+			return nil, invalid("", "unknown scope %q; the scopes are %s", p, strings.Join(AllScopes, ", "))
+		}
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// TokenSpec describes a token to mint.
+type TokenSpec struct {
+	Owner   string        // the owner's handle
+	Agent   string        // the agent's slug
+	Scopes  []string      // nil: every scope
+	Expires time.Duration // 0: never
+	Name    string
+}
+
+// MintToken creates a static agent token (§2) and returns it with its secret,
+// which is shown once and never stored.
+func (h *Hub) MintToken(ctx context.Context, s TokenSpec) (*Token, string, error) {
+	a, err := h.Agent(ctx, s.Owner+"/"+s.Agent)
+	if err != nil {
+		return nil, "", err
+	}
+	if a.Archived() {
+		return nil, "", invalid("", "%s is archived; tokens cannot be minted for it", a.Handle())
+	}
+	name, err := checkText("name", s.Name, 0, MaxTitle)
+	if err != nil {
+		return nil, "", err
+	}
+	if s.Expires < 0 {
+		return nil, "", invalid("", "expiry must be in the future")
+	}
+	scopes := s.Scopes
+	if scopes == nil {
+		scopes = slices.Clone(AllScopes)
+	}
+	secret := newTokenSecret(AgentTokenPrefix)
+	now := h.now()
+	t := &Token{ID: NewID("tok", now), Hash: HashToken(secret), UserID: a.OwnerID, AgentID: a.ID,
+		Name: name, Scopes: scopes, CreatedAt: now}
+	if s.Expires > 0 {
+		t.ExpiresAt = now.Add(s.Expires)
+	}
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.InsertToken(ctx, t) }); err != nil {
+		return nil, "", AsError(err)
+	}
+	return t, secret, nil
+}
+
+// Tokens lists the owner's tokens, of one agent when agentSlug is not "".
+func (h *Hub) Tokens(ctx context.Context, owner, agentSlug string) ([]*Token, error) {
+	u, err := h.User(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	agentID := ""
+	if agentSlug != "" {
+		a, err := h.Agent(ctx, owner+"/"+agentSlug)
+		if err != nil {
+			return nil, err
+		}
+		agentID = a.ID
+	}
+	ts, err := h.store.Tokens(ctx, u.ID, agentID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return ts, nil
+}
+
+// RevokeToken revokes a token by id; its next request gets 401.
+func (h *Hub) RevokeToken(ctx context.Context, id string) (*Token, error) {
+	t, err := h.store.TokenByID(ctx, id)
+	if err != nil {
+		return nil, lookupErr(err, "no token has the id %q; list them with: palaver token list --user OWNER", id)
+	}
+	if !t.RevokedAt.IsZero() {
+		return t, nil
+	}
+	t.RevokedAt = h.now()
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.RevokeToken(ctx, id, t.RevokedAt) }); err != nil {
+		return nil, AsError(err)
+	}
+	return t, nil
+}
+
+// Caller is an authenticated agent making a request.
+type Caller struct {
+	Agent   *Agent
+	Owner   *User
+	TokenID string
+	Scopes  []string
+}
+
+// Can reports whether the caller's token carries scope.
+func (c *Caller) Can(scope string) bool { return slices.Contains(c.Scopes, scope) }
+
+// Require returns a forbidden Error naming the missing scope, or nil (§2).
+func (c *Caller) Require(scope string) error {
+	if scope == "" || c.Can(scope) {
+		return nil
+	}
+	return &Error{Kind: KindForbidden, Code: "missing_scope",
+		Msg: fmt.Sprintf("this token lacks the %s scope that this tool needs; ask your owner for a token with --scope %s",
+			scope, strings.Join(append(slices.Clone(c.Scopes), scope), ","))}
+}
+
+// touchEvery limits how often a token's last-used time is written.
+const touchEvery = time.Minute
+
+// Authenticate resolves a bearer token to its agent (§2). Every failure is a
+// KindUnauthenticated Error whose message says what is wrong: malformed, bad
+// checksum, unknown, revoked, expired, or the agent archived.
+func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
+	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
+	if token == "" {
+		return nil, unauth("no bearer token: send Authorization: Bearer plv_…")
+	}
+	if err := checkTokenFormat(token); err != nil {
+		return nil, unauth(err.Error())
+	}
+	hash := HashToken(token)
+	t, err := h.store.TokenByHash(ctx, hash)
+	if errors.Is(err, ErrNoRows) || (err == nil && subtle.ConstantTimeCompare(t.Hash, hash) != 1) {
+		return nil, unauth("the token is not known to this server")
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	now := h.now()
+	switch {
+	case !t.RevokedAt.IsZero():
+		return nil, unauth("the token was revoked; mint a new one")
+	case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt):
+		return nil, unauth("the token expired; mint a new one")
+	case t.AgentID == "":
+		return nil, unauth("this is not an agent token")
+	}
+	a, err := h.store.AgentByID(ctx, t.AgentID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if a.Archived() {
+		return nil, unauth("the agent " + a.Handle() + " is archived")
+	}
+	owner, err := h.store.UserByID(ctx, a.OwnerID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	h.touchToken(ctx, t, now)
+	return &Caller{Agent: a, Owner: owner, TokenID: t.ID, Scopes: t.Scopes}, nil
+}
+
+// touchToken records the token's use at most once a minute per process, so
+// authentication adds no write to most requests.
+func (h *Hub) touchToken(ctx context.Context, t *Token, now time.Time) {
+	h.mu.Lock()
+	last, ok := h.touched[t.ID]
+	if !ok {
+		last = t.LastUsedAt
+	}
+	due := now.Sub(last) >= touchEvery
+	if due {
+		h.touched[t.ID] = now
+	}
+	h.mu.Unlock()
+	if !due {
+		return
+	}
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.TouchToken(ctx, t.ID, now) }); err != nil {
+		h.log.Warn("recording token use", "token", t.ID, "err", err)
+	}
+}

@@ -1,0 +1,84 @@
+package hub
+
+import (
+	"context"
+	"slices"
+)
+
+// MaxInstances is how many session names one agent may use (§5).
+const MaxInstances = 50
+
+// Whoami is the caller's identity and starting point (§10.3 whoami).
+type Whoami struct {
+	Caller       *Caller
+	Instance     string
+	Instances    []Instance
+	Siblings     []*Agent
+	LatestCursor string
+}
+
+// Whoami describes the caller. With instance it registers (or refreshes) the
+// session name, with note when given; the 51st name is refused (§5).
+func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Whoami, error) {
+	instance, err := NormalizeInstance(instance, "instance")
+	if err != nil {
+		return nil, err
+	}
+	if note, err = checkText("instance_note", note, 0, MaxNote); err != nil {
+		return nil, err
+	}
+	if note != "" && instance == "" {
+		return nil, invalid("", "instance_note describes a named session: give instance too")
+	}
+	if instance != "" {
+		err := h.store.Update(ctx, func(tx Tx) error {
+			known, err := tx.Instances(ctx, c.Agent.ID)
+			if err != nil {
+				return err
+			}
+			if len(known) >= MaxInstances && !slices.ContainsFunc(known, func(i Instance) bool { return i.Name == instance }) {
+				return invalid("too_many_instances", "this agent already uses %d session names, the limit; reuse one of those listed by whoami", MaxInstances)
+			}
+			return tx.UpsertInstance(ctx, c.Agent.ID, instance, note, h.now())
+		})
+		if err != nil {
+			return nil, asOutcome(err)
+		}
+	}
+	w := &Whoami{Caller: c, Instance: instance}
+	if w.Instances, err = h.store.Instances(ctx, c.Agent.ID); err != nil {
+		return nil, AsError(err)
+	}
+	if w.Siblings, err = h.siblings(ctx, c); err != nil {
+		return nil, err
+	}
+	if w.LatestCursor, err = h.LatestCursor(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// siblings lists the caller's owner's other active agents.
+func (h *Hub) siblings(ctx context.Context, c *Caller) ([]*Agent, error) {
+	all, err := h.store.Agents(ctx, c.Agent.OwnerID, false)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return slices.DeleteFunc(all, func(a *Agent) bool { return a.ID == c.Agent.ID }), nil
+}
+
+// Contacts is who the caller may reach (§3, list_contacts).
+type Contacts struct {
+	Owner    *User
+	Siblings []*Agent
+}
+
+// ListContacts returns the caller's owner and sibling agents. Contacts
+// between owners are not built yet, so there are none.
+func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
+	sib, err := h.siblings(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return &Contacts{Owner: c.Owner, Siblings: sib}, nil
+}
