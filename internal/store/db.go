@@ -1,0 +1,268 @@
+// Package store is Palaver's one concrete hub.Store (DESIGN.md §13). SQLite
+// (modernc.org/sqlite, pure Go) is the embedded default: one writer
+// goroutine owns the write connection and commits in groups, reads use a
+// separate pool.
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Options configure Open.
+type Options struct {
+	// Path is the SQLite file; created on first open.
+	Path string
+	// Synchronous is SQLite's synchronous setting: "FULL" (default: an
+	// acknowledged write survives power loss) or "NORMAL" (faster; a power
+	// loss may roll back the last commits, never corrupts).
+	Synchronous string
+	// Exclusive takes an advisory lock on the file, so a second server on the
+	// same database refuses to start (§13). Admin commands open without it.
+	Exclusive bool
+	// ReadConns is the size of the read pool (default 8).
+	ReadConns int
+	Logger    *slog.Logger
+}
+
+// ErrLocked is returned by Open when another process holds the exclusive
+// lock.
+var ErrLocked = errors.New("locked by another process")
+
+// ErrClosed is returned by Update after Close.
+var ErrClosed = errors.New("store is closed")
+
+// DB is an open database. It implements hub.Store.
+type DB struct {
+	queries // reads, on the read pool
+
+	write  *sql.DB // one connection, used only by the writer goroutine
+	read   *sql.DB
+	unlock func()
+	log    *slog.Logger
+
+	mu     sync.RWMutex // guards closed and sending on ops
+	closed bool
+	ops    chan *op
+	done   chan struct{} // closed when the writer goroutine has returned
+}
+
+// op is one Update waiting for the writer.
+type op struct {
+	ctx context.Context
+	fn  func(hub.Tx) error
+	err chan error
+}
+
+// maxBatch caps how many Updates share one commit.
+const maxBatch = 256
+
+// Open opens (creating if needed) the database, applies pending migrations
+// and starts the writer goroutine.
+func Open(ctx context.Context, o Options) (*DB, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.ReadConns <= 0 {
+		o.ReadConns = 8
+	}
+	db := &DB{log: o.Logger, ops: make(chan *op, maxBatch), done: make(chan struct{}), unlock: func() {}}
+	var err error
+	if o.Exclusive {
+		if db.unlock, err = lockFile(o.Path); err != nil {
+			return nil, err
+		}
+	}
+	fail := func(err error) (*DB, error) {
+		db.closeConns()
+		return nil, err
+	}
+	if db.write, db.read, err = openSQLite(o.Path, o.Synchronous, o.ReadConns); err != nil {
+		return fail(err)
+	}
+	db.queries = queries{q: db.read}
+	if err := migrate(ctx, db.write); err != nil {
+		return fail(err)
+	}
+	go db.writer()
+	return db, nil
+}
+
+func (db *DB) closeConns() {
+	if db.write != nil {
+		db.write.Close()
+	}
+	if db.read != nil {
+		db.read.Close()
+	}
+	db.unlock()
+}
+
+// Close waits for queued Updates to commit, then closes the database.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return nil
+	}
+	db.closed = true
+	close(db.ops)
+	db.mu.Unlock()
+	<-db.done
+	db.closeConns()
+	return nil
+}
+
+// Update implements hub.Store: fn runs on the writer goroutine inside a
+// BEGIN IMMEDIATE transaction shared with other queued Updates (each under
+// its own savepoint, so one failing rolls back only its own writes), and
+// Update returns after the commit. Once queued, an Update is carried out
+// even if ctx ends meanwhile, unless it had not started yet.
+func (db *DB) Update(ctx context.Context, fn func(hub.Tx) error) error {
+	o := &op{ctx: ctx, fn: fn, err: make(chan error, 1)}
+	db.mu.RLock()
+	if db.closed {
+		db.mu.RUnlock()
+		return ErrClosed
+	}
+	db.ops <- o
+	db.mu.RUnlock()
+	return <-o.err
+}
+
+// writer owns the write connection: it takes every queued op (up to
+// maxBatch) and commits them together, so many concurrent sends share one
+// fsync.
+func (db *DB) writer() {
+	defer close(db.done)
+	for first := range db.ops {
+		batch := []*op{first}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case o, ok := <-db.ops:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, o)
+			default:
+				break drain
+			}
+		}
+		db.commit(batch)
+	}
+}
+
+func (db *DB) commit(batch []*op) {
+	reply := func(errs []error) {
+		for i, o := range batch {
+			o.err <- errs[i]
+		}
+	}
+	errs := make([]error, len(batch))
+	all := func(err error) {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		reply(errs)
+	}
+	tx, err := db.write.BeginTx(context.Background(), nil)
+	if err != nil {
+		all(fmt.Errorf("begin: %w", err))
+		return
+	}
+	q := queries{q: tx}
+	single := len(batch) == 1
+	for i, o := range batch {
+		if err := o.ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		if single {
+			errs[i] = o.fn(q)
+			continue
+		}
+		if _, err := tx.Exec("SAVEPOINT op"); err != nil {
+			tx.Rollback()
+			all(fmt.Errorf("savepoint: %w", err))
+			return
+		}
+		if errs[i] = o.fn(q); errs[i] != nil {
+			if _, err := tx.Exec("ROLLBACK TO op"); err != nil {
+				tx.Rollback()
+				all(fmt.Errorf("rollback to savepoint: %w", err))
+				return
+			}
+		}
+		if _, err := tx.Exec("RELEASE op"); err != nil {
+			tx.Rollback()
+			all(fmt.Errorf("release savepoint: %w", err))
+			return
+		}
+	}
+	if single && errs[0] != nil {
+		tx.Rollback()
+		reply(errs)
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		err = fmt.Errorf("commit: %w", err)
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	reply(errs)
+}
+
+// migrate applies the pending numbered migrations in one transaction and
+// creates the database's epoch on first use. A schema newer than this binary
+// is refused.
+func migrate(ctx context.Context, write *sql.DB) error {
+	ms, err := migrations("sqlite")
+	if err != nil {
+		return err
+	}
+	tx, err := write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var current int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if latest := ms[len(ms)-1].version; current > latest {
+		return fmt.Errorf("the database schema is version %d but this palaver knows only up to %d: upgrade palaver", current, latest)
+	}
+	for _, m := range ms {
+		if m.version <= current {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, m.version, time.Now().UnixMilli()); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	var b [9]byte
+	rand.Read(b[:])
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO NOTHING`, hex.EncodeToString(b[:])); err != nil {
+		return fmt.Errorf("migrate: epoch: %w", err)
+	}
+	return tx.Commit()
+}

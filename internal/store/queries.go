@@ -1,0 +1,647 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// queries implements hub.Tx over a querier: on the read pool it serves
+// hub.Reader; inside the writer's transaction, all of hub.Tx.
+type queries struct{ q querier }
+
+var _ hub.Tx = queries{}
+
+// ms turns a time into Unix milliseconds, the zero time into NULL.
+func ms(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromMS turns stored Unix milliseconds back into a UTC time.
+func fromMS(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (d queries) exec(ctx context.Context, op, query string, args ...any) error {
+	_, err := d.q.ExecContext(ctx, query, args...)
+	return dbErr(op, err)
+}
+
+// execOne runs a statement that must change exactly one row.
+func (d queries) execOne(ctx context.Context, op, query string, args ...any) error {
+	res, err := d.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return dbErr(op, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return dbErr(op, err)
+	} else if n == 0 {
+		return hub.ErrNoRows
+	}
+	return nil
+}
+
+// ---- meta
+
+func (d queries) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := d.q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return v, dbErr("meta", err)
+}
+
+func (d queries) SetMeta(ctx context.Context, key, value string) error {
+	return d.exec(ctx, "set meta", `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+}
+
+// ---- users and agents
+
+func scanUser(row interface{ Scan(...any) error }) (*hub.User, error) {
+	var u hub.User
+	var created sql.NullInt64
+	if err := row.Scan(&u.ID, &u.Handle, &u.Name, &created); err != nil {
+		return nil, err
+	}
+	u.CreatedAt = fromMS(created)
+	return &u, nil
+}
+
+const userCols = `id, handle, name, created_at`
+
+func (d queries) UserByID(ctx context.Context, id string) (*hub.User, error) {
+	u, err := scanUser(d.q.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+	return u, dbErr("user", err)
+}
+
+func (d queries) UserByHandle(ctx context.Context, handle string) (*hub.User, error) {
+	u, err := scanUser(d.q.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE handle = ?`, handle))
+	return u, dbErr("user by handle", err)
+}
+
+func (d queries) InsertUser(ctx context.Context, u *hub.User) error {
+	return d.exec(ctx, "insert user", `INSERT INTO users (id, handle, name, created_at) VALUES (?, ?, ?, ?)`,
+		u.ID, u.Handle, u.Name, ms(u.CreatedAt))
+}
+
+const agentCols = `a.id, a.owner_id, u.handle, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at`
+const agentFrom = ` FROM agents a JOIN users u ON u.id = a.owner_id`
+
+func scanAgent(row interface{ Scan(...any) error }) (*hub.Agent, error) {
+	var a hub.Agent
+	var archived, created sql.NullInt64
+	if err := row.Scan(&a.ID, &a.OwnerID, &a.OwnerHandle, &a.Slug, &a.Description, &a.Goal, &a.Mode, &archived, &created); err != nil {
+		return nil, err
+	}
+	a.ArchivedAt, a.CreatedAt = fromMS(archived), fromMS(created)
+	return &a, nil
+}
+
+func (d queries) AgentByID(ctx context.Context, id string) (*hub.Agent, error) {
+	a, err := scanAgent(d.q.QueryRowContext(ctx, `SELECT `+agentCols+agentFrom+` WHERE a.id = ?`, id))
+	return a, dbErr("agent", err)
+}
+
+func (d queries) AgentByHandle(ctx context.Context, owner, slug string) (*hub.Agent, error) {
+	a, err := scanAgent(d.q.QueryRowContext(ctx, `SELECT `+agentCols+agentFrom+` WHERE u.handle = ? AND a.slug = ?`, owner, slug))
+	return a, dbErr("agent by handle", err)
+}
+
+func (d queries) Agents(ctx context.Context, ownerID string, includeArchived bool) ([]*hub.Agent, error) {
+	q := `SELECT ` + agentCols + agentFrom + ` WHERE (? = '' OR a.owner_id = ?) AND (? OR a.archived_at IS NULL) ORDER BY u.handle, a.created_at, a.id`
+	rows, err := d.q.QueryContext(ctx, q, ownerID, ownerID, includeArchived)
+	if err != nil {
+		return nil, dbErr("agents", err)
+	}
+	defer rows.Close()
+	var out []*hub.Agent
+	for rows.Next() {
+		a, err := scanAgent(rows)
+		if err != nil {
+			return nil, dbErr("agents", err)
+		}
+		out = append(out, a)
+	}
+	return out, dbErr("agents", rows.Err())
+}
+
+func (d queries) InsertAgent(ctx context.Context, a *hub.Agent) error {
+	return d.exec(ctx, "insert agent", `INSERT INTO agents (id, owner_id, slug, description, goal, mode, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.OwnerID, a.Slug, a.Description, a.Goal, a.Mode, ms(a.CreatedAt))
+}
+
+func (d queries) SetAgentArchived(ctx context.Context, agentID string, at time.Time) error {
+	return d.execOne(ctx, "archive agent", `UPDATE agents SET archived_at = ? WHERE id = ?`, ms(at), agentID)
+}
+
+func (d queries) Instances(ctx context.Context, agentID string) ([]hub.Instance, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT name, note, last_seen_at FROM instances WHERE agent_id = ? ORDER BY last_seen_at DESC, name`, agentID)
+	if err != nil {
+		return nil, dbErr("instances", err)
+	}
+	defer rows.Close()
+	var out []hub.Instance
+	for rows.Next() {
+		var i hub.Instance
+		var seen sql.NullInt64
+		if err := rows.Scan(&i.Name, &i.Note, &seen); err != nil {
+			return nil, dbErr("instances", err)
+		}
+		i.LastSeen = fromMS(seen)
+		out = append(out, i)
+	}
+	return out, dbErr("instances", rows.Err())
+}
+
+func (d queries) UpsertInstance(ctx context.Context, agentID, name, note string, at time.Time) error {
+	return d.exec(ctx, "upsert instance", `INSERT INTO instances (agent_id, name, note, last_seen_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (agent_id, name) DO UPDATE SET last_seen_at = excluded.last_seen_at,
+		note = CASE WHEN excluded.note = '' THEN instances.note ELSE excluded.note END`, agentID, name, note, ms(at))
+}
+
+// ---- tokens
+
+const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at`
+
+func scanToken(row interface{ Scan(...any) error }) (*hub.Token, error) {
+	var t hub.Token
+	var scopes string
+	var created, expires, used, revoked sql.NullInt64
+	if err := row.Scan(&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &scopes, &created, &expires, &used, &revoked); err != nil {
+		return nil, err
+	}
+	if scopes != "" {
+		t.Scopes = strings.Split(scopes, " ")
+	}
+	t.CreatedAt, t.ExpiresAt, t.LastUsedAt, t.RevokedAt = fromMS(created), fromMS(expires), fromMS(used), fromMS(revoked)
+	return &t, nil
+}
+
+func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, error) {
+	t, err := scanToken(d.q.QueryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`, hash))
+	return t, dbErr("token by hash", err)
+}
+
+func (d queries) TokenByID(ctx context.Context, id string) (*hub.Token, error) {
+	t, err := scanToken(d.q.QueryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE id = ?`, id))
+	return t, dbErr("token", err)
+}
+
+func (d queries) Tokens(ctx context.Context, userID, agentID string) ([]*hub.Token, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE user_id = ? AND (? = '' OR agent_id = ?) ORDER BY created_at, id`, userID, agentID, agentID)
+	if err != nil {
+		return nil, dbErr("tokens", err)
+	}
+	defer rows.Close()
+	var out []*hub.Token
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, dbErr("tokens", err)
+		}
+		out = append(out, t)
+	}
+	return out, dbErr("tokens", rows.Err())
+}
+
+func (d queries) InsertToken(ctx context.Context, t *hub.Token) error {
+	return d.exec(ctx, "insert token", `INSERT INTO tokens (id, hash, user_id, agent_id, name, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Hash, t.UserID, nullString(t.AgentID), t.Name, strings.Join(t.Scopes, " "), ms(t.CreatedAt), ms(t.ExpiresAt))
+}
+
+func (d queries) RevokeToken(ctx context.Context, id string, at time.Time) error {
+	return d.execOne(ctx, "revoke token", `UPDATE tokens SET revoked_at = ? WHERE id = ?`, ms(at), id)
+}
+
+func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error {
+	return d.exec(ctx, "touch token", `UPDATE tokens SET last_used_at = ? WHERE id = ?`, ms(at), id)
+}
+
+// ---- conversations
+
+const convCols = `id, kind, title, goal, status, COALESCE(direct_key, ''), creator_id, created_at, updated_at, last_seq`
+
+func scanConversation(row interface{ Scan(...any) error }) (*hub.Conversation, error) {
+	var c hub.Conversation
+	var created, updated sql.NullInt64
+	if err := row.Scan(&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &created, &updated, &c.LastSeq); err != nil {
+		return nil, err
+	}
+	c.CreatedAt, c.UpdatedAt = fromMS(created), fromMS(updated)
+	return &c, nil
+}
+
+func (d queries) Conversation(ctx context.Context, id string) (*hub.Conversation, error) {
+	c, err := scanConversation(d.q.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, id))
+	return c, dbErr("conversation", err)
+}
+
+func (d queries) DirectConversation(ctx context.Context, key string) (*hub.Conversation, error) {
+	c, err := scanConversation(d.q.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE direct_key = ? AND status <> 'closed'`, key))
+	return c, dbErr("direct conversation", err)
+}
+
+func (d queries) ConversationsOf(ctx context.Context, principalID string, limit int) ([]*hub.Conversation, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT `+convCols+` FROM conversations WHERE status <> 'closed' AND id IN
+		(SELECT conversation_id FROM participants WHERE principal_id = ? AND left_at IS NULL)
+		ORDER BY updated_at DESC, id DESC LIMIT ?`, principalID, limit)
+	if err != nil {
+		return nil, dbErr("conversations of", err)
+	}
+	defer rows.Close()
+	var out []*hub.Conversation
+	for rows.Next() {
+		c, err := scanConversation(rows)
+		if err != nil {
+			return nil, dbErr("conversations of", err)
+		}
+		out = append(out, c)
+	}
+	return out, dbErr("conversations of", rows.Err())
+}
+
+func (d queries) InsertConversation(ctx context.Context, c *hub.Conversation) error {
+	return d.exec(ctx, "insert conversation", `INSERT INTO conversations (id, kind, title, goal, status, direct_key, creator_id, created_at, updated_at, last_seq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Kind, c.Title, c.Goal, c.Status, nullString(c.DirectKey), c.CreatorID, ms(c.CreatedAt), ms(c.UpdatedAt), c.LastSeq)
+}
+
+func (d queries) SetConversationStatus(ctx context.Context, id, status string, at time.Time) error {
+	return d.execOne(ctx, "set conversation status", `UPDATE conversations SET status = ?, updated_at = ? WHERE id = ?`, status, ms(at), id)
+}
+
+func (d queries) NextSeq(ctx context.Context, conversationID string, at time.Time) (int64, error) {
+	var seq int64
+	err := d.q.QueryRowContext(ctx, `UPDATE conversations SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq`, ms(at), conversationID).Scan(&seq)
+	return seq, dbErr("next seq", err)
+}
+
+// Participants joins each principal's handle: a person's own, an agent's
+// owner/slug.
+func (d queries) Participants(ctx context.Context, conversationID string) ([]hub.Participant, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
+			CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END,
+			a.archived_at IS NOT NULL
+		FROM participants p
+		LEFT JOIN agents a ON p.kind = 'agent' AND a.id = p.principal_id
+		LEFT JOIN users ou ON ou.id = a.owner_id
+		LEFT JOIN users pu ON p.kind = 'user' AND pu.id = p.principal_id
+		WHERE p.conversation_id = ? AND p.left_at IS NULL
+		ORDER BY p.joined_at, p.principal_id`, conversationID)
+	if err != nil {
+		return nil, dbErr("participants", err)
+	}
+	defer rows.Close()
+	var out []hub.Participant
+	for rows.Next() {
+		p := hub.Participant{ConversationID: conversationID}
+		var joined sql.NullInt64
+		if err := rows.Scan(&p.PrincipalID, &p.Kind, &p.OwnerID, &p.Role, &joined, &p.Handle, &p.Archived); err != nil {
+			return nil, dbErr("participants", err)
+		}
+		p.JoinedAt = fromMS(joined)
+		out = append(out, p)
+	}
+	return out, dbErr("participants", rows.Err())
+}
+
+func (d queries) AddParticipant(ctx context.Context, p *hub.Participant) error {
+	return d.exec(ctx, "add participant", `INSERT INTO participants (conversation_id, principal_id, kind, owner_id, role, joined_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (conversation_id, principal_id) DO UPDATE SET left_at = NULL, role = excluded.role, joined_at = excluded.joined_at`,
+		p.ConversationID, p.PrincipalID, p.Kind, p.OwnerID, p.Role, ms(p.JoinedAt))
+}
+
+// ---- messages
+
+// msgFields are the messages table's columns, in scanTail's order.
+var msgFields = []string{"id", "conversation_id", "seq", "sender_id", "sender_kind", "sender_handle", "sender_instance",
+	"body", "summary", "format", "kind", "metadata", "mentions", "reply_to_seq", "no_reply", "to_instance", "client_msg_id",
+	"author", "authority", "owner_id", "owner_handle", "created_at"}
+
+// msgCols lists the message columns of table alias a for a SELECT.
+func msgCols(a string) string {
+	cols := make([]string, len(msgFields))
+	for i, f := range msgFields {
+		cols[i] = a + "." + f
+		if f == "client_msg_id" {
+			cols[i] = "COALESCE(" + cols[i] + ", '')"
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+func scanMessage(row interface{ Scan(...any) error }) (*hub.Message, error) {
+	var t scanTail
+	if err := row.Scan(t.dest()...); err != nil {
+		return nil, err
+	}
+	return t.message(), nil
+}
+
+func (d queries) Message(ctx context.Context, id string) (*hub.Message, error) {
+	m, err := scanMessage(d.q.QueryRowContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE id = ?`, id))
+	return m, dbErr("message", err)
+}
+
+func (d queries) MessageBySeq(ctx context.Context, conversationID string, seq int64) (*hub.Message, error) {
+	m, err := scanMessage(d.q.QueryRowContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE conversation_id = ? AND seq = ?`, conversationID, seq))
+	return m, dbErr("message by seq", err)
+}
+
+func (d queries) MessageByClientID(ctx context.Context, senderID, clientMsgID string) (*hub.Message, error) {
+	m, err := scanMessage(d.q.QueryRowContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE sender_id = ? AND client_msg_id = ?`, senderID, clientMsgID))
+	return m, dbErr("message by client id", err)
+}
+
+func (d queries) Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*hub.Message, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`, conversationID, afterSeq, limit)
+	if err != nil {
+		return nil, dbErr("messages", err)
+	}
+	defer rows.Close()
+	var out []*hub.Message
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, dbErr("messages", err)
+		}
+		out = append(out, m)
+	}
+	return out, dbErr("messages", rows.Err())
+}
+
+func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
+	var metadata any
+	if len(m.Metadata) > 0 {
+		metadata = string(m.Metadata)
+	}
+	return d.exec(ctx, "insert message", `INSERT INTO messages (`+strings.Join(msgFields, ", ")+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.ConversationID, m.Seq, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
+		metadata, nullString(strings.Join(m.Mentions, " ")), m.ReplyToSeq, m.NoReply, m.ToInstance, nullString(m.ClientMsgID),
+		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt))
+}
+
+func (d queries) Unread(ctx context.Context, conversationID, principalID string) (int, error) {
+	var n int
+	err := d.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND sender_id <> ? AND seq >
+		COALESCE((SELECT last_read_seq FROM reads WHERE conversation_id = ? AND principal_id = ? AND instance = ''), 0)`,
+		conversationID, principalID, conversationID, principalID).Scan(&n)
+	return n, dbErr("unread", err)
+}
+
+func (d queries) Reads(ctx context.Context, conversationID string) ([]hub.Read, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT r.principal_id, CASE WHEN a.id IS NOT NULL THEN ou.handle || '/' || a.slug ELSE COALESCE(pu.handle, '') END,
+			r.instance, r.last_read_seq, r.updated_at
+		FROM reads r
+		LEFT JOIN agents a ON a.id = r.principal_id
+		LEFT JOIN users ou ON ou.id = a.owner_id
+		LEFT JOIN users pu ON pu.id = r.principal_id
+		WHERE r.conversation_id = ? ORDER BY 2, r.instance`, conversationID)
+	if err != nil {
+		return nil, dbErr("reads", err)
+	}
+	defer rows.Close()
+	var out []hub.Read
+	for rows.Next() {
+		var r hub.Read
+		var updated sql.NullInt64
+		if err := rows.Scan(&r.PrincipalID, &r.Handle, &r.Instance, &r.LastReadSeq, &updated); err != nil {
+			return nil, dbErr("reads", err)
+		}
+		r.UpdatedAt = fromMS(updated)
+		out = append(out, r)
+	}
+	return out, dbErr("reads", rows.Err())
+}
+
+func (d queries) MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error {
+	q := `INSERT INTO reads (conversation_id, principal_id, instance, last_read_seq, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (conversation_id, principal_id, instance) DO UPDATE SET last_read_seq = excluded.last_read_seq, updated_at = excluded.updated_at`
+	if forward {
+		q += ` WHERE excluded.last_read_seq > reads.last_read_seq`
+	}
+	return d.exec(ctx, "move read", q, conversationID, principalID, instance, seq, ms(at))
+}
+
+// ---- deliveries
+
+const deliveryCols = `d.message_id, d.agent_id, d.state, d.attempts, d.error, d.fetched_at, d.acked_at`
+
+func scanDelivery(dst *hub.Delivery, fetched, acked *sql.NullInt64) []any {
+	return []any{&dst.MessageID, &dst.AgentID, &dst.State, &dst.Attempts, &dst.Error, fetched, acked}
+}
+
+func (d queries) Delivery(ctx context.Context, agentID, messageID string) (*hub.Delivery, error) {
+	var dl hub.Delivery
+	var fetched, acked sql.NullInt64
+	err := d.q.QueryRowContext(ctx, `SELECT `+deliveryCols+` FROM deliveries d WHERE d.agent_id = ? AND d.message_id = ?`, agentID, messageID).
+		Scan(scanDelivery(&dl, &fetched, &acked)...)
+	if err != nil {
+		return nil, dbErr("delivery", err)
+	}
+	dl.FetchedAt, dl.AckedAt = fromMS(fetched), fromMS(acked)
+	return &dl, nil
+}
+
+func (d queries) Inbox(ctx context.Context, agentID string, limit int) ([]hub.InboxItem, int, error) {
+	const open = `d.agent_id = ? AND d.acked_at IS NULL AND d.conversation_id IN (SELECT id FROM conversations WHERE status <> 'closed')`
+	var total int
+	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries d WHERE `+open, agentID).Scan(&total); err != nil {
+		return nil, 0, dbErr("inbox count", err)
+	}
+	if total == 0 {
+		return nil, 0, nil
+	}
+	rows, err := d.q.QueryContext(ctx, `SELECT `+deliveryCols+", "+msgCols("m")+` FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE `+open+` ORDER BY d.id LIMIT ?`, agentID, limit)
+	if err != nil {
+		return nil, 0, dbErr("inbox", err)
+	}
+	defer rows.Close()
+	var out []hub.InboxItem
+	for rows.Next() {
+		var it hub.InboxItem
+		var fetched, acked sql.NullInt64
+		var msg scanTail
+		if err := rows.Scan(append(scanDelivery(&it.Delivery, &fetched, &acked), msg.dest()...)...); err != nil {
+			return nil, 0, dbErr("inbox", err)
+		}
+		it.Delivery.FetchedAt, it.Delivery.AckedAt = fromMS(fetched), fromMS(acked)
+		it.Message = msg.message()
+		out = append(out, it)
+	}
+	return out, total, dbErr("inbox", rows.Err())
+}
+
+// scanTail scans a message's columns that follow other columns in a row.
+type scanTail struct {
+	m                  hub.Message
+	metadata, mentions sql.NullString
+	created            sql.NullInt64
+}
+
+func (s *scanTail) dest() []any {
+	m := &s.m
+	return []any{&m.ID, &m.ConversationID, &m.Seq, &m.SenderID, &m.SenderKind, &m.SenderHandle, &m.SenderInstance,
+		&m.Body, &m.Summary, &m.Format, &m.Kind, &s.metadata, &s.mentions, &m.ReplyToSeq, &m.NoReply, &m.ToInstance,
+		&m.ClientMsgID, &m.Author, &m.Authority, &m.OwnerID, &m.OwnerHandle, &s.created}
+}
+
+func (s *scanTail) message() *hub.Message {
+	m := s.m
+	if s.metadata.Valid {
+		m.Metadata = json.RawMessage(s.metadata.String)
+	}
+	if s.mentions.Valid && s.mentions.String != "" {
+		m.Mentions = strings.Split(s.mentions.String, " ")
+	}
+	m.CreatedAt = fromMS(s.created)
+	return &m
+}
+
+func (d queries) InsertDeliveries(ctx context.Context, m *hub.Message, agentIDs []string) error {
+	for _, id := range agentIDs {
+		if err := d.exec(ctx, "insert delivery", `INSERT INTO deliveries (message_id, agent_id, conversation_id) VALUES (?, ?, ?)`, m.ID, id, m.ConversationID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d queries) MarkFetched(ctx context.Context, agentID string, messageIDs []string, at time.Time) error {
+	for _, id := range messageIDs {
+		if err := d.exec(ctx, "mark fetched", `UPDATE deliveries SET fetched_at = ? WHERE agent_id = ? AND message_id = ? AND fetched_at IS NULL`, ms(at), agentID, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d queries) SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error {
+	switch state {
+	case hub.DeliveryDone:
+		return d.execOne(ctx, "acknowledge", `UPDATE deliveries SET state = ?, acked_at = ? WHERE agent_id = ? AND message_id = ?`, state, ms(at), agentID, messageID)
+	case hub.DeliveryFailed:
+		return d.execOne(ctx, "record failure", `UPDATE deliveries SET state = ?, attempts = attempts + 1, error = ? WHERE agent_id = ? AND message_id = ?`, state, errText, agentID, messageID)
+	}
+	return fmt.Errorf("set delivery state: unknown state %q", state)
+}
+
+// ---- events
+
+func (d queries) InsertEvents(ctx context.Context, events []*hub.Event) error {
+	for _, e := range events {
+		var data any
+		if len(e.Data) > 0 {
+			data = string(e.Data)
+		}
+		err := d.q.QueryRowContext(ctx, `INSERT INTO events (recipient_id, type, conversation_id, message_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+			e.RecipientID, e.Type, e.ConversationID, e.MessageID, data, ms(e.CreatedAt)).Scan(&e.ID)
+		if err != nil {
+			return dbErr("insert event", err)
+		}
+	}
+	return nil
+}
+
+func (d queries) EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*hub.Event, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT id, type, conversation_id, message_id, data, created_at
+		FROM events WHERE recipient_id = ? AND id > ? ORDER BY id LIMIT ?`, recipientID, after, limit)
+	if err != nil {
+		return nil, dbErr("events after", err)
+	}
+	defer rows.Close()
+	var out []*hub.Event
+	var msgIDs []any
+	for rows.Next() {
+		e := &hub.Event{RecipientID: recipientID}
+		var data sql.NullString
+		var created sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.Type, &e.ConversationID, &e.MessageID, &data, &created); err != nil {
+			return nil, dbErr("events after", err)
+		}
+		if data.Valid {
+			e.Data = json.RawMessage(data.String)
+		}
+		e.CreatedAt = fromMS(created)
+		if e.MessageID != "" {
+			msgIDs = append(msgIDs, e.MessageID)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil || len(msgIDs) == 0 {
+		return out, dbErr("events after", err)
+	}
+	rows.Close()
+	msgs, err := d.messagesByID(ctx, msgIDs)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range out {
+		e.Message = msgs[e.MessageID]
+	}
+	return out, nil
+}
+
+// messagesByID loads messages by id, in one query.
+func (d queries) messagesByID(ctx context.Context, ids []any) (map[string]*hub.Message, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE m.id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, ids...)
+	if err != nil {
+		return nil, dbErr("messages by id", err)
+	}
+	defer rows.Close()
+	out := make(map[string]*hub.Message, len(ids))
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, dbErr("messages by id", err)
+		}
+		out[m.ID] = m
+	}
+	return out, dbErr("messages by id", rows.Err())
+}
+
+func (d queries) LatestEventID(ctx context.Context) (int64, error) {
+	// sqlite_sequence keeps the highest AUTOINCREMENT id ever given, even
+	// after pruning deleted every event.
+	var id int64
+	err := d.q.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)`).Scan(&id)
+	return id, dbErr("latest event", err)
+}
+
+func (d queries) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
+	var through sql.NullInt64
+	if err := d.q.QueryRowContext(ctx, `SELECT MAX(id) FROM events WHERE created_at < ?`, ms(before)).Scan(&through); err != nil {
+		return 0, dbErr("prune events", err)
+	}
+	if !through.Valid {
+		return 0, nil
+	}
+	return through.Int64, d.exec(ctx, "prune events", `DELETE FROM events WHERE id <= ?`, through.Int64)
+}

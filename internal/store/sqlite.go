@@ -1,0 +1,92 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// openSQLite opens the write connection and the read pool on one file, in
+// WAL mode. Every writing connection begins with BEGIN IMMEDIATE: a deferred
+// transaction that reads then writes fails at once with SQLITE_BUSY when
+// another writer holds the lock, whatever the busy timeout.
+func openSQLite(path, synchronous string, readConns int) (write, read *sql.DB, err error) {
+	switch strings.ToUpper(synchronous) {
+	case "":
+		synchronous = "FULL"
+	case "FULL", "NORMAL":
+		synchronous = strings.ToUpper(synchronous)
+	default:
+		return nil, nil, fmt.Errorf("synchronous must be FULL or NORMAL, not %q", synchronous)
+	}
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, nil, fmt.Errorf("database path %q: give a file path without ? or #", path)
+	}
+	common := url.Values{}
+	common.Add("_pragma", "busy_timeout(10000)")
+	common.Add("_pragma", "foreign_keys(1)")
+	common.Add("_pragma", "temp_store(MEMORY)")
+	common.Add("_pragma", "cache_size(-65536)")
+
+	w := url.Values{"_txlock": {"immediate"}}
+	for k, v := range common {
+		w[k] = append(w[k], v...)
+	}
+	w.Add("_pragma", "journal_mode(WAL)")
+	w.Add("_pragma", "synchronous("+synchronous+")")
+	write, err = sql.Open("sqlite", "file:"+path+"?"+w.Encode())
+	if err != nil {
+		return nil, nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	// Touch the write connection first so the file exists and is in WAL mode
+	// before readers open it.
+	if err := write.Ping(); err != nil {
+		write.Close()
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+
+	r := url.Values{}
+	for k, v := range common {
+		r[k] = append(r[k], v...)
+	}
+	r.Add("_pragma", "query_only(1)")
+	read, err = sql.Open("sqlite", "file:"+path+"?"+r.Encode())
+	if err != nil {
+		write.Close()
+		return nil, nil, err
+	}
+	read.SetMaxOpenConns(readConns)
+	read.SetMaxIdleConns(readConns)
+	read.SetConnMaxIdleTime(0)
+	return write, read, nil
+}
+
+// dbErr turns SQLite's "no rows" and unique violations into hub's sentinel
+// errors; everything else is wrapped with the operation's name.
+func dbErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return hub.ErrNoRows
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%s: %w", op, hub.ErrDuplicate)
+		}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
