@@ -1,0 +1,84 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// newTrace returns a fresh trace id ("tr_" + 16 hex digits).
+func newTrace() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return "tr_" + hex.EncodeToString(b[:])
+}
+
+// result turns a handler's value into a tool result: structured content and
+// the same JSON as text, for clients older than structured output (§10.2).
+func result(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		StructuredContent: json.RawMessage(b),
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+	}, nil
+}
+
+// refusalResult answers a contract refusal (§7, §10.2): a normal result
+// with status and reason, carrying a trace id that matches one log line.
+func (c *call) refusalResult(ctx context.Context, r *hub.Refusal) (*mcp.CallToolResult, error) {
+	trace := newTrace()
+	c.logLine(ctx, slog.LevelInfo, "tool refused", trace, slog.String("status", r.Status), slog.String("reason", r.Reason))
+	return result(map[string]any{"status": r.Status, "reason": r.Reason, "trace": trace})
+}
+
+// toolError is the MCP face's one translation of hub errors (CONVENTIONS
+// "Errors"): an isError result {"error":{"code","message",…details},
+// "trace"}, logged once under the trace id. Internal errors show only
+// "internal error (trace …)"; their cause goes to the log.
+func (c *call) toolError(ctx context.Context, err error) (*mcp.CallToolResult, error) {
+	trace := newTrace()
+	e := hub.AsError(err)
+	msg := e.Msg
+	level := slog.LevelInfo
+	if e.Kind == hub.KindInternal {
+		msg = "internal error (trace " + trace + "); retry later, and quote the trace when reporting it"
+		level = slog.LevelError
+	}
+	attrs := []slog.Attr{slog.String("code", e.WireCode()), slog.String("message", e.Msg)}
+	if e.Err != nil {
+		attrs = append(attrs, slog.String("cause", e.Err.Error()))
+	}
+	c.logLine(ctx, level, "tool error", trace, attrs...)
+	body := map[string]any{"code": e.WireCode(), "message": msg}
+	for k, v := range e.Details {
+		body[k] = v
+	}
+	res, rerr := result(map[string]any{"error": body, "trace": trace})
+	if rerr != nil {
+		return nil, rerr
+	}
+	res.IsError = true
+	return res, nil
+}
+
+// logLine writes the one structured line of a refusal or error: trace id,
+// tool, agent, conversation. Never a token or a message body (§15).
+func (c *call) logLine(ctx context.Context, level slog.Level, msg, trace string, attrs ...slog.Attr) {
+	base := []slog.Attr{slog.String("trace", trace), slog.String("tool", c.tool)}
+	if c.caller != nil {
+		base = append(base, slog.String("agent", c.caller.Agent.Handle()), slog.String("token", c.caller.TokenID))
+	}
+	if c.conversation != "" {
+		base = append(base, slog.String("conversation", c.conversation))
+	}
+	c.srv.log.LogAttrs(ctx, level, msg, append(base, attrs...)...)
+}

@@ -1,0 +1,404 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// defaultTools is the default profile's tool list (§10.3), in one place.
+func (s *Server) defaultTools() []toolDef {
+	return []toolDef{
+		newTool(toolSpec{name: "whoami", title: "Who am I",
+			description: "Your handle, owner, sibling agents, scopes, session names in use, and latest_cursor (where wait_for_messages starts). With instance, registers this session's name (and instance_note) first.",
+			scope:       "", readOnly: false, idempotent: true,
+			schema: func(p map[string]*jsonschema.Schema) { withMaxLength(p, "instance_note", hub.MaxNote) },
+		}, s.whoami),
+		newTool(toolSpec{name: "list_contacts", title: "List contacts",
+			description: "Who you may reach: your owner, your sibling agents (with what each is for), and contacts of your owner.",
+			scope:       hub.ScopeContacts, readOnly: true, idempotent: true,
+		}, s.listContacts),
+		newTool(toolSpec{name: "list_conversations", title: "List conversations",
+			description: "Your open conversations, most recently active first, with participants, unread count and the last message's summary. Check it before opening a new conversation.",
+			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
+			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "limit", 50); withRange(p, "limit", 1, 100) },
+		}, s.listConversations),
+		newTool(toolSpec{name: "open_conversation", title: "Open a direct conversation",
+			description: "Opens the direct conversation between you and the given handles (\"alice\" for a person, \"alice/planner\" for an agent); the same set returns the same conversation. Returns status open with conversation_id, or denied with a reason saying what would allow it.",
+			scope:       hub.ScopeWrite, idempotent: true,
+		}, s.openConversation),
+		newTool(toolSpec{name: "create_thread", title: "Create a group conversation",
+			description: "Starts a new group conversation for one task, with you as its owner and the given participants. Give it a goal so the others know why they are there.",
+			scope:       hub.ScopeWrite,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withMaxLength(p, "title", hub.MaxTitle)
+				withMaxLength(p, "goal", hub.MaxGoal)
+			},
+		}, s.createThread),
+		newTool(toolSpec{name: "add_participant", title: "Add a participant",
+			description: "Brings a person or agent you may reach into a group conversation you take part in; they see its whole history.",
+			scope:       hub.ScopeWrite, idempotent: true,
+		}, s.addParticipant),
+		newTool(toolSpec{name: "send_message", title: "Send a message",
+			description: "Posts into a conversation; every other participant receives it. A body over 200 characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients), or denied with a reason whose first word names the rule; a denied send is never queued — do not retry it.",
+			scope:       hub.ScopeWrite,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withMaxLength(p, "body", hub.MaxBody)
+				withMaxLength(p, "summary", hub.MaxSummary)
+				withMaxLength(p, "client_msg_id", hub.MaxClientMsgID)
+				withDefault(p, "format", hub.FormatText)
+				withEnum(p, "format", hub.FormatText, hub.FormatMarkdown)
+				withDefault(p, "kind", hub.MessageText)
+				withEnum(p, "kind", append([]string{hub.MessageText}, hub.EventPostKinds...)...)
+				p["metadata"].Type, p["metadata"].Types = "object", nil
+			},
+		}, s.sendMessage),
+		newTool(toolSpec{name: "read_messages", title: "Read a conversation",
+			description: "Messages after after_seq, oldest first, with bodies. With mark_read (default) moves your place to the last one returned and records each as fetched. Page on with next_after_seq while has_more. reads shows how far each participant has read.",
+			scope:       hub.ScopeRead,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withDefault(p, "after_seq", 0)
+				withDefault(p, "limit", 100)
+				withRange(p, "limit", 1, 100)
+				withDefault(p, "mark_read", true)
+			},
+		}, s.readMessages),
+		newTool(toolSpec{name: "read_message", title: "Read one message",
+			description: "One message with its body and provenance; records that you fetched it. It stays in your inbox until you acknowledge it.",
+			scope:       hub.ScopeRead,
+		}, s.readMessage),
+		newTool(toolSpec{name: "check_inbox", title: "Check inbox",
+			description: "Every message waiting for you (not yet acknowledged), oldest first, one line each with its summary, and total. Marks nothing read; already_read tells a second look from new mail.",
+			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
+			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "limit", 20); withRange(p, "limit", 1, 50) },
+		}, s.checkInbox),
+		newTool(toolSpec{name: "acknowledge", title: "Acknowledge a message",
+			description: "Says you have acted on a message (outcome done, the default) — acknowledge declined ones too: the acknowledgement is the answer. outcome failed with error records a failed attempt and leaves it waiting.",
+			scope:       hub.ScopeRead, idempotent: true,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withDefault(p, "outcome", hub.OutcomeDone)
+				withEnum(p, "outcome", hub.OutcomeDone, hub.OutcomeFailed)
+				withMaxLength(p, "error", hub.MaxErrorText)
+			},
+		}, s.acknowledge),
+		newTool(toolSpec{name: "wait_for_messages", title: "Wait for messages",
+			description: "Returns every event after cursor at once, or waits until one arrives or timeout_s passes (timed_out). Always pass back the cursor you received last; start from whoami's latest_cursor. Events: message.new (the message), conversation.opened, and more.",
+			scope:       hub.ScopeRead, readOnly: true,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withDefault(p, "timeout_s", 25)
+				withRange(p, "timeout_s", 0, 55)
+			},
+		}, s.waitForMessages),
+		newTool(toolSpec{name: "request_close", title: "Request close",
+			description: "Asks the owner to close a group conversation you created whose goal is met; while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
+			scope:       hub.ScopeWrite, idempotent: true,
+		}, s.requestClose),
+	}
+}
+
+type whoamiIn struct {
+	Instance     string `json:"instance,omitempty" jsonschema:"this session's name, 2-40 of a-z 0-9 _ - (derive it from your working folder)"`
+	InstanceNote string `json:"instance_note,omitempty" jsonschema:"one line on what this session works on"`
+}
+
+type instanceView struct {
+	Name     string `json:"name"`
+	Note     string `json:"note,omitempty"`
+	LastSeen string `json:"last_seen"`
+}
+
+func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) {
+	w, err := s.hub.Whoami(ctx, c.caller, in.Instance, in.InstanceNote)
+	if err != nil {
+		return nil, err
+	}
+	instances := []instanceView{}
+	for _, i := range w.Instances {
+		instances = append(instances, instanceView{Name: i.Name, Note: i.Note, LastSeen: timeText(i.LastSeen)})
+	}
+	a := c.caller.Agent
+	next := []string{
+		"check_inbox to see what waits for you",
+		"wait_for_messages with latest_cursor to hear new messages as they arrive",
+	}
+	if len(w.Siblings) > 0 {
+		next = append(next, "open_conversation with a sibling's handle to talk to it")
+	}
+	return map[string]any{
+		"agent":                  agentView{Handle: a.Handle(), Description: a.Description, Goal: a.Goal, Mode: a.Mode},
+		"owner":                  userView{Handle: c.caller.Owner.Handle, Name: c.caller.Owner.Name},
+		"instance":               w.Instance,
+		"instances":              instances,
+		"siblings":               viewAgents(w.Siblings),
+		"scopes":                 c.caller.Scopes,
+		"grants":                 []any{},
+		"pending_grant_requests": []any{},
+		"home_project":           nil,
+		"latest_cursor":          w.LatestCursor,
+		"next_steps":             next,
+		"server_build":           s.build,
+		"untrusted":              true,
+	}, nil
+}
+
+type noArgs struct{}
+
+func (s *Server) listContacts(ctx context.Context, c *call, _ noArgs) (any, error) {
+	ct, err := s.hub.ListContacts(ctx, c.caller)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"owner":          userView{Handle: ct.Owner.Handle, Name: ct.Owner.Name},
+		"sibling_agents": viewAgents(ct.Siblings),
+		"contacts":       []any{},
+		"untrusted":      true,
+	}, nil
+}
+
+type listConversationsIn struct {
+	Limit int `json:"limit,omitempty" jsonschema:"how many, 1-100"`
+}
+
+func (s *Server) listConversations(ctx context.Context, c *call, in listConversationsIn) (any, error) {
+	ls, err := s.hub.ListConversations(ctx, c.caller, in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		conversationView
+		Unread      int          `json:"unread"`
+		LastMessage *messageLine `json:"last_message"`
+	}
+	rows := []row{}
+	for _, l := range ls {
+		r := row{conversationView: viewConversation(&l.ConversationView), Unread: l.Unread}
+		if l.Last != nil {
+			line := lineOf(l.Last)
+			r.LastMessage = &line
+		}
+		rows = append(rows, r)
+	}
+	return map[string]any{"conversations": rows, "untrusted": true}, nil
+}
+
+type openConversationIn struct {
+	Handles []string `json:"handles" jsonschema:"who to talk to: \"alice\" (a person) or \"alice/planner\" (an agent)"`
+}
+
+func (s *Server) openConversation(ctx context.Context, c *call, in openConversationIn) (any, error) {
+	v, err := s.hub.OpenConversation(ctx, c.caller, in.Handles)
+	if err != nil {
+		return nil, err
+	}
+	c.conversation = v.Conversation.ID
+	return map[string]any{"status": "open", "conversation_id": v.Conversation.ID, "conversation": viewConversation(v), "untrusted": true}, nil
+}
+
+type createThreadIn struct {
+	Title        string   `json:"title" jsonschema:"what the task is, 1-200 characters"`
+	Goal         string   `json:"goal,omitempty" jsonschema:"what done looks like, up to 2000 characters"`
+	Participants []string `json:"participants,omitempty" jsonschema:"handles to bring in"`
+}
+
+func (s *Server) createThread(ctx context.Context, c *call, in createThreadIn) (any, error) {
+	v, err := s.hub.CreateThread(ctx, c.caller, hub.ThreadSpec{Title: in.Title, Goal: in.Goal, Participants: in.Participants})
+	if err != nil {
+		return nil, err
+	}
+	c.conversation = v.Conversation.ID
+	return map[string]any{"status": "open", "conversation_id": v.Conversation.ID, "conversation": viewConversation(v), "untrusted": true}, nil
+}
+
+type addParticipantIn struct {
+	ConversationID string `json:"conversation_id"`
+	Handle         string `json:"handle" jsonschema:"the person or agent to add"`
+}
+
+func (s *Server) addParticipant(ctx context.Context, c *call, in addParticipantIn) (any, error) {
+	c.conversation = in.ConversationID
+	v, err := s.hub.AddParticipant(ctx, c.caller, in.ConversationID, in.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"status": "added", "conversation_id": v.Conversation.ID, "conversation": viewConversation(v), "untrusted": true}, nil
+}
+
+type sendMessageIn struct {
+	ConversationID string          `json:"conversation_id"`
+	Body           string          `json:"body" jsonschema:"the message, 1-10000 characters"`
+	Summary        string          `json:"summary,omitempty" jsonschema:"what you ask the reader for, up to 200 characters; required when body is over 200"`
+	Format         string          `json:"format,omitempty" jsonschema:"text or markdown"`
+	Kind           string          `json:"kind,omitempty" jsonschema:"text, or an event post (tool_call, tool_result, thought, error, task) that reaches only those it mentions"`
+	Metadata       json.RawMessage `json:"metadata,omitempty" jsonschema:"a JSON object for event posts, up to 16 KiB"`
+	Mentions       []string        `json:"mentions,omitempty" jsonschema:"participants' handles"`
+	ReplyToSeq     int64           `json:"reply_to_seq,omitempty" jsonschema:"the seq this answers"`
+	NoReply        bool            `json:"no_reply,omitempty" jsonschema:"this is an acknowledgement or status: it must not be answered"`
+	ToInstance     string          `json:"to_instance,omitempty" jsonschema:"the receiving agent's session this is meant for (a courtesy, not a filter)"`
+	Instance       string          `json:"instance,omitempty" jsonschema:"your session's name"`
+	ClientMsgID    string          `json:"client_msg_id,omitempty" jsonschema:"your id for this message, up to 100 characters: a retry with the same id returns the stored message"`
+}
+
+func (s *Server) sendMessage(ctx context.Context, c *call, in sendMessageIn) (any, error) {
+	c.conversation = in.ConversationID
+	r, err := s.hub.SendMessage(ctx, c.caller, hub.SendInput{
+		ConversationID: in.ConversationID, Body: in.Body, Summary: in.Summary, Format: in.Format, Kind: in.Kind,
+		Metadata: in.Metadata, Mentions: in.Mentions, ReplyToSeq: in.ReplyToSeq, NoReply: in.NoReply,
+		ToInstance: in.ToInstance, Instance: in.Instance, ClientMsgID: in.ClientMsgID,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{
+		"status": "sent", "conversation_id": r.Message.ConversationID, "message_id": r.Message.ID,
+		"seq": r.Message.Seq, "recipients": r.Recipients, "created_at": timeText(r.Message.CreatedAt),
+	}
+	if r.Duplicate {
+		out["duplicate"] = true
+	}
+	return out, nil
+}
+
+type readMessagesIn struct {
+	ConversationID string `json:"conversation_id"`
+	AfterSeq       int64  `json:"after_seq,omitempty" jsonschema:"return messages after this seq"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"at most this many, 1-100"`
+	MarkRead       *bool  `json:"mark_read,omitempty" jsonschema:"move your place and record the fetch"`
+	Instance       string `json:"instance,omitempty" jsonschema:"your session's name: moves only its place"`
+}
+
+func (s *Server) readMessages(ctx context.Context, c *call, in readMessagesIn) (any, error) {
+	c.conversation = in.ConversationID
+	r, err := s.hub.ReadMessages(ctx, c.caller, hub.ReadInput{ConversationID: in.ConversationID, AfterSeq: in.AfterSeq,
+		Limit: in.Limit, MarkRead: in.MarkRead, Instance: in.Instance})
+	if err != nil {
+		return nil, err
+	}
+	msgs := []messageView{}
+	for _, m := range r.Messages {
+		msgs = append(msgs, viewMessage(m))
+	}
+	return map[string]any{"messages": msgs, "next_after_seq": r.NextAfterSeq, "has_more": r.HasMore,
+		"reads": viewReads(r.Reads), "untrusted": true}, nil
+}
+
+type readMessageIn struct {
+	MessageID string `json:"message_id"`
+	Instance  string `json:"instance,omitempty" jsonschema:"your session's name"`
+}
+
+func (s *Server) readMessage(ctx context.Context, c *call, in readMessageIn) (any, error) {
+	m, err := s.hub.ReadMessage(ctx, c.caller, in.MessageID, in.Instance)
+	if err != nil {
+		return nil, err
+	}
+	c.conversation = m.ConversationID
+	return map[string]any{"message": viewMessage(m), "untrusted": true}, nil
+}
+
+type checkInboxIn struct {
+	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many lines, 1-50"`
+	Instance string `json:"instance,omitempty" jsonschema:"your session's name"`
+}
+
+func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any, error) {
+	r, err := s.hub.Inbox(ctx, c.caller, in.Limit, in.Instance)
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		messageLine
+		AlreadyRead bool   `json:"already_read"`
+		State       string `json:"state"`
+		Attempts    int    `json:"attempts,omitempty"`
+	}
+	rows := []row{}
+	for _, it := range r.Items {
+		rows = append(rows, row{messageLine: lineOf(it.Message), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
+			State: it.Delivery.State, Attempts: it.Delivery.Attempts})
+	}
+	return map[string]any{"total": r.Total, "messages": rows, "more": r.More, "answers": []any{}, "untrusted": true}, nil
+}
+
+type acknowledgeIn struct {
+	MessageID string `json:"message_id"`
+	Outcome   string `json:"outcome,omitempty" jsonschema:"done (you acted, or declined) or failed (leaves it waiting)"`
+	Error     string `json:"error,omitempty" jsonschema:"what went wrong, with outcome failed"`
+}
+
+func (s *Server) acknowledge(ctx context.Context, c *call, in acknowledgeIn) (any, error) {
+	d, err := s.hub.Acknowledge(ctx, c.caller, in.MessageID, in.Outcome, in.Error)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"status": "acknowledged", "message_id": d.MessageID, "state": d.State, "attempts": d.Attempts}
+	if d.State == hub.DeliveryFailed {
+		out["status"] = "failed_recorded"
+		out["error"] = d.Error
+	}
+	return out, nil
+}
+
+type waitIn struct {
+	Cursor   string `json:"cursor,omitempty" jsonschema:"the last cursor you received (from whoami or a previous wait)"`
+	TimeoutS *int   `json:"timeout_s,omitempty" jsonschema:"seconds to wait, 0-55"`
+	Instance string `json:"instance,omitempty" jsonschema:"your session's name: a new wait of it ends its previous one"`
+}
+
+type eventView struct {
+	Type           string       `json:"type"`
+	At             string       `json:"at"`
+	ConversationID string       `json:"conversation_id,omitempty"`
+	Message        *messageView `json:"message,omitempty"`
+}
+
+func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, error) {
+	timeout := 25
+	if in.TimeoutS != nil {
+		timeout = *in.TimeoutS
+	}
+	// The older protocol era does not cancel a handler when the client hangs
+	// up, so watch the HTTP request itself too (research §2.6 b).
+	if rc, ok := ctx.Value(requestCtxKey{}).(context.Context); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(rc, cancel)
+		defer stop()
+	}
+	r, err := s.hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: in.Cursor, Timeout: time.Duration(timeout) * time.Second, Instance: in.Instance})
+	if err != nil {
+		return nil, err
+	}
+	events := []eventView{}
+	for _, e := range r.Events {
+		ev := eventView{Type: e.Type, At: timeText(e.CreatedAt), ConversationID: e.ConversationID}
+		if e.Message != nil {
+			m := viewMessage(e.Message)
+			ev.Message = &m
+		}
+		events = append(events, ev)
+	}
+	out := map[string]any{"events": events, "cursor": r.Cursor, "timed_out": r.TimedOut, "untrusted": true}
+	if r.Superseded {
+		out["superseded"] = true
+	}
+	return out, nil
+}
+
+type requestCloseIn struct {
+	ConversationID string `json:"conversation_id"`
+}
+
+func (s *Server) requestClose(ctx context.Context, c *call, in requestCloseIn) (any, error) {
+	c.conversation = in.ConversationID
+	conv, err := s.hub.RequestClose(ctx, c.caller, in.ConversationID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"status": conv.Status, "conversation_id": conv.ID}, nil
+}

@@ -1,0 +1,196 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// maxBody bounds an MCP request body (§15).
+const maxBody = 4 << 20
+
+// Register mounts the MCP endpoint and the protected resource metadata on
+// mux, each with and without the trailing slash: some connectors strip it,
+// and a redirect would drop the POST or its Authorization header (§10.1).
+func (s *Server) Register(mux *http.ServeMux) {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		JSONResponse:                 true,
+		PropagateRequestCancellation: true,
+		MaxRequestBodyBytes:          maxBody,
+		Logger:                       s.log,
+	})
+	endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(h))))
+	mux.Handle("/mcp", endpoint)
+	mux.Handle("/mcp/", endpoint)
+	prm := s.cors(http.HandlerFunc(s.protectedResourceMetadata))
+	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource/mcp/"} {
+		mux.Handle(p, prm)
+	}
+}
+
+// base is the public base URL: configured, or this request's own.
+func (s *Server) base(r *http.Request) string {
+	if s.baseURL != "" {
+		return s.baseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// protectedResourceMetadata serves RFC 9728 metadata for the MCP endpoint.
+func (s *Server) protectedResourceMetadata(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "use GET", http.StatusMethodNotAllowed)
+		return
+	}
+	base := s.base(r)
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(&oauthex.ProtectedResourceMetadata{
+		Resource:               base + "/mcp/",
+		AuthorizationServers:   []string{base},
+		ScopesSupported:        hub.AllScopes,
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "Palaver",
+	})
+}
+
+type callerKey struct{}
+
+func callerFrom(ctx context.Context) *hub.Caller {
+	c, _ := ctx.Value(callerKey{}).(*hub.Caller)
+	return c
+}
+
+// bearer authenticates every MCP request (§2). A missing, malformed,
+// mistyped, unknown, revoked, expired or archived credential gets 401 with
+// WWW-Authenticate naming the resource metadata (RFC 9728) and a short
+// plain-text body saying what is wrong, never a JSON-RPC error.
+func (s *Server) bearer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r) // the SDK answers GET and DELETE with 405
+			return
+		}
+		token, hasBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		token = strings.TrimSpace(token)
+		c, err := s.hub.Authenticate(r.Context(), token)
+		if err != nil {
+			e := hub.AsError(err)
+			if e.Kind != hub.KindUnauthenticated {
+				s.log.Error("authenticating", "err", err)
+				http.Error(w, "internal error; retry later", http.StatusInternalServerError)
+				return
+			}
+			challenge := `Bearer resource_metadata="` + s.base(r) + `/.well-known/oauth-protected-resource/mcp/", scope="` + strings.Join(hub.AllScopes, " ") + `"`
+			if hasBearer && token != "" {
+				challenge += `, error="invalid_token"`
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
+			http.Error(w, e.Msg, http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	})
+}
+
+type requestCtxKey struct{}
+
+// keepRequestContext stores the HTTP request's own context, which ends when
+// the client hangs up, for wait_for_messages: in the older protocol era the
+// SDK does not cancel a handler on hang-up (research §2.6 b).
+func (s *Server) keepRequestContext(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestCtxKey{}, r.Context())))
+	})
+}
+
+// alignVersionHeader is a deliberate leniency (§10.1, research §2.6 a): some
+// clients send an older MCP-Protocol-Version header with a 2026-07-28 body;
+// the header is set to the body's version before the SDK sees it, and each
+// time is logged. Every other header rule stays strict.
+func (s *Server) alignVersionHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := r.Header.Get("Mcp-Protocol-Version")
+		if r.Method != http.MethodPost || h == "" || h >= "2026-07-28" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		if err != nil {
+			http.Error(w, "request body too large or unreadable", http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		var m struct {
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(b, &m) == nil {
+			if v, _ := m.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string); v >= "2026-07-28" {
+				s.log.Info("aligned MCP-Protocol-Version header to the body", "header", h, "body", v, "agent_ua", r.UserAgent())
+				r.Header.Set("Mcp-Protocol-Version", v)
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cors answers preflight before authentication and checks Origin against the
+// allowlist: the base URL's origin, configured origins, and loopback (local
+// inspectors). A bad Origin gets 403 (§10.1).
+func (s *Server) cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !s.originAllowed(r, origin) {
+			http.Error(w, "origin "+origin+" is not allowed; add it with --origin", http.StatusForbidden)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) originAllowed(r *http.Request, origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if ip := net.ParseIP(u.Hostname()); (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost" {
+		return true
+	}
+	if b, err := url.Parse(s.base(r)); err == nil && b.Scheme == u.Scheme && b.Host == u.Host {
+		return true
+	}
+	return slices.Contains(s.origins, strings.TrimSuffix(origin, "/"))
+}

@@ -1,0 +1,45 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// addResources registers the resources (§10.4). Resources never carry
+// bodies and never mark anything read.
+func (s *Server) addResources() {
+	s.mcp.AddResource(&mcp.Resource{URI: "palaver://me", Name: "me", Title: "Who am I",
+		Description: "The same as the whoami tool: your handle, owner, siblings, scopes and latest_cursor.", MIMEType: "application/json"},
+		s.resource("", func(ctx context.Context, c *call) (any, error) { return s.whoami(ctx, c, whoamiIn{}) }))
+	s.mcp.AddResource(&mcp.Resource{URI: "palaver://inbox", Name: "inbox", Title: "Inbox",
+		Description: "The messages waiting for you, one line each (summaries, never bodies).", MIMEType: "application/json"},
+		s.resource(hub.ScopeRead, func(ctx context.Context, c *call) (any, error) { return s.checkInbox(ctx, c, checkInboxIn{}) }))
+}
+
+// resource adapts a read to a resource handler: the same caller and scope
+// checks as tools; a failure is a JSON-RPC error, as resources have no
+// error results.
+func (s *Server) resource(scope string, read func(ctx context.Context, c *call) (any, error)) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		c := &call{srv: s, tool: "resource " + req.Params.URI, caller: callerFrom(ctx)}
+		if c.caller == nil {
+			return nil, hub.Errorf(hub.KindUnauthenticated, "no caller")
+		}
+		if err := c.caller.Require(scope); err != nil {
+			return nil, err
+		}
+		v, err := read(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
+	}
+}

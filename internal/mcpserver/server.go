@@ -1,0 +1,154 @@
+// Package mcpserver is Palaver's MCP face (DESIGN.md §10): a stateless
+// streamable-HTTP endpoint at /mcp/ (and /mcp) serving both protocol eras
+// through the official Go SDK, with bearer authentication, one typed handler
+// per tool, resources, prompts and server instructions.
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Options configure New.
+type Options struct {
+	Hub    *hub.Hub
+	Logger *slog.Logger
+	// BaseURL is the public URL (scheme://host[:port]) used in the
+	// WWW-Authenticate resource_metadata and the protected resource
+	// metadata. "" derives it from each request's Host.
+	BaseURL string
+	// Origins are extra browser origins allowed besides BaseURL's and
+	// loopback ones.
+	Origins []string
+}
+
+// Server is the MCP face.
+type Server struct {
+	hub     *hub.Hub
+	log     *slog.Logger
+	baseURL string
+	origins []string
+	tools   map[string]toolDef
+	mcp     *mcp.Server
+	version string // serverInfo.version: 2.<tool count>.<hash>
+	build   string // whoami.server_build
+}
+
+// New builds the MCP server and its tool list.
+func New(o Options) (*Server, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/"), origins: o.Origins, tools: map[string]toolDef{}}
+	defs := s.defaultTools()
+	version, err := surfaceVersion(defs)
+	if err != nil {
+		return nil, err
+	}
+	s.version = version
+	s.build = buildName(version)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       o.Logger,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+		},
+		SetCacheable: func(ctx context.Context, req mcp.Request, c *mcp.Cacheable) {
+			c.CacheScope = "private"
+			c.TTLMs = 60000
+			if _, ok := req.(*mcp.ReadResourceRequest); ok {
+				c.TTLMs = 0
+			}
+		},
+	})
+	for _, d := range defs {
+		s.tools[d.tool.Name] = d
+		s.mcp.AddTool(d.tool, s.toolHandler(d))
+	}
+	s.addResources()
+	s.addPrompts()
+	// Nothing is pushed outside a response (§10.1).
+	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "subscriptions/listen" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: Palaver pushes nothing; wait with the wait_for_messages tool"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return s, nil
+}
+
+// Version is serverInfo.version.
+func (s *Server) Version() string { return s.version }
+
+// surfaceVersion hashes everything a client sees of the tools (name, title,
+// description, schemas, annotations) and the server instructions (§10.1).
+func surfaceVersion(defs []toolDef) (string, error) {
+	h := sha256.New()
+	for _, d := range defs {
+		b, err := json.Marshal(d.tool)
+		if err != nil {
+			return "", fmt.Errorf("tool %s: %w", d.tool.Name, err)
+		}
+		h.Write(b)
+	}
+	h.Write([]byte(instructions))
+	return fmt.Sprintf("2.%d.%s", len(defs), hex.EncodeToString(h.Sum(nil))[:8]), nil
+}
+
+// buildName names the build: the surface version and the VCS revision when
+// the binary carries one.
+func buildName(version string) string {
+	rev := "unknown revision"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				rev = s.Value[:12]
+			}
+		}
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" && rev == "unknown revision" {
+			rev = bi.Main.Version
+		}
+	}
+	return "palaver " + version + " (" + rev + ")"
+}
+
+// toolHandler adapts a toolDef to the SDK: it finds the caller put in the
+// context by the bearer middleware, checks the tool's scope, runs the
+// handler and maps its outcome — a value, a Refusal or an error — to a
+// result (§10.2).
+func (s *Server) toolHandler(d toolDef) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := &call{srv: s, tool: d.tool.Name, caller: callerFrom(ctx)}
+		if c.caller == nil {
+			return c.toolError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
+		}
+		if err := c.caller.Require(d.scope); err != nil {
+			return c.toolError(ctx, err)
+		}
+		v, err := d.handler(ctx, c, req.Params.Arguments)
+		if err != nil {
+			var r *hub.Refusal
+			if errors.As(err, &r) {
+				return c.refusalResult(ctx, r)
+			}
+			return c.toolError(ctx, err)
+		}
+		return result(v)
+	}
+}

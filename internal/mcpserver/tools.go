@@ -1,0 +1,162 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// call is one tool call in progress: who calls, which tool, and what the
+// structured log line of a refusal or error should name.
+type call struct {
+	srv          *Server
+	tool         string
+	caller       *hub.Caller
+	conversation string // set by handlers that act on one conversation
+}
+
+// toolDef is one tool of the default profile: its wire description, the
+// scope it needs (§2) and its handler over raw arguments.
+type toolDef struct {
+	tool    *mcp.Tool
+	scope   string
+	handler func(ctx context.Context, c *call, args json.RawMessage) (any, error)
+	props   []string // argument names, for the unknown-argument message
+}
+
+// toolSpec is what a tool declares; the generic newTool turns it into a
+// toolDef whose input schema is inferred from In.
+type toolSpec struct {
+	name, title, description, scope string
+	readOnly, idempotent            bool
+	// schema adjusts the inferred input schema: defaults, enums, bounds.
+	schema func(props map[string]*jsonschema.Schema)
+}
+
+// newTool builds a tool whose arguments decode into In. Unknown arguments
+// are refused by name (§4 input hygiene), before the handler runs.
+func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (any, error)) toolDef {
+	schema, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", s.name, err))
+	}
+	if s.schema != nil {
+		s.schema(schema.Properties)
+	}
+	props := make([]string, 0, len(schema.Properties))
+	for p := range schema.Properties {
+		props = append(props, p)
+	}
+	slices.Sort(props)
+	if !s.readOnly {
+		s.description += " Needs scope " + s.scope + "."
+	} else if s.scope != "" {
+		s.description += " Read-only; needs scope " + s.scope + "."
+	}
+	d := toolDef{
+		tool: &mcp.Tool{
+			Name: s.name, Title: s.title, Description: s.description, InputSchema: schema,
+			Annotations: &mcp.ToolAnnotations{
+				Title: s.title, ReadOnlyHint: s.readOnly, IdempotentHint: s.idempotent,
+				DestructiveHint: new(false), OpenWorldHint: new(false),
+			},
+		},
+		scope: s.scope,
+		props: props,
+	}
+	d.handler = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
+		var in In
+		if err := decodeArgs(raw, &in, props); err != nil {
+			return nil, err
+		}
+		return fn(ctx, c, in)
+	}
+	return d
+}
+
+// decodeArgs decodes a tool's JSON arguments strictly: an argument the tool
+// does not define is refused with its name, a wrong type with the expected
+// one. JSON decoding turns invalid UTF-8 and unpaired surrogates into U+FFFD.
+func decodeArgs(raw json.RawMessage, dst any, props []string) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	if raw[0] != '{' {
+		return hub.Errorf(hub.KindInvalid, "arguments must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err == nil {
+		if _, err := dec.Token(); err != io.EOF {
+			return hub.Errorf(hub.KindInvalid, "arguments must be one JSON object")
+		}
+		return nil
+	}
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		return hub.Errorf(hub.KindInvalid, "argument %q must be %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		takes := "no arguments"
+		if len(props) > 0 {
+			takes = strings.Join(props, ", ")
+		}
+		return &hub.Error{Kind: hub.KindInvalid, Code: "unknown_argument",
+			Msg: fmt.Sprintf("unknown argument %s: this tool takes %s (sender, provenance and authority are set by the server)", name, takes)}
+	}
+	return hub.Errorf(hub.KindInvalid, "arguments are not valid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	}
+	if strings.HasPrefix(goKind, "int") || strings.HasPrefix(goKind, "uint") {
+		return "an integer"
+	}
+	return "a " + goKind
+}
+
+// withDefault sets a property's default value.
+func withDefault(p map[string]*jsonschema.Schema, name string, v any) {
+	b, _ := json.Marshal(v)
+	p[name].Default = b
+}
+
+// withEnum limits a string property to the given values.
+func withEnum(p map[string]*jsonschema.Schema, name string, values ...string) {
+	p[name].Enum = make([]any, len(values))
+	for i, v := range values {
+		p[name].Enum[i] = v
+	}
+}
+
+// withRange bounds an integer property.
+func withRange(p map[string]*jsonschema.Schema, name string, min, max float64) {
+	p[name].Minimum, p[name].Maximum = &min, &max
+}
+
+// withMaxLength bounds a string property (in code points, like the hub).
+func withMaxLength(p map[string]*jsonschema.Schema, name string, max int) {
+	p[name].MaxLength = &max
+}

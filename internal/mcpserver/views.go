@@ -1,0 +1,169 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// The JSON shapes tools return (§10.3). Every shape that carries words chosen
+// by someone else (bodies, titles, notes, names) says untrusted:true (§4).
+
+// timeText formats a time as RFC 3339 in UTC with milliseconds; "" for zero.
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+type senderView struct {
+	Handle   string `json:"handle"`
+	Kind     string `json:"kind"`
+	Instance string `json:"instance,omitempty"`
+}
+
+type principalRef struct {
+	ID     string `json:"id"`
+	Handle string `json:"handle"`
+}
+
+// provenanceView is §4's server-attested provenance.
+type provenanceView struct {
+	Author     string       `json:"author"`
+	AI         bool         `json:"ai"`
+	OnBehalfOf principalRef `json:"on_behalf_of"`
+	Authority  string       `json:"authority"`
+	AttestedBy string       `json:"attested_by"`
+}
+
+type messageView struct {
+	MessageID      string          `json:"message_id"`
+	ConversationID string          `json:"conversation_id"`
+	Seq            int64           `json:"seq"`
+	Sender         senderView      `json:"sender"`
+	Body           string          `json:"body"`
+	Summary        string          `json:"summary,omitempty"`
+	Format         string          `json:"format"`
+	Kind           string          `json:"kind"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
+	Mentions       []string        `json:"mentions,omitempty"`
+	ReplyToSeq     int64           `json:"reply_to_seq,omitempty"`
+	NoReply        bool            `json:"no_reply,omitempty"`
+	ToInstance     string          `json:"to_instance,omitempty"`
+	ClientMsgID    string          `json:"client_msg_id,omitempty"`
+	Provenance     provenanceView  `json:"provenance"`
+	CreatedAt      string          `json:"created_at"`
+	Untrusted      bool            `json:"untrusted"`
+}
+
+func provenanceOf(m *hub.Message) provenanceView {
+	return provenanceView{
+		Author: m.Author, AI: m.Author == hub.AuthorAgent,
+		OnBehalfOf: principalRef{ID: m.OwnerID, Handle: m.OwnerHandle},
+		Authority:  m.Authority, AttestedBy: hub.AttestedByHub,
+	}
+}
+
+func viewMessage(m *hub.Message) messageView {
+	return messageView{
+		MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
+		Sender: senderView{Handle: m.SenderHandle, Kind: m.SenderKind, Instance: m.SenderInstance},
+		Body:   m.Body, Summary: m.Summary, Format: m.Format, Kind: m.Kind, Metadata: m.Metadata,
+		Mentions: m.Mentions, ReplyToSeq: m.ReplyToSeq, NoReply: m.NoReply, ToInstance: m.ToInstance,
+		ClientMsgID: m.ClientMsgID, Provenance: provenanceOf(m), CreatedAt: timeText(m.CreatedAt), Untrusted: true,
+	}
+}
+
+// messageLine is a message as one line: no body (§5 listing).
+type messageLine struct {
+	MessageID      string     `json:"message_id"`
+	ConversationID string     `json:"conversation_id"`
+	Seq            int64      `json:"seq"`
+	Sender         senderView `json:"sender"`
+	Summary        string     `json:"summary"`
+	At             string     `json:"at"`
+}
+
+// summaryLine is the message's summary, or a preview of its body cut on a
+// character boundary when it has none.
+func summaryLine(m *hub.Message) string {
+	if m.Summary != "" {
+		return m.Summary
+	}
+	return hub.Preview(m.Body, hub.MaxSummary)
+}
+
+func lineOf(m *hub.Message) messageLine {
+	return messageLine{
+		MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
+		Sender:  senderView{Handle: m.SenderHandle, Kind: m.SenderKind, Instance: m.SenderInstance},
+		Summary: summaryLine(m), At: timeText(m.CreatedAt),
+	}
+}
+
+type participantView struct {
+	Handle   string `json:"handle"`
+	Kind     string `json:"kind"`
+	Role     string `json:"role"`
+	Archived bool   `json:"archived,omitempty"`
+}
+
+type conversationView struct {
+	ConversationID string            `json:"conversation_id"`
+	Kind           string            `json:"kind"`
+	Title          string            `json:"title,omitempty"`
+	Goal           string            `json:"goal,omitempty"`
+	Status         string            `json:"status"`
+	LastSeq        int64             `json:"last_seq"`
+	Participants   []participantView `json:"participants"`
+	CreatedAt      string            `json:"created_at"`
+}
+
+func viewConversation(v *hub.ConversationView) conversationView {
+	out := conversationView{
+		ConversationID: v.Conversation.ID, Kind: v.Conversation.Kind, Title: v.Conversation.Title,
+		Goal: v.Conversation.Goal, Status: v.Conversation.Status, LastSeq: v.Conversation.LastSeq,
+		CreatedAt: timeText(v.Conversation.CreatedAt), Participants: []participantView{},
+	}
+	for _, p := range v.Participants {
+		out.Participants = append(out.Participants, participantView{Handle: p.Handle, Kind: p.Kind, Role: p.Role, Archived: p.Archived})
+	}
+	return out
+}
+
+type agentView struct {
+	Handle      string `json:"handle"`
+	Description string `json:"description"`
+	Goal        string `json:"goal,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+}
+
+func viewAgents(as []*hub.Agent) []agentView {
+	out := []agentView{}
+	for _, a := range as {
+		out = append(out, agentView{Handle: a.Handle(), Description: a.Description, Goal: a.Goal})
+	}
+	return out
+}
+
+type userView struct {
+	Handle string `json:"handle"`
+	Name   string `json:"name,omitempty"`
+}
+
+type readView struct {
+	Handle      string `json:"handle"`
+	Instance    string `json:"instance,omitempty"`
+	LastReadSeq int64  `json:"last_read_seq"`
+	At          string `json:"at"`
+}
+
+func viewReads(rs []hub.Read) []readView {
+	out := []readView{}
+	for _, r := range rs {
+		out = append(out, readView{Handle: r.Handle, Instance: r.Instance, LastReadSeq: r.LastReadSeq, At: timeText(r.UpdatedAt)})
+	}
+	return out
+}
