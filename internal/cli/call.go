@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// errToolFailed: the tool answered with an error result (already printed).
+var errToolFailed = errors.New("tool error")
+
+// clientEnv is how call and wait reach a server: PALAVER_URL (default the
+// local server), PALAVER_TOKEN, PALAVER_INSTANCE.
+type clientEnv struct {
+	url, token, instance string
+}
+
+func readClientEnv(e *env) (clientEnv, error) {
+	c := clientEnv{url: e.getenv("PALAVER_URL"), token: e.getenv("PALAVER_TOKEN"), instance: e.getenv("PALAVER_INSTANCE")}
+	if c.url == "" {
+		c.url = "http://127.0.0.1:8420/mcp/"
+	}
+	if c.token == "" {
+		return c, errors.New("PALAVER_TOKEN is not set: mint one with `palaver token mint --user OWNER --agent SLUG` and export PALAVER_TOKEN=plv_…")
+	}
+	return c, nil
+}
+
+// bearerTransport adds the Authorization header to every request.
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return t.next.RoundTrip(r)
+}
+
+// connect opens an MCP client session to the server.
+func connect(ctx context.Context, ce clientEnv) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "palaver-cli", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:             ce.url,
+		HTTPClient:           &http.Client{Transport: bearerTransport{token: ce.token, next: http.DefaultTransport}},
+		DisableStandaloneSSE: true,
+		MaxRetries:           -1,
+	}
+	s, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to %s: %w", ce.url, err)
+	}
+	return s, nil
+}
+
+// callTool calls a tool, adding PALAVER_INSTANCE as instance when the tool
+// takes one and args do not name one.
+func callTool(ctx context.Context, s *mcp.ClientSession, ce clientEnv, name string, args map[string]any) (*mcp.CallToolResult, error) {
+	if ce.instance != "" && args["instance"] == nil {
+		tools, err := s.ListTools(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		if i := slices.IndexFunc(tools.Tools, func(t *mcp.Tool) bool { return t.Name == name }); i >= 0 {
+			if schema, ok := tools.Tools[i].InputSchema.(map[string]any); ok {
+				if props, _ := schema["properties"].(map[string]any); props["instance"] != nil {
+					args["instance"] = ce.instance
+				}
+			}
+		}
+	}
+	return s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+// resultJSON is a result's structured content, or its text.
+func resultJSON(r *mcp.CallToolResult) []byte {
+	if r.StructuredContent != nil {
+		if b, err := json.Marshal(r.StructuredContent); err == nil {
+			return b
+		}
+	}
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			return []byte(t.Text)
+		}
+	}
+	return []byte("{}")
+}
+
+// runCall: palaver call TOOL ['JSON'] prints the result's JSON; a tool error
+// is printed the same way and exits 1.
+func runCall(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "call", "call TOOL ['{\"arg\": …}']   (env PALAVER_URL, PALAVER_TOKEN, PALAVER_INSTANCE)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		fs.Usage()
+		return errUsage
+	}
+	toolArgs := map[string]any{}
+	if len(pos) == 2 {
+		dec := json.NewDecoder(bytes.NewReader([]byte(pos[1])))
+		dec.UseNumber()
+		if err := dec.Decode(&toolArgs); err != nil {
+			return fmt.Errorf("the arguments must be one JSON object, like '{\"limit\": 5}': %v", err)
+		}
+	}
+	ce, err := readClientEnv(e)
+	if err != nil {
+		return err
+	}
+	s, err := connect(ctx, ce)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	r, err := callTool(ctx, s, ce, pos[0], toolArgs)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if json.Indent(&out, resultJSON(r), "", "  ") != nil {
+		out.Write(resultJSON(r))
+	}
+	out.WriteByte('\n')
+	e.stdout.Write(out.Bytes())
+	if r.IsError {
+		return errToolFailed
+	}
+	return nil
+}
+
+// runTools: palaver tools lists the server's tools.
+func runTools(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "tools", "tools   (env PALAVER_URL, PALAVER_TOKEN)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0); err != nil {
+		return err
+	}
+	ce, err := readClientEnv(e)
+	if err != nil {
+		return err
+	}
+	s, err := connect(ctx, ce)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	tools, err := s.ListTools(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, t := range tools.Tools {
+		fmt.Fprintf(e.stdout, "%-20s %s\n", t.Name, t.Title)
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+// Package cli is the palaver command (DESIGN.md §12): one file per
+// subcommand. Admin subcommands act on the database directly, like the
+// server does; call and wait speak MCP to a running server.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/palaverhq/palaver/internal/config"
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store"
+)
+
+// env is what a subcommand gets from the process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+type command struct {
+	name, usage string
+	run         func(ctx context.Context, e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the server", runServe},
+		{"user", "create people: user create HANDLE [--name NAME]", runUser},
+		{"agent", "create, list and archive agents", runAgent},
+		{"token", "mint, list and revoke agent tokens", runToken},
+		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
+		{"wait", "stream events as JSON lines", runWait},
+		{"tools", "list the tools a server offers", runTools},
+		{"migrate", "apply database migrations", runMigrate},
+	}
+}
+
+// errUsage marks an error already explained by usage text: exit status 2.
+var errUsage = errors.New("usage")
+
+// Main runs the palaver command and returns its exit status.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			return 2
+		case errors.Is(err, errToolFailed):
+			return 1
+		}
+		fmt.Fprintln(stderr, "palaver "+c.name+": "+message(err))
+		return 1
+	}
+	fmt.Fprintf(stderr, "palaver: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+// message is an error as a person should read it: a hub Error's message
+// without its kind.
+func message(err error) string {
+	var he *hub.Error
+	if errors.As(err, &he) && he.Kind != hub.KindInternal {
+		return he.Msg
+	}
+	return err.Error()
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "palaver — a message hub for AI agents and the people who own them\n\nUsage: palaver COMMAND [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.usage)
+	}
+	fmt.Fprintln(w, "\nRun palaver COMMAND --help for a command's flags.")
+}
+
+// newFlags makes a subcommand's flag set that reports errors to stderr.
+func newFlags(e *env, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet("palaver "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: palaver %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags that may come before and after positional arguments,
+// and returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// wantArgs checks the number of positional arguments.
+func wantArgs(fs *flag.FlagSet, pos []string, n int) error {
+	if len(pos) != n {
+		fs.Usage()
+		return errUsage
+	}
+	return nil
+}
+
+// admin is an opened database and hub for an admin subcommand.
+type admin struct {
+	db  *store.DB
+	hub *hub.Hub
+}
+
+func openAdmin(ctx context.Context, cfg config.Config) (*admin, error) {
+	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &admin{db: db, hub: h}, nil
+}
+
+func (a *admin) Close() { a.db.Close() }
+
+// adminFlags adds --database to fs and returns the config it fills.
+func adminFlags(e *env, fs *flag.FlagSet) *config.Config {
+	cfg := config.Default()
+	cfg.DatabaseFlag(fs, e.getenv)
+	return &cfg
+}
+
+// subcommand dispatches "palaver NAME VERB …" to a verb's function.
+func subcommand(ctx context.Context, e *env, name string, args []string, verbs map[string]func(context.Context, *env, []string) error) error {
+	if len(args) == 0 || verbs[args[0]] == nil {
+		fmt.Fprintf(e.stderr, "Usage: palaver %s %s\n", name, strings.Join(slices.Sorted(maps.Keys(verbs)), "|"))
+		return errUsage
+	}
+	return verbs[args[0]](ctx, e, args[1:])
+}

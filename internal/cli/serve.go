@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/config"
+	"github.com/palaverhq/palaver/internal/httpx"
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpserver"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store"
+)
+
+// runServe: palaver serve [--addr] [--database] [--base-url] … Runs until ctx
+// ends (SIGINT/SIGTERM), then ends parked waits with timed_out and lets
+// requests in flight finish (§14).
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "serve [--addr 127.0.0.1:8420] [--database ./palaver.db] [--base-url URL]")
+	cfg := config.Default()
+	cfg.ServeFlags(fs, e.getenv)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	log := newLogger(e.stderr, cfg.LogFormat)
+
+	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Synchronous: cfg.Synchronous, Exclusive: true, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log})
+	if err != nil {
+		return err
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins})
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	srv.Register(mux)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if _, err := db.Meta(r.Context(), hub.MetaEpoch); err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another server using this address? pass --addr)", cfg.Addr, err)
+	}
+	hs := &http.Server{
+		Handler:           httpx.Wrap(mux, log),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("palaver is serving", "mcp", "http://"+ln.Addr().String()+"/mcp/", "version", srv.Version(), "config", cfg.String())
+
+	go pruneEvents(ctx, h, log)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: ending waits, finishing requests in flight")
+	h.Shutdown()
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// pruneEvents deletes expired events now and every hour (§6: kept 30 days).
+func pruneEvents(ctx context.Context, h *hub.Hub, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if err := h.PruneEvents(ctx); err != nil && ctx.Err() == nil {
+			log.Error("pruning events", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// runMigrate: palaver migrate [--database PATH] applies pending migrations
+// (serve applies them on start too).
+func runMigrate(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "migrate", "migrate [--database PATH]")
+	cfg := adminFlags(e, fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0); err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "database %s is up to date\n", cfg.Database)
+	return db.Close()
+}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+func runToken(ctx context.Context, e *env, args []string) error {
+	return subcommand(ctx, e, "token", args, map[string]func(context.Context, *env, []string) error{
+		"mint":   tokenMint,
+		"list":   tokenList,
+		"revoke": tokenRevoke,
+	})
+}
+
+// parseExpiry reads "30d", "12h", "90m" or any Go duration; "" is never.
+func parseExpiry(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err == nil && days > 0 {
+			return time.Duration(days) * 24 * time.Hour, nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, fmt.Errorf("--expires %q: give a positive duration like 30d, 12h or 90m", s)
+}
+
+// tokenMint: palaver token mint --user OWNER --agent SLUG [--scope …]
+// [--expires 30d] [--name NAME]. The token is printed alone on the last
+// line of stdout and nowhere else.
+func tokenMint(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "token mint", "token mint --user OWNER --agent SLUG [--scope msg:read,msg:write,contacts:read] [--expires 30d] [--name NAME] [--database PATH]")
+	cfg := adminFlags(e, fs)
+	owner := fs.String("user", "", "the agent's owner (required)")
+	slug := fs.String("agent", "", "the agent's slug (required)")
+	scope := fs.String("scope", strings.Join(hub.AllScopes, ","), "comma-separated scopes")
+	expires := fs.String("expires", "", "lifetime, like 30d or 12h (default: never expires)")
+	name := fs.String("name", "", "a label for the token, like laptop")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0); err != nil {
+		return err
+	}
+	if *owner == "" || *slug == "" {
+		fs.Usage()
+		return errUsage
+	}
+	scopes, err := hub.ParseScopes(*scope)
+	if err != nil {
+		return err
+	}
+	ttl, err := parseExpiry(*expires)
+	if err != nil {
+		return err
+	}
+	a, err := openAdmin(ctx, *cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	t, secret, err := a.hub.MintToken(ctx, hub.TokenSpec{Owner: *owner, Agent: *slug, Scopes: scopes, Expires: ttl, Name: *name})
+	if err != nil {
+		return err
+	}
+	exp := "never expires"
+	if !t.ExpiresAt.IsZero() {
+		exp = "expires " + t.ExpiresAt.Format(time.RFC3339)
+	}
+	fmt.Fprintf(e.stdout, "minted %s for %s/%s (scopes %s, %s); it is shown only once:\n%s\n",
+		t.ID, *owner, *slug, strings.Join(t.Scopes, ","), exp, secret)
+	return nil
+}
+
+// tokenList: palaver token list --user OWNER [--agent SLUG].
+func tokenList(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "token list", "token list --user OWNER [--agent SLUG] [--database PATH]")
+	cfg := adminFlags(e, fs)
+	owner := fs.String("user", "", "the owner (required)")
+	slug := fs.String("agent", "", "only this agent's tokens")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0); err != nil {
+		return err
+	}
+	if *owner == "" {
+		fs.Usage()
+		return errUsage
+	}
+	a, err := openAdmin(ctx, *cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ts, err := a.hub.Tokens(ctx, *owner, *slug)
+	if err != nil {
+		return err
+	}
+	agents, err := a.hub.Agents(ctx, *owner, true)
+	if err != nil {
+		return err
+	}
+	handles := map[string]string{}
+	for _, ag := range agents {
+		handles[ag.ID] = ag.Handle()
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAGENT\tNAME\tSCOPES\tCREATED\tLAST USED\tEXPIRES\tREVOKED")
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, handles[t.AgentID], t.Name, strings.Join(t.Scopes, ","),
+			day(t.CreatedAt), day(t.LastUsedAt), day(t.ExpiresAt), day(t.RevokedAt))
+	}
+	return tw.Flush()
+}
+
+// tokenRevoke: palaver token revoke TOKEN_ID.
+func tokenRevoke(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "token revoke", "token revoke TOKEN_ID [--database PATH]")
+	cfg := adminFlags(e, fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 1); err != nil {
+		return err
+	}
+	a, err := openAdmin(ctx, *cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	t, err := a.hub.RevokeToken(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "revoked %s: its next request gets 401\n", t.ID)
+	return nil
+}
+
+// day formats a time for tables: "-" when unset.
+func day(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}

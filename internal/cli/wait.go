@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// runWait: palaver wait [--cursor C] [--timeout 55] [--once] follows the
+// agent's event stream, printing each event as one JSON line with the
+// cursor to resume from; a harness without MCP can live on call and wait.
+func runWait(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "wait", "wait [--cursor CURSOR] [--timeout 55] [--once]   (env PALAVER_URL, PALAVER_TOKEN, PALAVER_INSTANCE)")
+	cursor := fs.String("cursor", "", "resume after this cursor (default: whoami's latest_cursor, so only new events)")
+	timeout := fs.Int("timeout", 55, "seconds each wait may park, 0-55")
+	once := fs.Bool("once", false, "return after the first wait that brings events (or times out)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, 0); err != nil {
+		return err
+	}
+	ce, err := readClientEnv(e)
+	if err != nil {
+		return err
+	}
+	s, err := connect(ctx, ce)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	enc := json.NewEncoder(e.stdout)
+	for {
+		args := map[string]any{"timeout_s": *timeout}
+		if *cursor != "" {
+			args["cursor"] = *cursor
+		}
+		r, err := callTool(ctx, s, ce, "wait_for_messages", args)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if r.IsError {
+			return fmt.Errorf("wait_for_messages: %s", resultJSON(r))
+		}
+		var out struct {
+			Events []map[string]any `json:"events"`
+			Cursor string           `json:"cursor"`
+		}
+		if err := json.Unmarshal(resultJSON(r), &out); err != nil {
+			return errors.New("wait_for_messages returned an unexpected result: " + string(resultJSON(r)))
+		}
+		for _, ev := range out.Events {
+			ev["cursor"] = out.Cursor
+			if err := enc.Encode(ev); err != nil {
+				return err
+			}
+		}
+		*cursor = out.Cursor
+		if *once {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,117 @@
+// Package config holds the server's settings (DESIGN.md §14): defaults,
+// PALAVER_* environment variables, and flags, in rising precedence.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Config is everything `palaver serve` and the admin commands are told.
+type Config struct {
+	// Addr is the listen address (host:port).
+	Addr string
+	// Database is the SQLite file path.
+	Database string
+	// BaseURL is the public URL used in OAuth metadata and links; "" means
+	// each request's own scheme and host.
+	BaseURL string
+	// LogFormat is "text" or "json".
+	LogFormat string
+	// Synchronous is SQLite's synchronous setting: FULL or NORMAL (§13).
+	Synchronous string
+	// Origins are extra browser origins allowed to call the MCP endpoint.
+	Origins []string
+}
+
+// Default returns the defaults: 127.0.0.1:8420 and ./palaver.db.
+func Default() Config {
+	return Config{Addr: "127.0.0.1:8420", Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL"}
+}
+
+// env names each setting's environment variable.
+var env = map[string]string{
+	"addr":        "PALAVER_ADDR",
+	"database":    "PALAVER_DATABASE",
+	"base-url":    "PALAVER_BASE_URL",
+	"log-format":  "PALAVER_LOG_FORMAT",
+	"synchronous": "PALAVER_SYNCHRONOUS",
+	"origin":      "PALAVER_ORIGINS",
+}
+
+// DatabaseFlag registers only --database on fs (for the admin commands),
+// with its PALAVER_DATABASE default.
+func (c *Config) DatabaseFlag(fs *flag.FlagSet, getenv func(string) string) {
+	if v := getenv(env["database"]); v != "" {
+		c.Database = v
+	}
+	fs.StringVar(&c.Database, "database", c.Database, "SQLite database file (env PALAVER_DATABASE)")
+}
+
+// ServeFlags registers every setting on fs, each defaulting to its
+// environment variable when set.
+func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
+	c.DatabaseFlag(fs, getenv)
+	str := func(p *string, name, usage string) {
+		if v := getenv(env[name]); v != "" {
+			*p = v
+		}
+		fs.StringVar(p, name, *p, usage+" (env "+env[name]+")")
+	}
+	str(&c.Addr, "addr", "listen address")
+	str(&c.BaseURL, "base-url", "public URL of this server, like https://palaver.example.com")
+	str(&c.LogFormat, "log-format", "log format: text or json")
+	str(&c.Synchronous, "synchronous", "SQLite synchronous: FULL (durable) or NORMAL (faster)")
+	if v := getenv(env["origin"]); v != "" {
+		c.Origins = strings.Split(v, ",")
+	}
+	fs.Func("origin", "extra browser origin allowed to call /mcp (repeatable; env PALAVER_ORIGINS, comma-separated)", func(s string) error {
+		c.Origins = append(c.Origins, s)
+		return nil
+	})
+}
+
+// Validate checks every setting and says what to give instead.
+func (c *Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("--addr %q: give host:port, like 127.0.0.1:8420", c.Addr))
+	}
+	if c.Database == "" {
+		errs = append(errs, errors.New("--database is empty: give a file path, like ./palaver.db"))
+	}
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			errs = append(errs, fmt.Errorf("--base-url %q: give scheme and host only, like https://palaver.example.com", c.BaseURL))
+		}
+		c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("--log-format %q: give text or json", c.LogFormat))
+	}
+	c.Synchronous = strings.ToUpper(c.Synchronous)
+	if c.Synchronous != "FULL" && c.Synchronous != "NORMAL" {
+		errs = append(errs, fmt.Errorf("--synchronous %q: give FULL or NORMAL", c.Synchronous))
+	}
+	for i, o := range c.Origins {
+		o = strings.TrimSuffix(strings.TrimSpace(o), "/")
+		if u, err := url.Parse(o); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			errs = append(errs, fmt.Errorf("--origin %q: give scheme and host, like https://claude.ai", o))
+		}
+		c.Origins[i] = o
+	}
+	return errors.Join(errs...)
+}
+
+// String is the configuration for the start-up log; nothing in it is secret.
+func (c Config) String() string {
+	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v",
+		c.Addr, c.Database, c.BaseURL, c.LogFormat, c.Synchronous, c.Origins)
+}
