@@ -26,6 +26,9 @@ func participant(ps []Participant, principalID string) (*Participant, bool) {
 // access loads a conversation the caller takes part in. Closed conversations
 // and ones the caller is not in are not_found alike (§15).
 func access(ctx context.Context, r Reader, agentID, conversationID string) (*ConversationView, error) {
+	if conversationID == "" {
+		return nil, invalid("", "conversation_id is required: take it from list_conversations, check_inbox or open_conversation")
+	}
 	missing := notFound("no conversation %q is open to you; list yours with list_conversations", cleanText(conversationID))
 	c, err := r.Conversation(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) {

@@ -49,6 +49,9 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	default:
 		return nil, invalid("", "outcome must be \"done\" or \"failed\" (got %q)", cleanText(outcome))
 	}
+	if messageID == "" {
+		return nil, errNoMessageID
+	}
 	errText, err := checkText("error", errText, 0, MaxErrorText)
 	if err != nil {
 		return nil, err

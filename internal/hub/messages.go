@@ -225,6 +225,10 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 		if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
 			return err
 		}
+		// The sender has read its own words: its place moves past them.
+		if err := tx.MoveRead(ctx, m.ConversationID, c.Agent.ID, in.Instance, m.Seq, true, now); err != nil {
+			return err
+		}
 		if err := tx.InsertEvents(ctx, events); err != nil {
 			return err
 		}
@@ -351,11 +355,16 @@ func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadR
 	return res, nil
 }
 
+var errNoMessageID = invalid("", "message_id is required: take it from check_inbox or read_messages")
+
 // ReadMessage returns one message of a conversation the caller takes part in
 // and records its fetch (§5: the first full read of the body).
 func (h *Hub) ReadMessage(ctx context.Context, c *Caller, messageID, instance string) (*Message, error) {
 	if _, err := NormalizeInstance(instance, "instance"); err != nil {
 		return nil, err
+	}
+	if messageID == "" {
+		return nil, errNoMessageID
 	}
 	m, err := h.store.Message(ctx, messageID)
 	if errors.Is(err, ErrNoRows) {

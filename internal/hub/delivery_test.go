@@ -1,0 +1,126 @@
+package hub_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+func TestInboxWaitingMeansUnacknowledged(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	sent := w.send(t, w.planner, conv, "please review PR 7")
+
+	inbox := func() *hub.InboxResult {
+		t.Helper()
+		r, err := w.hub.Inbox(ctx, w.reviewer, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := inbox()
+	if r.Total != 1 || r.Items[0].Message.ID != sent.Message.ID || !r.Items[0].Delivery.FetchedAt.IsZero() {
+		t.Fatalf("after the send: %+v, want one waiting, not fetched", r)
+	}
+	if again := inbox(); !again.Items[0].Delivery.FetchedAt.IsZero() {
+		t.Fatal("listing marked the message read")
+	}
+	if _, err := w.hub.ReadMessage(ctx, w.reviewer, sent.Message.ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	if r := inbox(); r.Total != 1 || r.Items[0].Delivery.FetchedAt.IsZero() {
+		t.Fatalf("after reading: %+v, want still waiting and fetched", r)
+	}
+	d, err := w.hub.Acknowledge(ctx, w.reviewer, sent.Message.ID, "failed", "CI was down")
+	if err != nil || d.State != hub.DeliveryFailed || d.Attempts != 1 {
+		t.Fatalf("acknowledge failed: %+v, %v", d, err)
+	}
+	if r := inbox(); r.Total != 1 || r.Items[0].Delivery.Error != "CI was down" {
+		t.Fatalf("after a failed attempt: %+v, want still waiting with the error", r)
+	}
+	if _, err := w.hub.Acknowledge(ctx, w.reviewer, sent.Message.ID, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if r := inbox(); r.Total != 0 {
+		t.Fatalf("after acknowledging: %+v, want none waiting", r)
+	}
+	if _, err := w.hub.Acknowledge(ctx, w.reviewer, sent.Message.ID, "done", ""); err != nil {
+		t.Fatalf("acknowledging twice: %v", err)
+	}
+	// The sender has no delivery of its own message; a stranger cannot see it.
+	if _, err := w.hub.Acknowledge(ctx, w.planner, sent.Message.ID, "", ""); code(err) != "not_found" {
+		t.Fatalf("sender acknowledging its own message: %v, want not_found", err)
+	}
+	if _, err := w.hub.ReadMessage(ctx, w.helper, sent.Message.ID, ""); code(err) != "not_found" {
+		t.Fatalf("stranger reading: %v, want not_found", err)
+	}
+	if _, err := w.hub.Acknowledge(ctx, w.reviewer, sent.Message.ID, "maybe", ""); code(err) != "invalid_argument" {
+		t.Fatalf("bad outcome: %v", err)
+	}
+}
+
+func TestInboxOldestFirstNeverCollapsed(t *testing.T) {
+	w := newWorld(t)
+	a := w.open(t, w.planner, "alice/reviewer")
+	ops := w.agent(t, "alice/ops")
+	b := w.open(t, ops, "alice/reviewer")
+	var want []string
+	for i := range 5 {
+		conv, from := a, w.planner
+		if i%2 == 1 {
+			conv, from = b, ops
+		}
+		want = append(want, w.send(t, from, conv, fmt.Sprintf("ask %d", i)).Message.ID)
+	}
+	r, err := w.hub.Inbox(ctx, w.reviewer, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != 5 || r.More != 2 || len(r.Items) != 3 {
+		t.Fatalf("total %d more %d items %d, want 5, 2, 3", r.Total, r.More, len(r.Items))
+	}
+	for i, it := range r.Items {
+		if it.Message.ID != want[i] {
+			t.Errorf("item %d = %s, want %s (oldest first)", i, it.Message.ID, want[i])
+		}
+	}
+	if _, err := w.hub.Inbox(ctx, w.reviewer, 51, ""); code(err) != "invalid_argument" {
+		t.Fatalf("limit 51: %v", err)
+	}
+}
+
+func TestReadMessagesPagesAndPlaces(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	for i := range 5 {
+		w.send(t, w.planner, conv, fmt.Sprintf("m%d", i+1))
+	}
+	p, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, Limit: 2})
+	if err != nil || len(p.Messages) != 2 || !p.HasMore || p.NextAfterSeq != 2 {
+		t.Fatalf("first page: %+v, %v", p, err)
+	}
+	p, err = w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, AfterSeq: p.NextAfterSeq, Limit: 3, Instance: "desk"})
+	if err != nil || len(p.Messages) != 3 || p.HasMore || p.NextAfterSeq != 5 {
+		t.Fatalf("second page: %+v, %v", p, err)
+	}
+	places := map[string]int64{}
+	for _, r := range p.Reads {
+		places[r.Handle+"/"+r.Instance] = r.LastReadSeq
+	}
+	if places["alice/reviewer/"] != 2 || places["alice/reviewer/desk"] != 5 {
+		t.Fatalf("reads = %+v, want the agent's place at 2 and session desk's at 5", p.Reads)
+	}
+	// Reading with mark_read records the fetch; listing the inbox shows it.
+	in, _ := w.hub.Inbox(ctx, w.reviewer, 0, "")
+	for _, it := range in.Items {
+		if it.Delivery.FetchedAt.IsZero() {
+			t.Errorf("message %d read with mark_read is not marked fetched", it.Message.Seq)
+		}
+	}
+	ls, err := w.hub.ListConversations(ctx, w.reviewer, 0)
+	if err != nil || len(ls) != 1 || ls[0].Unread != 3 || ls[0].Last.Body != "m5" {
+		t.Fatalf("list_conversations: %+v, %v; want unread 3 past the agent's place", ls, err)
+	}
+}

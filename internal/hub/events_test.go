@@ -1,0 +1,183 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// waitResult runs a Wait in the background.
+type waitResult struct {
+	r   *hub.WaitResult
+	err error
+}
+
+func startWait(ctx context.Context, w *world, c *hub.Caller, in hub.WaitInput) <-chan waitResult {
+	ch := make(chan waitResult, 1)
+	go func() {
+		r, err := w.hub.Wait(ctx, c, in)
+		ch <- waitResult{r, err}
+	}()
+	return ch
+}
+
+func within(t *testing.T, ch <-chan waitResult) waitResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("the wait did not return within 10s")
+		return waitResult{}
+	}
+}
+
+func TestWaitReturnsPastEventsAtOnce(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	start, err := w.hub.LatestCursor(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := w.send(t, w.planner, conv, "hello")
+	r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: start, Timeout: hub.MaxWait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Events) != 1 || r.Events[0].Type != hub.EventMessageNew || r.Events[0].Message.ID != sent.Message.ID || r.TimedOut {
+		t.Fatalf("wait from before the send: %+v", r)
+	}
+	// The sender's own stream carries its message too (sibling sessions).
+	own, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: start})
+	if err != nil || len(own.Events) != 1 {
+		t.Fatalf("sender's wait: %+v, %v", own, err)
+	}
+	// From the newest cursor nothing is waiting: a zero timeout times out.
+	r, err = w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: r.Cursor})
+	if err != nil || !r.TimedOut || len(r.Events) != 0 {
+		t.Fatalf("wait from the newest cursor: %+v, %v", r, err)
+	}
+}
+
+func TestParkedWaitWakesOnCommit(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	cursor, _ := w.hub.LatestCursor(ctx)
+	ch := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
+	sent := w.send(t, w.planner, conv, "wake up")
+	got := within(t, ch)
+	if got.err != nil || len(got.r.Events) != 1 || got.r.Events[0].Message.ID != sent.Message.ID {
+		t.Fatalf("parked wait: %+v, %v", got.r, got.err)
+	}
+}
+
+func TestWaitSlots(t *testing.T) {
+	w := newWorld(t)
+	cursor, _ := w.hub.LatestCursor(ctx)
+	var cancels []context.CancelFunc
+	var chans []<-chan waitResult
+	for range 5 {
+		c, cancel := context.WithCancel(ctx)
+		cancels = append(cancels, cancel)
+		chans = append(chans, startWait(c, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait}))
+	}
+	// The 6th is refused while 5 are live.
+	w.parked(t, 5)
+	_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor})
+	if e, ok := err.(*hub.Error); !ok || e.Code != "too_many_waits" || e.Kind != hub.KindRateLimited || e.Details["retry_after_s"] == nil {
+		t.Fatalf("6th wait: %v, want rate_limited too_many_waits with retry_after_s", err)
+	}
+	// Another agent's waits are not counted.
+	if r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: cursor}); err != nil || !r.TimedOut {
+		t.Fatalf("another agent's wait: %v", err)
+	}
+	// A client hanging up frees its slot at once.
+	cancels[0]()
+	if r := within(t, chans[0]); r.err == nil {
+		t.Fatalf("hung-up wait returned %+v, want its context error", r.r)
+	}
+	w.parked(t, 4)
+	if r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor}); err != nil || !r.TimedOut {
+		t.Fatalf("wait after one hung up: %+v, %v", r, err)
+	}
+	w.hub.Shutdown()
+	for _, ch := range chans[1:] {
+		if r := within(t, ch); r.err != nil || !r.r.TimedOut {
+			t.Fatalf("wait at shutdown: %+v, %v; want timed_out", r.r, r.err)
+		}
+	}
+	for _, c := range cancels {
+		c()
+	}
+}
+
+func TestNewWaitOfSameSessionEndsTheOld(t *testing.T) {
+	w := newWorld(t)
+	cursor, _ := w.hub.LatestCursor(ctx)
+	first := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait, Instance: "desk"})
+	w.parked(t, 1)
+	second := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: time.Second, Instance: "desk"})
+	got := within(t, first)
+	if got.err != nil || !got.r.Superseded || len(got.r.Events) != 0 || got.r.Cursor != cursor {
+		t.Fatalf("first wait: %+v, %v; want superseded with nothing consumed", got.r, got.err)
+	}
+	if r := within(t, second); r.err != nil || !r.r.TimedOut {
+		t.Fatalf("second wait: %+v, %v", r.r, r.err)
+	}
+}
+
+func TestCursorErrors(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	w.send(t, w.planner, conv, "one")
+	latest, _ := w.hub.LatestCursor(ctx)
+	raw, _ := base64.RawURLEncoding.DecodeString(latest)
+	epoch, _, _ := strings.Cut(string(raw), ":")
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+	for _, tc := range []struct{ name, cursor, want string }{
+		{"garbage", "not a cursor!", "cursor_invalid"},
+		{"another database", enc("0123456789abcdef01:1"), "cursor_invalid"},
+		{"ahead of the log", enc(epoch + ":999"), "cursor_invalid"},
+		{"negative", enc(epoch + ":-1"), "cursor_invalid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: tc.cursor})
+			e, ok := err.(*hub.Error)
+			if code(err) != tc.want || !ok || e.Details["latest_cursor"] != latest {
+				t.Fatalf("err = %v, want %s carrying latest_cursor %s", err, tc.want, latest)
+			}
+		})
+	}
+
+	// Events older than 30 days are pruned; a cursor before them expires.
+	start := enc(epoch + ":0")
+	w.clock.Advance(31 * 24 * time.Hour)
+	if err := w.hub.PruneEvents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: start})
+	if code(err) != "cursor_expired" {
+		t.Fatalf("cursor older than the kept events: %v, want cursor_expired", err)
+	}
+	if r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: latest}); err != nil || !r.TimedOut {
+		t.Fatalf("the latest cursor after pruning: %+v, %v", r, err)
+	}
+}
+
+func TestClosedConversationEventsAreNotHandedOver(t *testing.T) {
+	w := newWorld(t)
+	cursor, _ := w.hub.LatestCursor(ctx)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	w.send(t, w.planner, conv, "hello")
+	// Archiving the recipient's peer does not hide past events; leaving
+	// does. Simulate the recipient losing access: bob's helper never had it.
+	r, err := w.hub.Wait(ctx, w.helper, hub.WaitInput{Cursor: cursor})
+	if err != nil || len(r.Events) != 0 {
+		t.Fatalf("stranger's wait: %+v, %v", r, err)
+	}
+}

@@ -1,0 +1,241 @@
+package hub_test
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+func TestReach(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct {
+		name    string
+		handles []string
+		want    string
+	}{
+		{"sibling", []string{"alice/reviewer"}, ""},
+		{"own owner", []string{"alice"}, ""},
+		{"case-folded", []string{" Alice/Reviewer "}, ""},
+		{"itself", []string{"alice/planner"}, "denied:self"},
+		{"another owner's agent", []string{"bob/helper"}, "denied:reach"},
+		{"another person", []string{"bob"}, "denied:reach"},
+		{"unknown", []string{"alice/ghost"}, "not_found"},
+		{"not a handle", []string{"a/b/c"}, "invalid_argument"},
+		{"none", nil, "invalid_argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.hub.OpenConversation(ctx, w.planner, tc.handles)
+			if code(err) != tc.want {
+				t.Fatalf("open %v: %v, want %q", tc.handles, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpenConversationFindsTheSameSet(t *testing.T) {
+	w := newWorld(t)
+	a := w.open(t, w.planner, "alice/reviewer")
+	b := w.open(t, w.reviewer, "alice/planner")
+	c := w.open(t, w.planner, "alice/reviewer", "alice")
+	if a != b {
+		t.Errorf("the same pair opened two conversations: %s and %s", a, b)
+	}
+	if c == a {
+		t.Errorf("a different set found the pair's conversation")
+	}
+}
+
+func TestSendLimits(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	summary := "Please review"
+	for _, tc := range []struct {
+		name string
+		in   hub.SendInput
+		want string
+	}{
+		{"10,000 CJK characters", hub.SendInput{Body: strings.Repeat("漢", 10000), Summary: summary}, ""},
+		{"10,001 CJK characters", hub.SendInput{Body: strings.Repeat("漢", 10001), Summary: summary}, "too_long"},
+		{"emoji count as one", hub.SendInput{Body: strings.Repeat("🙂", 200)}, ""},
+		{"200 characters need no summary", hub.SendInput{Body: strings.Repeat("a", 200)}, ""},
+		{"201 characters need a summary", hub.SendInput{Body: strings.Repeat("a", 201)}, "summary_required"},
+		{"summary of 200", hub.SendInput{Body: strings.Repeat("a", 201), Summary: strings.Repeat("s", 200)}, ""},
+		{"summary of 201", hub.SendInput{Body: "hi", Summary: strings.Repeat("s", 201)}, "too_long"},
+		{"empty body", hub.SendInput{Body: ""}, "invalid_argument"},
+		{"bad format", hub.SendInput{Body: "hi", Format: "html"}, "invalid_argument"},
+		{"bad kind", hub.SendInput{Body: "hi", Kind: "shout"}, "invalid_argument"},
+		{"metadata not an object", hub.SendInput{Body: "hi", Kind: "task", Metadata: json.RawMessage(`[1]`)}, "invalid_argument"},
+		{"metadata over 16 KiB", hub.SendInput{Body: "hi", Kind: "task", Metadata: json.RawMessage(`{"a":"` + strings.Repeat("x", 16<<10) + `"}`)}, "too_long"},
+		{"client_msg_id of 101", hub.SendInput{Body: "hi", ClientMsgID: strings.Repeat("c", 101)}, "too_long"},
+		{"bad instance", hub.SendInput{Body: "hi", Instance: "x"}, "invalid_argument"},
+		{"reply to a future seq", hub.SendInput{Body: "hi", ReplyToSeq: 99}, "invalid_argument"},
+		{"mention of a stranger", hub.SendInput{Body: "hi", Mentions: []string{"bob"}}, "invalid_argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.in.ConversationID = conv
+			before, _ := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, MarkRead: new(false)})
+			_, err := w.hub.SendMessage(ctx, w.planner, tc.in)
+			if code(err) != tc.want {
+				t.Fatalf("send: %v, want %q", err, tc.want)
+			}
+			after, _ := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, MarkRead: new(false)})
+			if grew := len(after.Messages) - len(before.Messages); (tc.want == "") != (grew == 1) {
+				t.Fatalf("messages grew by %d", grew)
+			}
+		})
+	}
+}
+
+func TestSendStoresWhatWasSent(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	body := "bad \xff byte, emoji 🙂 stays"
+	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: body, Instance: " Repo Main ", ToInstance: "Desk", Mentions: []string{"@Alice/Reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.hub.ReadMessage(ctx, w.reviewer, r.Message.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{"body": m.Body, "seq": m.Seq, "instance": m.SenderInstance, "to": m.ToInstance, "mentions": m.Mentions,
+		"author": m.Author, "authority": m.Authority, "on_behalf_of": m.OwnerHandle, "recipients": r.Recipients}
+	want := map[string]any{"body": "bad \uFFFD byte, emoji 🙂 stays", "seq": int64(1), "instance": "repo-main", "to": "desk",
+		"mentions": []string{"alice/reviewer"}, "author": "agent", "authority": "agent", "on_behalf_of": "alice", "recipients": 1}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stored message (-want +got):\n%s", diff)
+	}
+}
+
+func TestClientMsgID(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	in := hub.SendInput{ConversationID: conv, Body: "deploy now", ClientMsgID: "job-1"}
+	var wg sync.WaitGroup
+	results := make([]*hub.SendResult, 10)
+	errs := make([]error, 10)
+	for i := range 10 {
+		wg.Go(func() { results[i], errs[i] = w.hub.SendMessage(ctx, w.planner, in) })
+	}
+	wg.Wait()
+	ids := map[string]bool{}
+	for i := range 10 {
+		if errs[i] != nil {
+			t.Fatalf("send %d: %v", i, errs[i])
+		}
+		ids[results[i].Message.ID] = true
+		if results[i].Message.Seq != 1 {
+			t.Errorf("send %d: seq %d, want 1", i, results[i].Message.Seq)
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("10 identical sends stored %d messages", len(ids))
+	}
+	page, _ := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
+	if len(page.Messages) != 1 {
+		t.Fatalf("conversation holds %d messages, want 1", len(page.Messages))
+	}
+	in.Body = "deploy later"
+	if _, err := w.hub.SendMessage(ctx, w.planner, in); code(err) != "conflict" {
+		t.Fatalf("same id, different body: %v, want conflict", err)
+	}
+}
+
+func TestSendRefusals(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	notice, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "got it", NoReply: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "thanks!", ReplyToSeq: notice.Message.Seq})
+	if code(err) != "denied:notice" {
+		t.Fatalf("reply to a no_reply message: %v, want denied:notice", err)
+	}
+
+	// Only the creator may request a close; then nobody may send.
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Release 2.0", Participants: []string{"alice/reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := v.Conversation.ID
+	if _, err := w.hub.RequestClose(ctx, w.reviewer, thread); code(err) != "forbidden" {
+		t.Fatalf("request_close by a member: %v, want forbidden", err)
+	}
+	if _, err := w.hub.RequestClose(ctx, w.planner, conv); code(err) != "invalid_argument" {
+		t.Fatalf("request_close of a direct conversation: %v, want invalid_argument", err)
+	}
+	if c, err := w.hub.RequestClose(ctx, w.planner, thread); err != nil || c.Status != hub.StatusCloseRequested {
+		t.Fatalf("request_close: %v, %v", c, err)
+	}
+	if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: thread, Body: "one more"}); code(err) != "denied:closing" {
+		t.Fatalf("send while closing: %v, want denied:closing", err)
+	}
+
+	// Strangers get not_found, never forbidden.
+	if _, err := w.hub.SendMessage(ctx, w.helper, hub.SendInput{ConversationID: conv, Body: "hi"}); code(err) != "not_found" {
+		t.Fatalf("send by a stranger: %v, want not_found", err)
+	}
+
+	// Once every other participant is archived, sends reach nobody.
+	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone?"}); code(err) != "no_recipients" {
+		t.Fatalf("send with every other participant archived: %v, want no_recipients", err)
+	}
+}
+
+func TestEventPostsReachOnlyMentioned(t *testing.T) {
+	w := newWorld(t)
+	ops := w.agent(t, "alice/ops")
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Build", Participants: []string{"alice/reviewer", "alice/ops"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "ran tests", Kind: "tool_result",
+		Metadata: json.RawMessage(`{"passed": 12}`), Mentions: []string{"alice/ops"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		who  *hub.Caller
+		want int
+	}{{w.reviewer, 0}, {ops, 1}} {
+		in, err := w.hub.Inbox(ctx, tc.who, 0, "")
+		if err != nil || in.Total != tc.want {
+			t.Errorf("%s inbox total = %v (%v), want %d", tc.who.Agent.Handle(), in, err, tc.want)
+		}
+	}
+}
+
+func TestAddParticipantSeesHistory(t *testing.T) {
+	w := newWorld(t)
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Plan", Goal: "agree on a plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "draft 1"}); code(err) != "no_recipients" {
+		t.Fatalf("send alone: %v, want no_recipients", err)
+	}
+	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "bob/helper"); code(err) != "denied:reach" {
+		t.Fatalf("add a stranger: %v, want denied:reach", err)
+	}
+	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	w.send(t, w.planner, conv, "draft 2")
+	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "alice/reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	page, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
+	if err != nil || len(page.Messages) != 1 || page.Messages[0].Body != "draft 2" {
+		t.Fatalf("late participant's read: %+v, %v", page, err)
+	}
+}

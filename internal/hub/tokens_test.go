@@ -1,0 +1,93 @@
+package hub_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+func TestAuthenticate(t *testing.T) {
+	w := newWorld(t)
+	good := w.tokens["alice/planner"]
+	lastChar := good[len(good)-1:]
+	other := "A"
+	if lastChar == "A" {
+		other = "B"
+	}
+	badSum := good[:len(good)-1] + other
+
+	revokedCaller := w.agent(t, "alice/revoked")
+	revoked := w.tokens["alice/revoked"]
+	if _, err := w.hub.RevokeToken(t.Context(), revokedCaller.TokenID); err != nil {
+		t.Fatal(err)
+	}
+	w.agent(t, "alice/archived")
+	archived := w.tokens["alice/archived"]
+	if _, err := w.hub.ArchiveAgent(t.Context(), "alice/archived"); err != nil {
+		t.Fatal(err)
+	}
+	_, expiring, err := w.hub.MintToken(t.Context(), hub.TokenSpec{Owner: "alice", Agent: "planner", Expires: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Authenticate(t.Context(), expiring); err != nil {
+		t.Fatalf("token within its lifetime: %v", err)
+	}
+	w.clock.Advance(time.Hour)
+
+	for _, tc := range []struct {
+		name, token, want string
+	}{
+		{"missing", "", "no bearer token"},
+		{"wrong prefix", "xyz_" + good[4:], "malformed"},
+		{"cut short", good[:30], "malformed"},
+		{"bad checksum", badSum, "checksum does not match"},
+		{"unknown", hub.NewTokenForTest(), "not known"},
+		{"revoked", revoked, "revoked"},
+		{"expired", expiring, "expired"},
+		{"archived agent", archived, "archived"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.hub.Authenticate(t.Context(), tc.token)
+			if code(err) != "unauthenticated" || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want unauthenticated saying %q", err, tc.want)
+			}
+		})
+	}
+	c, err := w.hub.Authenticate(t.Context(), good)
+	if err != nil || c.Agent.Handle() != "alice/planner" {
+		t.Fatalf("good token: caller %v, err %v", c, err)
+	}
+}
+
+func TestTokenFormat(t *testing.T) {
+	w := newWorld(t)
+	secret := w.tokens["alice/planner"]
+	if !strings.HasPrefix(secret, "plv_") || len(secret) != 4+43+6 {
+		t.Fatalf("token %q: want plv_ + 43 base62 + 6 checksum characters", secret)
+	}
+	if strings.Trim(secret[4:], "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != "" {
+		t.Fatalf("token %q has characters outside base62", secret)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	got, err := hub.ParseScopes("msg:write, msg:read,msg:read")
+	if err != nil || strings.Join(got, ",") != "msg:read,msg:write" {
+		t.Fatalf("ParseScopes = %v, %v", got, err)
+	}
+	if _, err := hub.ParseScopes("msg:admin"); code(err) != "invalid_argument" {
+		t.Fatalf("unknown scope: err = %v", err)
+	}
+	w := newWorld(t)
+	reader := w.agent(t, "alice/reader", hub.ScopeRead)
+	err = reader.Require(hub.ScopeWrite)
+	if code(err) != "missing_scope" || !strings.Contains(err.Error(), "msg:write") {
+		t.Fatalf("Require(msg:write) with a read-only token: %v", err)
+	}
+	if err := reader.Require(hub.ScopeRead); err != nil {
+		t.Fatalf("Require(msg:read): %v", err)
+	}
+}

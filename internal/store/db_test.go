@@ -1,0 +1,193 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/store"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+var ctx = context.Background()
+
+func insertUser(t *testing.T, db *store.DB, handle string) *hub.User {
+	t.Helper()
+	u := &hub.User{ID: "usr_" + handle, Handle: handle, CreatedAt: time.UnixMilli(1000).UTC()}
+	if err := db.Update(ctx, func(tx hub.Tx) error { return tx.InsertUser(ctx, u) }); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestUpdateGroupCommitIsolatesFailures(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		// 50 concurrent Updates share commits; every odd one fails after
+		// writing, and only its own write is rolled back.
+		var wg sync.WaitGroup
+		errs := make([]error, 50)
+		for i := range 50 {
+			wg.Go(func() {
+				errs[i] = db.Update(ctx, func(tx hub.Tx) error {
+					u := &hub.User{ID: fmt.Sprintf("usr_%02d", i), Handle: fmt.Sprintf("user-%02d", i), CreatedAt: time.Now()}
+					if err := tx.InsertUser(ctx, u); err != nil {
+						return err
+					}
+					if i%2 == 1 {
+						return errors.New("refused")
+					}
+					return nil
+				})
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			_, lookErr := db.UserByHandle(ctx, fmt.Sprintf("user-%02d", i))
+			if i%2 == 1 {
+				if err == nil || err.Error() != "refused" {
+					t.Errorf("update %d: err = %v, want refused", i, err)
+				}
+				if !errors.Is(lookErr, hub.ErrNoRows) {
+					t.Errorf("user-%02d of a failed update: lookup err = %v, want ErrNoRows", i, lookErr)
+				}
+				continue
+			}
+			if err != nil || lookErr != nil {
+				t.Errorf("update %d: err = %v, lookup err = %v", i, err, lookErr)
+			}
+		}
+	})
+}
+
+func TestUniqueViolationIsDuplicate(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		insertUser(t, db, "alice")
+		err := db.Update(ctx, func(tx hub.Tx) error {
+			return tx.InsertUser(ctx, &hub.User{ID: "usr_other", Handle: "alice", CreatedAt: time.Now()})
+		})
+		if !errors.Is(err, hub.ErrDuplicate) {
+			t.Fatalf("err = %v, want ErrDuplicate", err)
+		}
+		if _, err := db.UserByHandle(ctx, "nobody"); !errors.Is(err, hub.ErrNoRows) {
+			t.Fatalf("missing user: err = %v, want ErrNoRows", err)
+		}
+	})
+}
+
+func TestNextSeqCountsPerConversation(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		for _, id := range []string{"conv_a", "conv_b"} {
+			c := &hub.Conversation{ID: id, Kind: hub.KindGroup, Status: hub.StatusOpen, CreatorID: "agt_x", CreatedAt: time.Now(), UpdatedAt: time.Now()}
+			if err := db.Update(ctx, func(tx hub.Tx) error { return tx.InsertConversation(ctx, c) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []int64
+		for _, id := range []string{"conv_a", "conv_a", "conv_b", "conv_a"} {
+			err := db.Update(ctx, func(tx hub.Tx) error {
+				seq, err := tx.NextSeq(ctx, id, time.Now())
+				got = append(got, seq)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff([]int64{1, 2, 1, 3}, got); diff != "" {
+			t.Errorf("seqs (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestLatestEventIDSurvivesPruning(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		old := time.UnixMilli(1_000_000).UTC()
+		err := db.Update(ctx, func(tx hub.Tx) error {
+			return tx.InsertEvents(ctx, []*hub.Event{
+				{RecipientID: "agt_a", Type: hub.EventMessageNew, CreatedAt: old},
+				{RecipientID: "agt_a", Type: hub.EventMessageNew, CreatedAt: old},
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var through int64
+		err = db.Update(ctx, func(tx hub.Tx) error {
+			through, err = tx.PruneEvents(ctx, old.Add(time.Second))
+			return err
+		})
+		if err != nil || through != 2 {
+			t.Fatalf("prune: through = %d, err = %v; want 2", through, err)
+		}
+		latest, err := db.LatestEventID(ctx)
+		if err != nil || latest != 2 {
+			t.Fatalf("latest event id after pruning everything = %d, %v; want 2", latest, err)
+		}
+		events, err := db.EventsAfter(ctx, "agt_a", 0, 10)
+		if err != nil || len(events) != 0 {
+			t.Fatalf("events after pruning = %d, %v; want none", len(events), err)
+		}
+	})
+}
+
+func TestSecondExclusiveOpenRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	opts := store.Options{Path: path, Exclusive: true, Logger: slog.New(slog.DiscardHandler)}
+	first, err := store.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = store.Open(ctx, opts)
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "another palaver server is already using it") {
+		t.Fatalf("second exclusive open: err = %v, want ErrLocked with an explanation", err)
+	}
+	// An admin command (not exclusive) may still open it.
+	admin, err := store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("non-exclusive open beside a server: %v", err)
+	}
+	admin.Close()
+	first.Close()
+	again, err := store.Open(ctx, opts)
+	if err != nil {
+		t.Fatalf("exclusive open after the first closed: %v", err)
+	}
+	again.Close()
+}
+
+func TestReopenKeepsEpochAndData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	opts := store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)}
+	db, err := store.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	epoch, _ := db.Meta(ctx, hub.MetaEpoch)
+	insertUser(t, db, "alice")
+	db.Close()
+	if err := db.Update(ctx, func(hub.Tx) error { return nil }); !errors.Is(err, store.ErrClosed) {
+		t.Fatalf("Update after Close: err = %v, want ErrClosed", err)
+	}
+
+	db, err = store.Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	again, _ := db.Meta(ctx, hub.MetaEpoch)
+	if epoch == "" || again != epoch {
+		t.Fatalf("epoch = %q after reopen, want %q", again, epoch)
+	}
+	if _, err := db.UserByHandle(ctx, "alice"); err != nil {
+		t.Fatalf("user after reopen: %v", err)
+	}
+}
