@@ -29,7 +29,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		JSONResponse:                 true,
 		PropagateRequestCancellation: true,
 		MaxRequestBodyBytes:          maxBody,
-		Logger:                       s.log,
+		Logger:                       quiet(s.log),
 	})
 	endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(h))))
 	mux.Handle("/mcp", endpoint)

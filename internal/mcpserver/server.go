@@ -61,7 +61,9 @@ func New(o Options) (*Server, error) {
 	s.build = buildName(version)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger:       o.Logger,
+		// The SDK logs every stateless request at info level; keep its
+		// warnings only.
+		Logger: quiet(o.Logger),
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{},
 			Resources: &mcp.ResourceCapabilities{},
@@ -91,6 +93,17 @@ func New(o Options) (*Server, error) {
 		}
 	})
 	return s, nil
+}
+
+// quiet passes on a logger's records at warning level and above.
+func quiet(l *slog.Logger) *slog.Logger {
+	return slog.New(warnOnly{l.Handler()})
+}
+
+type warnOnly struct{ slog.Handler }
+
+func (h warnOnly) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn && h.Handler.Enabled(ctx, level)
 }
 
 // Version is serverInfo.version.

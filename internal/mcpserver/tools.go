@@ -58,10 +58,13 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 		props = append(props, p)
 	}
 	slices.Sort(props)
-	if !s.readOnly {
-		s.description += " Needs scope " + s.scope + "."
-	} else if s.scope != "" {
+	switch {
+	case s.scope == "":
+		s.description += " Any token may call it."
+	case s.readOnly:
 		s.description += " Read-only; needs scope " + s.scope + "."
+	default:
+		s.description += " Needs scope " + s.scope + "."
 	}
 	d := toolDef{
 		tool: &mcp.Tool{
