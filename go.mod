@@ -3,6 +3,7 @@ module github.com/palaverhq/palaver
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	modernc.org/sqlite v1.62.0

@@ -8,12 +8,17 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // errToolFailed: the tool answered with an error result (already printed).
 var errToolFailed = errors.New("tool error")
+
+// errDenied: the tool answered status "denied" (already printed): a refusal
+// that is part of the contract, like a brake.
+var errDenied = errors.New("denied")
 
 // clientEnv is how call and wait reach a server: PALAVER_URL (default the
 // local server), PALAVER_TOKEN, PALAVER_INSTANCE.
@@ -55,9 +60,23 @@ func connect(ctx context.Context, ce clientEnv) (*mcp.ClientSession, error) {
 	}
 	s, err := client.Connect(ctx, tr, nil)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", ce.url, err)
+		return nil, clientErr(ce, err)
 	}
 	return s, nil
+}
+
+// clientErr explains a failure to talk to the server.
+func clientErr(ce clientEnv, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
+		return fmt.Errorf("cannot reach a Palaver server at %s: is `palaver serve` running there? (set PALAVER_URL to its /mcp/ URL)", ce.url)
+	case strings.Contains(msg, "Unauthorized"), strings.Contains(msg, "401"):
+		return fmt.Errorf("the server at %s refused the token in PALAVER_TOKEN (401); mint a new one with `palaver token mint`", ce.url)
+	case strings.Contains(msg, "unknown tool"):
+		return errors.New("unknown tool; list the tools with `palaver tools`")
+	}
+	return fmt.Errorf("talking to %s: %w", ce.url, err)
 }
 
 // callTool calls a tool, adding PALAVER_INSTANCE as instance when the tool
@@ -66,7 +85,7 @@ func callTool(ctx context.Context, s *mcp.ClientSession, ce clientEnv, name stri
 	if ce.instance != "" && args["instance"] == nil {
 		tools, err := s.ListTools(ctx, nil)
 		if err != nil {
-			return nil, err
+			return nil, clientErr(ce, err)
 		}
 		if i := slices.IndexFunc(tools.Tools, func(t *mcp.Tool) bool { return t.Name == name }); i >= 0 {
 			if schema, ok := tools.Tools[i].InputSchema.(map[string]any); ok {
@@ -76,7 +95,11 @@ func callTool(ctx context.Context, s *mcp.ClientSession, ce clientEnv, name stri
 			}
 		}
 	}
-	return s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, clientErr(ce, err)
+	}
+	return r, nil
 }
 
 // resultJSON is a result's structured content, or its text.
@@ -135,6 +158,10 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	e.stdout.Write(out.Bytes())
 	if r.IsError {
 		return errToolFailed
+	}
+	var status struct{ Status string }
+	if json.Unmarshal(resultJSON(r), &status) == nil && status.Status == "denied" {
+		return errDenied
 	}
 	return nil
 }

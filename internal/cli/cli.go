@@ -38,6 +38,7 @@ func commands() []command {
 		{"user", "create people: user create HANDLE [--name NAME]", runUser},
 		{"agent", "create, list and archive agents", runAgent},
 		{"token", "mint, list and revoke agent tokens", runToken},
+		{"conversation", "close a conversation (confirming a request_close)", runConversation},
 		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
 		{"wait", "stream events as JSON lines", runWait},
 		{"tools", "list the tools a server offers", runTools},
@@ -72,6 +73,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return 2
 		case errors.Is(err, errToolFailed):
 			return 1
+		case errors.Is(err, errDenied):
+			return 3
 		}
 		fmt.Fprintln(stderr, "palaver "+c.name+": "+message(err))
 		return 1

@@ -248,6 +248,45 @@ func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string
 	return conv, nil
 }
 
+// CloseConversation is the owner's confirmation of a close (§4): the
+// conversation no longer exists for agents, its unacknowledged messages
+// leave their inboxes, and each participant hears conversation.closed.
+// Closing a closed conversation is not an error.
+func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Conversation, error) {
+	var conv *Conversation
+	var wake []string
+	err := h.store.Update(ctx, func(tx Tx) error {
+		var err error
+		conv, err = tx.Conversation(ctx, conversationID)
+		if errors.Is(err, ErrNoRows) {
+			return notFound("no conversation has the id %q", cleanText(conversationID))
+		}
+		if err != nil || conv.Status == StatusClosed {
+			return err
+		}
+		now := h.now()
+		conv.Status = StatusClosed
+		if err := tx.SetConversationStatus(ctx, conv.ID, StatusClosed, now); err != nil {
+			return err
+		}
+		ps, err := tx.Participants(ctx, conv.ID)
+		if err != nil {
+			return err
+		}
+		var events []*Event
+		for _, p := range ps {
+			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventConversationClosed, ConversationID: conv.ID, CreatedAt: now})
+		}
+		wake = recipients(events)
+		return tx.InsertEvents(ctx, events)
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	h.publish(wake)
+	return conv, nil
+}
+
 // ConversationListing is one row of list_conversations.
 type ConversationListing struct {
 	ConversationView

@@ -197,7 +197,9 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 	out := events[:0]
 	for _, e := range events {
 		from = e.ID
-		if e.ConversationID != "" {
+		// conversation.closed carries no words and tells of the very loss of
+		// access, so it is handed over as is.
+		if e.ConversationID != "" && e.Type != EventConversationClosed {
 			ok, seen := allowed[e.ConversationID]
 			if !seen {
 				_, err := access(ctx, h.store, recipientID, e.ConversationID)

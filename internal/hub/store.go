@@ -281,6 +281,7 @@ type Read struct {
 const (
 	EventMessageNew         = "message.new"
 	EventConversationOpened = "conversation.opened"
+	EventConversationClosed = "conversation.closed"
 )
 
 // Event is one entry of a recipient's stream (§6).

@@ -94,7 +94,7 @@ func (s *Server) defaultTools() []toolDef {
 			},
 		}, s.waitForMessages),
 		newTool(toolSpec{name: "request_close", title: "Request close",
-			description: "Asks the owner to close a group conversation you created whose goal is met; while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
+			description: "Asks your owner to close a group conversation you created whose goal is met (the owner confirms it); while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
 			scope:       hub.ScopeWrite, idempotent: true,
 		}, s.requestClose),
 	}

@@ -1,0 +1,216 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/httpx"
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpserver"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+// Protocol eras the end-to-end tests run in.
+const (
+	modern = "2026-07-28"
+	older  = "2025-06-18"
+)
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// testServer is the real server on a temp SQLite file behind httptest.
+type testServer struct {
+	url    string // base URL, no trailing slash
+	hub    *hub.Hub
+	waker  *notify.Local
+	logs   *syncBuffer
+	tokens map[string]string // agent handle → token
+}
+
+func newTestServer(t *testing.T) *testServer {
+	t.Helper()
+	db := storetest.OpenSQLite(t)
+	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}}
+	log := slog.New(slog.NewJSONHandler(ts.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var err error
+	ts.hub, err = hub.New(context.Background(), hub.Options{Store: db, Waker: ts.waker, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Hub: ts.hub, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	srv.Register(mux)
+	hs := httptest.NewServer(httpx.Wrap(mux, log))
+	t.Cleanup(func() {
+		ts.hub.Shutdown()
+		hs.Close()
+	})
+	ts.url = hs.URL
+	for _, u := range []string{"alice", "bob"} {
+		if _, err := ts.hub.CreateUser(context.Background(), u, strings.ToUpper(u[:1])+u[1:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range []string{"alice/planner", "alice/reviewer", "bob/helper"} {
+		ts.agent(t, a, "", nil)
+	}
+	return ts
+}
+
+// agent creates the agent if needed and mints it a token with scopes (nil:
+// all), remembered under name (default the handle).
+func (ts *testServer) agent(t *testing.T, handle, name string, scopes []string) string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := ts.hub.Agent(ctx, handle); err != nil {
+		if _, err := ts.hub.CreateAgent(ctx, hub.AgentSpec{Handle: handle, Description: "the " + handle + " agent"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner, slug, _ := hub.ParseHandle(handle)
+	_, secret, err := ts.hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug, Scopes: scopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name == "" {
+		name = handle
+	}
+	ts.tokens[name] = secret
+	return secret
+}
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// client connects a Go SDK MCP client as the named agent in one protocol era.
+func (ts *testServer) client(t *testing.T, name, era string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:             ts.url + "/mcp/",
+		HTTPClient:           &http.Client{Transport: bearer{ts.tokens[name], http.DefaultTransport}},
+		DisableStandaloneSSE: true,
+		MaxRetries:           -1,
+	}
+	s, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: era})
+	if err != nil {
+		t.Fatalf("connect as %s (%s): %v", name, era, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// call calls a tool and returns its structured result and whether it was a
+// tool error.
+func call(t *testing.T, s *mcp.ClientSession, tool string, args any) (map[string]any, bool) {
+	t.Helper()
+	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return structured(t, r), r.IsError
+}
+
+// mustCall is call that fails the test on a tool error.
+func mustCall(t *testing.T, s *mcp.ClientSession, tool string, args any) map[string]any {
+	t.Helper()
+	out, isErr := call(t, s, tool, args)
+	if isErr {
+		t.Fatalf("%s(%v): tool error %v", tool, args, out)
+	}
+	return out
+}
+
+func structured(t *testing.T, r *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(r.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	// The text copy is the same JSON (§10.2).
+	if len(r.Content) != 1 {
+		t.Fatalf("want one text content, got %d", len(r.Content))
+	}
+	var text map[string]any
+	if err := json.Unmarshal([]byte(r.Content[0].(*mcp.TextContent).Text), &text); err != nil {
+		t.Fatalf("text content is not the JSON: %v", err)
+	}
+	return out
+}
+
+// post sends a raw JSON-RPC POST.
+func (ts *testServer) post(t *testing.T, ctx context.Context, path, token, body string, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// logLines returns the server's log lines mentioning s.
+func (ts *testServer) logLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(ts.logs.String(), "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
