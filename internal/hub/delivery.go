@@ -21,7 +21,7 @@ func (h *Hub) Inbox(ctx context.Context, c *Caller, limit int, instance string) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := NormalizeInstance(instance, "instance"); err != nil {
+	if _, err := h.seeInstance(ctx, c, instance); err != nil {
 		return nil, err
 	}
 	items, total, err := h.store.Inbox(ctx, c.Agent.ID, limit)

@@ -47,7 +47,7 @@ func (h *Hub) parseCursor(ctx context.Context, cursor string) (int64, error) {
 	epoch, idText, ok := strings.Cut(string(raw), ":")
 	id, perr := strconv.ParseInt(idText, 10, 64)
 	switch {
-	case err != nil || !ok || perr != nil || id < 0:
+	case err != nil || !ok || perr != nil || id < 0 || strings.Trim(idText, "0123456789") != "":
 		return 0, fail("cursor_invalid", "this cursor is malformed; pass back a cursor exactly as the server gave it, or start again from latest_cursor after check_inbox")
 	case epoch != h.epoch:
 		return 0, fail("cursor_invalid", "this cursor comes from another database; resync with check_inbox and continue from latest_cursor")
@@ -97,7 +97,7 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 	if in.Timeout < 0 || in.Timeout > MaxWait {
 		return nil, invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), int(in.Timeout/time.Second))
 	}
-	instance, err := NormalizeInstance(in.Instance, "instance")
+	instance, err := h.seeInstance(ctx, c, in.Instance)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,13 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 	}
 	allowed := map[string]bool{}
 	out := events[:0]
+	size := 0
 	for _, e := range events {
+		if e.Message != nil {
+			if size += messageSize(e.Message); size > pageBytes && len(out) > 0 {
+				break // the rest comes with the next wait, at once
+			}
+		}
 		from = e.ID
 		// conversation.closed carries no words and tells of the very loss of
 		// access, so it is handed over as is.

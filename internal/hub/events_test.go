@@ -144,6 +144,7 @@ func TestCursorErrors(t *testing.T) {
 		{"another database", enc("0123456789abcdef01:1"), "cursor_invalid"},
 		{"ahead of the log", enc(epoch + ":999"), "cursor_invalid"},
 		{"negative", enc(epoch + ":-1"), "cursor_invalid"},
+		{"signed", enc(epoch + ":+1"), "cursor_invalid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: tc.cursor})

@@ -63,6 +63,7 @@ type Hub struct {
 	waits   map[string]int                     // live waits per agent id
 	named   map[string]context.CancelCauseFunc // live wait per agent id + "\x00" + instance
 	touched map[string]time.Time               // token id → last recorded use
+	seen    map[string]time.Time               // agent id/instance → last recorded sighting
 	stop    chan struct{}                      // closed by Shutdown: waits return timed_out
 }
 
@@ -100,6 +101,7 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		waits:    map[string]int{},
 		named:    map[string]context.CancelCauseFunc{},
 		touched:  map[string]time.Time{},
+		seen:     map[string]time.Time{},
 		stop:     make(chan struct{}),
 	}, nil
 }

@@ -74,11 +74,33 @@ type SendResult struct {
 	Duplicate bool
 }
 
+// cleanObject checks that raw is one JSON object and re-encodes it, so the
+// stored copy is valid UTF-8 (JSON decoding turns invalid bytes and unpaired
+// surrogates into U+FFFD) and compact. Numbers keep their digits.
+func cleanObject(raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || obj == nil || dec.More() {
+		return nil, invalid("", "metadata must be a JSON object, like {\"exit_code\": 0}")
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(obj); err != nil {
+		return nil, AsError(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // checkSend validates and cleans a send's arguments (§4 input hygiene).
 func checkSend(in *SendInput) error {
 	var err error
 	if in.Body, err = checkText("body", in.Body, 1, MaxBody); err != nil {
 		return err
+	}
+	if strings.TrimSpace(in.Body) == "" {
+		return invalid("", "body is blank: write what you want to say")
 	}
 	if in.Summary, err = checkText("summary", strings.TrimSpace(in.Summary), 0, MaxSummary); err != nil {
 		return err
@@ -104,15 +126,9 @@ func checkSend(in *SendInput) error {
 		if len(in.Metadata) > MaxMetadata {
 			return invalid("too_long", "metadata is %d bytes of JSON; the limit is %d bytes", len(in.Metadata), MaxMetadata)
 		}
-		var obj map[string]any
-		if json.Unmarshal(in.Metadata, &obj) != nil {
-			return invalid("", "metadata must be a JSON object")
+		if in.Metadata, err = cleanObject(in.Metadata); err != nil {
+			return err
 		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, in.Metadata); err != nil {
-			return invalid("", "metadata must be a JSON object")
-		}
-		in.Metadata = buf.Bytes()
 	} else {
 		in.Metadata = nil
 	}
@@ -123,9 +139,6 @@ func checkSend(in *SendInput) error {
 		return invalid("", "reply_to_seq must be a seq of this conversation (1 or more)")
 	}
 	if in.ToInstance, err = NormalizeInstance(in.ToInstance, "to_instance"); err != nil {
-		return err
-	}
-	if in.Instance, err = NormalizeInstance(in.Instance, "instance"); err != nil {
 		return err
 	}
 	if in.ClientMsgID, err = checkText("client_msg_id", in.ClientMsgID, 0, MaxClientMsgID); err != nil {
@@ -149,9 +162,13 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 	if c.Agent.Mode == ModeListen {
 		return nil, deny("listen", "your owner set this agent to listen: it may read but not send")
 	}
+	var err error
+	if in.Instance, err = h.seeInstance(ctx, c, in.Instance); err != nil {
+		return nil, err
+	}
 	var res *SendResult
 	var wake []string
-	err := h.store.Update(ctx, func(tx Tx) error {
+	err = h.store.Update(ctx, func(tx Tx) error {
 		v, err := access(ctx, tx, c.Agent.ID, in.ConversationID)
 		if err != nil {
 			return err
@@ -294,10 +311,16 @@ type ReadResult struct {
 	Reads        []Read
 }
 
-// pageChars caps the bodies of one read_messages page, so a result stays well
-// under clients' result caps (§10.1): a page is cut by has_more, never by
-// truncating a body, and always holds at least one message.
-const pageChars = 60000
+// pageBytes caps the words of one page of messages or events, so a result
+// stays well under clients' result caps of about 25k tokens (§10.1): a page
+// is cut by has_more (or a cursor), never by truncating a body, and always
+// holds at least one message.
+const pageBytes = 48 << 10
+
+// messageSize is roughly how much of a page a message takes.
+func messageSize(m *Message) int {
+	return len(m.Body) + len(m.Summary) + len(m.Metadata) + 512
+}
 
 // ReadMessages returns messages after after_seq (§10.3). With mark_read
 // (the default) it moves the caller's place (the named session's, with
@@ -311,7 +334,7 @@ func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadR
 	if in.AfterSeq < 0 {
 		return nil, invalid("", "after_seq must be 0 or more")
 	}
-	instance, err := NormalizeInstance(in.Instance, "instance")
+	instance, err := h.seeInstance(ctx, c, in.Instance)
 	if err != nil {
 		return nil, err
 	}
@@ -324,10 +347,10 @@ func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadR
 		return nil, AsError(err)
 	}
 	res := &ReadResult{NextAfterSeq: in.AfterSeq}
-	chars := 0
+	size := 0
 	for i, m := range msgs {
-		chars += len(m.Body)
-		if i == limit || (i > 0 && chars > pageChars) {
+		size += messageSize(m)
+		if i == limit || (i > 0 && size > pageBytes) {
 			res.HasMore = true
 			break
 		}
@@ -360,7 +383,7 @@ var errNoMessageID = invalid("", "message_id is required: take it from check_inb
 // ReadMessage returns one message of a conversation the caller takes part in
 // and records its fetch (§5: the first full read of the body).
 func (h *Hub) ReadMessage(ctx context.Context, c *Caller, messageID, instance string) (*Message, error) {
-	if _, err := NormalizeInstance(instance, "instance"); err != nil {
+	if _, err := h.seeInstance(ctx, c, instance); err != nil {
 		return nil, err
 	}
 	if messageID == "" {

@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -237,5 +238,79 @@ func TestAddParticipantSeesHistory(t *testing.T) {
 	page, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
 	if err != nil || len(page.Messages) != 1 || page.Messages[0].Body != "draft 2" {
 		t.Fatalf("late participant's read: %+v, %v", page, err)
+	}
+}
+
+func TestMetadataIsStoredClean(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	raw := json.RawMessage("{\"out\": \"a\xffb\", \"s\": \"\\udc00\", \"n\": 12345678901234567890, \"html\": \"<b>\"}")
+	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "ran", Kind: "tool_result", Metadata: raw, Mentions: []string{"alice/reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.hub.ReadMessage(ctx, w.reviewer, r.Message.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"html":"<b>","n":12345678901234567890,"out":"a` + "\uFFFD" + `b","s":"` + "\uFFFD" + `"}`
+	if string(m.Metadata) != want {
+		t.Fatalf("stored metadata %s, want %s", m.Metadata, want)
+	}
+}
+
+func TestPagesStayUnderResultCaps(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	start, _ := w.hub.LatestCursor(ctx)
+	for range 12 {
+		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: strings.Repeat("x", 10000), Summary: "big"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(page.Messages); n == 0 || n >= 12 || !page.HasMore || page.NextAfterSeq != int64(n) {
+		t.Fatalf("page of 12 × 10,000 characters: %d messages, has_more %v, next %d", n, page.HasMore, page.NextAfterSeq)
+	}
+	got := 0
+	cursor := start
+	for range 12 {
+		r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TimedOut {
+			break
+		}
+		if len(r.Events) >= 12 {
+			t.Fatalf("one wait handed over %d big messages", len(r.Events))
+		}
+		got += len(r.Events)
+		cursor = r.Cursor
+	}
+	if got != 12 { // none lost between pages
+		t.Fatalf("waits handed over %d events in all, want 12", got)
+	}
+}
+
+func TestInstanceLimitHoldsEverywhere(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	for i := range hub.MaxInstances {
+		if _, err := w.hub.Whoami(ctx, w.planner, fmt.Sprintf("s%02d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "hi", Instance: "one-more"}); code(err) != "too_many_instances" {
+		t.Fatalf("send as a 51st session: %v, want too_many_instances", err)
+	}
+	if _, err := w.hub.Inbox(ctx, w.planner, 0, "one-more"); code(err) != "too_many_instances" {
+		t.Fatalf("check_inbox as a 51st session: %v", err)
+	}
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "hi", Instance: "s07"}); err != nil {
+		t.Fatalf("send as a known session: %v", err)
 	}
 }

@@ -31,18 +31,8 @@ func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Wh
 		return nil, invalid("", "instance_note describes a named session: give instance too")
 	}
 	if instance != "" {
-		err := h.store.Update(ctx, func(tx Tx) error {
-			known, err := tx.Instances(ctx, c.Agent.ID)
-			if err != nil {
-				return err
-			}
-			if len(known) >= MaxInstances && !slices.ContainsFunc(known, func(i Instance) bool { return i.Name == instance }) {
-				return invalid("too_many_instances", "this agent already uses %d session names, the limit; reuse one of those listed by whoami", MaxInstances)
-			}
-			return tx.UpsertInstance(ctx, c.Agent.ID, instance, note, h.now())
-		})
-		if err != nil {
-			return nil, asOutcome(err)
+		if err := h.recordInstance(ctx, c, instance, note); err != nil {
+			return nil, err
 		}
 	}
 	w := &Whoami{Caller: c, Instance: instance}
@@ -56,6 +46,51 @@ func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Wh
 		return nil, err
 	}
 	return w, nil
+}
+
+// recordInstance registers or refreshes a session name with its last-seen
+// time (and note, when given); a new name past the MaxInstances-th is
+// refused (§5).
+func (h *Hub) recordInstance(ctx context.Context, c *Caller, name, note string) error {
+	err := h.store.Update(ctx, func(tx Tx) error {
+		known, err := tx.Instances(ctx, c.Agent.ID)
+		if err != nil {
+			return err
+		}
+		if len(known) >= MaxInstances && !slices.ContainsFunc(known, func(i Instance) bool { return i.Name == name }) {
+			return invalid("too_many_instances", "this agent already uses %d session names, the limit; reuse one of those listed by whoami", MaxInstances)
+		}
+		return tx.UpsertInstance(ctx, c.Agent.ID, name, note, h.now())
+	})
+	if err != nil {
+		return asOutcome(err)
+	}
+	return nil
+}
+
+// seeInstance normalizes the session name a tool was given and records the
+// session as seen; the write happens at most once a minute per name and
+// process, so using a name costs no write on most calls.
+func (h *Hub) seeInstance(ctx context.Context, c *Caller, raw string) (string, error) {
+	name, err := NormalizeInstance(raw, "instance")
+	if err != nil || name == "" {
+		return name, err
+	}
+	now := h.now()
+	key := c.Agent.ID + "/" + name
+	h.mu.Lock()
+	due := now.Sub(h.seen[key]) >= touchEvery
+	h.mu.Unlock()
+	if !due {
+		return name, nil
+	}
+	if err := h.recordInstance(ctx, c, name, ""); err != nil {
+		return "", err
+	}
+	h.mu.Lock()
+	h.seen[key] = now
+	h.mu.Unlock()
+	return name, nil
 }
 
 // siblings lists the caller's owner's other active agents.

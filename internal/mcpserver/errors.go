@@ -49,7 +49,11 @@ func (c *call) toolError(ctx context.Context, err error) (*mcp.CallToolResult, e
 	e := hub.AsError(err)
 	msg := e.Msg
 	level := slog.LevelInfo
-	if e.Kind == hub.KindInternal {
+	switch {
+	case e.Kind == hub.KindInternal && ctx.Err() != nil:
+		// The client hung up (or its deadline passed); nobody reads this.
+		msg = "the request ended before it was answered"
+	case e.Kind == hub.KindInternal:
 		msg = "internal error (trace " + trace + "); retry later, and quote the trace when reporting it"
 		level = slog.LevelError
 	}

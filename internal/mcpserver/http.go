@@ -87,7 +87,12 @@ func (s *Server) bearer(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r) // the SDK answers GET and DELETE with 405
 			return
 		}
-		token, hasBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		// The scheme is case-insensitive (RFC 7235).
+		scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		hasBearer := strings.EqualFold(scheme, "Bearer")
+		if !hasBearer {
+			token = ""
+		}
 		token = strings.TrimSpace(token)
 		c, err := s.hub.Authenticate(r.Context(), token)
 		if err != nil {
