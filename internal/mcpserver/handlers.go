@@ -54,7 +54,8 @@ func (s *Server) defaultTools() []toolDef {
 				withEnum(p, "format", hub.FormatText, hub.FormatMarkdown)
 				withDefault(p, "kind", hub.MessageText)
 				withEnum(p, "kind", append([]string{hub.MessageText}, hub.EventPostKinds...)...)
-				p["metadata"].Type, p["metadata"].Types = "object", nil
+				// json.RawMessage would infer a byte array.
+				p["metadata"] = &jsonschema.Schema{Type: "object", Description: p["metadata"].Description}
 			},
 		}, s.sendMessage),
 		newTool(toolSpec{name: "read_messages", title: "Read a conversation",

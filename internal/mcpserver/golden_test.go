@@ -1,0 +1,162 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden testdata/*.txtar transcripts")
+
+// normalizer replaces what differs between runs (ids, times, traces,
+// cursors) with stable placeholders: the nth distinct id of a kind becomes
+// <kind_n>.
+type normalizer struct {
+	ids map[string]string
+	n   map[string]int
+}
+
+var (
+	idRE     = regexp.MustCompile(`\b(conv|msg|usr|agt|tok)_[0-9a-z]{26}\b`)
+	timeRE   = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
+	traceRE  = regexp.MustCompile(`tr_[0-9a-f]{16}`)
+	cursorRE = regexp.MustCompile(`"(cursor|latest_cursor)": ?"[A-Za-z0-9_-]+"`)
+	buildRE  = regexp.MustCompile(`"server_build": "[^"]*"`)
+)
+
+func (n *normalizer) normalize(s string) string {
+	s = idRE.ReplaceAllStringFunc(s, func(id string) string {
+		if p, ok := n.ids[id]; ok {
+			return p
+		}
+		kind := id[:strings.IndexByte(id, '_')]
+		n.n[kind]++
+		n.ids[id] = fmt.Sprintf("<%s_%d>", kind, n.n[kind])
+		return n.ids[id]
+	})
+	s = timeRE.ReplaceAllString(s, "<time>")
+	s = traceRE.ReplaceAllString(s, "<trace>")
+	s = cursorRE.ReplaceAllString(s, `"$1": "<cursor>"`)
+	return buildRE.ReplaceAllString(s, `"server_build": "<build>"`)
+}
+
+func pretty(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+// checkGolden compares files with testdata/name, or rewrites it with -update.
+func checkGolden(t *testing.T, name, comment string, files []txtar.File) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	got := txtar.Format(&txtar.Archive{Comment: []byte(comment), Files: files})
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/mcpserver -run Golden -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got); if the change is meant, rewrite it with -update:\n%s", path, diff)
+	}
+}
+
+// rpc posts one JSON-RPC request in the older era and returns its result.
+func rpc(t *testing.T, ts *testServer, token, method string, params any) any {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	_, body := ts.post(t, context.Background(), "/mcp/", token, string(b), nil)
+	var out struct {
+		Result any `json:"result"`
+		Error  any `json:"error"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil || out.Error != nil {
+		t.Fatalf("%s: %s", method, body)
+	}
+	return out.Result
+}
+
+// TestGoldenSurface freezes what a client sees before calling anything:
+// server/discover (modern era) and tools/list.
+func TestGoldenSurface(t *testing.T) {
+	ts := newTestServer(t)
+	token := ts.tokens["alice/planner"]
+	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": modern, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+	_, body := ts.post(t, context.Background(), "/mcp/", token,
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+string(must(json.Marshal(meta)))+`}}`,
+		map[string]string{"MCP-Protocol-Version": modern, "Mcp-Method": "server/discover"})
+	var discover map[string]any
+	if err := json.Unmarshal(body, &discover); err != nil {
+		t.Fatalf("server/discover: %s", body)
+	}
+	tools := rpc(t, ts, token, "tools/list", map[string]any{})
+	checkGolden(t, "surface.txtar", "What a client sees: server/discover (2026-07-28) and tools/list.\n", []txtar.File{
+		{Name: "server/discover", Data: []byte(pretty(t, discover))},
+		{Name: "tools/list", Data: []byte(pretty(t, tools))},
+	})
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestGoldenCalls freezes representative calls and their results.
+func TestGoldenCalls(t *testing.T) {
+	ts := newTestServer(t)
+	n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+	var files []txtar.File
+	var conv, msgID, cursor string
+	step := func(as, tool string, args map[string]any) map[string]any {
+		t.Helper()
+		argsJSON, _ := json.Marshal(args)
+		if bytes.Equal(argsJSON, []byte("null")) {
+			argsJSON = []byte("{}")
+		}
+		res := rpc(t, ts, ts.tokens[as], "tools/call", map[string]any{"name": tool, "arguments": json.RawMessage(argsJSON)}).(map[string]any)
+		sc, _ := res["structuredContent"].(map[string]any)
+		// The text copy is the same JSON (§10.2); the transcript keeps one.
+		var text map[string]any
+		content, _ := res["content"].([]any)
+		if len(content) != 1 || json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &text) != nil || !cmp.Equal(text, sc) {
+			t.Fatalf("%s: text content is not the structured content's JSON: %v", tool, res)
+		}
+		delete(res, "content")
+		name := fmt.Sprintf("%02d %s as %s %s", len(files)+1, tool, as, n.normalize(string(argsJSON)))
+		files = append(files, txtar.File{Name: name, Data: []byte(n.normalize(pretty(t, res)))})
+		return sc
+	}
+	cursor = step("alice/reviewer", "whoami", nil)["latest_cursor"].(string)
+	conv = step("alice/planner", "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
+	msgID = step("alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "Please review docs/plan.md", "client_msg_id": "plan-1"})["message_id"].(string)
+	step("alice/reviewer", "check_inbox", nil)
+	step("alice/reviewer", "read_message", map[string]any{"message_id": msgID})
+	step("alice/reviewer", "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 0})
+	step("alice/reviewer", "acknowledge", map[string]any{"message_id": msgID})
+	step("alice/reviewer", "read_messages", map[string]any{"conversation_id": conv})
+	step("alice/reviewer", "list_conversations", nil)
+	step("alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "hi", "provenance": "forged"})
+	step("alice/planner", "open_conversation", map[string]any{"handles": []string{"bob/helper"}})
+	step("bob/helper", "read_message", map[string]any{"message_id": msgID})
+	checkGolden(t, "calls.txtar", "Representative tool calls (older era, plain JSON-RPC) and their results.\nIds, times, traces and cursors are replaced by placeholders.\n", files)
+}
