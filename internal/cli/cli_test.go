@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// run runs the palaver command with env vars and returns its exit status,
+// stdout and stderr.
+func run(t *testing.T, ctx context.Context, vars map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(ctx, args, strings.NewReader(""), &out, &errOut, func(k string) string { return vars[k] })
+	return code, out.String(), errOut.String()
+}
+
+// serve starts `palaver serve` on a free port and returns its MCP URL; the
+// server stops at the end of the test.
+func serve(t *testing.T, db string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database", db}, strings.NewReader(""), io.Discard, pw, func(string) string { return "" })
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("serve exited %d", code)
+		}
+	})
+	lines := bufio.NewScanner(pr)
+	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
+	for lines.Scan() {
+		if m := re.FindStringSubmatch(lines.Text()); m != nil {
+			go io.Copy(io.Discard, pr) // keep draining the log
+			return m[1]
+		}
+	}
+	t.Fatal("serve ended without saying where it listens")
+	return ""
+}
+
+// TestReadmeFlow follows the README: serve, create a person and an agent,
+// mint a token, and `palaver call whoami`.
+func TestReadmeFlow(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "palaver.db")
+	url := serve(t, db)
+
+	resp, err := http.Get(strings.TrimSuffix(url, "/mcp/") + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	for _, args := range [][]string{
+		{"user", "create", "alice", "--name", "Alice", "--database", db},
+		{"agent", "create", "alice/planner", "--description", "plans the work", "--database", db},
+	} {
+		if code, _, stderr := run(t, ctx, nil, args...); code != 0 {
+			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	code, stdout, stderr := run(t, ctx, nil, "token", "mint", "--user", "alice", "--agent", "planner", "--name", "laptop", "--database", db)
+	if code != 0 {
+		t.Fatalf("token mint: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	token := lines[len(lines)-1]
+	if !strings.HasPrefix(token, "plv_") || strings.Count(stdout, "plv_") != 1 || strings.Contains(stderr, "plv_") {
+		t.Fatalf("the token must be alone on the last line of stdout and nowhere else:\nstdout %q\nstderr %q", stdout, stderr)
+	}
+
+	vars := map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": token}
+	code, stdout, stderr = run(t, ctx, vars, "call", "whoami")
+	if code != 0 {
+		t.Fatalf("call whoami: exit %d: %s", code, stderr)
+	}
+	var me struct {
+		Agent struct{ Handle string } `json:"agent"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &me); err != nil || me.Agent.Handle != "alice/planner" {
+		t.Fatalf("call whoami printed %s", stdout)
+	}
+
+	// A tool error prints the result and exits 1; a denial exits 3.
+	if code, stdout, _ = run(t, ctx, vars, "call", "read_message", `{"message_id": "msg_nope"}`); code != 1 || !strings.Contains(stdout, `"not_found"`) {
+		t.Errorf("call with a tool error: exit %d, %s", code, stdout)
+	}
+	if code, stdout, _ = run(t, ctx, vars, "call", "open_conversation", `{"handles": ["alice/planner"]}`); code != 3 || !strings.Contains(stdout, `"denied"`) {
+		t.Errorf("call with a denial: exit %d, %s", code, stdout)
+	}
+
+	// The token list shows it without the secret; revoking ends it.
+	code, stdout, _ = run(t, ctx, nil, "token", "list", "--user", "alice", "--database", db)
+	if code != 0 || strings.Contains(stdout, "plv_") || !strings.Contains(stdout, "laptop") {
+		t.Fatalf("token list: exit %d:\n%s", code, stdout)
+	}
+	id := regexp.MustCompile(`tok_\w+`).FindString(stdout)
+	if code, _, _ = run(t, ctx, nil, "token", "revoke", id, "--database", db); code != 0 {
+		t.Fatalf("token revoke: exit %d", code)
+	}
+	if code, _, stderr = run(t, ctx, vars, "call", "whoami"); code == 0 || !strings.Contains(stderr, "401") {
+		t.Fatalf("call with a revoked token: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSecondServeRefused: a second server on the same database refuses to
+// start, with a clear message (§13).
+func TestSecondServeRefused(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "palaver.db")
+	serve(t, db)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code, _, stderr := run(t, ctx, nil, "serve", "--addr", "127.0.0.1:0", "--database", db)
+	if code != 1 || !strings.Contains(stderr, "another palaver server is already using it") {
+		t.Fatalf("second serve: exit %d: %s", code, stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"token", "mint", "--user", "alice"}, 2, "Usage: palaver token mint"},
+		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--scope", "msg:admin", "--database", filepath.Join(t.TempDir(), "x.db")}, 1, "unknown scope"},
+		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--expires", "soon", "--database", filepath.Join(t.TempDir(), "x.db")}, 1, "30d"},
+		{[]string{"serve", "--addr", "nowhere"}, 1, "host:port"},
+		{[]string{"call", "whoami"}, 1, "PALAVER_TOKEN is not set"},
+	} {
+		code, _, stderr := run(t, ctx, nil, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("palaver %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
