@@ -54,4 +54,3 @@ func TestToolErrorTable(t *testing.T) {
 		t.Errorf("an internal error leaked its cause: %s", b)
 	}
 }
-
