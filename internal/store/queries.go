@@ -303,17 +303,18 @@ func (d queries) NextSeq(ctx context.Context, conversationID string, at time.Tim
 }
 
 // Participants joins each principal's handle: a person's own, an agent's
-// owner/slug.
+// owner/slug. Order: by joining time, the creator first, then by handle.
 func (d queries) Participants(ctx context.Context, conversationID string) ([]hub.Participant, error) {
 	rows, err := d.q.QueryContext(ctx, `SELECT p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
 			CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END,
 			a.archived_at IS NOT NULL
 		FROM participants p
+		JOIN conversations c ON c.id = p.conversation_id
 		LEFT JOIN agents a ON p.kind = 'agent' AND a.id = p.principal_id
 		LEFT JOIN users ou ON ou.id = a.owner_id
 		LEFT JOIN users pu ON p.kind = 'user' AND pu.id = p.principal_id
 		WHERE p.conversation_id = ? AND p.left_at IS NULL
-		ORDER BY p.joined_at, p.principal_id`, conversationID)
+		ORDER BY p.joined_at, p.principal_id <> c.creator_id, 6`, conversationID)
 	if err != nil {
 		return nil, dbErr("participants", err)
 	}
