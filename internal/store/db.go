@@ -47,6 +47,8 @@ type DB struct {
 
 	write  *sql.DB // one connection, used only by the writer goroutine
 	read   *sql.DB
+	wstmts *stmtCache
+	rstmts *stmtCache
 	unlock func()
 	log    *slog.Logger
 
@@ -89,15 +91,20 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if db.write, db.read, err = openSQLite(o.Path, o.Synchronous, o.ReadConns); err != nil {
 		return fail(err)
 	}
-	db.queries = queries{q: db.read}
 	if err := migrate(ctx, db.write); err != nil {
 		return fail(err)
 	}
+	db.wstmts, db.rstmts = newStmtCache(db.write, true), newStmtCache(db.read, false)
+	db.queries = queries{q: prepared{cache: db.rstmts}}
 	go db.writer()
 	return db, nil
 }
 
 func (db *DB) closeConns() {
+	if db.wstmts != nil {
+		db.wstmts.close()
+		db.rstmts.close()
+	}
 	if db.write != nil {
 		db.write.Close()
 	}
@@ -159,6 +166,7 @@ func (db *DB) writer() {
 			}
 		}
 		db.commit(batch)
+		db.wstmts.prepareMissed(context.Background())
 	}
 }
 
@@ -182,7 +190,7 @@ func (db *DB) commit(batch []*op) {
 		all(fmt.Errorf("begin: %w", err))
 		return
 	}
-	q := queries{q: tx}
+	q := queries{q: prepared{cache: db.wstmts, tx: tx}}
 	single := len(batch) == 1
 	for i, o := range batch {
 		if err := o.ctx.Err(); err != nil {

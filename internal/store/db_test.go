@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -189,5 +190,26 @@ func TestReopenKeepsEpochAndData(t *testing.T) {
 	}
 	if _, err := db.UserByHandle(ctx, "alice"); err != nil {
 		t.Fatalf("user after reopen: %v", err)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	db, err := store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	_, err = store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+	if err == nil || !strings.Contains(err.Error(), "upgrade palaver") {
+		t.Fatalf("opening a database from a newer palaver: %v, want a refusal saying to upgrade", err)
 	}
 }
