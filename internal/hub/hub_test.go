@@ -44,7 +44,7 @@ type world struct {
 	tokens                    map[string]string // handle → secret
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	db := storetest.OpenSQLite(t)
 	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, tokens: map[string]string{}}
@@ -66,7 +66,7 @@ func newWorld(t *testing.T) *world {
 }
 
 // agent creates an agent, mints a token and authenticates it.
-func (w *world) agent(t *testing.T, handle string, scopes ...string) *hub.Caller {
+func (w *world) agent(t testing.TB, handle string, scopes ...string) *hub.Caller {
 	t.Helper()
 	if _, err := w.hub.Agent(ctx, handle); err != nil {
 		if _, err := w.hub.CreateAgent(ctx, hub.AgentSpec{Handle: handle, Description: "test agent " + handle}); err != nil {

@@ -1,0 +1,75 @@
+package hub_test
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// BenchmarkSendMessage measures durable sends (SQLite, synchronous=FULL)
+// from parallel senders, each in its own conversation, through the group
+// committing writer.
+func BenchmarkSendMessage(b *testing.B) {
+	w := newWorld(b)
+	const parallelism = 8 // goroutines per GOMAXPROCS
+	type lane struct {
+		sender *hub.Caller
+		conv   string
+	}
+	var lanes []lane
+	for i := range parallelism * runtime.GOMAXPROCS(0) {
+		sender := w.agent(b, fmt.Sprintf("alice/sender%d", i))
+		v, err := w.hub.OpenConversation(ctx, sender, []string{"alice/reviewer"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lanes = append(lanes, lane{sender, v.Conversation.ID})
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(parallelism)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		l := lanes[next.Add(1)-1]
+		for pb.Next() {
+			if _, err := w.hub.SendMessage(ctx, l.sender, hub.SendInput{ConversationID: l.conv, Body: "benchmark body of a typical short ask"}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkCheckInbox measures check_inbox with 10,000 messages of history,
+// 100 of them waiting.
+func BenchmarkCheckInbox(b *testing.B) {
+	w := newWorld(b)
+	conv, err := w.hub.OpenConversation(ctx, w.planner, []string{"alice/reviewer"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var last string
+	for i := range 10000 {
+		r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv.Conversation.ID, Body: fmt.Sprintf("message %d", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i < 9900 {
+			last = r.Message.ID
+			if _, err := w.hub.Acknowledge(ctx, w.reviewer, last, "", ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := w.hub.Inbox(ctx, w.reviewer, 20, "")
+		if err != nil || r.Total != 100 {
+			b.Fatalf("inbox: %+v, %v", r, err)
+		}
+	}
+}
