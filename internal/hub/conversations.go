@@ -13,6 +13,18 @@ type ConversationView struct {
 	Participants []Participant
 }
 
+// Listed is the participants a face may show: archived agents are listed
+// nowhere (§1).
+func (v *ConversationView) Listed() []Participant {
+	var out []Participant
+	for _, p := range v.Participants {
+		if !p.Archived {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // participant finds the principal among ps.
 func participant(ps []Participant, principalID string) (*Participant, bool) {
 	for i := range ps {

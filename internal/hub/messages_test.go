@@ -314,3 +314,33 @@ func TestInstanceLimitHoldsEverywhere(t *testing.T) {
 		t.Fatalf("send as a known session: %v", err)
 	}
 }
+
+func TestArchivedAgentsAreListedNowhere(t *testing.T) {
+	w := newWorld(t)
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Plan", Participants: []string{"alice/reviewer", "alice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := w.hub.ListConversations(ctx, w.planner, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handles []string
+	for _, p := range ls[0].Listed() {
+		handles = append(handles, p.Handle)
+	}
+	if ls[0].Conversation.ID != v.Conversation.ID || strings.Join(handles, ",") != "alice/planner,alice" {
+		t.Fatalf("listed participants %v, want the archived reviewer left out", handles)
+	}
+	c, err := w.hub.ListContacts(ctx, w.planner)
+	if err != nil || len(c.Siblings) != 0 {
+		t.Fatalf("siblings after archiving the only one: %+v, %v", c, err)
+	}
+	r := w.send(t, w.planner, v.Conversation.ID, "still here?")
+	if r.Recipients != 1 {
+		t.Fatalf("recipients = %d, want 1 (the owner; the archived agent left the list)", r.Recipients)
+	}
+}

@@ -104,10 +104,9 @@ func lineOf(m *hub.Message) messageLine {
 }
 
 type participantView struct {
-	Handle   string `json:"handle"`
-	Kind     string `json:"kind"`
-	Role     string `json:"role"`
-	Archived bool   `json:"archived,omitempty"`
+	Handle string `json:"handle"`
+	Kind   string `json:"kind"`
+	Role   string `json:"role"`
 }
 
 type conversationView struct {
@@ -127,8 +126,8 @@ func viewConversation(v *hub.ConversationView) conversationView {
 		Goal: v.Conversation.Goal, Status: v.Conversation.Status, LastSeq: v.Conversation.LastSeq,
 		CreatedAt: timeText(v.Conversation.CreatedAt), Participants: []participantView{},
 	}
-	for _, p := range v.Participants {
-		out.Participants = append(out.Participants, participantView{Handle: p.Handle, Kind: p.Kind, Role: p.Role, Archived: p.Archived})
+	for _, p := range v.Listed() {
+		out.Participants = append(out.Participants, participantView{Handle: p.Handle, Kind: p.Kind, Role: p.Role})
 	}
 	return out
 }
