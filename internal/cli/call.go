@@ -49,6 +49,16 @@ func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(r)
 }
 
+// dial reads the client environment and opens an MCP session to the server.
+func dial(ctx context.Context, e *env) (*mcp.ClientSession, clientEnv, error) {
+	ce, err := readClientEnv(e)
+	if err != nil {
+		return nil, ce, err
+	}
+	s, err := connect(ctx, ce)
+	return s, ce, err
+}
+
 // connect opens an MCP client session to the server.
 func connect(ctx context.Context, ce clientEnv) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "palaver-cli", Version: "1"}, nil)
@@ -137,11 +147,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("the arguments must be one JSON object, like '{\"limit\": 5}': %v", err)
 		}
 	}
-	ce, err := readClientEnv(e)
-	if err != nil {
-		return err
-	}
-	s, err := connect(ctx, ce)
+	s, ce, err := dial(ctx, e)
 	if err != nil {
 		return err
 	}
@@ -176,11 +182,7 @@ func runTools(ctx context.Context, e *env, args []string) error {
 	if err := wantArgs(fs, pos, 0); err != nil {
 		return err
 	}
-	ce, err := readClientEnv(e)
-	if err != nil {
-		return err
-	}
-	s, err := connect(ctx, ce)
+	s, _, err := dial(ctx, e)
 	if err != nil {
 		return err
 	}

@@ -144,30 +144,45 @@ func wantArgs(fs *flag.FlagSet, pos []string, n int) error {
 
 // admin is an opened database and hub for an admin subcommand.
 type admin struct {
-	db  *store.DB
 	hub *hub.Hub
+	fs  *flag.FlagSet
+	pos []string // positional arguments
 }
 
-func openAdmin(ctx context.Context, cfg config.Config) (*admin, error) {
-	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return nil, err
-	}
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return &admin{db: db, hub: h}, nil
-}
-
-func (a *admin) Close() { a.db.Close() }
-
-// adminFlags adds --database to fs and returns the config it fills.
-func adminFlags(e *env, fs *flag.FlagSet) *config.Config {
+// adminCommand runs an admin subcommand: it parses flags (with --database;
+// flags registers the command's own) and exactly nargs positional
+// arguments, opens the database the way the server does, and runs fn.
+func adminCommand(ctx context.Context, e *env, args []string, usage string, nargs int, flags func(*flag.FlagSet), fn func(a *admin) error) error {
+	name, _, _ := strings.Cut(usage, " [")
+	fs := newFlags(e, name, usage+" [--database PATH]")
 	cfg := config.Default()
 	cfg.DatabaseFlag(fs, e.getenv)
-	return &cfg
+	if flags != nil {
+		flags(fs)
+	}
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, pos, nargs); err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	return fn(&admin{hub: h, fs: fs, pos: pos})
+}
+
+// usageErr prints the command's usage and returns errUsage.
+func (a *admin) usageErr() error {
+	a.fs.Usage()
+	return errUsage
 }
 
 // subcommand dispatches "palaver NAME VERB …" to a verb's function.

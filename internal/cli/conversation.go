@@ -14,24 +14,12 @@ func runConversation(ctx context.Context, e *env, args []string) error {
 // conversationClose: palaver conversation close CONVERSATION_ID — the
 // owner's confirmation of a request_close (or a close without one).
 func conversationClose(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "conversation close", "conversation close CONVERSATION_ID [--database PATH]")
-	cfg := adminFlags(e, fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 1); err != nil {
-		return err
-	}
-	a, err := openAdmin(ctx, *cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	c, err := a.hub.CloseConversation(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "closed %s: it no longer exists for agents\n", c.ID)
-	return nil
+	return adminCommand(ctx, e, args, "conversation close CONVERSATION_ID", 1, nil, func(a *admin) error {
+		c, err := a.hub.CloseConversation(ctx, a.pos[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "closed %s: it no longer exists for agents\n", c.ID)
+		return nil
+	})
 }

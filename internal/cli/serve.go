@@ -117,19 +117,8 @@ func pruneEvents(ctx context.Context, h *hub.Hub, log *slog.Logger) {
 // runMigrate: palaver migrate [--database PATH] applies pending migrations
 // (serve applies them on start too).
 func runMigrate(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "migrate", "migrate [--database PATH]")
-	cfg := adminFlags(e, fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 0); err != nil {
-		return err
-	}
-	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "database %s is up to date\n", cfg.Database)
-	return db.Close()
+	return adminCommand(ctx, e, args, "migrate", 0, nil, func(*admin) error {
+		fmt.Fprintln(e.stdout, "the database is up to date")
+		return nil
+	})
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -39,115 +40,85 @@ func parseExpiry(s string) (time.Duration, error) {
 // [--expires 30d] [--name NAME]. The token is printed alone on the last
 // line of stdout and nowhere else.
 func tokenMint(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "token mint", "token mint --user OWNER --agent SLUG [--scope msg:read,msg:write,contacts:read] [--expires 30d] [--name NAME] [--database PATH]")
-	cfg := adminFlags(e, fs)
-	owner := fs.String("user", "", "the agent's owner (required)")
-	slug := fs.String("agent", "", "the agent's slug (required)")
-	scope := fs.String("scope", strings.Join(hub.AllScopes, ","), "comma-separated scopes")
-	expires := fs.String("expires", "", "lifetime, like 30d or 12h (default: never expires)")
-	name := fs.String("name", "", "a label for the token, like laptop")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 0); err != nil {
-		return err
-	}
-	if *owner == "" || *slug == "" {
-		fs.Usage()
-		return errUsage
-	}
-	scopes, err := hub.ParseScopes(*scope)
-	if err != nil {
-		return err
-	}
-	ttl, err := parseExpiry(*expires)
-	if err != nil {
-		return err
-	}
-	a, err := openAdmin(ctx, *cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	t, secret, err := a.hub.MintToken(ctx, hub.TokenSpec{Owner: *owner, Agent: *slug, Scopes: scopes, Expires: ttl, Name: *name})
-	if err != nil {
-		return err
-	}
-	exp := "never expires"
-	if !t.ExpiresAt.IsZero() {
-		exp = "expires " + t.ExpiresAt.Format(time.RFC3339)
-	}
-	fmt.Fprintf(e.stdout, "minted %s for %s/%s (scopes %s, %s); it is shown only once:\n%s\n",
-		t.ID, *owner, *slug, strings.Join(t.Scopes, ","), exp, secret)
-	return nil
+	var owner, slug, scope, expires, name string
+	return adminCommand(ctx, e, args, "token mint --user OWNER --agent SLUG [--scope msg:read,msg:write,contacts:read] [--expires 30d] [--name NAME]", 0,
+		func(fs *flag.FlagSet) {
+			fs.StringVar(&owner, "user", "", "the agent's owner (required)")
+			fs.StringVar(&slug, "agent", "", "the agent's slug (required)")
+			fs.StringVar(&scope, "scope", strings.Join(hub.AllScopes, ","), "comma-separated scopes")
+			fs.StringVar(&expires, "expires", "", "lifetime, like 30d or 12h (default: never expires)")
+			fs.StringVar(&name, "name", "", "a label for the token, like laptop")
+		},
+		func(a *admin) error {
+			if owner == "" || slug == "" {
+				return a.usageErr()
+			}
+			scopes, err := hub.ParseScopes(scope)
+			if err != nil {
+				return err
+			}
+			ttl, err := parseExpiry(expires)
+			if err != nil {
+				return err
+			}
+			t, secret, err := a.hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug, Scopes: scopes, Expires: ttl, Name: name})
+			if err != nil {
+				return err
+			}
+			exp := "never expires"
+			if !t.ExpiresAt.IsZero() {
+				exp = "expires " + t.ExpiresAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(e.stdout, "minted %s for %s/%s (scopes %s, %s); it is shown only once:\n%s\n",
+				t.ID, owner, slug, strings.Join(t.Scopes, ","), exp, secret)
+			return nil
+		})
 }
 
 // tokenList: palaver token list --user OWNER [--agent SLUG].
 func tokenList(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "token list", "token list --user OWNER [--agent SLUG] [--database PATH]")
-	cfg := adminFlags(e, fs)
-	owner := fs.String("user", "", "the owner (required)")
-	slug := fs.String("agent", "", "only this agent's tokens")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 0); err != nil {
-		return err
-	}
-	if *owner == "" {
-		fs.Usage()
-		return errUsage
-	}
-	a, err := openAdmin(ctx, *cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	ts, err := a.hub.Tokens(ctx, *owner, *slug)
-	if err != nil {
-		return err
-	}
-	agents, err := a.hub.Agents(ctx, *owner, true)
-	if err != nil {
-		return err
-	}
-	handles := map[string]string{}
-	for _, ag := range agents {
-		handles[ag.ID] = ag.Handle()
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tAGENT\tNAME\tSCOPES\tCREATED\tLAST USED\tEXPIRES\tREVOKED")
-	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, handles[t.AgentID], t.Name, strings.Join(t.Scopes, ","),
-			day(t.CreatedAt), day(t.LastUsedAt), day(t.ExpiresAt), day(t.RevokedAt))
-	}
-	return tw.Flush()
+	var owner, slug string
+	return adminCommand(ctx, e, args, "token list --user OWNER [--agent SLUG]", 0,
+		func(fs *flag.FlagSet) {
+			fs.StringVar(&owner, "user", "", "the owner (required)")
+			fs.StringVar(&slug, "agent", "", "only this agent's tokens")
+		},
+		func(a *admin) error {
+			if owner == "" {
+				return a.usageErr()
+			}
+			ts, err := a.hub.Tokens(ctx, owner, slug)
+			if err != nil {
+				return err
+			}
+			agents, err := a.hub.Agents(ctx, owner, true)
+			if err != nil {
+				return err
+			}
+			handles := map[string]string{}
+			for _, ag := range agents {
+				handles[ag.ID] = ag.Handle()
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tAGENT\tNAME\tSCOPES\tCREATED\tLAST USED\tEXPIRES\tREVOKED")
+			for _, t := range ts {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, handles[t.AgentID], t.Name, strings.Join(t.Scopes, ","),
+					day(t.CreatedAt), day(t.LastUsedAt), day(t.ExpiresAt), day(t.RevokedAt))
+			}
+			return tw.Flush()
+		})
 }
 
 // tokenRevoke: palaver token revoke TOKEN_ID.
 func tokenRevoke(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "token revoke", "token revoke TOKEN_ID [--database PATH]")
-	cfg := adminFlags(e, fs)
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 1); err != nil {
-		return err
-	}
-	a, err := openAdmin(ctx, *cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	t, err := a.hub.RevokeToken(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "revoked %s: its next request gets 401\n", t.ID)
-	return nil
+	return adminCommand(ctx, e, args, "token revoke TOKEN_ID", 1, nil, func(a *admin) error {
+		t, err := a.hub.RevokeToken(ctx, a.pos[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "revoked %s: its next request gets 401\n", t.ID)
+		return nil
+	})
 }
 
 // day formats a time for tables: "-" when unset.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 )
 
@@ -13,25 +14,15 @@ func runUser(ctx context.Context, e *env, args []string) error {
 
 // userCreate: palaver user create HANDLE [--name "Display Name"].
 func userCreate(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "user create", "user create HANDLE [--name NAME] [--database PATH]")
-	cfg := adminFlags(e, fs)
-	name := fs.String("name", "", "display name")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := wantArgs(fs, pos, 1); err != nil {
-		return err
-	}
-	a, err := openAdmin(ctx, *cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	u, err := a.hub.CreateUser(ctx, pos[0], *name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "created user %s (%s)\n", u.Handle, u.ID)
-	return nil
+	var name string
+	return adminCommand(ctx, e, args, "user create HANDLE [--name NAME]", 1,
+		func(fs *flag.FlagSet) { fs.StringVar(&name, "name", "", "display name") },
+		func(a *admin) error {
+			u, err := a.hub.CreateUser(ctx, a.pos[0], name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "created user %s (%s)\n", u.Handle, u.ID)
+			return nil
+		})
 }

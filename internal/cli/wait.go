@@ -22,11 +22,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	if err := wantArgs(fs, pos, 0); err != nil {
 		return err
 	}
-	ce, err := readClientEnv(e)
-	if err != nil {
-		return err
-	}
-	s, err := connect(ctx, ce)
+	s, ce, err := dial(ctx, e)
 	if err != nil {
 		return err
 	}
