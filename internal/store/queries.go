@@ -172,6 +172,27 @@ func (d queries) execOne(ctx context.Context, op, query string, args ...any) err
 	return nil
 }
 
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(...any) error }
+
+// queryAll runs a query and scans every row with scan.
+func queryAll[T any](ctx context.Context, q querier, op string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbErr(op, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, dbErr(op, err)
+		}
+		out = append(out, v)
+	}
+	return out, dbErr(op, rows.Err())
+}
+
 // ---- meta
 
 func (d queries) Meta(ctx context.Context, key string) (string, error) {
@@ -189,7 +210,7 @@ func (d queries) SetMeta(ctx context.Context, key, value string) error {
 
 // ---- users and agents
 
-func scanUser(row interface{ Scan(...any) error }) (*hub.User, error) {
+func scanUser(row scanner) (*hub.User, error) {
 	var u hub.User
 	var created sql.NullInt64
 	if err := row.Scan(&u.ID, &u.Handle, &u.Name, &created); err != nil {
@@ -219,7 +240,7 @@ func (d queries) InsertUser(ctx context.Context, u *hub.User) error {
 const agentCols = `a.id, a.owner_id, u.handle, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at`
 const agentFrom = ` FROM agents a JOIN users u ON u.id = a.owner_id`
 
-func scanAgent(row interface{ Scan(...any) error }) (*hub.Agent, error) {
+func scanAgent(row scanner) (*hub.Agent, error) {
 	var a hub.Agent
 	var archived, created sql.NullInt64
 	if err := row.Scan(&a.ID, &a.OwnerID, &a.OwnerHandle, &a.Slug, &a.Description, &a.Goal, &a.Mode, &archived, &created); err != nil {
@@ -240,21 +261,7 @@ func (d queries) AgentByHandle(ctx context.Context, owner, slug string) (*hub.Ag
 }
 
 func (d queries) Agents(ctx context.Context, ownerID string, includeArchived bool) ([]*hub.Agent, error) {
-	q := `SELECT ` + agentCols + agentFrom + ` WHERE (? = '' OR a.owner_id = ?) AND (? OR a.archived_at IS NULL) ORDER BY u.handle, a.created_at, a.id`
-	rows, err := d.q.QueryContext(ctx, q, ownerID, ownerID, includeArchived)
-	if err != nil {
-		return nil, dbErr("agents", err)
-	}
-	defer rows.Close()
-	var out []*hub.Agent
-	for rows.Next() {
-		a, err := scanAgent(rows)
-		if err != nil {
-			return nil, dbErr("agents", err)
-		}
-		out = append(out, a)
-	}
-	return out, dbErr("agents", rows.Err())
+	return queryAll(ctx, d.q, "agents", scanAgent, `SELECT `+agentCols+agentFrom+` WHERE (? = '' OR a.owner_id = ?) AND (? OR a.archived_at IS NULL) ORDER BY u.handle, a.created_at, a.id`, ownerID, ownerID, includeArchived)
 }
 
 func (d queries) InsertAgent(ctx context.Context, a *hub.Agent) error {
@@ -267,22 +274,13 @@ func (d queries) SetAgentArchived(ctx context.Context, agentID string, at time.T
 }
 
 func (d queries) Instances(ctx context.Context, agentID string) ([]hub.Instance, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT name, note, last_seen_at FROM instances WHERE agent_id = ? ORDER BY last_seen_at DESC, name`, agentID)
-	if err != nil {
-		return nil, dbErr("instances", err)
-	}
-	defer rows.Close()
-	var out []hub.Instance
-	for rows.Next() {
+	return queryAll(ctx, d.q, "instances", func(row scanner) (hub.Instance, error) {
 		var i hub.Instance
 		var seen sql.NullInt64
-		if err := rows.Scan(&i.Name, &i.Note, &seen); err != nil {
-			return nil, dbErr("instances", err)
-		}
+		err := row.Scan(&i.Name, &i.Note, &seen)
 		i.LastSeen = fromMS(seen)
-		out = append(out, i)
-	}
-	return out, dbErr("instances", rows.Err())
+		return i, err
+	}, `SELECT name, note, last_seen_at FROM instances WHERE agent_id = ? ORDER BY last_seen_at DESC, name`, agentID)
 }
 
 func (d queries) UpsertInstance(ctx context.Context, agentID, name, note string, at time.Time) error {
@@ -295,7 +293,7 @@ func (d queries) UpsertInstance(ctx context.Context, agentID, name, note string,
 
 const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at`
 
-func scanToken(row interface{ Scan(...any) error }) (*hub.Token, error) {
+func scanToken(row scanner) (*hub.Token, error) {
 	var t hub.Token
 	var scopes string
 	var created, expires, used, revoked sql.NullInt64
@@ -320,20 +318,7 @@ func (d queries) TokenByID(ctx context.Context, id string) (*hub.Token, error) {
 }
 
 func (d queries) Tokens(ctx context.Context, userID, agentID string) ([]*hub.Token, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE user_id = ? AND (? = '' OR agent_id = ?) ORDER BY created_at, id`, userID, agentID, agentID)
-	if err != nil {
-		return nil, dbErr("tokens", err)
-	}
-	defer rows.Close()
-	var out []*hub.Token
-	for rows.Next() {
-		t, err := scanToken(rows)
-		if err != nil {
-			return nil, dbErr("tokens", err)
-		}
-		out = append(out, t)
-	}
-	return out, dbErr("tokens", rows.Err())
+	return queryAll(ctx, d.q, "tokens", scanToken, `SELECT `+tokenCols+` FROM tokens WHERE user_id = ? AND (? = '' OR agent_id = ?) ORDER BY created_at, id`, userID, agentID, agentID)
 }
 
 func (d queries) InsertToken(ctx context.Context, t *hub.Token) error {
@@ -353,7 +338,7 @@ func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error 
 
 const convCols = `id, kind, title, goal, status, COALESCE(direct_key, ''), creator_id, created_at, updated_at, last_seq`
 
-func scanConversation(row interface{ Scan(...any) error }) (*hub.Conversation, error) {
+func scanConversation(row scanner) (*hub.Conversation, error) {
 	var c hub.Conversation
 	var created, updated sql.NullInt64
 	if err := row.Scan(&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &created, &updated, &c.LastSeq); err != nil {
@@ -374,22 +359,9 @@ func (d queries) DirectConversation(ctx context.Context, key string) (*hub.Conve
 }
 
 func (d queries) ConversationsOf(ctx context.Context, principalID string, limit int) ([]*hub.Conversation, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT `+convCols+` FROM conversations WHERE status <> 'closed' AND id IN
+	return queryAll(ctx, d.q, "conversations of", scanConversation, `SELECT `+convCols+` FROM conversations WHERE status <> 'closed' AND id IN
 		(SELECT conversation_id FROM participants WHERE principal_id = ? AND left_at IS NULL)
 		ORDER BY updated_at DESC, id DESC LIMIT ?`, principalID, limit)
-	if err != nil {
-		return nil, dbErr("conversations of", err)
-	}
-	defer rows.Close()
-	var out []*hub.Conversation
-	for rows.Next() {
-		c, err := scanConversation(rows)
-		if err != nil {
-			return nil, dbErr("conversations of", err)
-		}
-		out = append(out, c)
-	}
-	return out, dbErr("conversations of", rows.Err())
 }
 
 func (d queries) InsertConversation(ctx context.Context, c *hub.Conversation) error {
@@ -411,7 +383,13 @@ func (d queries) NextSeq(ctx context.Context, conversationID string, at time.Tim
 // Participants joins each principal's handle: a person's own, an agent's
 // owner/slug. Order: by joining time, the creator first, then by handle.
 func (d queries) Participants(ctx context.Context, conversationID string) ([]hub.Participant, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
+	return queryAll(ctx, d.q, "participants", func(row scanner) (hub.Participant, error) {
+		p := hub.Participant{ConversationID: conversationID}
+		var joined sql.NullInt64
+		err := row.Scan(&p.PrincipalID, &p.Kind, &p.OwnerID, &p.Role, &joined, &p.Handle, &p.Archived)
+		p.JoinedAt = fromMS(joined)
+		return p, err
+	}, `SELECT p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
 			CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END,
 			a.archived_at IS NOT NULL
 		FROM participants p
@@ -421,21 +399,6 @@ func (d queries) Participants(ctx context.Context, conversationID string) ([]hub
 		LEFT JOIN users pu ON p.kind = 'user' AND pu.id = p.principal_id
 		WHERE p.conversation_id = ? AND p.left_at IS NULL
 		ORDER BY p.joined_at, p.principal_id <> c.creator_id, 6`, conversationID)
-	if err != nil {
-		return nil, dbErr("participants", err)
-	}
-	defer rows.Close()
-	var out []hub.Participant
-	for rows.Next() {
-		p := hub.Participant{ConversationID: conversationID}
-		var joined sql.NullInt64
-		if err := rows.Scan(&p.PrincipalID, &p.Kind, &p.OwnerID, &p.Role, &joined, &p.Handle, &p.Archived); err != nil {
-			return nil, dbErr("participants", err)
-		}
-		p.JoinedAt = fromMS(joined)
-		out = append(out, p)
-	}
-	return out, dbErr("participants", rows.Err())
 }
 
 func (d queries) AddParticipant(ctx context.Context, p *hub.Participant) error {
@@ -463,7 +426,7 @@ func msgCols(a string) string {
 	return strings.Join(cols, ", ")
 }
 
-func scanMessage(row interface{ Scan(...any) error }) (*hub.Message, error) {
+func scanMessage(row scanner) (*hub.Message, error) {
 	var t scanTail
 	if err := row.Scan(t.dest()...); err != nil {
 		return nil, err
@@ -487,20 +450,7 @@ func (d queries) MessageByClientID(ctx context.Context, senderID, clientMsgID st
 }
 
 func (d queries) Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*hub.Message, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`, conversationID, afterSeq, limit)
-	if err != nil {
-		return nil, dbErr("messages", err)
-	}
-	defer rows.Close()
-	var out []*hub.Message
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, dbErr("messages", err)
-		}
-		out = append(out, m)
-	}
-	return out, dbErr("messages", rows.Err())
+	return queryAll(ctx, d.q, "messages", scanMessage, `SELECT `+msgCols("m")+` FROM messages m WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`, conversationID, afterSeq, limit)
 }
 
 func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
@@ -524,28 +474,19 @@ func (d queries) Unread(ctx context.Context, conversationID, principalID string)
 }
 
 func (d queries) Reads(ctx context.Context, conversationID string) ([]hub.Read, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT r.principal_id, CASE WHEN a.id IS NOT NULL THEN ou.handle || '/' || a.slug ELSE COALESCE(pu.handle, '') END,
+	return queryAll(ctx, d.q, "reads", func(row scanner) (hub.Read, error) {
+		var r hub.Read
+		var updated sql.NullInt64
+		err := row.Scan(&r.PrincipalID, &r.Handle, &r.Instance, &r.LastReadSeq, &updated)
+		r.UpdatedAt = fromMS(updated)
+		return r, err
+	}, `SELECT r.principal_id, CASE WHEN a.id IS NOT NULL THEN ou.handle || '/' || a.slug ELSE COALESCE(pu.handle, '') END,
 			r.instance, r.last_read_seq, r.updated_at
 		FROM reads r
 		LEFT JOIN agents a ON a.id = r.principal_id
 		LEFT JOIN users ou ON ou.id = a.owner_id
 		LEFT JOIN users pu ON pu.id = r.principal_id
 		WHERE r.conversation_id = ? ORDER BY 2, r.instance`, conversationID)
-	if err != nil {
-		return nil, dbErr("reads", err)
-	}
-	defer rows.Close()
-	var out []hub.Read
-	for rows.Next() {
-		var r hub.Read
-		var updated sql.NullInt64
-		if err := rows.Scan(&r.PrincipalID, &r.Handle, &r.Instance, &r.LastReadSeq, &updated); err != nil {
-			return nil, dbErr("reads", err)
-		}
-		r.UpdatedAt = fromMS(updated)
-		out = append(out, r)
-	}
-	return out, dbErr("reads", rows.Err())
 }
 
 func (d queries) MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error {
