@@ -15,20 +15,31 @@ type InboxResult struct {
 }
 
 // Inbox lists the caller's waiting (unacknowledged) messages, oldest first,
-// at most limit (1–50, default 20). Listing marks nothing read.
+// at most limit (1–50, default 20). Listing marks nothing read. With a
+// session name it lists only what waits for that session (§5): not
+// addressed to another session, not in a conversation another live session
+// holds, plus its sibling sessions' words in shared conversations past its
+// place.
 func (h *Hub) Inbox(ctx context.Context, c *Caller, limit int, instance string) (*InboxResult, error) {
 	limit, err := checkLimit(limit, 20, 50)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := h.seeInstance(ctx, c, instance); err != nil {
+	instance, err = h.seeInstance(ctx, c, instance)
+	if err != nil {
 		return nil, err
 	}
-	items, total, err := h.store.Inbox(ctx, c.Agent.ID, limit)
+	items, total, err := h.store.Inbox(ctx, c.Agent.ID, SessionFilter{Instance: instance, LiveSince: h.liveSince()}, limit)
 	if err != nil {
 		return nil, AsError(err)
 	}
-	return &InboxResult{Total: total, Items: items, More: total - len(items)}, nil
+	r := &InboxResult{Total: total, Items: items, More: total - len(items)}
+	if instance != "" {
+		if err := h.sessionInbox(ctx, c, instance, r, limit); err != nil {
+			return nil, AsError(err)
+		}
+	}
+	return r, nil
 }
 
 // Acknowledge outcomes (§5).

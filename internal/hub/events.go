@@ -82,6 +82,9 @@ type WaitResult struct {
 	// Superseded: the same named session started a newer wait, which ended
 	// this one with nothing consumed.
 	Superseded bool
+	// Addressing tells, for a wait with a session name, how each
+	// message.new stands for that session (keyed by event id).
+	Addressing map[int64]Addressing
 }
 
 // eventsPerWait caps one hand-over; the next wait continues at once.
@@ -127,7 +130,13 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 		}
 		from = last
 		if len(events) > 0 {
-			return &WaitResult{Events: events, Cursor: h.Cursor(from)}, nil
+			r := &WaitResult{Events: events, Cursor: h.Cursor(from)}
+			if instance != "" {
+				if r.Addressing, err = h.addressEvents(ctx, c.Agent.ID, instance, events); err != nil {
+					return nil, err
+				}
+			}
+			return r, nil
 		}
 		select {
 		case <-wake:
@@ -219,6 +228,21 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 		out = append(out, e)
 	}
 	return out, from, nil
+}
+
+// addressEvents tells how each message.new stands for the session.
+func (h *Hub) addressEvents(ctx context.Context, agentID, instance string, events []*Event) (map[int64]Addressing, error) {
+	holders, err := h.liveHolders(ctx, h.store, agentID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	out := map[int64]Addressing{}
+	for _, e := range events {
+		if e.Message != nil {
+			out[e.ID] = address(e.Message, agentID, instance, holders)
+		}
+	}
+	return out, nil
 }
 
 // PruneEvents deletes events older than the retention period and remembers

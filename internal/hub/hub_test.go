@@ -118,6 +118,7 @@ func code(err error) string {
 		return ""
 	case errors.As(err, &r):
 		return r.Status + ":" + r.Word()
+
 	case errors.As(err, &e):
 		return e.WireCode()
 	}

@@ -242,6 +242,12 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 		if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
 			return err
 		}
+		// The session that speaks holds the conversation (§5).
+		if in.Instance != "" {
+			if err := tx.SetHold(ctx, c.Agent.ID, m.ConversationID, in.Instance, now); err != nil {
+				return err
+			}
+		}
 		// The sender has read its own words: its place moves past them.
 		if err := tx.MoveRead(ctx, m.ConversationID, c.Agent.ID, in.Instance, m.Seq, true, now); err != nil {
 			return err

@@ -11,8 +11,9 @@ import (
 // with a status (and a trace id). Reason starts with one word naming the rule
 // ("reach", "closing", "notice", …), then a sentence for people.
 type Refusal struct {
-	Status string // "denied"
-	Reason string
+	Status  string // "denied", "held_by_other"
+	Reason  string
+	Details map[string]any // extra result fields, e.g. held_by
 }
 
 func (r *Refusal) Error() string { return r.Status + ": " + r.Reason }

@@ -61,9 +61,17 @@ type Reader interface {
 
 	Delivery(ctx context.Context, agentID, messageID string) (*Delivery, error)
 	// Inbox returns the agent's oldest limit waiting (unacknowledged)
-	// deliveries in open conversations, with their messages, and how many wait
-	// in all.
-	Inbox(ctx context.Context, agentID string, limit int) (items []InboxItem, total int, err error)
+	// deliveries in open conversations, with their messages and live holders,
+	// and how many wait in all. With f.Instance it keeps only those waiting
+	// for that session (§5): addressed to it or to nobody, and then not in a
+	// conversation held by another session seen since f.LiveSince.
+	Inbox(ctx context.Context, agentID string, f SessionFilter, limit int) (items []InboxItem, total int, err error)
+	// SiblingWords returns the agent's own messages written by its other
+	// sessions in open group and thread conversations past the session's
+	// place (oldest first, at most limit), and how many there are (§5).
+	SiblingWords(ctx context.Context, agentID, instance string, limit int) ([]*Message, int, error)
+	// Holds lists the agent's holds, each with its session's last-seen time.
+	Holds(ctx context.Context, agentID string) ([]Hold, error)
 
 	// EventsAfter returns up to limit of the recipient's events with id >
 	// after, in id order, each message.new with its Message.
@@ -103,7 +111,10 @@ type Tx interface {
 	// SetDeliveryState records an acknowledgement (state done) or a failed
 	// attempt (state failed, attempts+1, errText).
 	SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error
-	// MoveRead sets a place to max(current, seq) when forward, or to seq.
+	// SetHold makes the agent's session the holder of a conversation.
+	SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error
+	// MoveRead sets a place to max(current, seq) when forward; otherwise to
+	// min(current, seq), leaving a place that does not exist yet alone.
 	MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error
 	// InsertEvents appends events (ids assigned by the store, in order).
 	InsertEvents(ctx context.Context, events []*Event) error
@@ -266,6 +277,26 @@ type Delivery struct {
 type InboxItem struct {
 	Delivery Delivery
 	Message  *Message
+	// HeldBy is the live session holding the conversation ("" when nobody
+	// does: unclaimed).
+	HeldBy string
+	// Sibling: the agent's own words from another session, waiting for this
+	// session past its place; there is no delivery to acknowledge.
+	Sibling bool
+}
+
+// SessionFilter narrows an inbox to one named session (§5).
+type SessionFilter struct {
+	Instance  string    // "" for the agent as a whole
+	LiveSince time.Time // holders last seen at or before this have let go
+}
+
+// Hold is a session holding a conversation (§5).
+type Hold struct {
+	ConversationID string
+	Instance       string
+	Since          time.Time
+	LastSeen       time.Time // the session's last sighting
 }
 
 // Read is a principal's (or named session's) place in a conversation.

@@ -37,7 +37,11 @@ func result(v any) (*mcp.CallToolResult, error) {
 func (c *call) refusalResult(ctx context.Context, r *hub.Refusal) (*mcp.CallToolResult, error) {
 	trace := newTrace()
 	c.logLine(ctx, slog.LevelInfo, "tool refused", trace, slog.String("status", r.Status), slog.String("reason", r.Reason))
-	return result(map[string]any{"status": r.Status, "reason": r.Reason, "trace": trace})
+	out := map[string]any{"status": r.Status, "reason": r.Reason, "trace": trace}
+	for k, v := range r.Details {
+		out[k] = v
+	}
+	return result(out)
 }
 
 // toolError is the MCP face's one translation of hub errors (CONVENTIONS

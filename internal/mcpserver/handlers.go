@@ -94,6 +94,15 @@ func (s *Server) defaultTools() []toolDef {
 				withRange(p, "timeout_s", 0, 55)
 			},
 		}, s.waitForMessages),
+		newTool(toolSpec{name: "mark_unread", title: "Mark unread",
+			description: "Moves your place in a conversation back so that seq and what follows read as new again: the named session's place with instance, otherwise the agent's. Returns the new place.",
+			scope:       hub.ScopeRead, idempotent: true,
+		}, s.markUnread),
+		newTool(toolSpec{name: "claim_conversation", title: "Claim a conversation",
+			description: "Makes this session the one that answers what is addressed to nobody in a conversation (the session that last spoke holds it too). Refused with status held_by_other while another live session of yours holds it, unless takeover is true.",
+			scope:       hub.ScopeWrite, idempotent: true,
+			schema:      func(p map[string]*jsonschema.Schema) { withDefault(p, "takeover", false) },
+		}, s.claimConversation),
 		newTool(toolSpec{name: "request_close", title: "Request close",
 			description: "Asks your owner to close a group conversation you created whose goal is met (the owner confirms it); while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
 			scope:       hub.ScopeWrite, idempotent: true,
@@ -314,13 +323,21 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 	type row struct {
 		messageLine
 		AlreadyRead bool   `json:"already_read"`
-		State       string `json:"state"`
+		State       string `json:"state,omitempty"`
 		Attempts    int    `json:"attempts,omitempty"`
+		ForYou      *bool  `json:"for_you,omitempty"`
+		Unclaimed   bool   `json:"unclaimed,omitempty"`
+		HeldBy      string `json:"held_by,omitempty"`
+		Sibling     bool   `json:"from_sibling_session,omitempty"`
 	}
 	rows := []row{}
 	for _, it := range r.Items {
-		rows = append(rows, row{messageLine: lineOf(it.Message), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
-			State: it.Delivery.State, Attempts: it.Delivery.Attempts})
+		rw := row{messageLine: lineOf(it.Message), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
+			State: it.Delivery.State, Attempts: it.Delivery.Attempts, Unclaimed: it.HeldBy == "", HeldBy: it.HeldBy, Sibling: it.Sibling}
+		if in.Instance != "" {
+			rw.ForYou = new(true) // with a session, only what waits for it is listed
+		}
+		rows = append(rows, rw)
 	}
 	return map[string]any{"total": r.Total, "messages": rows, "more": r.More, "answers": []any{}, "untrusted": true}, nil
 }
@@ -355,6 +372,9 @@ type eventView struct {
 	At             string       `json:"at"`
 	ConversationID string       `json:"conversation_id,omitempty"`
 	Message        *messageView `json:"message,omitempty"`
+	ForYou         *bool        `json:"for_you,omitempty"`
+	FromYou        *bool        `json:"from_you,omitempty"`
+	HandledBy      string       `json:"handled_by,omitempty"`
 }
 
 func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, error) {
@@ -382,11 +402,48 @@ func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, 
 			m := viewMessage(e.Message)
 			ev.Message = &m
 		}
+		if a, ok := r.Addressing[e.ID]; ok {
+			ev.ForYou, ev.FromYou, ev.HandledBy = &a.ForYou, &a.FromYou, a.HandledBy
+		}
 		events = append(events, ev)
 	}
 	out := map[string]any{"events": events, "cursor": r.Cursor, "timed_out": r.TimedOut, "untrusted": true}
 	if r.Superseded {
 		out["superseded"] = true
+	}
+	return out, nil
+}
+
+type markUnreadIn struct {
+	ConversationID string `json:"conversation_id"`
+	Seq            int64  `json:"seq" jsonschema:"the first seq to read as new"`
+	Instance       string `json:"instance,omitempty" jsonschema:"your session's name: moves only its place"`
+}
+
+func (s *Server) markUnread(ctx context.Context, c *call, in markUnreadIn) (any, error) {
+	c.conversation = in.ConversationID
+	place, err := s.hub.MarkUnread(ctx, c.caller, in.ConversationID, in.Seq, in.Instance)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"status": "marked_unread", "conversation_id": in.ConversationID, "last_read_seq": place}, nil
+}
+
+type claimIn struct {
+	ConversationID string `json:"conversation_id"`
+	Instance       string `json:"instance" jsonschema:"the session that takes the conversation"`
+	Takeover       bool   `json:"takeover,omitempty" jsonschema:"take it from another live session of yours"`
+}
+
+func (s *Server) claimConversation(ctx context.Context, c *call, in claimIn) (any, error) {
+	c.conversation = in.ConversationID
+	cl, err := s.hub.ClaimConversation(ctx, c.caller, in.ConversationID, in.Instance, in.Takeover)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"status": "claimed", "conversation_id": cl.ConversationID, "instance": cl.Instance}
+	if cl.Previous != "" {
+		out["taken_from"] = cl.Previous
 	}
 	return out, nil
 }

@@ -490,12 +490,14 @@ func (d queries) Reads(ctx context.Context, conversationID string) ([]hub.Read, 
 }
 
 func (d queries) MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error {
-	q := `INSERT INTO reads (conversation_id, principal_id, instance, last_read_seq, updated_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (conversation_id, principal_id, instance) DO UPDATE SET last_read_seq = excluded.last_read_seq, updated_at = excluded.updated_at`
-	if forward {
-		q += ` WHERE excluded.last_read_seq > reads.last_read_seq`
+	if !forward {
+		return d.exec(ctx, "move read back", `UPDATE reads SET last_read_seq = ?, updated_at = ?
+			WHERE conversation_id = ? AND principal_id = ? AND instance = ? AND last_read_seq > ?`,
+			seq, ms(at), conversationID, principalID, instance, seq)
 	}
-	return d.exec(ctx, "move read", q, conversationID, principalID, instance, seq, ms(at))
+	return d.exec(ctx, "move read", `INSERT INTO reads (conversation_id, principal_id, instance, last_read_seq, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (conversation_id, principal_id, instance) DO UPDATE SET last_read_seq = excluded.last_read_seq, updated_at = excluded.updated_at
+		WHERE excluded.last_read_seq > reads.last_read_seq`, conversationID, principalID, instance, seq, ms(at))
 }
 
 // ---- deliveries
@@ -518,33 +520,73 @@ func (d queries) Delivery(ctx context.Context, agentID, messageID string) (*hub.
 	return &dl, nil
 }
 
-func (d queries) Inbox(ctx context.Context, agentID string, limit int) ([]hub.InboxItem, int, error) {
-	const open = `d.agent_id = ? AND d.acked_at IS NULL AND d.conversation_id IN (SELECT id FROM conversations WHERE status <> 'closed')`
+func (d queries) Inbox(ctx context.Context, agentID string, f hub.SessionFilter, limit int) ([]hub.InboxItem, int, error) {
+	from := ` FROM deliveries d JOIN messages m ON m.id = d.message_id
+		LEFT JOIN holds h ON h.agent_id = d.agent_id AND h.conversation_id = d.conversation_id
+		LEFT JOIN instances hi ON hi.agent_id = h.agent_id AND hi.name = h.instance
+		WHERE d.agent_id = ? AND d.acked_at IS NULL AND d.conversation_id IN (SELECT id FROM conversations WHERE status <> 'closed')`
+	args := []any{agentID}
+	if f.Instance != "" {
+		from += ` AND (m.to_instance = ? OR (m.to_instance = '' AND
+			(h.instance IS NULL OR h.instance = ? OR hi.last_seen_at IS NULL OR hi.last_seen_at <= ?)))`
+		args = append(args, f.Instance, f.Instance, ms(f.LiveSince))
+	}
 	var total int
-	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*) FROM deliveries d WHERE `+open, agentID).Scan(&total); err != nil {
+	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return nil, 0, dbErr("inbox count", err)
 	}
 	if total == 0 {
 		return nil, 0, nil
 	}
-	rows, err := d.q.QueryContext(ctx, `SELECT `+deliveryCols+", "+msgCols("m")+` FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE `+open+` ORDER BY d.id LIMIT ?`, agentID, limit)
-	if err != nil {
-		return nil, 0, dbErr("inbox", err)
-	}
-	defer rows.Close()
-	var out []hub.InboxItem
-	for rows.Next() {
+	heldBy := `CASE WHEN hi.last_seen_at > ? THEN h.instance ELSE '' END`
+	items, err := queryAll(ctx, d.q, "inbox", func(row scanner) (hub.InboxItem, error) {
 		var it hub.InboxItem
 		var fetched, acked sql.NullInt64
 		var msg scanTail
-		if err := rows.Scan(append(scanDelivery(&it.Delivery, &fetched, &acked), msg.dest()...)...); err != nil {
-			return nil, 0, dbErr("inbox", err)
-		}
+		err := row.Scan(append(append(scanDelivery(&it.Delivery, &fetched, &acked), &it.HeldBy), msg.dest()...)...)
 		it.Delivery.FetchedAt, it.Delivery.AckedAt = fromMS(fetched), fromMS(acked)
 		it.Message = msg.message()
-		out = append(out, it)
+		return it, err
+	}, `SELECT `+deliveryCols+", "+heldBy+", "+msgCols("m")+from+` ORDER BY d.id LIMIT ?`,
+		append(append([]any{ms(f.LiveSince)}, args...), limit)...)
+	return items, total, err
+}
+
+func (d queries) SiblingWords(ctx context.Context, agentID, instance string, limit int) ([]*hub.Message, int, error) {
+	from := ` FROM messages m
+		JOIN conversations c ON c.id = m.conversation_id
+		JOIN participants p ON p.conversation_id = m.conversation_id AND p.principal_id = m.sender_id AND p.left_at IS NULL
+		LEFT JOIN reads r ON r.conversation_id = m.conversation_id AND r.principal_id = m.sender_id AND r.instance = ?
+		WHERE m.sender_id = ? AND m.sender_instance <> ? AND c.kind <> 'direct' AND c.status <> 'closed'
+			AND m.seq > COALESCE(r.last_read_seq, 0) AND (m.to_instance = '' OR m.to_instance = ?)`
+	args := []any{instance, agentID, instance, instance}
+	var total int
+	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
+		return nil, 0, dbErr("sibling words count", err)
 	}
-	return out, total, dbErr("inbox", rows.Err())
+	if total == 0 {
+		return nil, 0, nil
+	}
+	msgs, err := queryAll(ctx, d.q, "sibling words", scanMessage, `SELECT `+msgCols("m")+from+` ORDER BY m.created_at, m.id LIMIT ?`, append(args, limit)...)
+	return msgs, total, err
+}
+
+func (d queries) Holds(ctx context.Context, agentID string) ([]hub.Hold, error) {
+	return queryAll(ctx, d.q, "holds", func(row scanner) (hub.Hold, error) {
+		var h hub.Hold
+		var since, seen sql.NullInt64
+		err := row.Scan(&h.ConversationID, &h.Instance, &since, &seen)
+		h.Since, h.LastSeen = fromMS(since), fromMS(seen)
+		return h, err
+	}, `SELECT h.conversation_id, h.instance, h.since, i.last_seen_at FROM holds h
+		LEFT JOIN instances i ON i.agent_id = h.agent_id AND i.name = h.instance
+		WHERE h.agent_id = ?`, agentID)
+}
+
+func (d queries) SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error {
+	return d.exec(ctx, "set hold", `INSERT INTO holds (agent_id, conversation_id, instance, since) VALUES (?, ?, ?, ?)
+		ON CONFLICT (agent_id, conversation_id) DO UPDATE SET instance = excluded.instance, since = excluded.since`,
+		agentID, conversationID, instance, ms(at))
 }
 
 // scanTail scans a message's columns that follow other columns in a row.

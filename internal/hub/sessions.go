@@ -1,0 +1,168 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Sessions sharing one agent (§5 "Instances"): each named session has its
+// own places; the session that holds a conversation answers what is
+// addressed to nobody there; a session not seen for HoldLapse lets go.
+
+// HoldLapse is how long a session may go unseen before it lets go of the
+// conversations it held (§5).
+const HoldLapse = 6 * time.Hour
+
+// liveSince is the oldest sighting of a session that still holds.
+func (h *Hub) liveSince() time.Time { return h.now().Add(-HoldLapse) }
+
+// liveHolders maps each conversation the agent holds to its holding session,
+// leaving out holds whose session has lapsed.
+func (h *Hub) liveHolders(ctx context.Context, r Reader, agentID string) (map[string]string, error) {
+	holds, err := r.Holds(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	since := h.liveSince()
+	out := make(map[string]string, len(holds))
+	for _, hd := range holds {
+		if hd.LastSeen.After(since) {
+			out[hd.ConversationID] = hd.Instance
+		}
+	}
+	return out, nil
+}
+
+// Addressing is how a message stands for one named session (§5, §6).
+type Addressing struct {
+	ForYou    bool   // this session should answer it
+	FromYou   bool   // this session's own words coming back
+	HandledBy string // the live session holding the conversation, when another
+}
+
+// address tells how m stands for the agent's session instance, given the
+// agent's live holders.
+func address(m *Message, agentID, instance string, holders map[string]string) Addressing {
+	a := Addressing{FromYou: m.SenderID == agentID && m.SenderInstance == instance}
+	holder := holders[m.ConversationID]
+	if holder != instance {
+		a.HandledBy = holder
+	}
+	switch {
+	case a.FromYou:
+	case m.ToInstance != "":
+		a.ForYou = m.ToInstance == instance
+	case m.SenderID == agentID:
+		// A sibling session's words: that session holds the conversation
+		// because it spoke, yet its words are for this one to hear.
+		a.ForYou = true
+	default:
+		a.ForYou = a.HandledBy == ""
+	}
+	return a
+}
+
+// Claim is a session's hold on a conversation.
+type Claim struct {
+	ConversationID string
+	Instance       string
+	Previous       string // the session that held it before a takeover
+}
+
+// ClaimConversation makes the named session the holder of a conversation
+// (§5). While another session of the agent that was seen within HoldLapse
+// holds it, the claim is refused with status held_by_other unless takeover.
+// Claims are decided one at a time inside the store's transaction, so of two
+// sessions claiming at once exactly one wins.
+func (h *Hub) ClaimConversation(ctx context.Context, c *Caller, conversationID, instance string, takeover bool) (*Claim, error) {
+	name, err := h.seeInstance(ctx, c, instance)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, invalid("", "instance is required: name the session that takes the conversation")
+	}
+	claim := &Claim{ConversationID: conversationID, Instance: name}
+	err = h.store.Update(ctx, func(tx Tx) error {
+		if _, err := access(ctx, tx, c.Agent.ID, conversationID); err != nil {
+			return err
+		}
+		holders, err := h.liveHolders(ctx, tx, c.Agent.ID)
+		if err != nil {
+			return err
+		}
+		if held := holders[conversationID]; held != "" && held != name {
+			if !takeover {
+				return &Refusal{Status: "held_by_other",
+					Reason:  fmt.Sprintf("held_by_other: your session %s holds this conversation and answers it; leave it to that session, or pass takeover:true to take it over", held),
+					Details: map[string]any{"held_by": held}}
+			}
+			claim.Previous = held
+		}
+		return tx.SetHold(ctx, c.Agent.ID, conversationID, name, h.now())
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	return claim, nil
+}
+
+// MarkUnread moves a place back so that seq and what follows read as new
+// (§5): the named session's place, or the agent's with no instance. It
+// returns the place after the move (a place never moves forward here).
+func (h *Hub) MarkUnread(ctx context.Context, c *Caller, conversationID string, seq int64, instance string) (int64, error) {
+	name, err := h.seeInstance(ctx, c, instance)
+	if err != nil {
+		return 0, err
+	}
+	var place int64
+	err = h.store.Update(ctx, func(tx Tx) error {
+		v, err := access(ctx, tx, c.Agent.ID, conversationID)
+		if err != nil {
+			return err
+		}
+		if seq < 1 || seq > v.Conversation.LastSeq {
+			return invalid("", "seq %d is not a message of this conversation (its seqs run 1 to %d)", seq, v.Conversation.LastSeq)
+		}
+		if err := tx.MoveRead(ctx, v.Conversation.ID, c.Agent.ID, name, seq-1, false, h.now()); err != nil {
+			return err
+		}
+		reads, err := tx.Reads(ctx, v.Conversation.ID)
+		for _, r := range reads {
+			if r.PrincipalID == c.Agent.ID && r.Instance == name {
+				place = r.LastReadSeq
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return 0, asOutcome(err)
+	}
+	return place, nil
+}
+
+// sessionInbox adds, for a named session, its sibling sessions' words in
+// shared conversations past its place, and marks who holds each row's
+// conversation; the rows are merged oldest first and cut to limit.
+func (h *Hub) sessionInbox(ctx context.Context, c *Caller, instance string, r *InboxResult, limit int) error {
+	sib, n, err := h.store.SiblingWords(ctx, c.Agent.ID, instance, limit)
+	if err != nil || n == 0 {
+		return err
+	}
+	holders, err := h.liveHolders(ctx, h.store, c.Agent.ID)
+	if err != nil {
+		return err
+	}
+	for _, m := range sib {
+		r.Items = append(r.Items, InboxItem{Message: m, Sibling: true, HeldBy: holders[m.ConversationID]})
+	}
+	slices.SortStableFunc(r.Items, func(a, b InboxItem) int { return a.Message.CreatedAt.Compare(b.Message.CreatedAt) })
+	if len(r.Items) > limit {
+		r.Items = r.Items[:limit]
+	}
+	r.Total += n
+	r.More = r.Total - len(r.Items)
+	return nil
+}

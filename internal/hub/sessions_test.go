@@ -1,0 +1,209 @@
+package hub_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// inboxIDs lists the message ids waiting for the session.
+func inboxIDs(t *testing.T, w *world, c *hub.Caller, instance string) map[string]hub.InboxItem {
+	t.Helper()
+	r, err := w.hub.Inbox(ctx, c, 50, instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != len(r.Items) {
+		t.Fatalf("total %d but %d rows listed", r.Total, len(r.Items))
+	}
+	out := map[string]hub.InboxItem{}
+	for _, it := range r.Items {
+		out[it.Message.ID] = it
+	}
+	return out
+}
+
+// waitAs hands over the session's events after cursor.
+func waitAs(t *testing.T, w *world, c *hub.Caller, instance, cursor string) map[string]hub.Addressing {
+	t.Helper()
+	r, err := w.hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Instance: instance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]hub.Addressing{}
+	for _, e := range r.Events {
+		if e.Message != nil {
+			out[e.Message.ID] = r.Addressing[e.ID]
+		}
+	}
+	return out
+}
+
+// TestSessionsShareAnAgent: two named sessions of the reviewer (desk and
+// laptop) and the planner talking to it.
+func TestSessionsShareAnAgent(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	start, _ := w.hub.LatestCursor(ctx)
+	for _, s := range []string{"desk", "laptop"} {
+		if _, err := w.hub.Whoami(ctx, w.reviewer, s, "working on "+s); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A message addressed to laptop is for laptop only, and desk reading the
+	// conversation does not hide it from laptop.
+	toLaptop, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "laptop: run the tests", ToInstance: "laptop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, Instance: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := inboxIDs(t, w, w.reviewer, "laptop")[toLaptop.Message.ID]; !ok {
+		t.Error("the message addressed to laptop does not wait for laptop")
+	}
+	if _, ok := inboxIDs(t, w, w.reviewer, "desk")[toLaptop.Message.ID]; ok {
+		t.Error("the message addressed to laptop waits for desk")
+	}
+	if a := waitAs(t, w, w.reviewer, "laptop", start)[toLaptop.Message.ID]; !a.ForYou || a.FromYou {
+		t.Errorf("laptop's event: %+v, want for_you", a)
+	}
+	if a := waitAs(t, w, w.reviewer, "desk", start)[toLaptop.Message.ID]; a.ForYou {
+		t.Errorf("desk's event: %+v, want not for_you", a)
+	}
+
+	// Desk speaks, so desk holds the conversation: it answers what is
+	// addressed to nobody, and laptop sees handled_by desk.
+	if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "on it", Instance: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	open, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone: what broke?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it, ok := inboxIDs(t, w, w.reviewer, "desk")[open.Message.ID]; !ok || it.HeldBy != "desk" {
+		t.Errorf("desk's inbox: %+v (present %v), want the unaddressed message held by desk", it, ok)
+	}
+	if _, ok := inboxIDs(t, w, w.reviewer, "laptop")[open.Message.ID]; ok {
+		t.Error("the unaddressed message waits for laptop while desk holds the conversation")
+	}
+	if a := waitAs(t, w, w.reviewer, "laptop", start)[open.Message.ID]; a.ForYou || a.HandledBy != "desk" {
+		t.Errorf("laptop's event: %+v, want for_you false, handled_by desk", a)
+	}
+	// The agent as a whole still has it waiting: acknowledgement is per agent.
+	if _, ok := inboxIDs(t, w, w.reviewer, "")[open.Message.ID]; !ok {
+		t.Error("the agent's inbox lost the message")
+	}
+
+	// Six hours without desk: its hold lapses and the conversation is
+	// unclaimed, waiting for every session.
+	w.clock.Advance(hub.HoldLapse)
+	it, ok := inboxIDs(t, w, w.reviewer, "laptop")[open.Message.ID]
+	if !ok || it.HeldBy != "" {
+		t.Errorf("after 6 hours: laptop's row %+v (present %v), want it unclaimed", it, ok)
+	}
+
+	// Acknowledging from one session takes it out of every session's inbox.
+	if _, err := w.hub.Acknowledge(ctx, w.reviewer, open.Message.ID, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"desk", "laptop", ""} {
+		if _, ok := inboxIDs(t, w, w.reviewer, s)[open.Message.ID]; ok {
+			t.Errorf("session %q still has the acknowledged message", s)
+		}
+	}
+}
+
+func TestOwnWordsAndSiblingWords(t *testing.T) {
+	w := newWorld(t)
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Refactor", Participants: []string{"alice/reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	start, _ := w.hub.LatestCursor(ctx)
+	mine, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "I take the store", Instance: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := waitAs(t, w, w.planner, "one", start)[mine.Message.ID]; !a.FromYou || a.ForYou {
+		t.Errorf("the session's own words came back as %+v, want from_you", a)
+	}
+	if _, ok := inboxIDs(t, w, w.planner, "one")[mine.Message.ID]; ok {
+		t.Error("a session's own words wait in its own inbox")
+	}
+	// The sibling session "two" hears them, and they wait for it past its
+	// place, until it reads past them.
+	if a := waitAs(t, w, w.planner, "two", start)[mine.Message.ID]; a.FromYou || !a.ForYou {
+		t.Errorf("the sibling session's event: %+v, want for_you", a)
+	}
+	it, ok := inboxIDs(t, w, w.planner, "two")[mine.Message.ID]
+	if !ok || !it.Sibling {
+		t.Fatalf("the sibling session's inbox: %+v (present %v)", it, ok)
+	}
+	if _, err := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, Instance: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := inboxIDs(t, w, w.planner, "two")[mine.Message.ID]; ok {
+		t.Error("the sibling's words still wait after the session read past them")
+	}
+	// mark_unread moves the place back: they wait again.
+	if place, err := w.hub.MarkUnread(ctx, w.planner, conv, mine.Message.Seq, "two"); err != nil || place != mine.Message.Seq-1 {
+		t.Fatalf("mark_unread: place %d, %v", place, err)
+	}
+	if _, ok := inboxIDs(t, w, w.planner, "two")[mine.Message.ID]; !ok {
+		t.Error("mark_unread did not bring the message back")
+	}
+	if _, err := w.hub.MarkUnread(ctx, w.planner, conv, 99, "two"); code(err) != "invalid_argument" {
+		t.Errorf("mark_unread past the last seq: %v", err)
+	}
+}
+
+func TestClaimsAreRaceFree(t *testing.T) {
+	w := newWorld(t)
+	for round := range 200 {
+		v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: fmt.Sprintf("round %d", round), Participants: []string{"alice/reviewer"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, s := range []string{"east", "west"} {
+			wg.Go(func() { _, errs[i] = w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, s, false) })
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			switch code(err) {
+			case "":
+				won++
+			case "held_by_other:held_by_other":
+			default:
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: %d sessions won the claim, want exactly one (%v)", round, won, errs)
+		}
+	}
+	v, _ := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "takeover", Participants: []string{"alice/reviewer"}})
+	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "east", false); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "west", true)
+	if err != nil || cl.Previous != "east" {
+		t.Fatalf("takeover: %+v, %v", cl, err)
+	}
+	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "", false); code(err) != "invalid_argument" {
+		t.Fatalf("claim without a session name: %v", err)
+	}
+	// A lapsed holder lets go: after 6 hours unseen, east claims freely.
+	w.clock.Advance(hub.HoldLapse + time.Minute)
+	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "east", false); err != nil {
+		t.Fatalf("claim after the holder lapsed: %v", err)
+	}
+}
