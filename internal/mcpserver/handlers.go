@@ -101,7 +101,7 @@ func (s *Server) defaultTools() []toolDef {
 		newTool(toolSpec{name: "claim_conversation", title: "Claim a conversation",
 			description: "Makes this session the one that answers what is addressed to nobody in a conversation (the session that last spoke holds it too). Refused with status held_by_other while another live session of yours holds it, unless takeover is true.",
 			scope:       hub.ScopeWrite, idempotent: true,
-			schema:      func(p map[string]*jsonschema.Schema) { withDefault(p, "takeover", false) },
+			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "takeover", false) },
 		}, s.claimConversation),
 		newTool(toolSpec{name: "request_close", title: "Request close",
 			description: "Asks your owner to close a group conversation you created whose goal is met (the owner confirms it); while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
