@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"strings"
 )
 
 // InboxResult is check_inbox's answer (§5): every waiting message, oldest
@@ -12,6 +13,9 @@ type InboxResult struct {
 	Items []InboxItem
 	// More is how many wait beyond the ones returned.
 	More int
+	// Answers are the owner's answers to the agent's questions (the
+	// session's own, with a session name) not yet acknowledged (§9).
+	Answers []*Question
 }
 
 // Inbox lists the caller's waiting (unacknowledged) messages, oldest first,
@@ -34,6 +38,9 @@ func (h *Hub) Inbox(ctx context.Context, c *Caller, limit int, instance string) 
 		return nil, AsError(err)
 	}
 	r := &InboxResult{Total: total, Items: items, More: total - len(items)}
+	if r.Answers, err = h.store.Answers(ctx, c.Agent.ID, instance); err != nil {
+		return nil, AsError(err)
+	}
 	if instance != "" {
 		if err := h.sessionInbox(ctx, c, instance, r, limit); err != nil {
 			return nil, AsError(err)
@@ -62,6 +69,9 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	}
 	if messageID == "" {
 		return nil, errNoMessageID
+	}
+	if strings.HasPrefix(messageID, "q_") {
+		return h.acknowledgeAnswer(ctx, c, messageID)
 	}
 	errText, err := checkText("error", errText, 0, MaxErrorText)
 	if err != nil {
@@ -104,4 +114,19 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		return nil, asOutcome(err)
 	}
 	return d, nil
+}
+
+// acknowledgeAnswer takes an owner's answer out of the agent's inbox.
+func (h *Hub) acknowledgeAnswer(ctx context.Context, c *Caller, questionID string) (*Delivery, error) {
+	q, err := h.store.Question(ctx, questionID)
+	if errors.Is(err, ErrNoRows) || (err == nil && (q.AgentID != c.Agent.ID || q.AnsweredAt.IsZero())) {
+		return nil, notFound("no answer to question %q waits for you", cleanText(questionID))
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.AckAnswer(ctx, q.ID, h.now()) }); err != nil {
+		return nil, AsError(err)
+	}
+	return &Delivery{MessageID: q.ID, AgentID: c.Agent.ID, State: DeliveryDone, AckedAt: h.now()}, nil
 }

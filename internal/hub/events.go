@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -238,7 +239,13 @@ func (h *Hub) addressEvents(ctx context.Context, agentID, instance string, event
 	}
 	out := map[int64]Addressing{}
 	for _, e := range events {
-		if e.Message != nil {
+		switch {
+		case e.Type == EventOwnerAnswer:
+			// The answer is for the session that asked (§9).
+			var d struct{ Instance string }
+			json.Unmarshal(e.Data, &d)
+			out[e.ID] = Addressing{ForYou: d.Instance == "" || d.Instance == instance}
+		case e.Message != nil:
 			out[e.ID] = address(e.Message, agentID, instance, holders)
 		}
 	}

@@ -6,6 +6,7 @@ package hub
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -42,11 +43,41 @@ type Settings struct {
 	WaitsPerAgent int
 	// EventRetention is how long events (and so cursors) are kept (§6).
 	EventRetention time.Duration
+
+	// Brakes (§7).
+	PauseTurns     int           // agent turns with no person that pause a conversation
+	DuplicateLimit int           // sends of the same words since a person took part
+	Budget         int           // sends per agent per conversation per BudgetWindow
+	BudgetWindow   time.Duration //
+	LoopTurns      int           // turns in a thread within LoopWindow that make a loop
+	LoopVoiceTurns int           // turns a voice must take to count as a party to it
+	LoopWindow     time.Duration //
 }
 
 // DefaultSettings returns the values DESIGN.md names.
 func DefaultSettings() Settings {
-	return Settings{WaitsPerAgent: 5, EventRetention: 30 * 24 * time.Hour}
+	return Settings{
+		WaitsPerAgent: 5, EventRetention: 30 * 24 * time.Hour,
+		PauseTurns: 50, DuplicateLimit: 2, Budget: 60, BudgetWindow: time.Hour,
+		LoopTurns: 30, LoopVoiceTurns: 3, LoopWindow: 2 * time.Hour,
+	}
+}
+
+// Validate refuses settings that would switch a rule off by accident.
+func (s Settings) Validate() error {
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"waits per agent", s.WaitsPerAgent}, {"pause turns", s.PauseTurns}, {"duplicate limit", s.DuplicateLimit},
+		{"budget", s.Budget}, {"loop turns", s.LoopTurns}, {"loop voice turns", s.LoopVoiceTurns}} {
+		if v.n < 1 {
+			return fmt.Errorf("setting %s must be 1 or more (got %d)", v.name, v.n)
+		}
+	}
+	if s.EventRetention <= 0 || s.BudgetWindow <= 0 || s.LoopWindow <= 0 {
+		return fmt.Errorf("event retention, budget window and loop window must be positive")
+	}
+	return nil
 }
 
 // Hub is the domain service. It is safe for concurrent use.
@@ -86,6 +117,9 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	}
 	if o.Settings == (Settings{}) {
 		o.Settings = DefaultSettings()
+	}
+	if err := o.Settings.Validate(); err != nil {
+		return nil, err
 	}
 	epoch, err := o.Store.Meta(ctx, MetaEpoch)
 	if err != nil {

@@ -16,15 +16,17 @@ import (
 
 var ctx = context.Background()
 
-// clock is a settable hub.Clock.
+// clock is a settable hub.Clock; with step it moves on at every reading.
 type clock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
 }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.now = c.now.Add(c.step)
 	return c.now
 }
 
@@ -46,11 +48,17 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
+	return newWorldWith(t, hub.DefaultSettings())
+}
+
+// newWorldWith is newWorld with other settings.
+func newWorldWith(t testing.TB, settings hub.Settings) *world {
+	t.Helper()
 	db := storetest.OpenSQLite(t)
 	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, tokens: map[string]string{}}
 	var err error
 	w.waker = notify.NewLocal()
-	w.hub, err = hub.New(ctx, hub.Options{Store: db, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler)})
+	w.hub, err = hub.New(ctx, hub.Options{Store: db, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

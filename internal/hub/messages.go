@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -65,7 +66,8 @@ type SendInput struct {
 	ClientMsgID    string
 }
 
-// SendResult is a stored message and how many participants it reached.
+// SendResult is a stored message and how many participants it reached. A
+// message held for review (Message.Status held) has reached nobody yet.
 type SendResult struct {
 	Message    *Message
 	Recipients int
@@ -94,7 +96,8 @@ func cleanObject(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // checkSend validates and cleans a send's arguments (§4 input hygiene).
-func checkSend(in *SendInput) error {
+// People are never asked for a summary.
+func checkSend(in *SendInput, byPerson bool) error {
 	var err error
 	if in.Body, err = checkText("body", in.Body, 1, MaxBody); err != nil {
 		return err
@@ -105,7 +108,7 @@ func checkSend(in *SendInput) error {
 	if in.Summary, err = checkText("summary", strings.TrimSpace(in.Summary), 0, MaxSummary); err != nil {
 		return err
 	}
-	if in.Summary == "" && utf8.RuneCountInString(in.Body) > SummaryNeeded {
+	if !byPerson && in.Summary == "" && utf8.RuneCountInString(in.Body) > SummaryNeeded {
 		return invalid("summary_required", "this body is %d characters; a body over %d characters needs a summary (at most %d characters) that says what you ask the reader for, not what you did — e.g. \"Please review the retry logic in store.go by Friday\"",
 			utf8.RuneCountInString(in.Body), SummaryNeeded, MaxSummary)
 	}
@@ -156,7 +159,7 @@ func checkSend(in *SendInput) error {
 // agent's mode). Errors: not_found, no_recipients, conflict (the same
 // client_msg_id with different words), invalid arguments.
 func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendResult, error) {
-	if err := checkSend(&in); err != nil {
+	if err := checkSend(&in, false); err != nil {
 		return nil, err
 	}
 	if c.Agent.Mode == ModeListen {
@@ -209,61 +212,84 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			}
 		}
 		now := h.now()
-		seq, err := tx.NextSeq(ctx, v.Conversation.ID, now)
-		if err != nil {
+		if err := h.brake(ctx, tx, v.Conversation, c, in.Body, now); err != nil {
 			return err
 		}
 		m := &Message{
-			ID: NewID("msg", now), ConversationID: v.Conversation.ID, Seq: seq,
+			ID: NewID("msg", now), ConversationID: v.Conversation.ID, Status: MessageSent,
 			SenderID: c.Agent.ID, SenderKind: PrincipalAgent, SenderHandle: c.Agent.Handle(), SenderInstance: in.Instance,
 			Body: in.Body, Summary: in.Summary, Format: in.Format, Kind: in.Kind, Metadata: in.Metadata,
 			Mentions: mentions, ReplyToSeq: in.ReplyToSeq, NoReply: in.NoReply, ToInstance: in.ToInstance,
 			ClientMsgID: in.ClientMsgID, Author: AuthorAgent, Authority: AuthorityAgent,
 			OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now,
 		}
+		res = &SendResult{Message: m, Recipients: n}
+		if c.Agent.Mode == ModeReview {
+			// Held for the owner (§7): it reaches nobody and takes no seq.
+			m.Status = MessageHeld
+			if err := tx.InsertMessage(ctx, m); err != nil {
+				return err
+			}
+			ev := &Event{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}
+			wake = []string{c.Agent.ID}
+			return tx.InsertEvents(ctx, []*Event{ev})
+		}
+		if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
+			return err
+		}
 		if err := tx.InsertMessage(ctx, m); err != nil {
 			return err
 		}
-		var agents []string
-		var events []*Event
-		for _, p := range v.Participants {
-			if p.Archived {
-				continue
-			}
-			if m.Kind != MessageText && !slices.Contains(mentions, p.Handle) {
-				continue // event posts wake only those they mention
-			}
-			if p.Kind == PrincipalAgent && p.PrincipalID != c.Agent.ID {
-				agents = append(agents, p.PrincipalID)
-			}
-			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageNew,
-				ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
-		}
-		if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
+		if err := h.countTurn(ctx, tx, v.Conversation, c.Agent.ID, now); err != nil {
 			return err
 		}
-		// The session that speaks holds the conversation (§5).
-		if in.Instance != "" {
-			if err := tx.SetHold(ctx, c.Agent.ID, m.ConversationID, in.Instance, now); err != nil {
-				return err
-			}
-		}
-		// The sender has read its own words: its place moves past them.
-		if err := tx.MoveRead(ctx, m.ConversationID, c.Agent.ID, in.Instance, m.Seq, true, now); err != nil {
-			return err
-		}
-		if err := tx.InsertEvents(ctx, events); err != nil {
-			return err
-		}
-		wake = recipients(events)
-		res = &SendResult{Message: m, Recipients: n}
-		return nil
+		wake, err = deliver(ctx, tx, v, m, now)
+		return err
 	})
 	if err != nil {
 		return nil, asOutcome(err)
 	}
 	h.publish(wake)
 	return res, nil
+}
+
+// deliver hands a stored, sequenced message to the conversation (§5): a
+// delivery and a message.new event for each other agent participant (event
+// posts: only those mentioned), a message.new for the sender's own stream so
+// sibling sessions hear it, and an event for each person taking part. The
+// speaking session takes the hold, and the sender's place moves past its
+// own words. It returns the recipients to wake.
+func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time) ([]string, error) {
+	var agents []string
+	var events []*Event
+	for _, p := range v.Participants {
+		if p.Archived {
+			continue
+		}
+		if m.Kind != MessageText && !slices.Contains(m.Mentions, p.Handle) {
+			continue // event posts wake only those they mention
+		}
+		if p.Kind == PrincipalAgent && p.PrincipalID != m.SenderID {
+			agents = append(agents, p.PrincipalID)
+		}
+		events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageNew,
+			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
+	}
+	if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
+		return nil, err
+	}
+	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
+		if err := tx.SetHold(ctx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.MoveRead(ctx, m.ConversationID, m.SenderID, m.SenderInstance, m.Seq, true, now); err != nil {
+		return nil, err
+	}
+	if err := tx.InsertEvents(ctx, events); err != nil {
+		return nil, err
+	}
+	return recipients(events), nil
 }
 
 // countRecipients counts the participants other than the sender that can
@@ -402,7 +428,7 @@ func (h *Hub) ReadMessage(ctx context.Context, c *Caller, messageID, instance st
 	if err != nil {
 		return nil, AsError(err)
 	}
-	if _, err := access(ctx, h.store, c.Agent.ID, m.ConversationID); err != nil {
+	if _, err := access(ctx, h.store, c.Agent.ID, m.ConversationID); err != nil || (m.Status != MessageSent && m.SenderID != c.Agent.ID) {
 		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", cleanText(messageID))
 	}
 	err = h.store.Update(ctx, func(tx Tx) error { return tx.MarkFetched(ctx, c.Agent.ID, []string{m.ID}, h.now()) })

@@ -263,8 +263,8 @@ func TestPagesStayUnderResultCaps(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer")
 	start, _ := w.hub.LatestCursor(ctx)
-	for range 12 {
-		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: strings.Repeat("x", 10000), Summary: "big"}); err != nil {
+	for i := range 12 {
+		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: strings.Repeat(string(rune('a'+i)), 10000), Summary: "big"}); err != nil {
 			t.Fatal(err)
 		}
 	}

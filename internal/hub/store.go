@@ -73,6 +73,25 @@ type Reader interface {
 	// Holds lists the agent's holds, each with its session's last-seen time.
 	Holds(ctx context.Context, agentID string) ([]Hold, error)
 
+	// CountSent counts, up to max, the sender's messages in a conversation
+	// created after since (all when since is zero) that were sent or are
+	// held, only those with exactly this body when body is not "". Counting
+	// stops at max, so a brake's check costs the same however long the
+	// history.
+	CountSent(ctx context.Context, conversationID, senderID string, since time.Time, body string, max int) (int, error)
+	// Voices lists the voices (sender id + "/" + instance) of the agent
+	// messages sent in a conversation after since, in seq order.
+	Voices(ctx context.Context, conversationID string, since time.Time) ([]string, error)
+	// HeldMessages lists the messages held for the owner's review, oldest
+	// first.
+	HeldMessages(ctx context.Context, ownerID string) ([]*Message, error)
+	Question(ctx context.Context, id string) (*Question, error)
+	// PendingQuestions lists the owner's unanswered questions, oldest first.
+	PendingQuestions(ctx context.Context, ownerID string) ([]*Question, error)
+	// Answers lists the agent's answered, unacknowledged questions, oldest
+	// first; only those asked by the session when instance is not "".
+	Answers(ctx context.Context, agentID, instance string) ([]*Question, error)
+
 	// EventsAfter returns up to limit of the recipient's events with id >
 	// after, in id order, each message.new with its Message.
 	EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*Event, error)
@@ -111,6 +130,19 @@ type Tx interface {
 	// SetDeliveryState records an acknowledgement (state done) or a failed
 	// attempt (state failed, attempts+1, errText).
 	SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error
+	SetAgentMode(ctx context.Context, agentID, mode string) error
+	// SetBrakeState records a conversation's turn count, last voice and
+	// pause (zero pausedAt: not paused).
+	SetBrakeState(ctx context.Context, c *Conversation) error
+	// TouchPerson records that a person took part at: turns start again and
+	// any pause is lifted.
+	TouchPerson(ctx context.Context, conversationID string, at time.Time) error
+	// DecideMessage stores a held message's decision: its status, seq, body,
+	// original body, authority and who decided when.
+	DecideMessage(ctx context.Context, m *Message) error
+	InsertQuestion(ctx context.Context, q *Question) error
+	AnswerQuestion(ctx context.Context, id, answer string, at time.Time) error
+	AckAnswer(ctx context.Context, id string, at time.Time) error
 	// SetHold makes the agent's session the holder of a conversation.
 	SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error
 	// MoveRead sets a place to max(current, seq) when forward; otherwise to
@@ -202,6 +234,14 @@ type Conversation struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time // time of the last message or change
 	LastSeq   int64
+
+	// Brake state (§7): since a person last took part, how many turns agents
+	// traded and whose voice spoke last; a pause and its reason.
+	LastPersonAt time.Time
+	AgentTurns   int
+	LastVoice    string
+	PausedAt     time.Time
+	PausedReason string
 }
 
 // Principal kinds.
@@ -233,7 +273,8 @@ type Participant struct {
 type Message struct {
 	ID             string // msg_…
 	ConversationID string
-	Seq            int64
+	Seq            int64  // 0 while held for review
+	Status         string // MessageSent, MessageHeld or MessageRejected
 	SenderID       string
 	SenderKind     string
 	SenderHandle   string
@@ -252,6 +293,32 @@ type Message struct {
 	Authority      string
 	OwnerID        string // on_behalf_of: the verified owner
 	OwnerHandle    string
+	CreatedAt      time.Time
+	OriginalBody   string    // the agent's words when the owner edited them (§7)
+	DecidedBy      string    // the owner who approved or rejected a held message
+	DecidedAt      time.Time // when
+}
+
+// Message statuses (§7 review).
+const (
+	MessageSent     = "sent"
+	MessageHeld     = "held"
+	MessageRejected = "rejected"
+)
+
+// Question is an agent's question to its owner (§9).
+type Question struct {
+	ID             string // q_…
+	AgentID        string
+	AgentHandle    string // filled by reads
+	OwnerID        string
+	Instance       string
+	ConversationID string
+	Question       string
+	Options        []string
+	Answer         string
+	AnsweredAt     time.Time
+	AckedAt        time.Time
 	CreatedAt      time.Time
 }
 
@@ -313,6 +380,10 @@ const (
 	EventMessageNew         = "message.new"
 	EventConversationOpened = "conversation.opened"
 	EventConversationClosed = "conversation.closed"
+	EventConversationResume = "conversation.resumed"
+	EventMessagePending     = "message.pending"
+	EventPendingDecided     = "pending.decided"
+	EventOwnerAnswer        = "owner.answer"
 )
 
 // Event is one entry of a recipient's stream (§6).

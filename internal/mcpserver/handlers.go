@@ -44,7 +44,7 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeWrite, idempotent: true,
 		}, s.addParticipant),
 		newTool(toolSpec{name: "send_message", title: "Send a message",
-			description: "Posts into a conversation; every other participant receives it. A body over 200 characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients), or denied with a reason whose first word names the rule; a denied send is never queued — do not retry it.",
+			description: "Posts into a conversation; every other participant receives it. A body over 200 characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients); held when your owner reviews your messages first (you hear pending.decided); or denied with a reason whose first word names the brake (paused, notice, duplicate, budget, loop, listen, closing) — a denied send is never queued: do not retry it.",
 			scope:       hub.ScopeWrite,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withMaxLength(p, "body", hub.MaxBody)
@@ -103,6 +103,13 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeWrite, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "takeover", false) },
 		}, s.claimConversation),
+		newTool(toolSpec{name: "ask_owner", title: "Ask your owner",
+			description: "Puts a question to your owner (with options, they pick one). Returns status pending with question_id; the answer arrives as an owner.answer event and under answers in check_inbox until you acknowledge it (acknowledge with the question_id).",
+			scope:       hub.ScopeWrite,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withMaxLength(p, "question", hub.MaxQuestion)
+			},
+		}, s.askOwner),
 		newTool(toolSpec{name: "request_close", title: "Request close",
 			description: "Asks your owner to close a group conversation you created whose goal is met (the owner confirms it); while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
 			scope:       hub.ScopeWrite, idempotent: true,
@@ -264,8 +271,13 @@ func (s *Server) sendMessage(ctx context.Context, c *call, in sendMessageIn) (an
 		return nil, err
 	}
 	out := map[string]any{
-		"status": "sent", "conversation_id": r.Message.ConversationID, "message_id": r.Message.ID,
+		"status": r.Message.Status, "conversation_id": r.Message.ConversationID, "message_id": r.Message.ID,
 		"seq": r.Message.Seq, "recipients": r.Recipients, "created_at": timeText(r.Message.CreatedAt),
+	}
+	if r.Message.Status != hub.MessageSent {
+		// Held for the owner's review (or rejected by them): no seq, nobody reached.
+		delete(out, "seq")
+		out["recipients"] = 0
 	}
 	if r.Duplicate {
 		out["duplicate"] = true
@@ -339,7 +351,12 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 		}
 		rows = append(rows, rw)
 	}
-	return map[string]any{"total": r.Total, "messages": rows, "more": r.More, "answers": []any{}, "untrusted": true}, nil
+	answers := []answerView{}
+	for _, q := range r.Answers {
+		answers = append(answers, answerView{QuestionID: q.ID, Question: q.Question, Answer: q.Answer,
+			ConversationID: q.ConversationID, Instance: q.Instance, At: timeText(q.AnsweredAt)})
+	}
+	return map[string]any{"total": r.Total, "messages": rows, "more": r.More, "answers": answers, "untrusted": true}, nil
 }
 
 type acknowledgeIn struct {
@@ -372,6 +389,7 @@ type eventView struct {
 	At             string       `json:"at"`
 	ConversationID string       `json:"conversation_id,omitempty"`
 	Message        *messageView `json:"message,omitempty"`
+	Data           any          `json:"data,omitempty"`
 	ForYou         *bool        `json:"for_you,omitempty"`
 	FromYou        *bool        `json:"from_you,omitempty"`
 	HandledBy      string       `json:"handled_by,omitempty"`
@@ -398,6 +416,9 @@ func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, 
 	events := []eventView{}
 	for _, e := range r.Events {
 		ev := eventView{Type: e.Type, At: timeText(e.CreatedAt), ConversationID: e.ConversationID}
+		if len(e.Data) > 0 {
+			ev.Data = e.Data
+		}
 		if e.Message != nil {
 			m := viewMessage(e.Message)
 			ev.Message = &m
@@ -446,6 +467,32 @@ func (s *Server) claimConversation(ctx context.Context, c *call, in claimIn) (an
 		out["taken_from"] = cl.Previous
 	}
 	return out, nil
+}
+
+type askOwnerIn struct {
+	Question       string   `json:"question" jsonschema:"what you need your owner to decide or tell you"`
+	Instance       string   `json:"instance,omitempty" jsonschema:"your session's name: the answer is for it"`
+	ConversationID string   `json:"conversation_id,omitempty" jsonschema:"the conversation the question is about"`
+	Options        []string `json:"options,omitempty" jsonschema:"the choices, up to 10; the owner picks one"`
+}
+
+func (s *Server) askOwner(ctx context.Context, c *call, in askOwnerIn) (any, error) {
+	c.conversation = in.ConversationID
+	q, err := s.hub.AskOwner(ctx, c.caller, in.Question, in.Instance, in.ConversationID, in.Options)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"status": "pending", "question_id": q.ID}, nil
+}
+
+// answerView is an owner's answer in check_inbox.
+type answerView struct {
+	QuestionID     string `json:"question_id"`
+	Question       string `json:"question"`
+	Answer         string `json:"answer"`
+	ConversationID string `json:"conversation_id,omitempty"`
+	Instance       string `json:"instance,omitempty"`
+	At             string `json:"at"`
 }
 
 type requestCloseIn struct {

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -336,15 +338,17 @@ func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error 
 
 // ---- conversations
 
-const convCols = `id, kind, title, goal, status, COALESCE(direct_key, ''), creator_id, created_at, updated_at, last_seq`
+const convCols = `id, kind, title, goal, status, COALESCE(direct_key, ''), creator_id, created_at, updated_at, last_seq,
+	last_person_at, agent_turns, last_voice, paused_at, paused_reason`
 
 func scanConversation(row scanner) (*hub.Conversation, error) {
 	var c hub.Conversation
-	var created, updated sql.NullInt64
-	if err := row.Scan(&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &created, &updated, &c.LastSeq); err != nil {
+	var created, updated, person, paused sql.NullInt64
+	if err := row.Scan(&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &created, &updated, &c.LastSeq,
+		&person, &c.AgentTurns, &c.LastVoice, &paused, &c.PausedReason); err != nil {
 		return nil, err
 	}
-	c.CreatedAt, c.UpdatedAt = fromMS(created), fromMS(updated)
+	c.CreatedAt, c.UpdatedAt, c.LastPersonAt, c.PausedAt = fromMS(created), fromMS(updated), fromMS(person), fromMS(paused)
 	return &c, nil
 }
 
@@ -410,17 +414,20 @@ func (d queries) AddParticipant(ctx context.Context, p *hub.Participant) error {
 // ---- messages
 
 // msgFields are the messages table's columns, in scanTail's order.
-var msgFields = []string{"id", "conversation_id", "seq", "sender_id", "sender_kind", "sender_handle", "sender_instance",
+var msgFields = []string{"id", "conversation_id", "seq", "status", "sender_id", "sender_kind", "sender_handle", "sender_instance",
 	"body", "summary", "format", "kind", "metadata", "mentions", "reply_to_seq", "no_reply", "to_instance", "client_msg_id",
-	"author", "authority", "owner_id", "owner_handle", "created_at"}
+	"author", "authority", "owner_id", "owner_handle", "created_at", "original_body", "decided_by", "decided_at"}
 
 // msgCols lists the message columns of table alias a for a SELECT.
 func msgCols(a string) string {
 	cols := make([]string, len(msgFields))
 	for i, f := range msgFields {
 		cols[i] = a + "." + f
-		if f == "client_msg_id" {
+		switch f {
+		case "client_msg_id", "original_body", "decided_by":
 			cols[i] = "COALESCE(" + cols[i] + ", '')"
+		case "seq":
+			cols[i] = "COALESCE(" + cols[i] + ", 0)"
 		}
 	}
 	return strings.Join(cols, ", ")
@@ -458,11 +465,20 @@ func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if len(m.Metadata) > 0 {
 		metadata = string(m.Metadata)
 	}
-	return d.exec(ctx, "insert message", `INSERT INTO messages (`+strings.Join(msgFields, ", ")+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.ID, m.ConversationID, m.Seq, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
+	return d.exec(ctx, "insert message", `INSERT INTO messages (`+strings.Join(msgFields, ", ")+`, body_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
 		metadata, nullString(strings.Join(m.Mentions, " ")), m.ReplyToSeq, m.NoReply, m.ToInstance, nullString(m.ClientMsgID),
-		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt))
+		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt), nullString(m.OriginalBody), nullString(m.DecidedBy), ms(m.DecidedAt),
+		bodyHash(m.Body))
+}
+
+// nullSeq stores a held message's seq (0) as NULL.
+func nullSeq(seq int64) any {
+	if seq == 0 {
+		return nil
+	}
+	return seq
 }
 
 func (d queries) Unread(ctx context.Context, conversationID, principalID string) (int, error) {
@@ -583,6 +599,123 @@ func (d queries) Holds(ctx context.Context, agentID string) ([]hub.Hold, error) 
 		WHERE h.agent_id = ?`, agentID)
 }
 
+// since is a time as stored, 0 for the zero time ("from the beginning").
+func since(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// bodyHash finds messages with the same words through an index.
+func bodyHash(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (d queries) CountSent(ctx context.Context, conversationID, senderID string, after time.Time, body string, max int) (int, error) {
+	var n int
+	q := `SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ? AND status <> 'rejected'`
+	args := []any{senderID, conversationID, since(after)}
+	if body != "" {
+		q += ` AND body_hash = ? AND body = ?`
+		args = append(args, bodyHash(body), body)
+	}
+	err := d.q.QueryRowContext(ctx, q+` LIMIT ?) AS recent`, append(args, max)...).Scan(&n)
+	return n, dbErr("count sent", err)
+}
+
+func (d queries) Voices(ctx context.Context, conversationID string, after time.Time) ([]string, error) {
+	return queryAll(ctx, d.q, "voices", func(row scanner) (string, error) {
+		var v string
+		return v, row.Scan(&v)
+	}, `SELECT sender_id || '/' || sender_instance FROM messages WHERE conversation_id = ? AND created_at > ?
+		AND status = 'sent' AND sender_kind = 'agent' ORDER BY seq`, conversationID, since(after))
+}
+
+func (d queries) HeldMessages(ctx context.Context, ownerID string) ([]*hub.Message, error) {
+	return queryAll(ctx, d.q, "held messages", scanMessage, `SELECT `+msgCols("m")+` FROM messages m
+		WHERE m.owner_id = ? AND m.status = 'held' ORDER BY m.created_at, m.id`, ownerID)
+}
+
+const questionCols = `q.id, q.agent_id, u.handle || '/' || a.slug, q.owner_id, q.instance, q.conversation_id, q.question,
+	COALESCE(q.options, ''), COALESCE(q.answer, ''), q.answered_at, q.acked_at, q.created_at`
+const questionFrom = ` FROM questions q JOIN agents a ON a.id = q.agent_id JOIN users u ON u.id = a.owner_id`
+
+func scanQuestion(row scanner) (*hub.Question, error) {
+	var q hub.Question
+	var options string
+	var answered, acked, created sql.NullInt64
+	if err := row.Scan(&q.ID, &q.AgentID, &q.AgentHandle, &q.OwnerID, &q.Instance, &q.ConversationID, &q.Question,
+		&options, &q.Answer, &answered, &acked, &created); err != nil {
+		return nil, err
+	}
+	if options != "" {
+		if err := json.Unmarshal([]byte(options), &q.Options); err != nil {
+			return nil, err
+		}
+	}
+	q.AnsweredAt, q.AckedAt, q.CreatedAt = fromMS(answered), fromMS(acked), fromMS(created)
+	return &q, nil
+}
+
+func (d queries) Question(ctx context.Context, id string) (*hub.Question, error) {
+	q, err := scanQuestion(d.q.QueryRowContext(ctx, `SELECT `+questionCols+questionFrom+` WHERE q.id = ?`, id))
+	return q, dbErr("question", err)
+}
+
+func (d queries) PendingQuestions(ctx context.Context, ownerID string) ([]*hub.Question, error) {
+	return queryAll(ctx, d.q, "pending questions", scanQuestion, `SELECT `+questionCols+questionFrom+`
+		WHERE q.owner_id = ? AND q.answered_at IS NULL ORDER BY q.created_at, q.id`, ownerID)
+}
+
+func (d queries) Answers(ctx context.Context, agentID, instance string) ([]*hub.Question, error) {
+	return queryAll(ctx, d.q, "answers", scanQuestion, `SELECT `+questionCols+questionFrom+`
+		WHERE q.agent_id = ? AND q.answered_at IS NOT NULL AND q.acked_at IS NULL AND (? = '' OR q.instance = ?)
+		ORDER BY q.answered_at, q.id`, agentID, instance, instance)
+}
+
+func (d queries) InsertQuestion(ctx context.Context, q *hub.Question) error {
+	var options any
+	if len(q.Options) > 0 {
+		b, err := json.Marshal(q.Options)
+		if err != nil {
+			return err
+		}
+		options = string(b)
+	}
+	return d.exec(ctx, "insert question", `INSERT INTO questions (id, agent_id, owner_id, instance, conversation_id, question, options, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, q.ID, q.AgentID, q.OwnerID, q.Instance, q.ConversationID, q.Question, options, ms(q.CreatedAt))
+}
+
+func (d queries) AnswerQuestion(ctx context.Context, id, answer string, at time.Time) error {
+	return d.execOne(ctx, "answer question", `UPDATE questions SET answer = ?, answered_at = ? WHERE id = ? AND answered_at IS NULL`, answer, ms(at), id)
+}
+
+func (d queries) AckAnswer(ctx context.Context, id string, at time.Time) error {
+	return d.exec(ctx, "acknowledge answer", `UPDATE questions SET acked_at = ? WHERE id = ? AND acked_at IS NULL`, ms(at), id)
+}
+
+func (d queries) SetAgentMode(ctx context.Context, agentID, mode string) error {
+	return d.execOne(ctx, "set agent mode", `UPDATE agents SET mode = ? WHERE id = ?`, mode, agentID)
+}
+
+func (d queries) SetBrakeState(ctx context.Context, c *hub.Conversation) error {
+	return d.execOne(ctx, "set brake state", `UPDATE conversations SET agent_turns = ?, last_voice = ?, paused_at = ?, paused_reason = ? WHERE id = ?`,
+		c.AgentTurns, c.LastVoice, ms(c.PausedAt), c.PausedReason, c.ID)
+}
+
+func (d queries) TouchPerson(ctx context.Context, conversationID string, at time.Time) error {
+	return d.execOne(ctx, "touch person", `UPDATE conversations SET last_person_at = ?, agent_turns = 0, last_voice = '',
+		paused_at = NULL, paused_reason = '' WHERE id = ?`, ms(at), conversationID)
+}
+
+func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
+	return d.execOne(ctx, "decide message", `UPDATE messages SET status = ?, seq = ?, body = ?, body_hash = ?, original_body = ?, authority = ?,
+		decided_by = ?, decided_at = ? WHERE id = ? AND status = 'held'`,
+		m.Status, nullSeq(m.Seq), m.Body, bodyHash(m.Body), nullString(m.OriginalBody), m.Authority, nullString(m.DecidedBy), ms(m.DecidedAt), m.ID)
+}
+
 func (d queries) SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error {
 	return d.exec(ctx, "set hold", `INSERT INTO holds (agent_id, conversation_id, instance, since) VALUES (?, ?, ?, ?)
 		ON CONFLICT (agent_id, conversation_id) DO UPDATE SET instance = excluded.instance, since = excluded.since`,
@@ -593,14 +726,14 @@ func (d queries) SetHold(ctx context.Context, agentID, conversationID, instance 
 type scanTail struct {
 	m                  hub.Message
 	metadata, mentions sql.NullString
-	created            sql.NullInt64
+	created, decided   sql.NullInt64
 }
 
 func (s *scanTail) dest() []any {
 	m := &s.m
-	return []any{&m.ID, &m.ConversationID, &m.Seq, &m.SenderID, &m.SenderKind, &m.SenderHandle, &m.SenderInstance,
+	return []any{&m.ID, &m.ConversationID, &m.Seq, &m.Status, &m.SenderID, &m.SenderKind, &m.SenderHandle, &m.SenderInstance,
 		&m.Body, &m.Summary, &m.Format, &m.Kind, &s.metadata, &s.mentions, &m.ReplyToSeq, &m.NoReply, &m.ToInstance,
-		&m.ClientMsgID, &m.Author, &m.Authority, &m.OwnerID, &m.OwnerHandle, &s.created}
+		&m.ClientMsgID, &m.Author, &m.Authority, &m.OwnerID, &m.OwnerHandle, &s.created, &m.OriginalBody, &m.DecidedBy, &s.decided}
 }
 
 func (s *scanTail) message() *hub.Message {
@@ -611,7 +744,7 @@ func (s *scanTail) message() *hub.Message {
 	if s.mentions.Valid && s.mentions.String != "" {
 		m.Mentions = strings.Split(s.mentions.String, " ")
 	}
-	m.CreatedAt = fromMS(s.created)
+	m.CreatedAt, m.DecidedAt = fromMS(s.created), fromMS(s.decided)
 	return &m
 }
 

@@ -79,7 +79,8 @@ CREATE INDEX participants_principal ON participants (principal_id);
 CREATE TABLE messages (
     id              TEXT PRIMARY KEY,
     conversation_id TEXT NOT NULL REFERENCES conversations(id),
-    seq             INTEGER NOT NULL,
+    seq             INTEGER,              -- NULL while held for review
+    status          TEXT NOT NULL DEFAULT 'sent', -- sent, held, rejected
     sender_id       TEXT NOT NULL,
     sender_kind     TEXT NOT NULL,
     sender_handle   TEXT NOT NULL,
@@ -99,6 +100,9 @@ CREATE TABLE messages (
     owner_id        TEXT NOT NULL,
     owner_handle    TEXT NOT NULL,
     created_at      INTEGER NOT NULL,
+    original_body   TEXT,                 -- the agent's words, when the owner edited them
+    decided_by      TEXT,                 -- the owner who approved or rejected a held message
+    decided_at      INTEGER,
     UNIQUE (conversation_id, seq)
 );
 CREATE UNIQUE INDEX messages_client_msg_id ON messages (sender_id, client_msg_id)

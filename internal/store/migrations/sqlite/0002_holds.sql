@@ -9,5 +9,6 @@ CREATE TABLE holds (
     PRIMARY KEY (agent_id, conversation_id)
 );
 
--- A session waits for its sibling sessions' words in shared conversations.
-CREATE INDEX messages_sender ON messages (sender_id, conversation_id, seq);
+-- A session waits for its sibling sessions' words in shared conversations;
+-- brakes count an agent's recent messages in a conversation.
+CREATE INDEX messages_sender ON messages (sender_id, conversation_id, created_at);

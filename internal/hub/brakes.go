@@ -1,0 +1,115 @@
+package hub
+
+import (
+	"context"
+	"time"
+)
+
+// Brakes (§7): an agent's send is refused — never queued, never retried by
+// the server — with a reason whose first word names the brake. People are
+// never slowed. "A person taking part" is a person speaking, approving a held
+// message or pressing Resume; it starts the counts again.
+
+// brake decides whether the agent may send body into conv now. It runs in
+// the send's transaction, after the checks of the message itself. Held
+// messages count toward duplicate and budget like sent ones.
+func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, body string, now time.Time) error {
+	s := h.settings
+	if !conv.PausedAt.IsZero() {
+		return deny("paused", "agents traded %d turns in this conversation with no person taking part, so it is paused until a person writes in it or presses Resume; stop here and tell your owner", s.PauseTurns)
+	}
+	same, err := tx.CountSent(ctx, conv.ID, c.Agent.ID, conv.LastPersonAt, body, s.DuplicateLimit)
+	if err != nil {
+		return err
+	}
+	if same >= s.DuplicateLimit {
+		return deny("duplicate", "you already sent these exact words %d times in this conversation since a person last took part; say something new, or wait for a person", same)
+	}
+	recent, err := tx.CountSent(ctx, conv.ID, c.Agent.ID, now.Add(-s.BudgetWindow), "", s.Budget)
+	if err != nil {
+		return err
+	}
+	if recent >= s.Budget {
+		return deny("budget", "you sent %d messages in this conversation in the last %s, the limit; wait before sending more here", recent, s.BudgetWindow)
+	}
+	if conv.Kind == KindThread {
+		return h.loopBrake(ctx, tx, conv, c, now)
+	}
+	return nil
+}
+
+// loopBrake stops an agent whose own sessions answer each other in a thread
+// (§7 loop): over the window with no person, at least LoopTurns turns (voice
+// = agent + session), at least two voices with LoopVoiceTurns turns or more,
+// and two of those voices the sender's. Only this agent is stopped.
+func (h *Hub) loopBrake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, now time.Time) error {
+	s := h.settings
+	from := now.Add(-s.LoopWindow)
+	if conv.LastPersonAt.After(from) {
+		from = conv.LastPersonAt
+	}
+	voices, err := tx.Voices(ctx, conv.ID, from)
+	if err != nil {
+		return err
+	}
+	turns := 0
+	perVoice := map[string]int{}
+	last := ""
+	for _, v := range voices {
+		if v != last {
+			turns++
+			perVoice[v]++
+			last = v
+		}
+	}
+	if turns < s.LoopTurns {
+		return nil
+	}
+	busy, own := 0, 0
+	for v, n := range perVoice {
+		if n < s.LoopVoiceTurns {
+			continue
+		}
+		busy++
+		if len(v) > len(c.Agent.ID) && v[:len(c.Agent.ID)+1] == c.Agent.ID+"/" {
+			own++
+		}
+	}
+	if busy >= 2 && own >= 2 {
+		return deny("loop", "your own sessions have been answering each other in this thread (%d turns in the last %s with no person); only your agent is stopped — let a person or another agent take the next turn", turns, s.LoopWindow)
+	}
+	return nil
+}
+
+// countTurn records an agent's message in the conversation's turn count
+// (voice = agent) and pauses the conversation at PauseTurns (§7 paused).
+func (h *Hub) countTurn(ctx context.Context, tx Tx, conv *Conversation, agentID string, now time.Time) error {
+	if conv.LastVoice == agentID {
+		return nil
+	}
+	conv.AgentTurns++
+	conv.LastVoice = agentID
+	if conv.AgentTurns >= h.settings.PauseTurns {
+		conv.PausedAt, conv.PausedReason = now, "paused"
+	}
+	return tx.SetBrakeState(ctx, conv)
+}
+
+// personTookPart starts the brakes' counts again and lifts a pause, telling
+// the agents with conversation.resumed when there was one. It returns the
+// recipients to wake.
+func personTookPart(ctx context.Context, tx Tx, v *ConversationView, now time.Time) ([]string, error) {
+	if err := tx.TouchPerson(ctx, v.Conversation.ID, now); err != nil {
+		return nil, err
+	}
+	if v.Conversation.PausedAt.IsZero() {
+		return nil, nil
+	}
+	var events []*Event
+	for _, p := range v.Participants {
+		if p.Kind == PrincipalAgent && !p.Archived {
+			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventConversationResume, ConversationID: v.Conversation.ID, CreatedAt: now})
+		}
+	}
+	return recipients(events), tx.InsertEvents(ctx, events)
+}
