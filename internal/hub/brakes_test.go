@@ -1,0 +1,367 @@
+package hub_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// sendAs sends body and returns the brake word that refused it ("" when
+// sent).
+func sendAs(t *testing.T, w *world, c *hub.Caller, conv, body, instance string) string {
+	t.Helper()
+	_, err := w.hub.SendMessage(ctx, c, hub.SendInput{ConversationID: conv, Body: body, Instance: instance})
+	if err == nil {
+		return ""
+	}
+	r, ok := err.(*hub.Refusal)
+	if !ok || r.Status != "denied" {
+		t.Fatalf("send %q: %v, want sent or denied", body, err)
+	}
+	return r.Word()
+}
+
+// owner is alice, for person actions.
+func (w *world) owner(t *testing.T) *hub.User {
+	t.Helper()
+	u, err := w.hub.User(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestPausedBrake(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer", "alice")
+	// 50 turns between the two agents are sent; the 50th pauses the
+	// conversation for every agent.
+	for i := range 50 {
+		from := []*hub.Caller{w.planner, w.reviewer}[i%2]
+		if word := sendAs(t, w, from, conv, fmt.Sprintf("turn %d", i+1), ""); word != "" {
+			t.Fatalf("turn %d refused: %s", i+1, word)
+		}
+	}
+	for _, c := range []*hub.Caller{w.planner, w.reviewer} {
+		if word := sendAs(t, w, c, conv, "one more", ""); word != "paused" {
+			t.Fatalf("%s after 50 turns: %q, want paused", c.Agent.Handle(), word)
+		}
+	}
+	// Resume lifts it and tells the agents.
+	cursor, _ := w.hub.LatestCursor(ctx)
+	if _, err := w.hub.Resume(ctx, w.owner(t), conv); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: cursor})
+	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventConversationResume {
+		t.Fatalf("after Resume: %+v, %v; want conversation.resumed", r, err)
+	}
+	if word := sendAs(t, w, w.planner, conv, "back at it", ""); word != "" {
+		t.Fatalf("after Resume: %q", word)
+	}
+	// A person writing lifts it too.
+	for i := range 49 {
+		sendAs(t, w, []*hub.Caller{w.reviewer, w.planner}[i%2], conv, fmt.Sprintf("again %d", i), "")
+	}
+	if word := sendAs(t, w, w.planner, conv, "over the top", ""); word != "paused" {
+		t.Fatalf("after 50 more turns: %q, want paused", word)
+	}
+	if _, err := w.hub.PostAsPerson(ctx, w.owner(t), conv, "carry on", ""); err != nil {
+		t.Fatalf("a person is never slowed: %v", err)
+	}
+	if word := sendAs(t, w, w.planner, conv, "over the top", ""); word != "" {
+		t.Fatalf("after the person wrote: %q", word)
+	}
+}
+
+func TestDuplicateBrake(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer", "alice")
+	for i := range 2 {
+		if word := sendAs(t, w, w.planner, conv, "Are you there?", ""); word != "" {
+			t.Fatalf("copy %d refused: %s", i+1, word)
+		}
+	}
+	if word := sendAs(t, w, w.planner, conv, "Are you there?", ""); word != "duplicate" {
+		t.Fatalf("third copy: %q, want duplicate", word)
+	}
+	if word := sendAs(t, w, w.planner, conv, "Are you there now?", ""); word != "" {
+		t.Fatalf("other words: %q", word)
+	}
+	if _, err := w.hub.PostAsPerson(ctx, w.owner(t), conv, "I'm here", ""); err != nil {
+		t.Fatal(err)
+	}
+	if word := sendAs(t, w, w.planner, conv, "Are you there?", ""); word != "" {
+		t.Fatalf("after a person took part: %q", word)
+	}
+}
+
+func TestBudgetBrake(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	for i := range 60 {
+		// A person's interjection keeps the pause and duplicate brakes out
+		// of the way; the budget counts the hour regardless.
+		if i%40 == 39 {
+			w.hub.PostAsPerson(ctx, w.owner(t), conv, "carry on", "")
+		}
+		if word := sendAs(t, w, w.planner, conv, fmt.Sprintf("update %d", i+1), ""); word != "" {
+			t.Fatalf("send %d refused: %s", i+1, word)
+		}
+		w.clock.Advance(30 * time.Second)
+	}
+	if word := sendAs(t, w, w.planner, conv, "update 61", ""); word != "budget" {
+		t.Fatalf("61st send within the hour: %q, want budget", word)
+	}
+	if word := sendAs(t, w, w.reviewer, conv, "my own budget", ""); word != "" {
+		t.Fatalf("another agent: %q", word)
+	}
+	// The first send was 30 minutes ago; it leaves the hour exactly 60
+	// minutes after it was sent, and then one more fits.
+	w.clock.Advance(30*time.Minute - time.Millisecond)
+	if word := sendAs(t, w, w.planner, conv, "update 61", ""); word != "budget" {
+		t.Fatalf("a millisecond before the oldest leaves the hour: %q, want budget", word)
+	}
+	w.clock.Advance(time.Millisecond)
+	if word := sendAs(t, w, w.planner, conv, "update 61", ""); word != "" {
+		t.Fatalf("after the oldest left the hour: %q", word)
+	}
+}
+
+// newThread makes a project thread directly in the store (projects come
+// later) with the given agents.
+func newThread(t *testing.T, w *world, agents ...*hub.Caller) string {
+	t.Helper()
+	id, err := w.hub.NewThreadForTest(ctx, agents...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestLoopBrake(t *testing.T) {
+	t.Run("two sessions of one agent answering each other", func(t *testing.T) {
+		w := newWorld(t)
+		thread := newThread(t, w, w.planner, w.reviewer)
+		for i := range 30 {
+			if word := sendAs(t, w, w.planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2]); word != "" {
+				t.Fatalf("turn %d refused: %s", i+1, word)
+			}
+		}
+		if word := sendAs(t, w, w.planner, thread, "turn 31", "east"); word != "loop" {
+			t.Fatalf("after 30 turns between its own sessions: %q, want loop", word)
+		}
+		if word := sendAs(t, w, w.reviewer, thread, "I can still talk", ""); word != "" {
+			t.Fatalf("another agent in the thread: %q", word)
+		}
+		// Time lifts it: after two hours the window is empty.
+		w.clock.Advance(2*time.Hour + time.Second)
+		if word := sendAs(t, w, w.planner, thread, "turn 31", "east"); word != "" {
+			t.Fatalf("two hours later: %q", word)
+		}
+	})
+	t.Run("a person taking part lifts it", func(t *testing.T) {
+		w := newWorld(t)
+		thread := newThread(t, w, w.planner, w.reviewer)
+		if _, err := w.hub.AddParticipant(ctx, w.planner, thread, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 30 {
+			sendAs(t, w, w.planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2])
+		}
+		if word := sendAs(t, w, w.planner, thread, "turn 31", "east"); word != "loop" {
+			t.Fatalf("%q, want loop", word)
+		}
+		if _, err := w.hub.PostAsPerson(ctx, w.owner(t), thread, "stop and summarize", ""); err != nil {
+			t.Fatal(err)
+		}
+		if word := sendAs(t, w, w.planner, thread, "summary", "east"); word != "" {
+			t.Fatalf("after the person wrote: %q", word)
+		}
+	})
+	t.Run("many agents posting once", func(t *testing.T) {
+		w := newWorld(t)
+		var agents []*hub.Caller
+		for i := range 40 {
+			agents = append(agents, w.agent(t, fmt.Sprintf("alice/a%02d", i)))
+		}
+		thread := newThread(t, w, agents...)
+		for i, a := range agents {
+			if word := sendAs(t, w, a, thread, "hello, I am here", ""); word != "" {
+				t.Fatalf("agent %d refused: %s", i, word)
+			}
+		}
+	})
+	t.Run("one agent posting a series alone", func(t *testing.T) {
+		w := newWorld(t)
+		thread := newThread(t, w, w.planner, w.reviewer)
+		for i := range 45 {
+			if word := sendAs(t, w, w.planner, thread, fmt.Sprintf("report part %d", i+1), "east"); word != "" {
+				t.Fatalf("part %d refused: %s", i+1, word)
+			}
+		}
+	})
+	t.Run("two agents trading turns is not a loop", func(t *testing.T) {
+		w := newWorld(t)
+		thread := newThread(t, w, w.planner, w.reviewer)
+		for i := range 40 {
+			if word := sendAs(t, w, []*hub.Caller{w.planner, w.reviewer}[i%2], thread, fmt.Sprintf("turn %d", i+1), ""); word != "" {
+				t.Fatalf("turn %d refused: %s", i+1, word)
+			}
+		}
+	})
+}
+
+func TestListenMode(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeListen); err != nil {
+		t.Fatal(err)
+	}
+	listener, err := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if word := sendAs(t, w, listener, conv, "hi", ""); word != "listen" {
+		t.Fatalf("send in listen mode: %q", word)
+	}
+	if _, err := w.hub.ReadMessages(ctx, listener, hub.ReadInput{ConversationID: conv}); err != nil {
+		t.Fatalf("reading in listen mode: %v", err)
+	}
+	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", "shout"); code(err) != "invalid_argument" {
+		t.Fatalf("bad mode: %v", err)
+	}
+}
+
+func TestReviewMode(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	w.send(t, w.reviewer, conv, "seq 1 from the reviewer")
+	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+		t.Fatal(err)
+	}
+	planner, _ := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
+	start, _ := w.hub.LatestCursor(ctx)
+	owner := w.owner(t)
+
+	hold := func(body string) *hub.Message {
+		t.Helper()
+		w.clock.Advance(time.Millisecond)
+		r, err := w.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: body})
+		if err != nil || r.Message.Status != hub.MessageHeld || r.Message.Seq != 0 {
+			t.Fatalf("send in review mode: %+v, %v; want held with no seq", r, err)
+		}
+		return r.Message
+	}
+	a, b, c := hold("first draft"), hold("second draft"), hold("third draft")
+
+	// Held messages reach nobody.
+	if in, _ := w.hub.Inbox(ctx, w.reviewer, 0, ""); in.Total != 0 {
+		t.Fatalf("the recipient's inbox holds %d held messages, want none", in.Total)
+	}
+	if _, err := w.hub.ReadMessage(ctx, w.reviewer, a.ID, ""); code(err) != "not_found" {
+		t.Fatalf("the recipient reading a held message: %v", err)
+	}
+	approvals, err := w.hub.Approvals(ctx, owner)
+	if err != nil || len(approvals) != 3 || approvals[0].ID != a.ID || approvals[2].ID != c.ID {
+		t.Fatalf("approvals: %+v, %v; want the three held messages oldest first", approvals, err)
+	}
+
+	approved, err := w.hub.DecideHeld(ctx, owner, a.ID, hub.Decision{Approve: true})
+	if err != nil || approved.Seq != 2 || approved.Authority != hub.AuthorityApproved {
+		t.Fatalf("approve: %+v, %v; want seq 2, owner_approved", approved, err)
+	}
+	edited, err := w.hub.DecideHeld(ctx, owner, c.ID, hub.Decision{Approve: true, Body: "third draft, tightened"})
+	if err != nil || edited.Seq != 3 || edited.Authority != hub.AuthorityEdited || edited.OriginalBody != "third draft" {
+		t.Fatalf("edit: %+v, %v; want seq 3, owner_edited, original kept", edited, err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, owner, b.ID, hub.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, owner, b.ID, hub.Decision{Approve: true}); code(err) != "not_found" {
+		t.Fatalf("deciding twice: %v", err)
+	}
+
+	page, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
+	var bodies []string
+	for _, m := range page.Messages {
+		bodies = append(bodies, fmt.Sprintf("%d:%s:%s", m.Seq, m.Authority, m.Body))
+	}
+	want := "1:agent:seq 1 from the reviewer|2:owner_approved:first draft|3:owner_edited:third draft, tightened"
+	if err != nil || strings.Join(bodies, "|") != want {
+		t.Fatalf("the conversation reads %v, want %s", bodies, want)
+	}
+
+	r, err := w.hub.Wait(ctx, planner, hub.WaitInput{Cursor: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range r.Events {
+		got = append(got, e.Type+" "+string(e.Data))
+	}
+	wantEvents := []string{
+		"message.pending ", "message.pending ", "message.pending ",
+		`message.new `, `pending.decided {"decision":"approved","message_id":"` + a.ID + `","seq":2}`,
+		`message.new `, `pending.decided {"decision":"edited","message_id":"` + c.ID + `","seq":3}`,
+		`pending.decided {"decision":"rejected","message_id":"` + b.ID + `","seq":0}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(wantEvents, "\n") {
+		t.Fatalf("the sender heard:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantEvents, "\n"))
+	}
+	// Held messages count toward duplicate.
+	hold("same words")
+	hold("same words")
+	if word := sendAs(t, w, planner, conv, "same words", ""); word != "duplicate" {
+		t.Fatalf("third copy while held: %q, want duplicate", word)
+	}
+}
+
+func TestAskOwner(t *testing.T) {
+	w := newWorld(t)
+	owner := w.owner(t)
+	start, _ := w.hub.LatestCursor(ctx)
+	q, err := w.hub.AskOwner(ctx, w.planner, "Ship on Friday?", "desk", "", []string{"Yes", "No"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.AnswerQuestion(ctx, owner, q.ID, "maybe"); code(err) != "invalid_argument" {
+		t.Fatalf("an answer outside the options: %v", err)
+	}
+	if a, err := w.hub.AnswerQuestion(ctx, owner, q.ID, "yes"); err != nil || a.Answer != "Yes" {
+		t.Fatalf("answer: %+v, %v", a, err)
+	}
+	if _, err := w.hub.AnswerQuestion(ctx, owner, q.ID, "No"); code(err) != "conflict" {
+		t.Fatalf("answering twice: %v", err)
+	}
+	for _, tc := range []struct {
+		session string
+		forYou  bool
+	}{{"desk", true}, {"laptop", false}} {
+		r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: start, Instance: tc.session})
+		if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventOwnerAnswer || r.Addressing[r.Events[0].ID].ForYou != tc.forYou {
+			t.Fatalf("%s: %+v, %v; want owner.answer for_you %v", tc.session, r, err, tc.forYou)
+		}
+	}
+	for _, tc := range []struct {
+		session string
+		want    int
+	}{{"desk", 1}, {"laptop", 0}, {"", 1}} {
+		in, err := w.hub.Inbox(ctx, w.planner, 0, tc.session)
+		if err != nil || len(in.Answers) != tc.want {
+			t.Fatalf("session %q answers: %+v, %v; want %d", tc.session, in, err, tc.want)
+		}
+	}
+	if _, err := w.hub.Acknowledge(ctx, w.planner, q.ID, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := w.hub.Inbox(ctx, w.planner, 0, "desk"); len(in.Answers) != 0 {
+		t.Fatalf("answers after acknowledging: %+v", in.Answers)
+	}
+	if _, err := w.hub.AnswerQuestion(ctx, &hub.User{ID: "usr_other", Handle: "bob"}, q.ID, "Yes"); code(err) != "not_found" {
+		t.Fatalf("another person answering: %v", err)
+	}
+}
