@@ -14,6 +14,19 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		"create":  agentCreate,
 		"list":    agentList,
 		"archive": agentArchive,
+		"mode":    agentMode,
+	})
+}
+
+// agentMode: palaver agent mode OWNER/SLUG active|review|listen.
+func agentMode(ctx context.Context, e *env, args []string) error {
+	return adminCommand(ctx, e, args, "agent mode OWNER/SLUG active|review|listen", 2, nil, func(a *admin) error {
+		ag, err := a.hub.SetAgentMode(ctx, a.pos[0], a.pos[1])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s is now in %s mode\n", ag.Handle(), ag.Mode)
+		return nil
 	})
 }
 

@@ -140,7 +140,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return errUsage
 	}
 	toolArgs := map[string]any{}
-	if len(pos) == 2 {
+	if len(pos) == 2 && strings.TrimSpace(pos[1]) != "" {
 		dec := json.NewDecoder(bytes.NewReader([]byte(pos[1])))
 		dec.UseNumber()
 		if err := dec.Decode(&toolArgs); err != nil {

@@ -38,7 +38,8 @@ func commands() []command {
 		{"user", "create people: user create HANDLE [--name NAME]", runUser},
 		{"agent", "create, list and archive agents", runAgent},
 		{"token", "mint, list and revoke agent tokens", runToken},
-		{"conversation", "close a conversation (confirming a request_close)", runConversation},
+		{"conversation", "close, resume, or post into a conversation as a person", runConversation},
+		{"approvals", "list and decide held messages and agents' questions", runApprovals},
 		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
 		{"wait", "stream events as JSON lines", runWait},
 		{"tools", "list the tools a server offers", runTools},
@@ -177,6 +178,19 @@ func adminCommand(ctx context.Context, e *env, args []string, usage string, narg
 		return err
 	}
 	return fn(&admin{hub: h, fs: fs, pos: pos})
+}
+
+// userFlag registers --user, the person acting.
+func userFlag(p *string) func(*flag.FlagSet) {
+	return func(fs *flag.FlagSet) { fs.StringVar(p, "user", "", "the person acting (required)") }
+}
+
+// person resolves the acting person's --user.
+func (a *admin) person(ctx context.Context, handle string) (*hub.User, error) {
+	if handle == "" {
+		return nil, a.usageErr()
+	}
+	return a.hub.User(ctx, handle)
 }
 
 // usageErr prints the command's usage and returns errUsage.

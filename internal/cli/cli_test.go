@@ -150,3 +150,68 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerFlow: an owner reviews an agent's messages and answers its
+// question from the command line while the server runs; the agent hears
+// the answer through the server (a wait wakes for another process's commit).
+func TestOwnerFlow(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "palaver.db")
+	url := serve(t, db)
+	admin := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", db)...)
+		if code != 0 {
+			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	admin("user", "create", "alice")
+	admin("agent", "create", "alice/planner")
+	admin("agent", "create", "alice/reviewer")
+	lines := strings.Split(strings.TrimSpace(admin("token", "mint", "--user", "alice", "--agent", "planner")), "\n")
+	vars := map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": lines[len(lines)-1]}
+	call := func(tool, args string) map[string]any {
+		t.Helper()
+		code, stdout, stderr := run(t, ctx, vars, "call", tool, args)
+		var out map[string]any
+		if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil {
+			t.Fatalf("call %s: exit %d: %s %s", tool, code, stdout, stderr)
+		}
+		return out
+	}
+
+	admin("agent", "mode", "alice/planner", "review")
+	conv := call("open_conversation", `{"handles": ["alice/reviewer"]}`)["conversation_id"].(string)
+	held := call("send_message", `{"conversation_id": "`+conv+`", "body": "Ship it?"}`)
+	if held["status"] != "held" {
+		t.Fatalf("send in review mode: %v", held)
+	}
+	asked := call("ask_owner", `{"question": "Ship on Friday?", "options": ["yes", "no"]}`)
+	list := admin("approvals", "list", "--user", "alice")
+	if !strings.Contains(list, held["message_id"].(string)) || !strings.Contains(list, asked["question_id"].(string)) || !strings.Contains(list, "[yes | no]") {
+		t.Fatalf("approvals list:\n%s", list)
+	}
+	if out := admin("approvals", "approve", held["message_id"].(string), "--user", "alice", "--edit", "Ship it on Friday."); !strings.Contains(out, "owner_edited") {
+		t.Fatalf("approve --edit: %s", out)
+	}
+
+	cursor := call("whoami", "")["latest_cursor"].(string)
+	done := make(chan string, 1)
+	go func() {
+		_, stdout, _ := run(t, ctx, vars, "wait", "--once", "--cursor", cursor, "--timeout", "30")
+		done <- stdout
+	}()
+	admin("approvals", "answer", asked["question_id"].(string), "YES", "--user", "alice")
+	select {
+	case got := <-done:
+		if !strings.Contains(got, `"type":"owner.answer"`) || !strings.Contains(got, `"answer":"yes"`) {
+			t.Fatalf("palaver wait printed %s", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the agent's wait did not hear the answer")
+	}
+	if inbox := call("check_inbox", ""); len(inbox["answers"].([]any)) != 1 {
+		t.Fatalf("check_inbox answers: %v", inbox)
+	}
+}

@@ -42,7 +42,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log})
+	settings := hub.DefaultSettings()
+	settings.PauseTurns, settings.DuplicateLimit, settings.Budget, settings.LoopTurns = cfg.PauseTurns, cfg.DuplicateLimit, cfg.Budget, cfg.LoopTurns
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log, Settings: settings})
 	if err != nil {
 		return err
 	}
@@ -74,6 +76,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	log.Info("palaver is serving", "mcp", "http://"+ln.Addr().String()+"/mcp/", "version", srv.Version(), "config", cfg.String())
 
 	go pruneEvents(ctx, h, log)
+	go recheck(ctx, h, log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -89,6 +92,23 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// recheck wakes waiters for events committed by other processes on the
+// database (admin commands deciding approvals, say) about once a second.
+func recheck(ctx context.Context, h *hub.Hub, log *slog.Logger) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("rechecking for events", "err", err)
+			}
+		}
+	}
 }
 
 func newLogger(w io.Writer, format string) *slog.Logger {

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // Config is everything `palaver serve` and the admin commands are told.
@@ -26,11 +29,19 @@ type Config struct {
 	Synchronous string
 	// Origins are extra browser origins allowed to call the MCP endpoint.
 	Origins []string
+	// Brake thresholds (§7).
+	PauseTurns     int // agent turns with no person that pause a conversation
+	DuplicateLimit int // copies of the same words an agent may send since a person took part
+	Budget         int // messages per agent per conversation per hour
+	LoopTurns      int // turns in a project thread within two hours that make a loop
 }
 
-// Default returns the defaults: 127.0.0.1:8420 and ./palaver.db.
+// Default returns the defaults: 127.0.0.1:8420, ./palaver.db, and the
+// brakes' thresholds of DESIGN.md §7.
 func Default() Config {
-	return Config{Addr: "127.0.0.1:8420", Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL"}
+	brakes := hub.DefaultSettings()
+	return Config{Addr: "127.0.0.1:8420", Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL",
+		PauseTurns: brakes.PauseTurns, DuplicateLimit: brakes.DuplicateLimit, Budget: brakes.Budget, LoopTurns: brakes.LoopTurns}
 }
 
 // env names each setting's environment variable.
@@ -41,6 +52,11 @@ var env = map[string]string{
 	"log-format":  "PALAVER_LOG_FORMAT",
 	"synchronous": "PALAVER_SYNCHRONOUS",
 	"origin":      "PALAVER_ORIGINS",
+
+	"pause-turns":     "PALAVER_PAUSE_TURNS",
+	"duplicate-limit": "PALAVER_DUPLICATE_LIMIT",
+	"budget":          "PALAVER_BUDGET",
+	"loop-turns":      "PALAVER_LOOP_TURNS",
 }
 
 // DatabaseFlag registers only --database on fs (for the admin commands),
@@ -73,6 +89,16 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 		c.Origins = append(c.Origins, s)
 		return nil
 	})
+	num := func(p *int, name, usage string) {
+		if v, err := strconv.Atoi(getenv(env[name])); err == nil {
+			*p = v
+		}
+		fs.IntVar(p, name, *p, usage+" (env "+env[name]+")")
+	}
+	num(&c.PauseTurns, "pause-turns", "brake: agent turns with no person that pause a conversation")
+	num(&c.DuplicateLimit, "duplicate-limit", "brake: copies of the same words an agent may send since a person took part")
+	num(&c.Budget, "budget", "brake: messages per agent per conversation per hour")
+	num(&c.LoopTurns, "loop-turns", "brake: turns in a project thread within two hours that make a loop")
 }
 
 // Validate checks every setting and says what to give instead.
@@ -100,6 +126,11 @@ func (c *Config) Validate() error {
 	if c.Synchronous != "FULL" && c.Synchronous != "NORMAL" {
 		errs = append(errs, fmt.Errorf("--synchronous %q: give FULL or NORMAL", c.Synchronous))
 	}
+	for name, v := range map[string]int{"--pause-turns": c.PauseTurns, "--duplicate-limit": c.DuplicateLimit, "--budget": c.Budget, "--loop-turns": c.LoopTurns} {
+		if v < 1 {
+			errs = append(errs, fmt.Errorf("%s %d: give 1 or more", name, v))
+		}
+	}
 	for i, o := range c.Origins {
 		o = strings.TrimSuffix(strings.TrimSpace(o), "/")
 		if u, err := url.Parse(o); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -112,6 +143,6 @@ func (c *Config) Validate() error {
 
 // String is the configuration for the start-up log; nothing in it is secret.
 func (c Config) String() string {
-	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v",
-		c.Addr, c.Database, c.BaseURL, c.LogFormat, c.Synchronous, c.Origins)
+	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d",
+		c.Addr, c.Database, c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns)
 }

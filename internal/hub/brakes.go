@@ -97,8 +97,8 @@ func (h *Hub) countTurn(ctx context.Context, tx Tx, conv *Conversation, agentID 
 
 // personTookPart starts the brakes' counts again and lifts a pause, telling
 // the agents with conversation.resumed when there was one. It returns the
-// recipients to wake.
-func personTookPart(ctx context.Context, tx Tx, v *ConversationView, now time.Time) ([]string, error) {
+// events to publish.
+func personTookPart(ctx context.Context, tx Tx, v *ConversationView, now time.Time) ([]*Event, error) {
 	if err := tx.TouchPerson(ctx, v.Conversation.ID, now); err != nil {
 		return nil, err
 	}
@@ -111,5 +111,5 @@ func personTookPart(ctx context.Context, tx Tx, v *ConversationView, now time.Ti
 			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventConversationResume, ConversationID: v.Conversation.ID, CreatedAt: now})
 		}
 	}
-	return recipients(events), tx.InsertEvents(ctx, events)
+	return events, tx.InsertEvents(ctx, events)
 }

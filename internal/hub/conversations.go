@@ -89,7 +89,7 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 	}
 	key := directKey(ids)
 	var view *ConversationView
-	var wake []string
+	var wake []*Event
 	err = h.store.Update(ctx, func(tx Tx) error {
 		conv, err := tx.DirectConversation(ctx, key)
 		if err == nil {
@@ -136,7 +136,7 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 		return nil, err
 	}
 	var view *ConversationView
-	var wake []string
+	var wake []*Event
 	err = h.store.Update(ctx, func(tx Tx) error {
 		view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindGroup, Title: title, Goal: goal}, targets)
 		return err
@@ -150,7 +150,7 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 
 // insertConversation stores conv with the caller and targets as participants
 // and tells each other participant with a conversation.opened event.
-func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Conversation, targets []*Principal) (*ConversationView, []string, error) {
+func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Conversation, targets []*Principal) (*ConversationView, []*Event, error) {
 	now := h.now()
 	conv.ID = NewID("conv", now)
 	conv.Status = StatusOpen
@@ -182,7 +182,7 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 	if err != nil {
 		return nil, nil, err
 	}
-	return &ConversationView{Conversation: conv, Participants: ps}, recipients(events), nil
+	return &ConversationView{Conversation: conv, Participants: ps}, events, nil
 }
 
 // AddParticipant brings a reachable principal into a group conversation the
@@ -197,7 +197,7 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 		return nil, err
 	}
 	var view *ConversationView
-	var wake []string
+	var wake []*Event
 	err = h.store.Update(ctx, func(tx Tx) error {
 		v, err := access(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
@@ -222,7 +222,7 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 		if err := tx.InsertEvents(ctx, []*Event{ev}); err != nil {
 			return err
 		}
-		wake = []string{target.ID}
+		wake = []*Event{ev}
 		view.Participants, err = tx.Participants(ctx, v.Conversation.ID)
 		return err
 	})
@@ -266,7 +266,7 @@ func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string
 // Closing a closed conversation is not an error.
 func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Conversation, error) {
 	var conv *Conversation
-	var wake []string
+	var wake []*Event
 	err := h.store.Update(ctx, func(tx Tx) error {
 		var err error
 		conv, err = tx.Conversation(ctx, conversationID)
@@ -289,7 +289,7 @@ func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Co
 		for _, p := range ps {
 			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventConversationClosed, ConversationID: conv.ID, CreatedAt: now})
 		}
-		wake = recipients(events)
+		wake = events
 		return tx.InsertEvents(ctx, events)
 	})
 	if err != nil {
@@ -357,20 +357,41 @@ func asOutcome(err error) error {
 	return AsError(err)
 }
 
-// recipients lists the distinct recipients of events.
-func recipients(events []*Event) []string {
-	var out []string
-	for _, e := range events {
-		if !slices.Contains(out, e.RecipientID) {
-			out = append(out, e.RecipientID)
-		}
+// publish wakes the waiters of the events' recipients after the commit that
+// stored them, and remembers the newest event this process told of.
+func (h *Hub) publish(events []*Event) {
+	if len(events) == 0 {
+		return
 	}
-	return out
+	ids := make([]string, 0, len(events))
+	var newest int64
+	for _, e := range events {
+		if !slices.Contains(ids, e.RecipientID) {
+			ids = append(ids, e.RecipientID)
+		}
+		newest = max(newest, e.ID)
+	}
+	h.mu.Lock()
+	h.published = max(h.published, newest)
+	h.mu.Unlock()
+	h.waker.Publish(ids)
 }
 
-// publish wakes the recipients' waiters after a commit.
-func (h *Hub) publish(ids []string) {
-	if len(ids) > 0 && h.waker != nil {
-		h.waker.Publish(ids)
+// Recheck wakes every waiter when events were committed that this process
+// did not publish — by another process on the same database, such as an
+// admin command — so a missed wake-up delays, never loses (§13). The server
+// calls it every second or so.
+func (h *Hub) Recheck(ctx context.Context) error {
+	latest, err := h.store.LatestEventID(ctx)
+	if err != nil {
+		return AsError(err)
 	}
+	h.mu.Lock()
+	missed := latest > h.published
+	h.published = max(h.published, latest)
+	h.mu.Unlock()
+	if missed {
+		h.waker.PublishAll()
+	}
+	return nil
 }

@@ -3,11 +3,16 @@ package hub_test
 import (
 	"context"
 	"encoding/base64"
+	"log/slog"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store"
 )
 
 // waitResult runs a Wait in the background.
@@ -180,5 +185,70 @@ func TestClosedConversationEventsAreNotHandedOver(t *testing.T) {
 	r, err := w.hub.Wait(ctx, w.helper, hub.WaitInput{Cursor: cursor})
 	if err != nil || len(r.Events) != 0 {
 		t.Fatalf("stranger's wait: %+v, %v", r, err)
+	}
+}
+
+// TestRecheckWakesForAnotherProcess: a commit by another process on the same
+// database (an admin command) wakes nobody here until Recheck, which wakes
+// the waiters to re-query.
+func TestRecheckWakesForAnotherProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	open := func() (*hub.Hub, *notify.Local) {
+		db, err := store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		waker := notify.NewLocal()
+		h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h, waker
+	}
+	server, waker := open()
+	admin, _ := open()
+	if _, err := admin.CreateUser(ctx, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	var callers []*hub.Caller
+	for _, slug := range []string{"planner", "reviewer"} {
+		if _, err := admin.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/" + slug}); err != nil {
+			t.Fatal(err)
+		}
+		_, secret, err := admin.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: slug})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := server.Authenticate(ctx, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		callers = append(callers, c)
+	}
+	cursor, _ := server.LatestCursor(ctx)
+	ch := make(chan waitResult, 1)
+	go func() {
+		r, err := server.Wait(ctx, callers[1], hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
+		ch <- waitResult{r, err}
+	}()
+	for waker.Waiters() != 1 {
+		runtime.Gosched()
+	}
+	// The other process opens a conversation: its event is committed, but
+	// this process was not told.
+	if _, err := admin.OpenConversation(ctx, callers[0], []string{"alice/reviewer"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-ch:
+		t.Fatalf("the wait returned before the recheck: %+v", r)
+	default:
+	}
+	if err := server.Recheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := within(t, ch); got.err != nil || len(got.r.Events) != 1 || got.r.Events[0].Type != hub.EventConversationOpened {
+		t.Fatalf("after the recheck: %+v, %v", got.r, got.err)
 	}
 }

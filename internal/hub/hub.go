@@ -35,6 +35,9 @@ type Waker interface {
 	// Publish wakes the recipients' waiters; called after the commit that
 	// made their events visible.
 	Publish(recipientIDs []string)
+	// PublishAll wakes every waiter, to re-query after a wake-up may have
+	// been missed.
+	PublishAll()
 }
 
 // Settings are the hub's tunable numbers; Defaults gives DESIGN.md's values.
@@ -90,12 +93,13 @@ type Hub struct {
 
 	epoch string // the database's epoch, carried in cursors
 
-	mu      sync.Mutex
-	waits   map[string]int                     // live waits per agent id
-	named   map[string]context.CancelCauseFunc // live wait per agent id + "\x00" + instance
-	touched map[string]time.Time               // token id → last recorded use
-	seen    map[string]time.Time               // agent id/instance → last recorded sighting
-	stop    chan struct{}                      // closed by Shutdown: waits return timed_out
+	mu        sync.Mutex
+	waits     map[string]int                     // live waits per agent id
+	named     map[string]context.CancelCauseFunc // live wait per agent id + "\x00" + instance
+	touched   map[string]time.Time               // token id → last recorded use
+	seen      map[string]time.Time               // agent id/instance → last recorded sighting
+	stop      chan struct{}                      // closed by Shutdown: waits return timed_out
+	published int64                              // the newest event id this process published or rechecked
 }
 
 // Options configure New.
@@ -125,18 +129,23 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
+	latest, err := o.Store.LatestEventID(ctx)
+	if err != nil {
+		return nil, AsError(err)
+	}
 	return &Hub{
-		store:    o.Store,
-		waker:    o.Waker,
-		clock:    o.Clock,
-		log:      o.Logger,
-		settings: o.Settings,
-		epoch:    epoch,
-		waits:    map[string]int{},
-		named:    map[string]context.CancelCauseFunc{},
-		touched:  map[string]time.Time{},
-		seen:     map[string]time.Time{},
-		stop:     make(chan struct{}),
+		store:     o.Store,
+		waker:     o.Waker,
+		clock:     o.Clock,
+		log:       o.Logger,
+		settings:  o.Settings,
+		epoch:     epoch,
+		waits:     map[string]int{},
+		named:     map[string]context.CancelCauseFunc{},
+		touched:   map[string]time.Time{},
+		seen:      map[string]time.Time{},
+		stop:      make(chan struct{}),
+		published: latest,
 	}, nil
 }
 

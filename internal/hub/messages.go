@@ -170,7 +170,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 		return nil, err
 	}
 	var res *SendResult
-	var wake []string
+	var wake []*Event
 	err = h.store.Update(ctx, func(tx Tx) error {
 		v, err := access(ctx, tx, c.Agent.ID, in.ConversationID)
 		if err != nil {
@@ -231,7 +231,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				return err
 			}
 			ev := &Event{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}
-			wake = []string{c.Agent.ID}
+			wake = []*Event{ev}
 			return tx.InsertEvents(ctx, []*Event{ev})
 		}
 		if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
@@ -258,8 +258,8 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 // posts: only those mentioned), a message.new for the sender's own stream so
 // sibling sessions hear it, and an event for each person taking part. The
 // speaking session takes the hold, and the sender's place moves past its
-// own words. It returns the recipients to wake.
-func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time) ([]string, error) {
+// own words. It returns the events to publish.
+func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time) ([]*Event, error) {
 	var agents []string
 	var events []*Event
 	for _, p := range v.Participants {
@@ -289,7 +289,7 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 	if err := tx.InsertEvents(ctx, events); err != nil {
 		return nil, err
 	}
-	return recipients(events), nil
+	return events, nil
 }
 
 // countRecipients counts the participants other than the sender that can

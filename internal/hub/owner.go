@@ -69,7 +69,7 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 		return nil, err
 	}
 	var res *SendResult
-	var wake []string
+	var wake []*Event
 	err := h.store.Update(ctx, func(tx Tx) error {
 		v, participant, err := personAccess(ctx, tx, u, conversationID)
 		if err != nil {
@@ -107,7 +107,7 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 // lifted and the brakes' counts start again.
 func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conversation, error) {
 	var conv *Conversation
-	var wake []string
+	var wake []*Event
 	err := h.store.Update(ctx, func(tx Tx) error {
 		v, _, err := personAccess(ctx, tx, u, conversationID)
 		if err != nil {
@@ -145,7 +145,7 @@ const (
 // either way.
 func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decision) (*Message, error) {
 	var m *Message
-	var wake []string
+	var wake []*Event
 	err := h.store.Update(ctx, func(tx Tx) error {
 		var err error
 		m, err = tx.Message(ctx, messageID)
@@ -195,7 +195,7 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		}
 		data, _ := json.Marshal(map[string]any{"message_id": m.ID, "decision": decision, "seq": m.Seq})
 		ev := &Event{RecipientID: m.SenderID, Type: EventPendingDecided, ConversationID: m.ConversationID, MessageID: m.ID, Data: data, CreatedAt: now}
-		wake = append(wake, m.SenderID)
+		wake = append(wake, ev)
 		return tx.InsertEvents(ctx, []*Event{ev})
 	})
 	if err != nil {
@@ -291,6 +291,7 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 		return nil, err
 	}
 	var q *Question
+	var wake []*Event
 	err = h.store.Update(ctx, func(tx Tx) error {
 		var err error
 		q, err = tx.Question(ctx, questionID)
@@ -316,11 +317,12 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 			return err
 		}
 		data, _ := json.Marshal(map[string]any{"question_id": q.ID, "question": q.Question, "answer": answer, "instance": q.Instance})
-		return tx.InsertEvents(ctx, []*Event{{RecipientID: q.AgentID, Type: EventOwnerAnswer, ConversationID: q.ConversationID, Data: data, CreatedAt: now}})
+		wake = []*Event{{RecipientID: q.AgentID, Type: EventOwnerAnswer, ConversationID: q.ConversationID, Data: data, CreatedAt: now}}
+		return tx.InsertEvents(ctx, wake)
 	})
 	if err != nil {
 		return nil, asOutcome(err)
 	}
-	h.publish([]string{q.AgentID})
+	h.publish(wake)
 	return q, nil
 }

@@ -360,3 +360,55 @@ func TestWaitCursorsAndSlots(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryTraceMatchesOneLogLine: each refusal and error a client gets
+// carries a trace id that matches exactly one structured log line, which
+// names the tool, agent and conversation and never holds the message body.
+func TestEveryTraceMatchesOneLogLine(t *testing.T) {
+	ts := newTestServer(t)
+	planner := ts.client(t, "alice/planner", modern)
+	conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
+	secret := "the secret plan"
+	for range 2 {
+		mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": secret})
+	}
+	var traces []string
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"send_message", map[string]any{"conversation_id": conv, "body": secret}},                   // duplicate brake
+		{"send_message", map[string]any{"conversation_id": conv, "body": secret, "bogus": true}},    // unknown argument
+		{"send_message", map[string]any{"conversation_id": "conv_nope", "body": secret}},            // not found
+		{"open_conversation", map[string]any{"handles": []string{"bob/helper"}}},                    // reach
+		{"wait_for_messages", map[string]any{"cursor": "nonsense"}},                                 // cursor_invalid
+		{"read_messages", map[string]any{"conversation_id": conv, "limit": 1000}},                   // invalid limit
+		{"claim_conversation", map[string]any{"conversation_id": conv, "instance": "x"}},            // bad instance
+		{"ask_owner", map[string]any{"question": "ok?", "options": []string{"yes", "yes"}}},         // repeated option
+		{"acknowledge", map[string]any{"message_id": "msg_nope"}},                                   // not found
+		{"send_message", map[string]any{"conversation_id": conv, "body": strings.Repeat("x", 300)}}, // summary
+	} {
+		out, _ := call(t, planner, c.tool, c.args)
+		trace, _ := out["trace"].(string)
+		if trace == "" {
+			t.Fatalf("%s(%v) = %v: no trace", c.tool, c.args, out)
+		}
+		traces = append(traces, trace)
+	}
+	for _, trace := range traces {
+		lines := ts.logLines(trace)
+		if len(lines) != 1 {
+			t.Fatalf("trace %s matches %d log lines, want 1", trace, len(lines))
+		}
+		var line map[string]any
+		if err := json.Unmarshal([]byte(lines[0]), &line); err != nil || line["tool"] == nil || line["agent"] != "alice/planner" {
+			t.Errorf("log line %s: want tool and agent", lines[0])
+		}
+		if strings.Contains(lines[0], secret) || strings.Contains(lines[0], ts.tokens["alice/planner"]) {
+			t.Errorf("log line %s holds a body or a token", lines[0])
+		}
+	}
+	if line := ts.logLines(traces[0])[0]; !strings.Contains(line, `"conversation":"`+conv+`"`) || !strings.Contains(line, `"reason":"duplicate:`) {
+		t.Errorf("the brake's log line %s does not name the conversation and the brake", line)
+	}
+}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+func runApprovals(ctx context.Context, e *env, args []string) error {
+	return subcommand(ctx, e, "approvals", args, map[string]func(context.Context, *env, []string) error{
+		"list":    approvalsList,
+		"approve": approvalsApprove,
+		"reject":  approvalsReject,
+		"answer":  approvalsAnswer,
+	})
+}
+
+// approvalsList: palaver approvals list --user OWNER — everything waiting
+// for the owner's decision, oldest first.
+func approvalsList(ctx context.Context, e *env, args []string) error {
+	var user string
+	return adminCommand(ctx, e, args, "approvals list --user OWNER", 0, userFlag(&user), func(a *admin) error {
+		u, err := a.person(ctx, user)
+		if err != nil {
+			return err
+		}
+		items, err := a.hub.Approvals(ctx, u)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tAGENT\tWHEN\tCONTEXT")
+		for _, it := range items {
+			var what string
+			switch {
+			case it.Message != nil:
+				what = fmt.Sprintf("in %s: %s", it.Message.ConversationID, oneLine(hub.Preview(it.Message.Body, 80)))
+			case it.Question != nil:
+				what = oneLine(hub.Preview(it.Question.Question, 80))
+				if len(it.Question.Options) > 0 {
+					what += " [" + strings.Join(it.Question.Options, " | ") + "]"
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", it.ID, it.Kind, it.Agent, day(it.At), what)
+		}
+		return tw.Flush()
+	})
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// approvalsApprove: palaver approvals approve MESSAGE_ID --user OWNER
+// [--edit TEXT] — lets a held message go, changed first with --edit.
+func approvalsApprove(ctx context.Context, e *env, args []string) error {
+	var user, edit string
+	return adminCommand(ctx, e, args, "approvals approve MESSAGE_ID --user OWNER [--edit TEXT]", 1,
+		func(fs *flag.FlagSet) {
+			userFlag(&user)(fs)
+			fs.StringVar(&edit, "edit", "", "the words to send instead (the original is kept for audit)")
+		},
+		func(a *admin) error { return decide(ctx, e, a, user, hub.Decision{Approve: true, Body: edit}) })
+}
+
+// approvalsReject: palaver approvals reject MESSAGE_ID --user OWNER.
+func approvalsReject(ctx context.Context, e *env, args []string) error {
+	var user string
+	return adminCommand(ctx, e, args, "approvals reject MESSAGE_ID --user OWNER", 1, userFlag(&user),
+		func(a *admin) error { return decide(ctx, e, a, user, hub.Decision{}) })
+}
+
+func decide(ctx context.Context, e *env, a *admin, user string, d hub.Decision) error {
+	u, err := a.person(ctx, user)
+	if err != nil {
+		return err
+	}
+	m, err := a.hub.DecideHeld(ctx, u, a.pos[0], d)
+	if err != nil {
+		return err
+	}
+	if m.Status == hub.MessageRejected {
+		fmt.Fprintf(e.stdout, "rejected %s: it is never delivered\n", m.ID)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "approved %s as seq %d (%s)\n", m.ID, m.Seq, m.Authority)
+	return nil
+}
+
+// approvalsAnswer: palaver approvals answer QUESTION_ID ANSWER --user OWNER.
+func approvalsAnswer(ctx context.Context, e *env, args []string) error {
+	var user string
+	return adminCommand(ctx, e, args, "approvals answer QUESTION_ID ANSWER --user OWNER", 2, userFlag(&user), func(a *admin) error {
+		u, err := a.person(ctx, user)
+		if err != nil {
+			return err
+		}
+		q, err := a.hub.AnswerQuestion(ctx, u, a.pos[0], a.pos[1])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "answered %s: %s\n", q.ID, q.Answer)
+		return nil
+	})
+}
