@@ -168,7 +168,7 @@ func adminCommand(ctx context.Context, e *env, args []string, usage string, narg
 	if err := wantArgs(fs, pos, nargs); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
+	db, err := store.Open(ctx, store.Options{Database: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}

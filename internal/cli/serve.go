@@ -37,7 +37,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	log := newLogger(e.stderr, cfg.LogFormat)
 
-	db, err := store.Open(ctx, store.Options{Path: cfg.Database, Synchronous: cfg.Synchronous, Exclusive: true, Logger: log})
+	db, err := store.Open(ctx, store.Options{Database: cfg.Database, Synchronous: cfg.Synchronous, Exclusive: true, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,28 @@ func access(ctx context.Context, r Reader, agentID, conversationID string) (*Con
 	return &ConversationView{Conversation: c, Participants: ps}, nil
 }
 
+// lockedAccess is access inside a write transaction, holding the
+// conversation until it commits so writers to one conversation take turns.
+func lockedAccess(ctx context.Context, tx Tx, agentID, conversationID string) (*ConversationView, error) {
+	if conversationID != "" {
+		if err := tx.LockConversation(ctx, conversationID); err != nil {
+			return nil, err
+		}
+	}
+	return access(ctx, tx, agentID, conversationID)
+}
+
+// retryDuplicate runs update again once when it failed on a unique
+// constraint: two transactions raced to create the same thing (a direct
+// conversation, a client_msg_id), and the second run finds the first's.
+func retryDuplicate(update func() error) error {
+	err := update()
+	if errors.Is(err, ErrDuplicate) {
+		err = update()
+	}
+	return err
+}
+
 // directKey names a direct conversation's participant set.
 func directKey(ids []string) string {
 	ids = slices.Clone(ids)
@@ -90,18 +112,20 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 	key := directKey(ids)
 	var view *ConversationView
 	var wake []*Event
-	err = h.store.Update(ctx, func(tx Tx) error {
-		conv, err := tx.DirectConversation(ctx, key)
-		if err == nil {
-			ps, err := tx.Participants(ctx, conv.ID)
-			view = &ConversationView{Conversation: conv, Participants: ps}
+	err = retryDuplicate(func() error {
+		return h.store.Update(ctx, func(tx Tx) error {
+			conv, err := tx.DirectConversation(ctx, key)
+			if err == nil {
+				ps, err := tx.Participants(ctx, conv.ID)
+				view = &ConversationView{Conversation: conv, Participants: ps}
+				return err
+			}
+			if !errors.Is(err, ErrNoRows) {
+				return err
+			}
+			view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindDirect, DirectKey: key}, targets)
 			return err
-		}
-		if !errors.Is(err, ErrNoRows) {
-			return err
-		}
-		view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindDirect, DirectKey: key}, targets)
-		return err
+		})
 	})
 	if err != nil {
 		return nil, asOutcome(err)
@@ -199,7 +223,7 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 	var view *ConversationView
 	var wake []*Event
 	err = h.store.Update(ctx, func(tx Tx) error {
-		v, err := access(ctx, tx, c.Agent.ID, conversationID)
+		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
 			return err
 		}
@@ -238,7 +262,7 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string) (*Conversation, error) {
 	var conv *Conversation
 	err := h.store.Update(ctx, func(tx Tx) error {
-		v, err := access(ctx, tx, c.Agent.ID, conversationID)
+		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
 			return err
 		}
@@ -268,6 +292,9 @@ func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Co
 	var conv *Conversation
 	var wake []*Event
 	err := h.store.Update(ctx, func(tx Tx) error {
+		if err := tx.LockConversation(ctx, conversationID); err != nil {
+			return err
+		}
 		var err error
 		conv, err = tx.Conversation(ctx, conversationID)
 		if errors.Is(err, ErrNoRows) {

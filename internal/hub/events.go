@@ -256,11 +256,8 @@ func (h *Hub) addressEvents(ctx context.Context, agentID, instance string, event
 // the highest id deleted, so older cursors get cursor_expired (§6).
 func (h *Hub) PruneEvents(ctx context.Context) error {
 	err := h.store.Update(ctx, func(tx Tx) error {
-		through, err := tx.PruneEvents(ctx, h.now().Add(-h.settings.EventRetention))
-		if err != nil || through == 0 {
-			return err
-		}
-		return tx.SetMeta(ctx, MetaPrunedThrough, strconv.FormatInt(through, 10))
+		_, err := tx.PruneEvents(ctx, h.now().Add(-h.settings.EventRetention))
+		return err
 	})
 	if err != nil {
 		return AsError(err)

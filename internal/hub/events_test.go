@@ -194,7 +194,7 @@ func TestClosedConversationEventsAreNotHandedOver(t *testing.T) {
 func TestRecheckWakesForAnotherProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "palaver.db")
 	open := func() (*hub.Hub, *notify.Local) {
-		db, err := store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+		db, err := store.Open(ctx, store.Options{Database: path, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,7 +54,7 @@ func newWorld(t testing.TB) *world {
 // newWorldWith is newWorld with other settings.
 func newWorldWith(t testing.TB, settings hub.Settings) *world {
 	t.Helper()
-	db := storetest.OpenSQLite(t)
+	db := storetest.Open(t)
 	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, tokens: map[string]string{}}
 	var err error
 	w.waker = notify.NewLocal()

@@ -171,80 +171,82 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 	}
 	var res *SendResult
 	var wake []*Event
-	err = h.store.Update(ctx, func(tx Tx) error {
-		v, err := access(ctx, tx, c.Agent.ID, in.ConversationID)
-		if err != nil {
-			return err
-		}
-		if in.ClientMsgID != "" {
-			old, err := tx.MessageByClientID(ctx, c.Agent.ID, in.ClientMsgID)
-			switch {
-			case err == nil && old.ConversationID == v.Conversation.ID && old.Body == in.Body:
-				res = &SendResult{Message: old, Recipients: countRecipients(v.Participants, c.Agent.ID), Duplicate: true}
-				return nil
-			case err == nil:
-				return &Error{Kind: KindConflict, Msg: "client_msg_id " + in.ClientMsgID + " was already used for a different message (" + old.ID + "); use a new client_msg_id for new words"}
-			case !errors.Is(err, ErrNoRows):
-				return err
-			}
-		}
-		if v.Conversation.Status == StatusCloseRequested {
-			return deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
-		}
-		n := countRecipients(v.Participants, c.Agent.ID)
-		if n == 0 {
-			return invalid("no_recipients", "nobody else in this conversation can receive messages (every other participant is archived); nothing was sent")
-		}
-		mentions, err := checkMentions(v.Participants, in.Mentions)
-		if err != nil {
-			return err
-		}
-		if in.ReplyToSeq > 0 {
-			if in.ReplyToSeq > v.Conversation.LastSeq {
-				return invalid("", "reply_to_seq %d is not a message of this conversation (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
-			}
-			target, err := tx.MessageBySeq(ctx, v.Conversation.ID, in.ReplyToSeq)
+	err = retryDuplicate(func() error {
+		return h.store.Update(ctx, func(tx Tx) error {
+			v, err := lockedAccess(ctx, tx, c.Agent.ID, in.ConversationID)
 			if err != nil {
 				return err
 			}
-			if target.NoReply {
-				return deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq)
+			if in.ClientMsgID != "" {
+				old, err := tx.MessageByClientID(ctx, c.Agent.ID, in.ClientMsgID)
+				switch {
+				case err == nil && old.ConversationID == v.Conversation.ID && old.Body == in.Body:
+					res = &SendResult{Message: old, Recipients: countRecipients(v.Participants, c.Agent.ID), Duplicate: true}
+					return nil
+				case err == nil:
+					return &Error{Kind: KindConflict, Msg: "client_msg_id " + in.ClientMsgID + " was already used for a different message (" + old.ID + "); use a new client_msg_id for new words"}
+				case !errors.Is(err, ErrNoRows):
+					return err
+				}
 			}
-		}
-		now := h.now()
-		if err := h.brake(ctx, tx, v.Conversation, c, in.Body, now); err != nil {
-			return err
-		}
-		m := &Message{
-			ID: NewID("msg", now), ConversationID: v.Conversation.ID, Status: MessageSent,
-			SenderID: c.Agent.ID, SenderKind: PrincipalAgent, SenderHandle: c.Agent.Handle(), SenderInstance: in.Instance,
-			Body: in.Body, Summary: in.Summary, Format: in.Format, Kind: in.Kind, Metadata: in.Metadata,
-			Mentions: mentions, ReplyToSeq: in.ReplyToSeq, NoReply: in.NoReply, ToInstance: in.ToInstance,
-			ClientMsgID: in.ClientMsgID, Author: AuthorAgent, Authority: AuthorityAgent,
-			OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now,
-		}
-		res = &SendResult{Message: m, Recipients: n}
-		if c.Agent.Mode == ModeReview {
-			// Held for the owner (§7): it reaches nobody and takes no seq.
-			m.Status = MessageHeld
+			if v.Conversation.Status == StatusCloseRequested {
+				return deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
+			}
+			n := countRecipients(v.Participants, c.Agent.ID)
+			if n == 0 {
+				return invalid("no_recipients", "nobody else in this conversation can receive messages (every other participant is archived); nothing was sent")
+			}
+			mentions, err := checkMentions(v.Participants, in.Mentions)
+			if err != nil {
+				return err
+			}
+			if in.ReplyToSeq > 0 {
+				if in.ReplyToSeq > v.Conversation.LastSeq {
+					return invalid("", "reply_to_seq %d is not a message of this conversation (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
+				}
+				target, err := tx.MessageBySeq(ctx, v.Conversation.ID, in.ReplyToSeq)
+				if err != nil {
+					return err
+				}
+				if target.NoReply {
+					return deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq)
+				}
+			}
+			now := h.now()
+			if err := h.brake(ctx, tx, v.Conversation, c, in.Body, now); err != nil {
+				return err
+			}
+			m := &Message{
+				ID: NewID("msg", now), ConversationID: v.Conversation.ID, Status: MessageSent,
+				SenderID: c.Agent.ID, SenderKind: PrincipalAgent, SenderHandle: c.Agent.Handle(), SenderInstance: in.Instance,
+				Body: in.Body, Summary: in.Summary, Format: in.Format, Kind: in.Kind, Metadata: in.Metadata,
+				Mentions: mentions, ReplyToSeq: in.ReplyToSeq, NoReply: in.NoReply, ToInstance: in.ToInstance,
+				ClientMsgID: in.ClientMsgID, Author: AuthorAgent, Authority: AuthorityAgent,
+				OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now,
+			}
+			res = &SendResult{Message: m, Recipients: n}
+			if c.Agent.Mode == ModeReview {
+				// Held for the owner (§7): it reaches nobody and takes no seq.
+				m.Status = MessageHeld
+				if err := tx.InsertMessage(ctx, m); err != nil {
+					return err
+				}
+				ev := &Event{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}
+				wake = []*Event{ev}
+				return tx.InsertEvents(ctx, []*Event{ev})
+			}
+			if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
+				return err
+			}
 			if err := tx.InsertMessage(ctx, m); err != nil {
 				return err
 			}
-			ev := &Event{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}
-			wake = []*Event{ev}
-			return tx.InsertEvents(ctx, []*Event{ev})
-		}
-		if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
+			if err := h.countTurn(ctx, tx, v.Conversation, c.Agent.ID, now); err != nil {
+				return err
+			}
+			wake, err = deliver(ctx, tx, v, m, now)
 			return err
-		}
-		if err := tx.InsertMessage(ctx, m); err != nil {
-			return err
-		}
-		if err := h.countTurn(ctx, tx, v.Conversation, c.Agent.ID, now); err != nil {
-			return err
-		}
-		wake, err = deliver(ctx, tx, v, m, now)
-		return err
+		})
 	})
 	if err != nil {
 		return nil, asOutcome(err)

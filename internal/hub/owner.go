@@ -33,16 +33,19 @@ func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, er
 // personAccess loads a conversation a person may act in: one they take part
 // in, or one where an agent of theirs does (§4 human_interject). Closed and
 // other conversations are not_found. participant reports which.
-func personAccess(ctx context.Context, r Reader, u *User, conversationID string) (v *ConversationView, participant bool, err error) {
+func personAccess(ctx context.Context, tx Tx, u *User, conversationID string) (v *ConversationView, participant bool, err error) {
 	missing := notFound("no conversation %q is open to %s", cleanText(conversationID), u.Handle)
-	c, err := r.Conversation(ctx, conversationID)
+	if err := tx.LockConversation(ctx, conversationID); err != nil {
+		return nil, false, err
+	}
+	c, err := tx.Conversation(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) || (err == nil && c.Status == StatusClosed) {
 		return nil, false, missing
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	ps, err := r.Participants(ctx, c.ID)
+	ps, err := tx.Participants(ctx, c.ID)
 	if err != nil {
 		return nil, false, err
 	}

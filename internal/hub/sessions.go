@@ -86,7 +86,7 @@ func (h *Hub) ClaimConversation(ctx context.Context, c *Caller, conversationID, 
 	}
 	claim := &Claim{ConversationID: conversationID, Instance: name}
 	err = h.store.Update(ctx, func(tx Tx) error {
-		if _, err := access(ctx, tx, c.Agent.ID, conversationID); err != nil {
+		if _, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID); err != nil {
 			return err
 		}
 		holders, err := h.liveHolders(ctx, tx, c.Agent.ID)
@@ -119,7 +119,7 @@ func (h *Hub) MarkUnread(ctx context.Context, c *Caller, conversationID string, 
 	}
 	var place int64
 	err = h.store.Update(ctx, func(tx Tx) error {
-		v, err := access(ctx, tx, c.Agent.ID, conversationID)
+		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
 			return err
 		}

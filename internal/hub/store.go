@@ -116,6 +116,10 @@ type Tx interface {
 	RevokeToken(ctx context.Context, id string, at time.Time) error
 	TouchToken(ctx context.Context, id string, at time.Time) error
 
+	// LockConversation holds the conversation's row until the transaction
+	// ends, so transactions acting on one conversation take turns (a no-op
+	// where one writer commits everything).
+	LockConversation(ctx context.Context, id string) error
 	InsertConversation(ctx context.Context, c *Conversation) error
 	AddParticipant(ctx context.Context, p *Participant) error
 	SetConversationStatus(ctx context.Context, id, status string, at time.Time) error
@@ -150,8 +154,8 @@ type Tx interface {
 	MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error
 	// InsertEvents appends events (ids assigned by the store, in order).
 	InsertEvents(ctx context.Context, events []*Event) error
-	// PruneEvents deletes events created before t and returns the highest id
-	// deleted (0 when none).
+	// PruneEvents deletes events created before t, records the highest id
+	// deleted under MetaPrunedThrough, and returns it (0 when none).
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 }
 

@@ -1,7 +1,8 @@
-// Package store is Palaver's one concrete hub.Store (DESIGN.md §13). SQLite
-// (modernc.org/sqlite, pure Go) is the embedded default: one writer
-// goroutine owns the write connection and commits in groups, reads use a
-// separate pool.
+// Package store is Palaver's one concrete hub.Store (DESIGN.md §13), for
+// both dialects. SQLite (modernc.org/sqlite, pure Go) is the embedded
+// default: one writer goroutine owns the write connection and commits in
+// groups, reads use a separate pool. PostgreSQL (pgx) serves several
+// replicas: each Update is its own transaction on a shared pool.
 package store
 
 import (
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,14 +22,16 @@ import (
 
 // Options configure Open.
 type Options struct {
-	// Path is the SQLite file; created on first open.
-	Path string
+	// Database is a SQLite file path (created on first open) or a
+	// postgres:// or postgresql:// URL.
+	Database string
 	// Synchronous is SQLite's synchronous setting: "FULL" (default: an
 	// acknowledged write survives power loss) or "NORMAL" (faster; a power
 	// loss may roll back the last commits, never corrupts).
 	Synchronous string
-	// Exclusive takes an advisory lock on the file, so a second server on the
-	// same database refuses to start (§13). Admin commands open without it.
+	// Exclusive takes an advisory lock on a SQLite file, so a second server
+	// on the same database refuses to start (§13). Admin commands open
+	// without it. Replicas on PostgreSQL share their database.
 	Exclusive bool
 	// ReadConns is the size of the read pool (default 8).
 	ReadConns int
@@ -45,12 +49,13 @@ var ErrClosed = errors.New("store is closed")
 type DB struct {
 	queries // reads, on the read pool
 
-	write  *sql.DB // one connection, used only by the writer goroutine
-	read   *sql.DB
-	wstmts *stmtCache
-	rstmts *stmtCache
-	unlock func()
-	log    *slog.Logger
+	dialect *dialect
+	write   *sql.DB // SQLite: one connection, used only by the writer goroutine
+	read    *sql.DB // PostgreSQL: the same pool as write
+	wstmts  *stmtCache
+	rstmts  *stmtCache
+	unlock  func()
+	log     *slog.Logger
 
 	mu     sync.RWMutex // guards closed and sending on ops
 	closed bool
@@ -79,36 +84,60 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	}
 	db := &DB{log: o.Logger, ops: make(chan *op, maxBatch), done: make(chan struct{}), unlock: func() {}}
 	var err error
-	if o.Exclusive {
-		if db.unlock, err = lockFile(o.Path); err != nil {
-			return nil, err
-		}
-	}
 	fail := func(err error) (*DB, error) {
 		db.closeConns()
 		return nil, err
 	}
-	if db.write, db.read, err = openSQLite(o.Path, o.Synchronous, o.ReadConns); err != nil {
+	if IsPostgresURL(o.Database) {
+		db.dialect = postgresDialect
+		if db.write, err = openPostgres(ctx, o.Database); err != nil {
+			return fail(err)
+		}
+		db.read = db.write
+	} else {
+		db.dialect = sqliteDialect
+		if o.Exclusive {
+			if db.unlock, err = lockFile(o.Database); err != nil {
+				return nil, err
+			}
+		}
+		if db.write, db.read, err = openSQLite(o.Database, o.Synchronous, o.ReadConns); err != nil {
+			return fail(err)
+		}
+	}
+	if err := migrate(ctx, db.write, db.dialect); err != nil {
 		return fail(err)
 	}
-	if err := migrate(ctx, db.write); err != nil {
-		return fail(err)
+	db.wstmts = newStmtCache(db.write, db.dialect, db.dialect.groupCommit)
+	db.rstmts = db.wstmts
+	if db.read != db.write {
+		db.rstmts = newStmtCache(db.read, db.dialect, false)
 	}
-	db.wstmts, db.rstmts = newStmtCache(db.write, true), newStmtCache(db.read, false)
-	db.queries = queries{q: prepared{cache: db.rstmts}}
-	go db.writer()
+	db.queries = queries{q: prepared{cache: db.rstmts}, dialect: db.dialect}
+	if db.dialect.groupCommit {
+		go db.writer()
+	} else {
+		close(db.done)
+	}
 	return db, nil
+}
+
+// IsPostgresURL tells a PostgreSQL URL from a SQLite path.
+func IsPostgresURL(database string) bool {
+	return strings.HasPrefix(database, "postgres://") || strings.HasPrefix(database, "postgresql://")
 }
 
 func (db *DB) closeConns() {
 	if db.wstmts != nil {
 		db.wstmts.close()
+	}
+	if db.rstmts != nil && db.rstmts != db.wstmts {
 		db.rstmts.close()
 	}
 	if db.write != nil {
 		db.write.Close()
 	}
-	if db.read != nil {
+	if db.read != nil && db.read != db.write {
 		db.read.Close()
 	}
 	db.unlock()
@@ -122,7 +151,9 @@ func (db *DB) Close() error {
 		return nil
 	}
 	db.closed = true
-	close(db.ops)
+	if db.dialect == nil || db.dialect.groupCommit {
+		close(db.ops)
+	}
 	db.mu.Unlock()
 	<-db.done
 	db.closeConns()
@@ -134,7 +165,20 @@ func (db *DB) Close() error {
 // its own savepoint, so one failing rolls back only its own writes), and
 // Update returns after the commit. Once queued, an Update is carried out
 // even if ctx ends meanwhile, unless it had not started yet.
+//
+// On PostgreSQL each Update is its own transaction on the pool; rows it
+// changes are locked until it commits (a conversation's seq), and one that
+// fails on a serialization conflict or deadlock is run again.
 func (db *DB) Update(ctx context.Context, fn func(hub.Tx) error) error {
+	if !db.dialect.groupCommit {
+		db.mu.RLock()
+		closed := db.closed
+		db.mu.RUnlock()
+		if closed {
+			return ErrClosed
+		}
+		return db.updateDirect(ctx, fn)
+	}
 	o := &op{ctx: ctx, fn: fn, err: make(chan error, 1)}
 	db.mu.RLock()
 	if db.closed {
@@ -190,7 +234,7 @@ func (db *DB) commit(batch []*op) {
 		all(fmt.Errorf("begin: %w", err))
 		return
 	}
-	q := queries{q: prepared{cache: db.wstmts, tx: tx}}
+	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect}
 	single := len(batch) == 1
 	for i, o := range batch {
 		if err := o.ctx.Err(); err != nil {
@@ -233,11 +277,38 @@ func (db *DB) commit(batch []*op) {
 	reply(errs)
 }
 
-// migrate applies the pending numbered migrations in one transaction and
-// creates the database's epoch on first use. A schema newer than this binary
-// is refused.
-func migrate(ctx context.Context, write *sql.DB) error {
-	ms, err := migrations("sqlite")
+// updateDirect runs fn in its own transaction (PostgreSQL), again when the
+// database reports a serialization failure or a deadlock.
+func (db *DB) updateDirect(ctx context.Context, fn func(hub.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := db.updateOnce(ctx, fn)
+		if err == nil || attempt == 3 || !db.dialect.retryable(err) {
+			return err
+		}
+	}
+}
+
+func (db *DB) updateOnce(ctx context.Context, fn func(hub.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// migrate applies the pending numbered migrations in one transaction (under
+// an advisory lock on PostgreSQL, so replicas starting together take turns)
+// and creates the database's epoch on first use. A schema newer than this
+// binary is refused.
+func migrate(ctx context.Context, write *sql.DB, d *dialect) error {
+	ms, err := migrations(d.name)
 	if err != nil {
 		return err
 	}
@@ -246,7 +317,12 @@ func migrate(ctx context.Context, write *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+	if d.migrationLock != "" {
+		if _, err := tx.ExecContext(ctx, d.migrationLock); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	var current int
@@ -263,13 +339,13 @@ func migrate(ctx context.Context, write *sql.DB) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, m.version, time.Now().UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, d.rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), m.version, time.Now().UnixMilli()); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
 	var b [9]byte
 	rand.Read(b[:])
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO NOTHING`, hex.EncodeToString(b[:])); err != nil {
+	if _, err := tx.ExecContext(ctx, d.rebind(`INSERT INTO meta (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO NOTHING`), hex.EncodeToString(b[:])); err != nil {
 		return fmt.Errorf("migrate: epoch: %w", err)
 	}
 	return tx.Commit()

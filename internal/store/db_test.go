@@ -142,7 +142,7 @@ func TestLatestEventIDSurvivesPruning(t *testing.T) {
 
 func TestSecondExclusiveOpenRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "palaver.db")
-	opts := store.Options{Path: path, Exclusive: true, Logger: slog.New(slog.DiscardHandler)}
+	opts := store.Options{Database: path, Exclusive: true, Logger: slog.New(slog.DiscardHandler)}
 	first, err := store.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestSecondExclusiveOpenRefused(t *testing.T) {
 		t.Fatalf("second exclusive open: err = %v, want ErrLocked with an explanation", err)
 	}
 	// An admin command (not exclusive) may still open it.
-	admin, err := store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+	admin, err := store.Open(ctx, store.Options{Database: path, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("non-exclusive open beside a server: %v", err)
 	}
@@ -167,7 +167,7 @@ func TestSecondExclusiveOpenRefused(t *testing.T) {
 
 func TestReopenKeepsEpochAndData(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "palaver.db")
-	opts := store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)}
+	opts := store.Options{Database: path, Logger: slog.New(slog.DiscardHandler)}
 	db, err := store.Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestReopenKeepsEpochAndData(t *testing.T) {
 
 func TestNewerSchemaRefused(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "palaver.db")
-	db, err := store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+	db, err := store.Open(ctx, store.Options{Database: path, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw.Close()
-	_, err = store.Open(ctx, store.Options{Path: path, Logger: slog.New(slog.DiscardHandler)})
+	_, err = store.Open(ctx, store.Options{Database: path, Logger: slog.New(slog.DiscardHandler)})
 	if err == nil || !strings.Contains(err.Error(), "upgrade palaver") {
 		t.Fatalf("opening a database from a newer palaver: %v, want a refusal saying to upgrade", err)
 	}

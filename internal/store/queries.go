@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +24,10 @@ type querier interface {
 
 // queries implements hub.Tx over a querier: on the read pool it serves
 // hub.Reader; inside the writer's transaction, all of hub.Tx.
-type queries struct{ q querier }
+type queries struct {
+	q       querier
+	dialect *dialect
+}
 
 // stmtCache prepares each distinct query once per database handle, so the
 // hot paths skip SQLite's parser (a third of a send's CPU without it).
@@ -33,19 +37,23 @@ type queries struct{ q querier }
 // once and is prepared after the commit (prepareMissed).
 type stmtCache struct {
 	db       *sql.DB
+	dialect  *dialect
 	deferred bool // the write handle: prepare misses later
 	mu       sync.Mutex
 	stmts    map[string]*sql.Stmt
 	missed   map[string]bool
 }
 
-func newStmtCache(db *sql.DB, deferred bool) *stmtCache {
-	return &stmtCache{db: db, deferred: deferred, stmts: map[string]*sql.Stmt{}, missed: map[string]bool{}}
+func newStmtCache(db *sql.DB, d *dialect, deferred bool) *stmtCache {
+	return &stmtCache{db: db, dialect: d, deferred: deferred, stmts: map[string]*sql.Stmt{}, missed: map[string]bool{}}
 }
 
 // get returns the query's statement, or nil when it is not prepared yet and
 // preparation is deferred.
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
+	if !c.dialect.prepare {
+		return nil, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.stmts[query]; ok {
@@ -55,7 +63,7 @@ func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 		c.missed[query] = true
 		return nil, nil
 	}
-	s, err := c.db.PrepareContext(ctx, query)
+	s, err := c.db.PrepareContext(ctx, c.dialect.rebind(query))
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +77,7 @@ func (c *stmtCache) prepareMissed(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for q := range c.missed {
-		if s, err := c.db.PrepareContext(ctx, q); err == nil {
+		if s, err := c.db.PrepareContext(ctx, c.dialect.rebind(q)); err == nil {
 			c.stmts[q] = s
 		}
 		delete(c.missed, q)
@@ -111,7 +119,7 @@ func (p prepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 func (p prepared) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	s, err := p.stmt(ctx, query)
 	if s == nil || err != nil {
-		return p.plain().ExecContext(ctx, query, args...)
+		return p.plain().ExecContext(ctx, p.cache.dialect.rebind(query), args...)
 	}
 	return s.ExecContext(ctx, args...)
 }
@@ -119,7 +127,7 @@ func (p prepared) ExecContext(ctx context.Context, query string, args ...any) (s
 func (p prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	s, err := p.stmt(ctx, query)
 	if s == nil || err != nil {
-		return p.plain().QueryContext(ctx, query, args...)
+		return p.plain().QueryContext(ctx, p.cache.dialect.rebind(query), args...)
 	}
 	return s.QueryContext(ctx, args...)
 }
@@ -127,7 +135,7 @@ func (p prepared) QueryContext(ctx context.Context, query string, args ...any) (
 func (p prepared) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	s, err := p.stmt(ctx, query)
 	if s == nil || err != nil {
-		return p.plain().QueryRowContext(ctx, query, args...)
+		return p.plain().QueryRowContext(ctx, p.cache.dialect.rebind(query), args...)
 	}
 	return s.QueryRowContext(ctx, args...)
 }
@@ -366,6 +374,13 @@ func (d queries) ConversationsOf(ctx context.Context, principalID string, limit 
 	return queryAll(ctx, d.q, "conversations of", scanConversation, `SELECT `+convCols+` FROM conversations WHERE status <> 'closed' AND id IN
 		(SELECT conversation_id FROM participants WHERE principal_id = ? AND left_at IS NULL)
 		ORDER BY updated_at DESC, id DESC LIMIT ?`, principalID, limit)
+}
+
+func (d queries) LockConversation(ctx context.Context, id string) error {
+	if d.dialect.lockConversation == "" {
+		return nil
+	}
+	return d.exec(ctx, "lock conversation", d.dialect.lockConversation, id)
 }
 
 func (d queries) InsertConversation(ctx context.Context, c *hub.Conversation) error {
@@ -779,6 +794,11 @@ func (d queries) SetDeliveryState(ctx context.Context, agentID, messageID, state
 // ---- events
 
 func (d queries) InsertEvents(ctx context.Context, events []*hub.Event) error {
+	if len(events) > 0 && d.dialect.eventLock != "" {
+		if err := d.exec(ctx, "event lock", d.dialect.eventLock); err != nil {
+			return err
+		}
+	}
 	for _, e := range events {
 		var data any
 		if len(e.Data) > 0 {
@@ -851,10 +871,8 @@ func (d queries) messagesByID(ctx context.Context, ids []any) (map[string]*hub.M
 }
 
 func (d queries) LatestEventID(ctx context.Context) (int64, error) {
-	// sqlite_sequence keeps the highest AUTOINCREMENT id ever given, even
-	// after pruning deleted every event.
 	var id int64
-	err := d.q.QueryRowContext(ctx, `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)`).Scan(&id)
+	err := d.q.QueryRowContext(ctx, d.dialect.latestEvent).Scan(&id)
 	return id, dbErr("latest event", err)
 }
 
@@ -866,5 +884,8 @@ func (d queries) PruneEvents(ctx context.Context, before time.Time) (int64, erro
 	if !through.Valid {
 		return 0, nil
 	}
-	return through.Int64, d.exec(ctx, "prune events", `DELETE FROM events WHERE id <= ?`, through.Int64)
+	if err := d.exec(ctx, "prune events", `DELETE FROM events WHERE id <= ?`, through.Int64); err != nil {
+		return 0, err
+	}
+	return through.Int64, d.SetMeta(ctx, hub.MetaPrunedThrough, strconv.FormatInt(through.Int64, 10))
 }

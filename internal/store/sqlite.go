@@ -13,6 +13,17 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
+var sqliteDialect = &dialect{
+	name:        "sqlite",
+	groupCommit: true,
+	prepare:     true,
+	// sqlite_sequence keeps the highest AUTOINCREMENT id ever given, even
+	// after pruning deleted every event. One writer commits in order, so
+	// ids are commit-ordered without a lock.
+	latestEvent: `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)`,
+	retryable:   func(error) bool { return false },
+}
+
 // openSQLite opens the write connection and the read pool on one file, in
 // WAL mode. Every writing connection begins with BEGIN IMMEDIATE: a deferred
 // transaction that reads then writes fails at once with SQLITE_BUSY when
@@ -72,21 +83,28 @@ func openSQLite(path, synchronous string, readConns int) (write, read *sql.DB, e
 	return write, read, nil
 }
 
-// dbErr turns SQLite's "no rows" and unique violations into hub's sentinel
-// errors; everything else is wrapped with the operation's name.
-func dbErr(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return hub.ErrNoRows
-	}
+// sqliteDuplicate reports SQLite's unique-constraint refusal.
+func sqliteDuplicate(err error) bool {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("%s: %w", op, hub.ErrDuplicate)
+			return true
 		}
+	}
+	return false
+}
+
+// dbErr turns "no rows" and either dialect's unique violations into hub's
+// sentinel errors; everything else is wrapped with the operation's name.
+func dbErr(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return hub.ErrNoRows
+	case sqliteDuplicate(err) || postgresDuplicate(err):
+		return fmt.Errorf("%s: %w", op, hub.ErrDuplicate)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -3,28 +3,45 @@ package storetest
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make and drop test schemas
 
 	"github.com/palaverhq/palaver/internal/store"
 )
 
+// EnvURL names the environment variable holding the PostgreSQL URL that
+// tests use (a database they may create schemas in).
+const EnvURL = "PALAVER_TEST_DATABASE_URL"
+
 // ForEachBackend runs f as a subtest on each backend with a fresh, migrated
-// database: SQLite in a temp file always; PostgreSQL when
-// PALAVER_TEST_DATABASE_URL is set — the PostgreSQL store is not built yet,
-// so that subtest says so and skips.
+// database: SQLite in a temp file always; PostgreSQL, in a schema of its own,
+// when PALAVER_TEST_DATABASE_URL is set (skipped with a message otherwise).
 func ForEachBackend(t *testing.T, f func(t *testing.T, db *store.DB)) {
 	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { f(t, OpenSQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { f(t, OpenPostgres(t)) })
+}
+
+// Backends runs f as a subtest per backend with a function that opens the
+// backend's database: the same database each time it is called within one
+// subtest (as replicas of one deployment do).
+func Backends(t *testing.T, f func(t *testing.T, open func() *store.DB)) {
+	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
-		f(t, OpenSQLite(t))
+		path := filepath.Join(t.TempDir(), "palaver.db")
+		f(t, func() *store.DB { return open(t, path) })
 	})
 	t.Run("postgres", func(t *testing.T) {
-		if os.Getenv("PALAVER_TEST_DATABASE_URL") == "" {
-			t.Skip("PostgreSQL tests skipped: set PALAVER_TEST_DATABASE_URL to run them")
-		}
-		t.Skip("PostgreSQL tests skipped: the PostgreSQL store is not built yet")
+		url := Schema(t)
+		f(t, func() *store.DB { return open(t, url) })
 	})
 }
 
@@ -32,10 +49,68 @@ func ForEachBackend(t *testing.T, f func(t *testing.T, db *store.DB)) {
 // end of the test.
 func OpenSQLite(t testing.TB) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), store.Options{Path: filepath.Join(t.TempDir(), "palaver.db"), Logger: slog.New(slog.DiscardHandler)})
+	return open(t, filepath.Join(t.TempDir(), "palaver.db"))
+}
+
+// OpenPostgres opens a fresh PostgreSQL database (a schema of its own),
+// or skips t when PALAVER_TEST_DATABASE_URL is not set.
+func OpenPostgres(t testing.TB) *store.DB {
+	t.Helper()
+	return open(t, Schema(t))
+}
+
+func open(t testing.TB, database string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// Schema makes an empty schema for t in the test PostgreSQL database,
+// dropped at the end of the test, and returns a URL whose connections use
+// it. It skips t when PALAVER_TEST_DATABASE_URL is not set.
+func Schema(t testing.TB) string {
+	t.Helper()
+	url := os.Getenv(EnvURL)
+	if url == "" {
+		t.Skip("PostgreSQL tests skipped: set " + EnvURL + " (like postgres://postgres@127.0.0.1:5432/test) to run them")
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "palaver_test_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		admin.Close()
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+		admin.Close()
+	})
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	return url + sep + "search_path=" + schema
+}
+
+// EnvStore names the environment variable that runs the hub and end-to-end
+// suites on PostgreSQL instead of SQLite: PALAVER_TEST_STORE=postgres (with
+// PALAVER_TEST_DATABASE_URL).
+const EnvStore = "PALAVER_TEST_STORE"
+
+// Open opens a fresh database on the backend PALAVER_TEST_STORE names
+// (SQLite by default), so a whole suite can run on either.
+func Open(t testing.TB) *store.DB {
+	t.Helper()
+	if os.Getenv(EnvStore) == "postgres" {
+		return OpenPostgres(t)
+	}
+	return OpenSQLite(t)
 }

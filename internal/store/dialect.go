@@ -1,0 +1,55 @@
+package store
+
+import (
+	"strconv"
+	"strings"
+)
+
+// dialect is what differs between SQLite and PostgreSQL beyond the
+// migrations: placeholders, how writes are committed, and a few statements.
+type dialect struct {
+	name string // the migrations folder
+	// groupCommit: one writer goroutine commits queued Updates together
+	// (SQLite); otherwise each Update is its own transaction (PostgreSQL).
+	groupCommit bool
+	// dollar: placeholders are $1, $2 … instead of ?.
+	dollar bool
+	// prepare: keep prepared statements in a stmtCache. pgx caches them per
+	// connection itself, and preparing on a pool from inside a transaction
+	// could wait for a connection that the waiting transactions hold.
+	prepare bool
+	// migrationLock is run first in the migration transaction.
+	migrationLock string
+	// eventLock is run before a transaction inserts events, so event ids
+	// are handed out in commit order (§13: a cursor never skips an event
+	// whose transaction committed late).
+	eventLock string
+	// lockConversation locks a conversation's row for the transaction.
+	lockConversation string
+	// latestEvent selects the highest event id ever committed.
+	latestEvent string
+	// retryable reports an error after which the whole transaction may be
+	// run again.
+	retryable func(error) bool
+}
+
+// rebind turns ? placeholders into the dialect's. Palaver's SQL has no ?
+// inside string literals.
+func (d *dialect) rebind(query string) string {
+	if !d.dollar || !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

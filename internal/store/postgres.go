@@ -1,0 +1,64 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+)
+
+var postgresDialect = &dialect{
+	name:          "postgres",
+	dollar:        true,
+	migrationLock: `SELECT pg_advisory_xact_lock(7420001)`,
+	// Transactions that insert events take turns from the first event to
+	// the commit, so identity values are handed out in commit order.
+	eventLock:        `SELECT pg_advisory_xact_lock(7420002)`,
+	lockConversation: `SELECT id FROM conversations WHERE id = ? FOR UPDATE`,
+	// Only committed rows are seen; after pruning everything, the
+	// recorded high-water mark stands in.
+	latestEvent: `SELECT GREATEST(COALESCE((SELECT MAX(id) FROM events), 0),
+		COALESCE((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'events_pruned_through'), 0))`,
+	retryable: func(err error) bool {
+		var pe *pgconn.PgError
+		// serialization_failure, deadlock_detected
+		return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+	},
+}
+
+// openPostgres opens a connection pool shared by reads and writes.
+func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to %s: %w", redact(url), err)
+	}
+	return db, nil
+}
+
+// postgresDuplicate reports PostgreSQL's unique_violation.
+func postgresDuplicate(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// redact hides a URL's password for messages and logs.
+func redact(url string) string {
+	if at := strings.LastIndex(url, "@"); at > 0 {
+		if scheme := strings.Index(url, "://"); scheme > 0 {
+			if colon := strings.Index(url[scheme+3:at], ":"); colon >= 0 {
+				return url[:scheme+3+colon] + ":***" + url[at:]
+			}
+		}
+	}
+	return url
+}
