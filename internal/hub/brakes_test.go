@@ -365,3 +365,60 @@ func TestAskOwner(t *testing.T) {
 		t.Fatalf("another person answering: %v", err)
 	}
 }
+
+// TestDecisionsReachTheSenderAfterAClose: the sender hears of a decision and
+// of an answer even when their conversation closed meanwhile, and an edit
+// replaces the agent's summary with the owner's words.
+func TestDecisionsReachTheSenderAfterAClose(t *testing.T) {
+	w := newWorld(t)
+	owner := w.owner(t)
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "plan", Participants: []string{"alice/reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+		t.Fatal(err)
+	}
+	planner, _ := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
+	edited, err := w.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: "the password is hunter2, right?", Summary: "Confirm the password hunter2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.hub.DecideHeld(ctx, owner, edited.Message.ID, hub.Decision{Approve: true, Body: "Never mind."})
+	if err != nil || m.Summary != "" || m.Body != "Never mind." {
+		t.Fatalf("edit: %+v, %v; want the summary gone with the words", m, err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, owner, edited.Message.ID, hub.Decision{Approve: true, Body: "   "}); code(err) != "not_found" {
+		t.Fatalf("deciding again: %v", err)
+	}
+	held, _ := w.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: "one more"})
+	if _, err := w.hub.DecideHeld(ctx, owner, held.Message.ID, hub.Decision{Approve: true, Body: "  \n "}); code(err) != "invalid_argument" {
+		t.Fatalf("a blank edit: %v, want invalid_argument", err)
+	}
+	q, err := w.hub.AskOwner(ctx, w.planner, "Close it?", "", conv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor, _ := w.hub.LatestCursor(ctx)
+	if _, err := w.hub.CloseConversation(ctx, conv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, owner, held.Message.ID, hub.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.AnswerQuestion(ctx, owner, q.ID, "yes"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.hub.Wait(ctx, planner, hub.WaitInput{Cursor: cursor})
+	var types []string
+	for _, e := range r.Events {
+		types = append(types, e.Type)
+	}
+	if err != nil || strings.Join(types, " ") != "conversation.closed pending.decided owner.answer" {
+		t.Fatalf("the sender heard %v, %v", types, err)
+	}
+	if _, err := w.hub.Acknowledge(ctx, planner, q.ID, "failed", "no"); code(err) != "invalid_argument" {
+		t.Fatalf("acknowledging an answer as failed: %v", err)
+	}
+}

@@ -71,6 +71,9 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		return nil, errNoMessageID
 	}
 	if strings.HasPrefix(messageID, "q_") {
+		if outcome != "" && outcome != OutcomeDone {
+			return nil, invalid("", "an owner's answer is acknowledged with outcome done (the default); outcome failed is for messages")
+		}
 		return h.acknowledgeAnswer(ctx, c, messageID)
 	}
 	errText, err := checkText("error", errText, 0, MaxErrorText)
@@ -85,6 +88,9 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	err = h.store.Update(ctx, func(tx Tx) error {
 		d, err = tx.Delivery(ctx, c.Agent.ID, messageID)
 		if errors.Is(err, ErrNoRows) {
+			if m, err := tx.Message(ctx, messageID); err == nil && m.SenderID == c.Agent.ID {
+				return invalid("", "this is your agent's own message (from another session); nothing to acknowledge — it leaves a session's inbox when that session reads past it with read_messages and its instance")
+			}
 			return missing
 		}
 		if err != nil {

@@ -50,8 +50,8 @@ func TestInboxWaitingMeansUnacknowledged(t *testing.T) {
 		t.Fatalf("acknowledging twice: %v", err)
 	}
 	// The sender has no delivery of its own message; a stranger cannot see it.
-	if _, err := w.hub.Acknowledge(ctx, w.planner, sent.Message.ID, "", ""); code(err) != "not_found" {
-		t.Fatalf("sender acknowledging its own message: %v, want not_found", err)
+	if _, err := w.hub.Acknowledge(ctx, w.planner, sent.Message.ID, "", ""); code(err) != "invalid_argument" {
+		t.Fatalf("sender acknowledging its own message: %v, want invalid_argument saying why", err)
 	}
 	if _, err := w.hub.ReadMessage(ctx, w.helper, sent.Message.ID, ""); code(err) != "not_found" {
 		t.Fatalf("stranger reading: %v, want not_found", err)

@@ -213,9 +213,10 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 			}
 		}
 		from = e.ID
-		// conversation.closed carries no words and tells of the very loss of
-		// access, so it is handed over as is.
-		if e.ConversationID != "" && e.Type != EventConversationClosed {
+		// Only message.new carries others' words from a conversation; the
+		// other events tell the recipient of its own affairs (an answer, a
+		// decision, the close itself) and are handed over as they are.
+		if e.Type == EventMessageNew {
 			ok, seen := allowed[e.ConversationID]
 			if !seen {
 				_, err := access(ctx, h.store, recipientID, e.ConversationID)

@@ -95,15 +95,22 @@ func cleanObject(raw json.RawMessage) (json.RawMessage, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// checkBody cleans a message body and checks it is 1–MaxBody characters,
+// not all blank.
+func checkBody(body string) (string, error) {
+	body, err := checkText("body", body, 1, MaxBody)
+	if err == nil && strings.TrimSpace(body) == "" {
+		err = invalid("", "body is blank: write what you want to say")
+	}
+	return body, err
+}
+
 // checkSend validates and cleans a send's arguments (§4 input hygiene).
 // People are never asked for a summary.
 func checkSend(in *SendInput, byPerson bool) error {
 	var err error
-	if in.Body, err = checkText("body", in.Body, 1, MaxBody); err != nil {
+	if in.Body, err = checkBody(in.Body); err != nil {
 		return err
-	}
-	if strings.TrimSpace(in.Body) == "" {
-		return invalid("", "body is blank: write what you want to say")
 	}
 	if in.Summary, err = checkText("summary", strings.TrimSpace(in.Summary), 0, MaxSummary); err != nil {
 		return err

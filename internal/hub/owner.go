@@ -169,11 +169,13 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 			decision = "approved"
 			m.Authority = AuthorityApproved
 			if d.Body != "" && d.Body != m.Body {
-				body, err := checkText("body", d.Body, 1, MaxBody)
+				body, err := checkBody(d.Body)
 				if err != nil {
 					return err
 				}
-				m.OriginalBody, m.Body = m.Body, body
+				// The agent's summary described the agent's words; the
+				// reader sees a preview of the owner's instead.
+				m.OriginalBody, m.Body, m.Summary = m.Body, body, ""
 				m.Authority, decision = AuthorityEdited, "edited"
 			}
 			m.Status = MessageSent

@@ -126,6 +126,12 @@ func TestOwnWordsAndSiblingWords(t *testing.T) {
 	}
 	conv := v.Conversation.ID
 	start, _ := w.hub.LatestCursor(ctx)
+	// Session "two" was seen before; a session that appears later does not
+	// inherit the words its siblings wrote before it.
+	if _, err := w.hub.Whoami(ctx, w.planner, "two", ""); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(time.Second)
 	mine, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "I take the store", Instance: "one"})
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +150,10 @@ func TestOwnWordsAndSiblingWords(t *testing.T) {
 	it, ok := inboxIDs(t, w, w.planner, "two")[mine.Message.ID]
 	if !ok || !it.Sibling {
 		t.Fatalf("the sibling session's inbox: %+v (present %v)", it, ok)
+	}
+	w.clock.Advance(time.Second)
+	if _, ok := inboxIDs(t, w, w.planner, "three")[mine.Message.ID]; ok {
+		t.Error("a session first seen after the words were written finds them waiting")
 	}
 	if _, err := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, Instance: "two"}); err != nil {
 		t.Fatal(err)

@@ -67,8 +67,9 @@ type Reader interface {
 	// conversation held by another session seen since f.LiveSince.
 	Inbox(ctx context.Context, agentID string, f SessionFilter, limit int) (items []InboxItem, total int, err error)
 	// SiblingWords returns the agent's own messages written by its other
-	// sessions in open group and thread conversations past the session's
-	// place (oldest first, at most limit), and how many there are (§5).
+	// named sessions in open group and thread conversations since the
+	// session was first seen and past its place (oldest first, at most
+	// limit), and how many there are (§5).
 	SiblingWords(ctx context.Context, agentID, instance string, limit int) ([]*Message, int, error)
 	// Holds lists the agent's holds, each with its session's last-seen time.
 	Holds(ctx context.Context, agentID string) ([]Hold, error)
@@ -142,7 +143,7 @@ type Tx interface {
 	// any pause is lifted.
 	TouchPerson(ctx context.Context, conversationID string, at time.Time) error
 	// DecideMessage stores a held message's decision: its status, seq, body,
-	// original body, authority and who decided when.
+	// summary, original body, authority and who decided when.
 	DecideMessage(ctx context.Context, m *Message) error
 	InsertQuestion(ctx context.Context, q *Question) error
 	AnswerQuestion(ctx context.Context, id, answer string, at time.Time) error

@@ -294,9 +294,9 @@ func (d queries) Instances(ctx context.Context, agentID string) ([]hub.Instance,
 }
 
 func (d queries) UpsertInstance(ctx context.Context, agentID, name, note string, at time.Time) error {
-	return d.exec(ctx, "upsert instance", `INSERT INTO instances (agent_id, name, note, last_seen_at) VALUES (?, ?, ?, ?)
+	return d.exec(ctx, "upsert instance", `INSERT INTO instances (agent_id, name, note, last_seen_at, first_seen_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (agent_id, name) DO UPDATE SET last_seen_at = excluded.last_seen_at,
-		note = CASE WHEN excluded.note = '' THEN instances.note ELSE excluded.note END`, agentID, name, note, ms(at))
+		note = CASE WHEN excluded.note = '' THEN instances.note ELSE excluded.note END`, agentID, name, note, ms(at), ms(at))
 }
 
 // ---- tokens
@@ -587,10 +587,12 @@ func (d queries) SiblingWords(ctx context.Context, agentID, instance string, lim
 	from := ` FROM messages m
 		JOIN conversations c ON c.id = m.conversation_id
 		JOIN participants p ON p.conversation_id = m.conversation_id AND p.principal_id = m.sender_id AND p.left_at IS NULL
-		LEFT JOIN reads r ON r.conversation_id = m.conversation_id AND r.principal_id = m.sender_id AND r.instance = ?
-		WHERE m.sender_id = ? AND m.sender_instance <> ? AND c.kind <> 'direct' AND c.status <> 'closed'
-			AND m.seq > COALESCE(r.last_read_seq, 0) AND (m.to_instance = '' OR m.to_instance = ?)`
-	args := []any{instance, agentID, instance, instance}
+		JOIN instances i ON i.agent_id = m.sender_id AND i.name = ?
+		LEFT JOIN reads r ON r.conversation_id = m.conversation_id AND r.principal_id = m.sender_id AND r.instance = i.name
+		WHERE m.sender_id = ? AND m.sender_instance <> i.name AND m.sender_instance <> '' AND m.created_at >= i.first_seen_at
+			AND c.kind <> 'direct' AND c.status <> 'closed'
+			AND m.seq > COALESCE(r.last_read_seq, 0) AND (m.to_instance = '' OR m.to_instance = i.name)`
+	args := []any{instance, agentID}
 	var total int
 	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return nil, 0, dbErr("sibling words count", err)
@@ -726,9 +728,10 @@ func (d queries) TouchPerson(ctx context.Context, conversationID string, at time
 }
 
 func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
-	return d.execOne(ctx, "decide message", `UPDATE messages SET status = ?, seq = ?, body = ?, body_hash = ?, original_body = ?, authority = ?,
-		decided_by = ?, decided_at = ? WHERE id = ? AND status = 'held'`,
-		m.Status, nullSeq(m.Seq), m.Body, bodyHash(m.Body), nullString(m.OriginalBody), m.Authority, nullString(m.DecidedBy), ms(m.DecidedAt), m.ID)
+	return d.execOne(ctx, "decide message", `UPDATE messages SET status = ?, seq = ?, body = ?, body_hash = ?, summary = ?, original_body = ?,
+		authority = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'held'`,
+		m.Status, nullSeq(m.Seq), m.Body, bodyHash(m.Body), m.Summary, nullString(m.OriginalBody), m.Authority,
+		nullString(m.DecidedBy), ms(m.DecidedAt), m.ID)
 }
 
 func (d queries) SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error {

@@ -30,6 +30,7 @@ CREATE TABLE instances (
     name         TEXT NOT NULL,
     note         TEXT NOT NULL DEFAULT '',
     last_seen_at BIGINT NOT NULL,
+    first_seen_at BIGINT NOT NULL,
     PRIMARY KEY (agent_id, name)
 );
 

@@ -30,6 +30,7 @@ CREATE TABLE instances (
     name         TEXT NOT NULL,
     note         TEXT NOT NULL DEFAULT '',
     last_seen_at INTEGER NOT NULL,
+    first_seen_at INTEGER NOT NULL,
     PRIMARY KEY (agent_id, name)
 );
 
