@@ -44,9 +44,26 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer db.Close()
 	settings := hub.DefaultSettings()
 	settings.PauseTurns, settings.DuplicateLimit, settings.Budget, settings.LoopTurns = cfg.PauseTurns, cfg.DuplicateLimit, cfg.Budget, cfg.LoopTurns
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log, Settings: settings})
+	var waker hub.Waker = notify.NewLocal()
+	var pg *notify.Postgres
+	if store.IsPostgresURL(cfg.Database) {
+		// Replicas wake each other's waiters through LISTEN/NOTIFY.
+		if pg, err = notify.OpenPostgres(ctx, cfg.Database, log); err != nil {
+			return fmt.Errorf("notifications: %w", err)
+		}
+		defer pg.Close()
+		waker = pg
+	}
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: settings})
 	if err != nil {
 		return err
+	}
+	if pg != nil {
+		pg.OnReconnect(func() {
+			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("rechecking for events after reconnecting", "err", err)
+			}
+		})
 	}
 	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins})
 	if err != nil {

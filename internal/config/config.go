@@ -18,7 +18,7 @@ import (
 type Config struct {
 	// Addr is the listen address (host:port).
 	Addr string
-	// Database is the SQLite file path.
+	// Database is the SQLite file path, or a postgres:// URL for replicas.
 	Database string
 	// BaseURL is the public URL used in OAuth metadata and links; "" means
 	// each request's own scheme and host.
@@ -65,7 +65,7 @@ func (c *Config) DatabaseFlag(fs *flag.FlagSet, getenv func(string) string) {
 	if v := getenv(env["database"]); v != "" {
 		c.Database = v
 	}
-	fs.StringVar(&c.Database, "database", c.Database, "SQLite database file (env PALAVER_DATABASE)")
+	fs.StringVar(&c.Database, "database", c.Database, "SQLite database file, or a postgres:// URL (env PALAVER_DATABASE)")
 }
 
 // ServeFlags registers every setting on fs, each defaulting to its
@@ -108,7 +108,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--addr %q: give host:port, like 127.0.0.1:8420", c.Addr))
 	}
 	if c.Database == "" {
-		errs = append(errs, errors.New("--database is empty: give a file path, like ./palaver.db"))
+		errs = append(errs, errors.New("--database is empty: give a file path, like ./palaver.db, or a postgres:// URL"))
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
@@ -141,8 +141,21 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// String is the configuration for the start-up log; nothing in it is secret.
+// String is the configuration for the start-up log, with a database URL's
+// password hidden.
 func (c Config) String() string {
 	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d",
-		c.Addr, c.Database, c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns)
+		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns)
+}
+
+// redactURL hides the password of a database URL.
+func redactURL(database string) string {
+	u, err := url.Parse(database)
+	if err != nil || u.User == nil {
+		return database
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "***")
+	}
+	return u.String()
 }

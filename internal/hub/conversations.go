@@ -385,40 +385,43 @@ func asOutcome(err error) error {
 }
 
 // publish wakes the waiters of the events' recipients after the commit that
-// stored them, and remembers the newest event this process told of.
+// stored them.
 func (h *Hub) publish(events []*Event) {
 	if len(events) == 0 {
 		return
 	}
 	ids := make([]string, 0, len(events))
-	var newest int64
 	for _, e := range events {
 		if !slices.Contains(ids, e.RecipientID) {
 			ids = append(ids, e.RecipientID)
 		}
-		newest = max(newest, e.ID)
 	}
-	h.mu.Lock()
-	h.published = max(h.published, newest)
-	h.mu.Unlock()
 	h.waker.Publish(ids)
 }
 
-// Recheck wakes every waiter when events were committed that this process
-// did not publish — by another process on the same database, such as an
-// admin command — so a missed wake-up delays, never loses (§13). The server
-// calls it every second or so.
+// Recheck is the safety net under wake-ups (§13): it wakes the waiters of
+// every recipient of the events committed since the last recheck, so a
+// wake-up missed — from another process on the same database, such as an
+// admin command, or a lost notification between replicas — delays, never
+// loses. The server calls it every second or so.
 func (h *Hub) Recheck(ctx context.Context) error {
 	latest, err := h.store.LatestEventID(ctx)
 	if err != nil {
 		return AsError(err)
 	}
 	h.mu.Lock()
-	missed := latest > h.published
-	h.published = max(h.published, latest)
+	from := h.rechecked
 	h.mu.Unlock()
-	if missed {
-		h.waker.PublishAll()
+	if latest <= from {
+		return nil
 	}
+	ids, err := h.store.EventRecipients(ctx, from, latest)
+	if err != nil {
+		return AsError(err)
+	}
+	h.waker.Publish(ids)
+	h.mu.Lock()
+	h.rechecked = max(h.rechecked, latest)
+	h.mu.Unlock()
 	return nil
 }

@@ -35,9 +35,6 @@ type Waker interface {
 	// Publish wakes the recipients' waiters; called after the commit that
 	// made their events visible.
 	Publish(recipientIDs []string)
-	// PublishAll wakes every waiter, to re-query after a wake-up may have
-	// been missed.
-	PublishAll()
 }
 
 // Settings are the hub's tunable numbers; Defaults gives DESIGN.md's values.
@@ -99,7 +96,7 @@ type Hub struct {
 	touched   map[string]time.Time               // token id → last recorded use
 	seen      map[string]time.Time               // agent id/instance → last recorded sighting
 	stop      chan struct{}                      // closed by Shutdown: waits return timed_out
-	published int64                              // the newest event id this process published or rechecked
+	rechecked int64                              // the newest event id Recheck has looked at
 }
 
 // Options configure New.
@@ -145,7 +142,7 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		touched:   map[string]time.Time{},
 		seen:      map[string]time.Time{},
 		stop:      make(chan struct{}),
-		published: latest,
+		rechecked: latest,
 	}, nil
 }
 

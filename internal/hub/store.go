@@ -98,6 +98,9 @@ type Reader interface {
 	EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*Event, error)
 	// LatestEventID is the highest event id ever committed (0 if none).
 	LatestEventID(ctx context.Context) (int64, error)
+	// EventRecipients lists the distinct recipients of the events with
+	// after < id <= upTo.
+	EventRecipients(ctx context.Context, after, upTo int64) ([]string, error)
 }
 
 // Tx is a write transaction: every query of Reader plus the mutations.

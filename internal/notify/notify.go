@@ -55,20 +55,6 @@ func (l *Local) Publish(recipientIDs []string) {
 	}
 }
 
-// PublishAll wakes every current subscriber.
-func (l *Local) PublishAll() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, set := range l.subs {
-		for s := range set {
-			select {
-			case s.ch <- struct{}{}:
-			default:
-			}
-		}
-	}
-}
-
 // Waiters counts the current subscriptions (for metrics and tests).
 func (l *Local) Waiters() int {
 	l.mu.Lock()

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -34,13 +33,13 @@ var postgresDialect = &dialect{
 func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", redact(url), err)
+		return nil, fmt.Errorf("open PostgreSQL: %w", err)
 	}
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("connect to %s: %w", redact(url), err)
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
 	return db, nil
 }
@@ -49,16 +48,4 @@ func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
 func postgresDuplicate(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
-}
-
-// redact hides a URL's password for messages and logs.
-func redact(url string) string {
-	if at := strings.LastIndex(url, "@"); at > 0 {
-		if scheme := strings.Index(url, "://"); scheme > 0 {
-			if colon := strings.Index(url[scheme+3:at], ":"); colon >= 0 {
-				return url[:scheme+3+colon] + ":***" + url[at:]
-			}
-		}
-	}
-	return url
 }

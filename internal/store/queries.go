@@ -879,6 +879,13 @@ func (d queries) LatestEventID(ctx context.Context) (int64, error) {
 	return id, dbErr("latest event", err)
 }
 
+func (d queries) EventRecipients(ctx context.Context, after, upTo int64) ([]string, error) {
+	return queryAll(ctx, d.q, "event recipients", func(row scanner) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}, `SELECT DISTINCT recipient_id FROM events WHERE id > ? AND id <= ?`, after, upTo)
+}
+
 func (d queries) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
 	var through sql.NullInt64
 	if err := d.q.QueryRowContext(ctx, `SELECT MAX(id) FROM events WHERE created_at < ?`, ms(before)).Scan(&through); err != nil {
