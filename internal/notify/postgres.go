@@ -34,8 +34,8 @@ type Postgres struct {
 
 	mu          sync.Mutex
 	onReconnect func()
-	pending map[string]struct{}
-	kick    chan struct{}
+	pending     map[string]struct{}
+	kick        chan struct{}
 
 	cancel context.CancelFunc
 	done   sync.WaitGroup
