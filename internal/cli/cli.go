@@ -44,6 +44,7 @@ func commands() []command {
 		{"wait", "stream events as JSON lines", runWait},
 		{"tools", "list the tools a server offers", runTools},
 		{"migrate", "apply database migrations", runMigrate},
+		{"backup", "copy a SQLite database while the server runs: backup FILE", runBackup},
 	}
 }
 
@@ -145,6 +146,7 @@ func wantArgs(fs *flag.FlagSet, pos []string, n int) error {
 
 // admin is an opened database and hub for an admin subcommand.
 type admin struct {
+	db  *store.DB
 	hub *hub.Hub
 	fs  *flag.FlagSet
 	pos []string // positional arguments
@@ -177,7 +179,7 @@ func adminCommand(ctx context.Context, e *env, args []string, usage string, narg
 	if err != nil {
 		return err
 	}
-	return fn(&admin{hub: h, fs: fs, pos: pos})
+	return fn(&admin{db: db, hub: h, fs: fs, pos: pos})
 }
 
 // userFlag registers --user, the person acting.

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,7 @@ type DB struct {
 	rstmts  *stmtCache
 	unlock  func()
 	log     *slog.Logger
+	path    string // the SQLite file
 
 	mu     sync.RWMutex // guards closed and sending on ops
 	closed bool
@@ -95,7 +97,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		}
 		db.read = db.write
 	} else {
-		db.dialect = sqliteDialect
+		db.dialect, db.path = sqliteDialect, o.Database
 		if o.Exclusive {
 			if db.unlock, err = lockFile(o.Database); err != nil {
 				return nil, err
@@ -275,6 +277,29 @@ func (db *DB) commit(batch []*op) {
 		}
 	}
 	reply(errs)
+}
+
+// Backup writes a consistent copy of a SQLite database to path, while the
+// server runs (§13): the copy keeps every id, so tokens, cursors and inboxes
+// are the same after a restore. PostgreSQL is backed up with its own tools.
+func (db *DB) Backup(ctx context.Context, path string) error {
+	if db.dialect != sqliteDialect {
+		return errors.New("palaver backup copies a SQLite database; back up PostgreSQL with pg_dump")
+	}
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("%s already exists; give a new file name", path)
+	}
+	// VACUUM INTO reads one snapshot: writers go on while it copies. The
+	// read pool is query-only, so the copy gets a connection of its own.
+	src, err := sql.Open("sqlite", "file:"+db.path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if _, err := src.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		return fmt.Errorf("backup to %s: %w", path, err)
+	}
+	return nil
 }
 
 // updateDirect runs fn in its own transaction (PostgreSQL), again when the
