@@ -93,7 +93,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	log.Info("palaver is serving", "mcp", "http://"+ln.Addr().String()+"/mcp/", "version", srv.Version(), "config", cfg.String())
 
 	go pruneEvents(ctx, h, log)
-	go recheck(ctx, h, log)
+	// Wake waiters for events committed by other processes on the database
+	// (admin commands, other replicas) whose wake-up did not reach us.
+	go h.RecheckEvery(ctx, time.Second)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -109,23 +111,6 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return nil
-}
-
-// recheck wakes waiters for events committed by other processes on the
-// database (admin commands deciding approvals, say) about once a second.
-func recheck(ctx context.Context, h *hub.Hub, log *slog.Logger) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("rechecking for events", "err", err)
-			}
-		}
-	}
 }
 
 func newLogger(w io.Writer, format string) *slog.Logger {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ConversationView is a conversation with its current participants.
@@ -397,6 +398,22 @@ func (h *Hub) publish(events []*Event) {
 		}
 	}
 	h.waker.Publish(ids)
+}
+
+// RecheckEvery runs Recheck every period until ctx ends, logging failures.
+func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
+				h.log.Warn("rechecking for events", "err", err)
+			}
+		}
+	}
 }
 
 // Recheck is the safety net under wake-ups (§13): it wakes the waiters of

@@ -51,18 +51,7 @@ func newReplicas(t *testing.T, n int, settings hub.Settings) []*replica {
 			t.Fatal(err)
 		}
 		pg.OnReconnect(func() { h.Recheck(ctx) })
-		go func() { // as serve does
-			tick := time.NewTicker(time.Second)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-					h.Recheck(ctx)
-				}
-			}
-		}()
+		go h.RecheckEvery(ctx, time.Second) // as serve does
 		srv, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
 		if err != nil {
 			t.Fatal(err)
