@@ -37,6 +37,10 @@ func approvalsList(ctx context.Context, e *env, args []string) error {
 		for _, it := range items {
 			var what string
 			switch {
+			case it.Grant != nil:
+				what = fmt.Sprintf("reach to %s (person %v, agents %v): %s", it.Contact, it.Grant.AllowHuman, it.Grant.AllowAgents, oneLine(hub.Preview(it.Grant.Reason, 80)))
+			case it.Ask != nil:
+				what = "asks to talk to " + strings.Join(it.Ask.Handles, ", ")
 			case it.Message != nil:
 				what = fmt.Sprintf("in %s: %s", it.Message.ConversationID, oneLine(hub.Preview(it.Message.Body, 80)))
 			case it.Question != nil:
@@ -53,31 +57,48 @@ func approvalsList(ctx context.Context, e *env, args []string) error {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// approvalsApprove: palaver approvals approve MESSAGE_ID --user OWNER
-// [--edit TEXT] — lets a held message go, changed first with --edit.
+// approvalsApprove: palaver approvals approve ID --user OWNER [--edit TEXT]
+// — lets a held message go (changed first with --edit), grants a grant
+// request (gr_…), or lets an agent in (in_…).
 func approvalsApprove(ctx context.Context, e *env, args []string) error {
 	var user, edit string
-	return adminCommand(ctx, e, args, "approvals approve MESSAGE_ID --user OWNER [--edit TEXT]", 1,
+	return adminCommand(ctx, e, args, "approvals approve ID --user OWNER [--edit TEXT]", 1,
 		func(fs *flag.FlagSet) {
 			userFlag(&user)(fs)
-			fs.StringVar(&edit, "edit", "", "the words to send instead (the original is kept for audit)")
+			fs.StringVar(&edit, "edit", "", "for a held message: the words to send instead (the original is kept for audit)")
 		},
 		func(a *admin) error { return decide(ctx, e, a, user, hub.Decision{Approve: true, Body: edit}) })
 }
 
-// approvalsReject: palaver approvals reject MESSAGE_ID --user OWNER.
+// approvalsReject: palaver approvals reject ID --user OWNER.
 func approvalsReject(ctx context.Context, e *env, args []string) error {
 	var user string
-	return adminCommand(ctx, e, args, "approvals reject MESSAGE_ID --user OWNER", 1, userFlag(&user),
+	return adminCommand(ctx, e, args, "approvals reject ID --user OWNER", 1, userFlag(&user),
 		func(a *admin) error { return decide(ctx, e, a, user, hub.Decision{}) })
 }
 
+// decide applies a decision to whatever waits under the id.
 func decide(ctx context.Context, e *env, a *admin, user string, d hub.Decision) error {
 	u, err := a.person(ctx, user)
 	if err != nil {
 		return err
 	}
-	m, err := a.hub.DecideHeld(ctx, u, a.pos[0], d)
+	id := a.pos[0]
+	switch {
+	case strings.HasPrefix(id, "gr_"):
+		r, err := a.hub.DecideGrantRequest(ctx, u, id, d.Approve)
+		if err == nil {
+			fmt.Fprintf(e.stdout, "grant request %s: %s\n", r.ID, r.Status)
+		}
+		return err
+	case strings.HasPrefix(id, "in_"):
+		ask, err := a.hub.DecideInbound(ctx, u, id, d.Approve)
+		if err == nil {
+			fmt.Fprintf(e.stdout, "inbound ask %s: %s\n", ask.ID, ask.Status)
+		}
+		return err
+	}
+	m, err := a.hub.DecideHeld(ctx, u, id, d)
 	if err != nil {
 		return err
 	}

@@ -102,19 +102,24 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 	if len(handles) > MaxHandles {
 		return nil, invalid("", "handles has %d entries; the limit is %d — use create_thread for a bigger group", len(handles), MaxHandles)
 	}
-	targets, err := resolveReachable(ctx, h.store, c.Agent, handles)
-	if err != nil {
-		return nil, err
-	}
-	ids := []string{c.Agent.ID}
-	for _, p := range targets {
-		ids = append(ids, p.ID)
-	}
-	key := directKey(ids)
 	var view *ConversationView
 	var wake []*Event
-	err = retryDuplicate(func() error {
+	var pending error
+	err := retryDuplicate(func() error {
 		return h.store.Update(ctx, func(tx Tx) error {
+			targets, asked, err := h.resolveAll(ctx, tx, c.Agent, handles)
+			if isPending(err) {
+				wake, pending = asked, err // commit the asks, answer pending_approval
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			ids := []string{c.Agent.ID}
+			for _, p := range targets {
+				ids = append(ids, p.ID)
+			}
+			key := directKey(ids)
 			conv, err := tx.DirectConversation(ctx, key)
 			if err == nil {
 				ps, err := tx.Participants(ctx, conv.ID)
@@ -132,7 +137,16 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 		return nil, asOutcome(err)
 	}
 	h.publish(wake)
+	if pending != nil {
+		return nil, pending
+	}
 	return view, nil
+}
+
+// isPending reports a pending_approval refusal.
+func isPending(err error) bool {
+	var r *Refusal
+	return errors.As(err, &r) && r.Status == "pending_approval"
 }
 
 // ThreadSpec describes a new group conversation.
@@ -156,13 +170,18 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 	if len(s.Participants) > MaxMembers {
 		return nil, invalid("", "participants has %d entries; the limit is %d", len(s.Participants), MaxMembers)
 	}
-	targets, err := resolveReachable(ctx, h.store, c.Agent, s.Participants)
-	if err != nil {
-		return nil, err
-	}
 	var view *ConversationView
 	var wake []*Event
+	var pending error
 	err = h.store.Update(ctx, func(tx Tx) error {
+		targets, asked, err := h.resolveAll(ctx, tx, c.Agent, s.Participants)
+		if isPending(err) {
+			wake, pending = asked, err
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 		view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindGroup, Title: title, Goal: goal}, targets)
 		return err
 	})
@@ -170,6 +189,9 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 		return nil, asOutcome(err)
 	}
 	h.publish(wake)
+	if pending != nil {
+		return nil, pending
+	}
 	return view, nil
 }
 
@@ -214,20 +236,23 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 // caller takes part in (§4); it then sees the whole history. Adding someone
 // already there is not an error.
 func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, handle string) (*ConversationView, error) {
-	target, err := resolve(ctx, h.store, handle)
-	if err != nil {
-		return nil, err
-	}
-	if err := reach(c.Agent, target); err != nil {
-		return nil, err
-	}
 	var view *ConversationView
 	var wake []*Event
-	err = h.store.Update(ctx, func(tx Tx) error {
+	var pending error
+	err := h.store.Update(ctx, func(tx Tx) error {
 		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
 			return err
 		}
+		targets, asked, err := h.resolveAll(ctx, tx, c.Agent, []string{handle})
+		if isPending(err) {
+			wake, pending = asked, err
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		target := targets[0]
 		switch {
 		case v.Conversation.Kind == KindDirect:
 			return invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
@@ -255,6 +280,9 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 		return nil, asOutcome(err)
 	}
 	h.publish(wake)
+	if pending != nil {
+		return nil, pending
+	}
 	return view, nil
 }
 

@@ -124,6 +124,8 @@ func code(err error) string {
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &r) && r.Status == "pending_approval":
+		return "pending_approval:pending_approval"
 	case errors.As(err, &r):
 		return r.Status + ":" + r.Word()
 

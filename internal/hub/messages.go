@@ -199,6 +199,9 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			if v.Conversation.Status == StatusCloseRequested {
 				return deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
 			}
+			if err := stillReachable(ctx, tx, c.Agent, v.Participants); err != nil {
+				return err
+			}
 			n := countRecipients(v.Participants, c.Agent.ID)
 			if n == 0 {
 				return invalid("no_recipients", "nobody else in this conversation can receive messages (every other participant is archived); nothing was sent")

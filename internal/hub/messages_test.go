@@ -23,8 +23,8 @@ func TestReach(t *testing.T) {
 		{"own owner", []string{"alice"}, ""},
 		{"case-folded", []string{" Alice/Reviewer "}, ""},
 		{"itself", []string{"alice/planner"}, "denied:self"},
-		{"another owner's agent", []string{"bob/helper"}, "denied:reach"},
-		{"another person", []string{"bob"}, "denied:reach"},
+		{"another owner's agent", []string{"bob/helper"}, "denied:contact"},
+		{"another person", []string{"bob"}, "denied:contact"},
 		{"unknown", []string{"alice/ghost"}, "not_found"},
 		{"not a handle", []string{"a/b/c"}, "invalid_argument"},
 		{"none", nil, "invalid_argument"},
@@ -225,8 +225,8 @@ func TestAddParticipantSeesHistory(t *testing.T) {
 	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "draft 1"}); code(err) != "no_recipients" {
 		t.Fatalf("send alone: %v, want no_recipients", err)
 	}
-	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "bob/helper"); code(err) != "denied:reach" {
-		t.Fatalf("add a stranger: %v, want denied:reach", err)
+	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "bob/helper"); code(err) != "denied:contact" {
+		t.Fatalf("add a stranger: %v, want denied:contact", err)
 	}
 	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "alice"); err != nil {
 		t.Fatal(err)

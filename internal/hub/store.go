@@ -93,6 +93,21 @@ type Reader interface {
 	// first; only those asked by the session when instance is not "".
 	Answers(ctx context.Context, agentID, instance string) ([]*Question, error)
 
+	// Contact returns the pair's contact row (either order of ids).
+	Contact(ctx context.Context, userA, userB string) (*Contact, error)
+	// ContactsOf lists the rows involving the person, oldest first.
+	ContactsOf(ctx context.Context, userID string) ([]*Contact, error)
+	Grant(ctx context.Context, agentID, contactID string) (*Grant, error)
+	GrantsOf(ctx context.Context, agentID string) ([]*Grant, error)
+	GrantRequest(ctx context.Context, id string) (*GrantRequest, error)
+	// GrantRequests lists pending requests, of an owner's agents (ownerID)
+	// or of one agent (agentID), oldest first.
+	GrantRequests(ctx context.Context, ownerID, agentID string) ([]*GrantRequest, error)
+	InboundAsk(ctx context.Context, agentID, userID string) (*InboundAsk, error)
+	InboundAskByID(ctx context.Context, id string) (*InboundAsk, error)
+	// PendingInboundAsks lists the asks waiting for the person, oldest first.
+	PendingInboundAsks(ctx context.Context, userID string) ([]*InboundAsk, error)
+
 	// EventsAfter returns up to limit of the recipient's events with id >
 	// after, in id order, each message.new with its Message.
 	EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*Event, error)
@@ -139,6 +154,12 @@ type Tx interface {
 	// attempt (state failed, attempts+1, errText).
 	SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error
 	SetAgentMode(ctx context.Context, agentID, mode string) error
+	PutContact(ctx context.Context, c *Contact) error
+	PutGrant(ctx context.Context, g *Grant) error
+	InsertGrantRequest(ctx context.Context, r *GrantRequest) error
+	DecideGrantRequest(ctx context.Context, id, status string, at time.Time) error
+	// PutInboundAsk stores the agent's ask of the person (one per pair).
+	PutInboundAsk(ctx context.Context, a *InboundAsk) error
 	// SetBrakeState records a conversation's turn count, last voice and
 	// pause (zero pausedAt: not paused).
 	SetBrakeState(ctx context.Context, c *Conversation) error
@@ -314,6 +335,67 @@ const (
 	MessageRejected = "rejected"
 )
 
+// Contact is the relation between two people (§3); UserA < UserB.
+type Contact struct {
+	UserA, UserB string
+	Status       string // ContactPending, ContactAccepted, ContactRejected, ContactCancelled
+	RequestedBy  string
+	DecidedBy    string
+	RequestedAt  time.Time
+	DecidedAt    time.Time
+}
+
+// Contact statuses.
+const (
+	ContactPending   = "pending"
+	ContactAccepted  = "accepted"
+	ContactRejected  = "rejected"
+	ContactCancelled = "cancelled"
+)
+
+// Other is the other person of the pair.
+func (c *Contact) Other(userID string) string {
+	if c.UserA == userID {
+		return c.UserB
+	}
+	return c.UserA
+}
+
+// Grant is an owner's grant to its agent of reach to a contact's side (§3).
+type Grant struct {
+	AgentID     string
+	ContactID   string
+	AllowHuman  bool
+	AllowAgents bool
+	DecidedBy   string
+	UpdatedAt   time.Time
+}
+
+// GrantRequest is an agent asking its owner for a grant (§3).
+type GrantRequest struct {
+	ID          string // gr_…
+	AgentID     string
+	OwnerID     string
+	ContactID   string
+	AllowHuman  bool
+	AllowAgents bool
+	Reason      string
+	Status      string // pending, approved, rejected
+	CreatedAt   time.Time
+	DecidedAt   time.Time
+}
+
+// InboundAsk is another owner's agent asking a person to be let in (§3).
+type InboundAsk struct {
+	ID        string // in_…
+	AgentID   string
+	UserID    string
+	Handles   []string // the open_conversation it asked for
+	Status    string   // pending, approved, denied
+	CreatedAt time.Time
+	DecidedAt time.Time
+}
+
 // Question is an agent's question to its owner (§9).
 type Question struct {
 	ID             string // q_…
@@ -392,6 +474,12 @@ const (
 	EventMessagePending     = "message.pending"
 	EventPendingDecided     = "pending.decided"
 	EventOwnerAnswer        = "owner.answer"
+	EventGrantChanged       = "grant.changed"
+	EventGrantRequest       = "grant.request"
+	EventInboundAsk         = "inbound.ask"
+	EventInboundDecided     = "inbound.decided"
+	EventContactRequest     = "contact.request"
+	EventContactAccepted    = "contact.accepted"
 )
 
 // Event is one entry of a recipient's stream (§6).

@@ -10,11 +10,19 @@ const MaxInstances = 50
 
 // Whoami is the caller's identity and starting point (§10.3 whoami).
 type Whoami struct {
-	Caller       *Caller
-	Instance     string
-	Instances    []Instance
-	Siblings     []*Agent
-	LatestCursor string
+	Caller        *Caller
+	Instance      string
+	Instances     []Instance
+	Siblings      []*Agent
+	LatestCursor  string
+	Grants        []GrantView
+	PendingGrants []*GrantRequest
+}
+
+// GrantView is a grant with the contact's handle.
+type GrantView struct {
+	Grant   *Grant
+	Contact string
 }
 
 // Whoami describes the caller. With instance it registers (or refreshes) the
@@ -44,6 +52,20 @@ func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Wh
 	}
 	if w.LatestCursor, err = h.LatestCursor(ctx); err != nil {
 		return nil, err
+	}
+	grants, err := h.store.GrantsOf(ctx, c.Agent.ID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	for _, g := range grants {
+		u, err := h.store.UserByID(ctx, g.ContactID)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		w.Grants = append(w.Grants, GrantView{Grant: g, Contact: u.Handle})
+	}
+	if w.PendingGrants, err = h.store.GrantRequests(ctx, "", c.Agent.ID); err != nil {
+		return nil, AsError(err)
 	}
 	return w, nil
 }
@@ -106,14 +128,55 @@ func (h *Hub) siblings(ctx context.Context, c *Caller) ([]*Agent, error) {
 type Contacts struct {
 	Owner    *User
 	Siblings []*Agent
+	Contacts []ContactReach
 }
 
-// ListContacts returns the caller's owner and sibling agents. Contacts
-// between owners are not built yet, so there are none.
+// ContactReach is one contact of the caller's owner from the caller's point
+// of view: Status "allowed", "pending_approval" or "denied", what the grant
+// allows, and the contact's agents the caller may reach now.
+type ContactReach struct {
+	Person      *User
+	Status      string
+	AllowHuman  bool
+	AllowAgents bool
+	Agents      []*Agent
+}
+
+// ListContacts returns the caller's owner, sibling agents, and the owner's
+// contacts with what the caller may do about each (§3).
 func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 	sib, err := h.siblings(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	return &Contacts{Owner: c.Owner, Siblings: sib}, nil
+	out := &Contacts{Owner: c.Owner, Siblings: sib}
+	cs, err := h.Contacts(ctx, c.Owner)
+	if err != nil {
+		return nil, err
+	}
+	for _, cv := range cs {
+		if cv.Contact.Status != ContactAccepted {
+			continue
+		}
+		r := ContactReach{Person: cv.Other, Status: "denied"}
+		if g, err := h.store.Grant(ctx, c.Agent.ID, cv.Other.ID); err == nil {
+			r.AllowHuman, r.AllowAgents = g.AllowHuman, g.AllowAgents
+		}
+		ask, err := h.store.InboundAsk(ctx, c.Agent.ID, cv.Other.ID)
+		switch {
+		case !r.AllowHuman && !r.AllowAgents:
+		case err == nil && ask.Status == AskApproved:
+			r.Status = "allowed"
+		case err == nil && ask.Status == AskDenied:
+		default:
+			r.Status = "pending_approval"
+		}
+		if r.Status == "allowed" && r.AllowAgents {
+			if r.Agents, err = h.store.Agents(ctx, cv.Other.ID, false); err != nil {
+				return nil, AsError(err)
+			}
+		}
+		out.Contacts = append(out.Contacts, r)
+	}
+	return out, nil
 }

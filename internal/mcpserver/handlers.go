@@ -103,6 +103,15 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeWrite, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "takeover", false) },
 		}, s.claimConversation),
+		newTool(toolSpec{name: "request_grant", title: "Request a grant",
+			description: "Asks your owner for reach to one of their contacts: the person (allow_human, the default) and/or their agents (allow_agents). Returns status pending with request_id; you hear grant.changed when your owner decides.",
+			scope:       hub.ScopeWrite,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withDefault(p, "allow_human", true)
+				withDefault(p, "allow_agents", false)
+				withMaxLength(p, "reason", hub.MaxQuestion)
+			},
+		}, s.requestGrant),
 		newTool(toolSpec{name: "ask_owner", title: "Ask your owner",
 			description: "Puts a question to your owner (with options, they pick one). Returns status pending with question_id; the answer arrives as an owner.answer event and under answers in check_inbox until you acknowledge it (acknowledge with the question_id).",
 			scope:       hub.ScopeWrite,
@@ -137,6 +146,15 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 	for _, i := range w.Instances {
 		instances = append(instances, instanceView{Name: i.Name, Note: i.Note, LastSeen: timeText(i.LastSeen)})
 	}
+	grants := []map[string]any{}
+	for _, g := range w.Grants {
+		grants = append(grants, map[string]any{"contact": g.Contact, "allow_human": g.Grant.AllowHuman, "allow_agents": g.Grant.AllowAgents})
+	}
+	pending := []map[string]any{}
+	for _, r := range w.PendingGrants {
+		pending = append(pending, map[string]any{"request_id": r.ID, "allow_human": r.AllowHuman, "allow_agents": r.AllowAgents,
+			"reason": r.Reason, "at": timeText(r.CreatedAt)})
+	}
 	a := c.caller.Agent
 	next := []string{
 		"check_inbox to see what waits for you",
@@ -152,8 +170,8 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 		"instances":              instances,
 		"siblings":               viewAgents(w.Siblings),
 		"scopes":                 c.caller.Scopes,
-		"grants":                 []any{},
-		"pending_grant_requests": []any{},
+		"grants":                 grants,
+		"pending_grant_requests": pending,
 		"home_project":           nil,
 		"latest_cursor":          w.LatestCursor,
 		"next_steps":             next,
@@ -169,10 +187,15 @@ func (s *Server) listContacts(ctx context.Context, c *call, _ noArgs) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	contacts := []map[string]any{}
+	for _, r := range ct.Contacts {
+		contacts = append(contacts, map[string]any{"handle": r.Person.Handle, "name": r.Person.Name, "status": r.Status,
+			"allow_human": r.AllowHuman, "allow_agents": r.AllowAgents, "agents": viewAgents(r.Agents)})
+	}
 	return map[string]any{
 		"owner":          userView{Handle: ct.Owner.Handle, Name: ct.Owner.Name},
 		"sibling_agents": viewAgents(ct.Siblings),
-		"contacts":       []any{},
+		"contacts":       contacts,
 		"untrusted":      true,
 	}, nil
 }
@@ -467,6 +490,22 @@ func (s *Server) claimConversation(ctx context.Context, c *call, in claimIn) (an
 		out["taken_from"] = cl.Previous
 	}
 	return out, nil
+}
+
+type requestGrantIn struct {
+	ContactHandle string `json:"contact_handle" jsonschema:"the person (a contact of your owner) you need to reach"`
+	AllowHuman    *bool  `json:"allow_human,omitempty" jsonschema:"reach the person"`
+	AllowAgents   bool   `json:"allow_agents,omitempty" jsonschema:"reach the person's agents"`
+	Reason        string `json:"reason" jsonschema:"why you need it, for your owner"`
+}
+
+func (s *Server) requestGrant(ctx context.Context, c *call, in requestGrantIn) (any, error) {
+	human := in.AllowHuman == nil || *in.AllowHuman
+	r, err := s.hub.RequestGrant(ctx, c.caller, in.ContactHandle, human, in.AllowAgents, in.Reason)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"status": "pending", "request_id": r.ID}, nil
 }
 
 type askOwnerIn struct {

@@ -15,6 +15,9 @@ func (s *Server) addResources() {
 	s.mcp.AddResource(&mcp.Resource{URI: "palaver://me", Name: "me", Title: "Who am I",
 		Description: "The same as the whoami tool: your handle, owner, siblings, scopes and latest_cursor.", MIMEType: "application/json"},
 		s.resource("", func(ctx context.Context, c *call) (any, error) { return s.whoami(ctx, c, whoamiIn{}) }))
+	s.mcp.AddResource(&mcp.Resource{URI: "palaver://agents", Name: "agents", Title: "Who I can reach",
+		Description: "Everyone this agent can reach and what each is for: its owner, sibling agents, and contacts with their status and agents.", MIMEType: "application/json"},
+		s.resource(hub.ScopeContacts, func(ctx context.Context, c *call) (any, error) { return s.listContacts(ctx, c, noArgs{}) }))
 	s.mcp.AddResource(&mcp.Resource{URI: "palaver://inbox", Name: "inbox", Title: "Inbox",
 		Description: "The messages waiting for you, one line each (summaries, never bodies).", MIMEType: "application/json"},
 		s.resource(hub.ScopeRead, func(ctx context.Context, c *call) (any, error) { return s.checkInbox(ctx, c, checkInboxIn{}) }))

@@ -734,6 +734,138 @@ func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
 		nullString(m.DecidedBy), ms(m.DecidedAt), m.ID)
 }
 
+// ---- consent
+
+const contactCols = `user_a, user_b, status, requested_by, decided_by, requested_at, decided_at`
+
+func scanContact(row scanner) (*hub.Contact, error) {
+	var c hub.Contact
+	var req, dec sql.NullInt64
+	if err := row.Scan(&c.UserA, &c.UserB, &c.Status, &c.RequestedBy, &c.DecidedBy, &req, &dec); err != nil {
+		return nil, err
+	}
+	c.RequestedAt, c.DecidedAt = fromMS(req), fromMS(dec)
+	return &c, nil
+}
+
+func (d queries) Contact(ctx context.Context, userA, userB string) (*hub.Contact, error) {
+	a, b := min(userA, userB), max(userA, userB)
+	c, err := scanContact(d.q.QueryRowContext(ctx, `SELECT `+contactCols+` FROM contacts WHERE user_a = ? AND user_b = ?`, a, b))
+	return c, dbErr("contact", err)
+}
+
+func (d queries) ContactsOf(ctx context.Context, userID string) ([]*hub.Contact, error) {
+	return queryAll(ctx, d.q, "contacts of", scanContact, `SELECT `+contactCols+` FROM contacts WHERE user_a = ? OR user_b = ? ORDER BY requested_at`, userID, userID)
+}
+
+func (d queries) PutContact(ctx context.Context, c *hub.Contact) error {
+	c.UserA, c.UserB = min(c.UserA, c.UserB), max(c.UserA, c.UserB)
+	return d.exec(ctx, "put contact", `INSERT INTO contacts (`+contactCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (user_a, user_b) DO UPDATE SET status = excluded.status, requested_by = excluded.requested_by,
+		decided_by = excluded.decided_by, requested_at = excluded.requested_at, decided_at = excluded.decided_at`,
+		c.UserA, c.UserB, c.Status, c.RequestedBy, c.DecidedBy, ms(c.RequestedAt), ms(c.DecidedAt))
+}
+
+const grantCols = `agent_id, contact_id, allow_human, allow_agents, decided_by, updated_at`
+
+func scanGrant(row scanner) (*hub.Grant, error) {
+	var g hub.Grant
+	var at sql.NullInt64
+	if err := row.Scan(&g.AgentID, &g.ContactID, &g.AllowHuman, &g.AllowAgents, &g.DecidedBy, &at); err != nil {
+		return nil, err
+	}
+	g.UpdatedAt = fromMS(at)
+	return &g, nil
+}
+
+func (d queries) Grant(ctx context.Context, agentID, contactID string) (*hub.Grant, error) {
+	g, err := scanGrant(d.q.QueryRowContext(ctx, `SELECT `+grantCols+` FROM grants WHERE agent_id = ? AND contact_id = ?`, agentID, contactID))
+	return g, dbErr("grant", err)
+}
+
+func (d queries) GrantsOf(ctx context.Context, agentID string) ([]*hub.Grant, error) {
+	return queryAll(ctx, d.q, "grants of", scanGrant, `SELECT `+grantCols+` FROM grants WHERE agent_id = ? ORDER BY updated_at`, agentID)
+}
+
+func (d queries) PutGrant(ctx context.Context, g *hub.Grant) error {
+	return d.exec(ctx, "put grant", `INSERT INTO grants (`+grantCols+`) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (agent_id, contact_id) DO UPDATE SET allow_human = excluded.allow_human, allow_agents = excluded.allow_agents,
+		decided_by = excluded.decided_by, updated_at = excluded.updated_at`,
+		g.AgentID, g.ContactID, g.AllowHuman, g.AllowAgents, g.DecidedBy, ms(g.UpdatedAt))
+}
+
+const grantRequestCols = `id, agent_id, owner_id, contact_id, allow_human, allow_agents, reason, status, created_at, decided_at`
+
+func scanGrantRequest(row scanner) (*hub.GrantRequest, error) {
+	var r hub.GrantRequest
+	var created, decided sql.NullInt64
+	if err := row.Scan(&r.ID, &r.AgentID, &r.OwnerID, &r.ContactID, &r.AllowHuman, &r.AllowAgents, &r.Reason, &r.Status, &created, &decided); err != nil {
+		return nil, err
+	}
+	r.CreatedAt, r.DecidedAt = fromMS(created), fromMS(decided)
+	return &r, nil
+}
+
+func (d queries) GrantRequest(ctx context.Context, id string) (*hub.GrantRequest, error) {
+	r, err := scanGrantRequest(d.q.QueryRowContext(ctx, `SELECT `+grantRequestCols+` FROM grant_requests WHERE id = ?`, id))
+	return r, dbErr("grant request", err)
+}
+
+func (d queries) GrantRequests(ctx context.Context, ownerID, agentID string) ([]*hub.GrantRequest, error) {
+	return queryAll(ctx, d.q, "grant requests", scanGrantRequest, `SELECT `+grantRequestCols+` FROM grant_requests
+		WHERE status = 'pending' AND (? = '' OR owner_id = ?) AND (? = '' OR agent_id = ?) ORDER BY created_at, id`, ownerID, ownerID, agentID, agentID)
+}
+
+func (d queries) InsertGrantRequest(ctx context.Context, r *hub.GrantRequest) error {
+	return d.exec(ctx, "insert grant request", `INSERT INTO grant_requests (`+grantRequestCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.AgentID, r.OwnerID, r.ContactID, r.AllowHuman, r.AllowAgents, r.Reason, r.Status, ms(r.CreatedAt), ms(r.DecidedAt))
+}
+
+func (d queries) DecideGrantRequest(ctx context.Context, id, status string, at time.Time) error {
+	return d.execOne(ctx, "decide grant request", `UPDATE grant_requests SET status = ?, decided_at = ? WHERE id = ? AND status = 'pending'`, status, ms(at), id)
+}
+
+const inboundCols = `id, agent_id, user_id, handles, status, created_at, decided_at`
+
+func scanInbound(row scanner) (*hub.InboundAsk, error) {
+	var a hub.InboundAsk
+	var handles string
+	var created, decided sql.NullInt64
+	if err := row.Scan(&a.ID, &a.AgentID, &a.UserID, &handles, &a.Status, &created, &decided); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(handles), &a.Handles); err != nil {
+		return nil, err
+	}
+	a.CreatedAt, a.DecidedAt = fromMS(created), fromMS(decided)
+	return &a, nil
+}
+
+func (d queries) InboundAsk(ctx context.Context, agentID, userID string) (*hub.InboundAsk, error) {
+	a, err := scanInbound(d.q.QueryRowContext(ctx, `SELECT `+inboundCols+` FROM inbound_asks WHERE agent_id = ? AND user_id = ?`, agentID, userID))
+	return a, dbErr("inbound ask", err)
+}
+
+func (d queries) InboundAskByID(ctx context.Context, id string) (*hub.InboundAsk, error) {
+	a, err := scanInbound(d.q.QueryRowContext(ctx, `SELECT `+inboundCols+` FROM inbound_asks WHERE id = ?`, id))
+	return a, dbErr("inbound ask", err)
+}
+
+func (d queries) PendingInboundAsks(ctx context.Context, userID string) ([]*hub.InboundAsk, error) {
+	return queryAll(ctx, d.q, "inbound asks", scanInbound, `SELECT `+inboundCols+` FROM inbound_asks WHERE user_id = ? AND status = 'pending' ORDER BY created_at, id`, userID)
+}
+
+func (d queries) PutInboundAsk(ctx context.Context, a *hub.InboundAsk) error {
+	handles, err := json.Marshal(a.Handles)
+	if err != nil {
+		return err
+	}
+	return d.exec(ctx, "put inbound ask", `INSERT INTO inbound_asks (`+inboundCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (agent_id, user_id) DO UPDATE SET handles = excluded.handles, status = excluded.status,
+		created_at = excluded.created_at, decided_at = excluded.decided_at`,
+		a.ID, a.AgentID, a.UserID, string(handles), a.Status, ms(a.CreatedAt), ms(a.DecidedAt))
+}
+
 func (d queries) SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error {
 	return d.exec(ctx, "set hold", `INSERT INTO holds (agent_id, conversation_id, instance, since) VALUES (?, ?, ?, ?)
 		ON CONFLICT (agent_id, conversation_id) DO UPDATE SET instance = excluded.instance, since = excluded.since`,

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+func runContact(ctx context.Context, e *env, args []string) error {
+	return subcommand(ctx, e, "contact", args, map[string]func(context.Context, *env, []string) error{
+		"request": contactVerb("request", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+			return h.RequestContact(ctx, u, other)
+		}),
+		"approve": contactVerb("approve", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+			return h.DecideContact(ctx, u, other, true)
+		}),
+		"reject": contactVerb("reject", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+			return h.DecideContact(ctx, u, other, false)
+		}),
+		"cancel": contactVerb("cancel", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+			return h.CancelContact(ctx, u, other)
+		}),
+		"list": contactList,
+	})
+}
+
+// contactVerb makes "palaver contact VERB HANDLE --user ME".
+func contactVerb(verb string, do func(context.Context, *hub.Hub, *hub.User, string) (*hub.Contact, error)) func(context.Context, *env, []string) error {
+	return func(ctx context.Context, e *env, args []string) error {
+		var user string
+		return adminCommand(ctx, e, args, "contact "+verb+" HANDLE --user ME", 1, userFlag(&user), func(a *admin) error {
+			u, err := a.person(ctx, user)
+			if err != nil {
+				return err
+			}
+			c, err := do(ctx, a.hub, u, a.pos[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s and %s: %s\n", u.Handle, a.pos[0], c.Status)
+			return nil
+		})
+	}
+}
+
+// contactList: palaver contact list --user ME.
+func contactList(ctx context.Context, e *env, args []string) error {
+	var user string
+	return adminCommand(ctx, e, args, "contact list --user ME", 0, userFlag(&user), func(a *admin) error {
+		u, err := a.person(ctx, user)
+		if err != nil {
+			return err
+		}
+		cs, err := a.hub.Contacts(ctx, u)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "CONTACT\tSTATUS\tREQUESTED BY\tSINCE")
+		for _, c := range cs {
+			by := c.Other.Handle
+			if c.Contact.RequestedBy == u.ID {
+				by = u.Handle
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Other.Handle, c.Contact.Status, by, day(c.Contact.RequestedAt))
+		}
+		return tw.Flush()
+	})
+}
+
+// runGrant: palaver grant --user OWNER --agent SLUG --contact HANDLE
+// [--human=true] [--agents] — sets what the agent may reach of a contact.
+func runGrant(ctx context.Context, e *env, args []string) error {
+	var user, slug, contact string
+	var human, agents bool
+	return adminCommand(ctx, e, args, "grant --user OWNER --agent SLUG --contact HANDLE [--human=true|false] [--agents]", 0,
+		func(fs *flag.FlagSet) {
+			userFlag(&user)(fs)
+			fs.StringVar(&slug, "agent", "", "the agent's slug (required)")
+			fs.StringVar(&contact, "contact", "", "the contact's handle (required)")
+			fs.BoolVar(&human, "human", true, "the agent may reach the contact")
+			fs.BoolVar(&agents, "agents", false, "the agent may reach the contact's agents")
+		},
+		func(a *admin) error {
+			u, err := a.person(ctx, user)
+			if err != nil {
+				return err
+			}
+			if slug == "" || contact == "" {
+				return a.usageErr()
+			}
+			g, err := a.hub.SetGrant(ctx, u, u.Handle+"/"+slug, contact, human, agents)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "%s/%s may reach %s: person %v, agents %v\n", u.Handle, slug, contact, g.AllowHuman, g.AllowAgents)
+			return nil
+		})
+}
