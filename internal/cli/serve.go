@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
@@ -71,6 +72,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	mux := http.NewServeMux()
 	srv.Register(mux)
+	api.New(h, log).Register(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if _, err := db.Meta(r.Context(), hub.MetaEpoch); err != nil {

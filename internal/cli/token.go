@@ -41,23 +41,33 @@ func parseExpiry(s string) (time.Duration, error) {
 // line of stdout and nowhere else.
 func tokenMint(ctx context.Context, e *env, args []string) error {
 	var owner, slug, scope, expires, name string
-	return adminCommand(ctx, e, args, "token mint --user OWNER --agent SLUG [--scope msg:read,msg:write,contacts:read] [--expires 30d] [--name NAME]", 0,
+	var person bool
+	return adminCommand(ctx, e, args, "token mint --user OWNER (--agent SLUG [--scope msg:read,msg:write,contacts:read] | --owner) [--expires 30d] [--name NAME]", 0,
 		func(fs *flag.FlagSet) {
 			fs.StringVar(&owner, "user", "", "the agent's owner (required)")
-			fs.StringVar(&slug, "agent", "", "the agent's slug (required)")
+			fs.StringVar(&slug, "agent", "", "the agent's slug (an agent token, plv_…)")
+			fs.BoolVar(&person, "owner", false, "mint the person's own API token (plu_…) for the REST API instead")
 			fs.StringVar(&scope, "scope", strings.Join(hub.AllScopes, ","), "comma-separated scopes")
 			fs.StringVar(&expires, "expires", "", "lifetime, like 30d or 12h (default: never expires)")
 			fs.StringVar(&name, "name", "", "a label for the token, like laptop")
 		},
 		func(a *admin) error {
-			if owner == "" || slug == "" {
+			if owner == "" || (slug == "") == !person {
 				return a.usageErr()
 			}
-			scopes, err := hub.ParseScopes(scope)
+			ttl, err := parseExpiry(expires)
 			if err != nil {
 				return err
 			}
-			ttl, err := parseExpiry(expires)
+			if person {
+				t, secret, err := a.hub.MintUserToken(ctx, owner, name, ttl)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stdout, "minted %s, %s's API token for /api/v1; it is shown only once:\n%s\n", t.ID, owner, secret)
+				return nil
+			}
+			scopes, err := hub.ParseScopes(scope)
 			if err != nil {
 				return err
 			}

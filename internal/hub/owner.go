@@ -33,19 +33,16 @@ func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, er
 // personAccess loads a conversation a person may act in: one they take part
 // in, or one where an agent of theirs does (§4 human_interject). Closed and
 // other conversations are not_found. participant reports which.
-func personAccess(ctx context.Context, tx Tx, u *User, conversationID string) (v *ConversationView, participant bool, err error) {
+func personAccess(ctx context.Context, r Reader, u *User, conversationID string) (v *ConversationView, participant bool, err error) {
 	missing := notFound("no conversation %q is open to %s", cleanText(conversationID), u.Handle)
-	if err := tx.LockConversation(ctx, conversationID); err != nil {
-		return nil, false, err
-	}
-	c, err := tx.Conversation(ctx, conversationID)
+	c, err := r.Conversation(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) || (err == nil && c.Status == StatusClosed) {
 		return nil, false, missing
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	ps, err := tx.Participants(ctx, c.ID)
+	ps, err := r.Participants(ctx, c.ID)
 	if err != nil {
 		return nil, false, err
 	}
@@ -74,6 +71,9 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 	var res *SendResult
 	var wake []*Event
 	err := h.store.Update(ctx, func(tx Tx) error {
+		if err := tx.LockConversation(ctx, conversationID); err != nil {
+			return err
+		}
 		v, participant, err := personAccess(ctx, tx, u, conversationID)
 		if err != nil {
 			return err
@@ -106,12 +106,44 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 	return res, nil
 }
 
+// PersonMessages reads a conversation as a person (§11.3): one they take
+// part in, or one an agent of theirs does. Reading as a person moves no
+// agent's place.
+func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string, afterSeq int64, limit int) (*ConversationView, *ReadResult, error) {
+	limit, err := checkLimit(limit, 100, 100)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, _, err := personAccess(ctx, h.store, u, conversationID)
+	if err != nil {
+		return nil, nil, asOutcome(err)
+	}
+	msgs, err := h.store.Messages(ctx, v.Conversation.ID, afterSeq, limit+1)
+	if err != nil {
+		return nil, nil, AsError(err)
+	}
+	res := &ReadResult{NextAfterSeq: afterSeq, Messages: msgs}
+	if len(msgs) > limit {
+		res.Messages, res.HasMore = msgs[:limit], true
+	}
+	if n := len(res.Messages); n > 0 {
+		res.NextAfterSeq = res.Messages[n-1].Seq
+	}
+	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
+		return nil, nil, AsError(err)
+	}
+	return v, res, nil
+}
+
 // Resume is a person pressing Resume on a conversation (§7): the pause is
 // lifted and the brakes' counts start again.
 func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conversation, error) {
 	var conv *Conversation
 	var wake []*Event
 	err := h.store.Update(ctx, func(tx Tx) error {
+		if err := tx.LockConversation(ctx, conversationID); err != nil {
+			return err
+		}
 		v, _, err := personAccess(ctx, tx, u, conversationID)
 		if err != nil {
 			return err
@@ -163,6 +195,9 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		decision := "rejected"
 		var v *ConversationView
 		if d.Approve {
+			if err := tx.LockConversation(ctx, m.ConversationID); err != nil {
+				return err
+			}
 			if v, _, err = personAccess(ctx, tx, u, m.ConversationID); err != nil {
 				return invalid("", "the conversation of this message is closed; reject it instead")
 			}

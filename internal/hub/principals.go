@@ -108,6 +108,15 @@ func (h *Hub) User(ctx context.Context, handle string) (*User, error) {
 	return u, nil
 }
 
+// UserByID returns a person by id.
+func (h *Hub) UserByID(ctx context.Context, id string) (*User, error) {
+	u, err := h.store.UserByID(ctx, id)
+	if err != nil {
+		return nil, lookupErr(err, "no person has the id %q", id)
+	}
+	return u, nil
+}
+
 // AgentSpec describes a new agent.
 type AgentSpec struct {
 	Handle      string // owner/slug

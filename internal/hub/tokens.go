@@ -29,9 +29,11 @@ var AllScopes = []string{ScopeRead, ScopeWrite, ScopeContacts}
 // refused without a database look-up.
 const (
 	AgentTokenPrefix = "plv_"
-	tokenBodyLen     = 43
-	tokenSumLen      = 6
-	base62           = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	// UserTokenPrefix starts a person's API token (§2, the REST API).
+	UserTokenPrefix = "plu_"
+	tokenBodyLen    = 43
+	tokenSumLen     = 6
+	base62          = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
 
 func encodeBase62(n *big.Int, width int) string {
@@ -59,11 +61,11 @@ func newTokenSecret(prefix string) string {
 }
 
 // checkTokenFormat says what is wrong with a token's shape, or nil.
-func checkTokenFormat(token string) error {
-	if !strings.HasPrefix(token, AgentTokenPrefix) {
-		return errors.New("the token is malformed: an agent token starts with " + AgentTokenPrefix)
+func checkTokenFormat(token, prefix, kind string) error {
+	if !strings.HasPrefix(token, prefix) {
+		return errors.New("the token is malformed: " + kind + " token starts with " + prefix)
 	}
-	rest := token[len(AgentTokenPrefix):]
+	rest := token[len(prefix):]
 	if len(rest) != tokenBodyLen+tokenSumLen || strings.Trim(rest, base62) != "" {
 		return errors.New("the token is malformed: check that it was copied whole")
 	}
@@ -200,18 +202,14 @@ func (c *Caller) Require(scope string) error {
 			scope, strings.Join(append(slices.Clone(c.Scopes), scope), ","))}
 }
 
-// touchEvery limits how often a token's last-used time is written.
-const touchEvery = time.Minute
-
-// Authenticate resolves a bearer token to its agent (§2). Every failure is a
-// KindUnauthenticated Error whose message says what is wrong: malformed, bad
-// checksum, unknown, revoked, expired, or the agent archived.
-func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
+// lookupToken checks a token's shape, finds it, and refuses a revoked or
+// expired one, each with a KindUnauthenticated Error saying what is wrong.
+func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Token, error) {
 	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
 	if token == "" {
-		return nil, unauth("no bearer token: send Authorization: Bearer plv_…")
+		return nil, unauth("no bearer token: send Authorization: Bearer " + prefix + "…")
 	}
-	if err := checkTokenFormat(token); err != nil {
+	if err := checkTokenFormat(token, prefix, kind); err != nil {
 		return nil, unauth(err.Error())
 	}
 	hash := HashToken(token)
@@ -228,9 +226,71 @@ func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
 		return nil, unauth("the token was revoked; mint a new one")
 	case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt):
 		return nil, unauth("the token expired; mint a new one")
-	case t.AgentID == "":
-		return nil, unauth("this is not an agent token")
+	case (prefix == AgentTokenPrefix) != (t.AgentID != ""):
+		return nil, unauth("this is not " + kind + " token")
 	}
+	return t, nil
+}
+
+// AuthenticateUser resolves a person's API token (plu_…) for the REST API
+// (§2, §11.3), with the same refusals as Authenticate.
+func (h *Hub) AuthenticateUser(ctx context.Context, token string) (*User, error) {
+	t, err := h.lookupToken(ctx, token, UserTokenPrefix, "a person's API")
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.store.UserByID(ctx, t.UserID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	h.touchToken(ctx, t, h.now())
+	return u, nil
+}
+
+// MintUserToken creates a person's API token; the secret is shown once.
+func (h *Hub) MintUserToken(ctx context.Context, owner, name string, expires time.Duration) (*Token, string, error) {
+	u, err := h.User(ctx, owner)
+	if err != nil {
+		return nil, "", err
+	}
+	if name, err = checkText("name", name, 0, MaxTitle); err != nil {
+		return nil, "", err
+	}
+	secret := newTokenSecret(UserTokenPrefix)
+	now := h.now()
+	t := &Token{ID: NewID("tok", now), Hash: HashToken(secret), UserID: u.ID, Name: name, CreatedAt: now}
+	if expires > 0 {
+		t.ExpiresAt = now.Add(expires)
+	}
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.InsertToken(ctx, t) }); err != nil {
+		return nil, "", AsError(err)
+	}
+	return t, secret, nil
+}
+
+// RevokeOwnToken is a person revoking one of their tokens; another's is
+// not_found.
+func (h *Hub) RevokeOwnToken(ctx context.Context, u *User, id string) (*Token, error) {
+	t, err := h.store.TokenByID(ctx, id)
+	if err != nil || t.UserID != u.ID {
+		return nil, notFound("%s has no token %q", u.Handle, cleanText(id))
+	}
+	return h.RevokeToken(ctx, id)
+}
+
+// touchEvery limits how often a token's last-used time is written.
+const touchEvery = time.Minute
+
+// Authenticate resolves a bearer token to its agent (§2). Every failure is a
+// KindUnauthenticated Error whose message says what is wrong: malformed, bad
+// checksum, unknown, revoked, expired, or the agent archived.
+func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
+	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
+	t, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
+	if err != nil {
+		return nil, err
+	}
+	now := h.now()
 	a, err := h.store.AgentByID(ctx, t.AgentID)
 	if err != nil {
 		return nil, AsError(err)

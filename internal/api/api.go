@@ -1,0 +1,181 @@
+// Package api is Palaver's REST face for people (DESIGN.md §11.3): the
+// owner's actions — contacts, grants, approvals, agents and tokens,
+// conversations as a person — as JSON over /api/v1, authenticated with a
+// person's API token (plu_…). One route table, handlers that return an
+// error, and one function, writeError, that turns hub errors into HTTP.
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// API serves /api/v1.
+type API struct {
+	hub *hub.Hub
+	log *slog.Logger
+}
+
+// New returns the REST face over h.
+func New(h *hub.Hub, log *slog.Logger) *API { return &API{hub: h, log: log} }
+
+// request is one authenticated call: the person and the HTTP request.
+type request struct {
+	*http.Request
+	user *hub.User
+}
+
+// handler answers a request with a value to send as JSON (status 200), or
+// an error for writeError.
+type handler func(ctx context.Context, r *request) (any, error)
+
+// route is one line of the route table.
+type route struct {
+	pattern string // net/http method pattern under /api/v1
+	handle  handler
+}
+
+// routes is the whole REST API.
+func (a *API) routes() []route {
+	return []route{
+		{"GET /me", a.me},
+
+		{"GET /contacts", a.contacts},
+		{"POST /contacts", a.requestContact},
+		{"POST /contacts/{handle}/approve", a.contactDecision(true)},
+		{"POST /contacts/{handle}/reject", a.contactDecision(false)},
+		{"POST /contacts/{handle}/cancel", a.cancelContact},
+
+		{"GET /approvals", a.approvals},
+		{"POST /approvals/{id}/approve", a.decide(true)},
+		{"POST /approvals/{id}/reject", a.decide(false)},
+		{"POST /questions/{id}/answer", a.answer},
+
+		{"GET /agents", a.agents},
+		{"POST /agents", a.createAgent},
+		{"POST /agents/{slug}/archive", a.archiveAgent},
+		{"PUT /agents/{slug}/mode", a.setMode},
+		{"PUT /agents/{slug}/grants/{contact}", a.setGrant},
+		{"GET /agents/{slug}/tokens", a.tokens},
+		{"POST /agents/{slug}/tokens", a.mintToken},
+		{"DELETE /tokens/{id}", a.revokeToken},
+
+		{"GET /conversations/{id}/messages", a.messages},
+		{"POST /conversations/{id}/messages", a.post},
+		{"POST /conversations/{id}/resume", a.resume},
+	}
+}
+
+// Register mounts the routes on mux under /api/v1.
+func (a *API) Register(mux *http.ServeMux) {
+	for _, rt := range a.routes() {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		mux.Handle(method+" /api/v1"+path, a.serve(rt.handle))
+	}
+}
+
+// maxBody bounds a request body (§15).
+const maxBody = 1 << 20
+
+// serve authenticates the person and runs h.
+func (a *API) serve(h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			token = ""
+		}
+		u, err := a.hub.AuthenticateUser(r.Context(), strings.TrimSpace(token))
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		v, err := h(r.Context(), &request{Request: r, user: u})
+		if err != nil {
+			a.writeError(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	})
+}
+
+// status maps each hub error kind to its HTTP status.
+var status = map[hub.Kind]int{
+	hub.KindInternal:        http.StatusInternalServerError,
+	hub.KindNotFound:        http.StatusNotFound,
+	hub.KindInvalid:         http.StatusBadRequest,
+	hub.KindConflict:        http.StatusConflict,
+	hub.KindForbidden:       http.StatusForbidden,
+	hub.KindUnauthenticated: http.StatusUnauthorized,
+	hub.KindRateLimited:     http.StatusTooManyRequests,
+}
+
+// writeError is the REST face's one translation of errors (CONVENTIONS
+// "Errors"): {"error":{"code","message"},"trace"} with the kind's status,
+// one log line under the trace id. A refusal that is part of the contract
+// (pending_approval, denied) is 409 with its status and reason.
+func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var b [8]byte
+	rand.Read(b[:])
+	trace := "tr_" + hex.EncodeToString(b[:])
+	var body map[string]any
+	code := http.StatusConflict
+	var ref *hub.Refusal
+	if errors.As(err, &ref) {
+		body = map[string]any{"status": ref.Status, "reason": ref.Reason, "trace": trace}
+		a.log.Info("api refused", "trace", trace, "route", r.Pattern, "status", ref.Status, "reason", ref.Reason)
+	} else {
+		e := hub.AsError(err)
+		code = status[e.Kind]
+		msg, level := e.Msg, slog.LevelInfo
+		if e.Kind == hub.KindInternal {
+			msg, level = "internal error (trace "+trace+"); retry later", slog.LevelError
+		}
+		attrs := []any{"trace", trace, "route", r.Pattern, "code", e.WireCode(), "message", e.Msg}
+		if e.Err != nil {
+			attrs = append(attrs, "cause", e.Err.Error())
+		}
+		a.log.Log(r.Context(), level, "api error", attrs...)
+		body = map[string]any{"error": map[string]any{"code": e.WireCode(), "message": msg}, "trace": trace}
+		if e.Kind == hub.KindUnauthenticated {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="palaver"`)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(body)
+}
+
+// decode reads a JSON body into v, refusing unknown fields by name.
+func decode(r *request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && err != io.EOF {
+		return hub.Errorf(hub.KindInvalid, "the body must be a JSON object of the documented fields: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// intQuery reads an integer query parameter (default def).
+func intQuery(r *request, name string, def int64) (int64, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, hub.Errorf(hub.KindInvalid, "%s must be an integer", name)
+	}
+	return n, nil
+}

@@ -1,0 +1,298 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/api"
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpserver"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+var ctx = context.Background()
+
+// server is the real server (MCP and REST faces) with alice and bob, each
+// with an agent and both kinds of token.
+type server struct {
+	url      string
+	hub      *hub.Hub
+	people   map[string]string // handle → plu_ token
+	agents   map[string]string // agent handle → plv_ token
+	sessions map[string]*mcp.ClientSession
+}
+
+func newServer(t *testing.T) *server {
+	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	m.Register(mux)
+	api.New(h, log).Register(mux)
+	hs := httptest.NewServer(mux)
+	t.Cleanup(func() { h.Shutdown(); hs.Close() })
+	s := &server{url: hs.URL, hub: h, people: map[string]string{}, agents: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
+	for _, who := range []struct{ person, agent string }{{"alice", "planner"}, {"bob", "helper"}} {
+		if _, err := h.CreateUser(ctx, who.person, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.CreateAgent(ctx, hub.AgentSpec{Handle: who.person + "/" + who.agent}); err != nil {
+			t.Fatal(err)
+		}
+		_, s.people[who.person], err = h.MintUserToken(ctx, who.person, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s.agents[who.person+"/"+who.agent], err = h.MintToken(ctx, hub.TokenSpec{Owner: who.person, Agent: who.agent})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// rest calls the REST API as a person and returns the status and JSON.
+func (s *server) rest(t *testing.T, person, method, path string, body any) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.url+"/api/v1"+path, rd)
+	req.Header.Set("Authorization", "Bearer "+s.people[person])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// tool calls an MCP tool as an agent.
+func (s *server) tool(t *testing.T, agent, name string, args map[string]any) map[string]any {
+	t.Helper()
+	cs := s.sessions[agent]
+	if cs == nil {
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		var err error
+		cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp/", HTTPClient: &http.Client{Transport: bearer{s.agents[agent]}},
+			DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		s.sessions[agent] = cs
+	}
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(r.StructuredContent)
+	var out map[string]any
+	json.Unmarshal(b, &out)
+	return out
+}
+
+func reason(v map[string]any) string {
+	s, _ := v["reason"].(string)
+	w, _, _ := strings.Cut(s, ":")
+	return w
+}
+
+// TestConsentScenario walks the whole path through MCP (agents) and the
+// REST API (people).
+func TestConsentScenario(t *testing.T) {
+	s := newServer(t)
+	open := func() map[string]any {
+		return s.tool(t, "alice/planner", "open_conversation", map[string]any{"handles": []string{"bob/helper"}})
+	}
+	if got := open(); got["status"] != "denied" || reason(got) != "contact" || got["trace"] == nil {
+		t.Fatalf("strangers: %v, want denied naming the contact step", got)
+	}
+	if code, got := s.rest(t, "alice", "POST", "/contacts", map[string]any{"handle": "bob"}); code != 200 || got["status"] != "pending" {
+		t.Fatalf("contact request: %d %v", code, got)
+	}
+	if code, got := s.rest(t, "bob", "POST", "/contacts/alice/approve", nil); code != 200 || got["status"] != "accepted" {
+		t.Fatalf("contact approval: %d %v", code, got)
+	}
+	if got := open(); got["status"] != "denied" || reason(got) != "grant" {
+		t.Fatalf("without a grant: %v", got)
+	}
+	req := s.tool(t, "alice/planner", "request_grant", map[string]any{"contact_handle": "bob", "allow_human": false, "allow_agents": true, "reason": "ship together"})
+	if req["status"] != "pending" {
+		t.Fatalf("request_grant: %v", req)
+	}
+	if code, got := s.rest(t, "alice", "POST", "/approvals/"+req["request_id"].(string)+"/approve", nil); code != 200 || got["status"] != "approved" {
+		t.Fatalf("grant approval: %d %v", code, got)
+	}
+	cursor := s.tool(t, "alice/planner", "whoami", nil)["latest_cursor"].(string)
+	if got := open(); got["status"] != "pending_approval" {
+		t.Fatalf("before bob lets the planner in: %v", got)
+	}
+	_, approvals := s.rest(t, "bob", "GET", "/approvals", nil)
+	items := approvals["approvals"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["kind"] != "inbound_ask" {
+		t.Fatalf("bob's approvals: %v", approvals)
+	}
+	if code, got := s.rest(t, "bob", "POST", "/approvals/"+items[0].(map[string]any)["id"].(string)+"/approve", nil); code != 200 || got["status"] != "approved" {
+		t.Fatalf("letting the planner in: %d %v", code, got)
+	}
+	heard := s.tool(t, "alice/planner", "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 0})
+	var conv string
+	var types []string
+	for _, e := range heard["events"].([]any) {
+		ev := e.(map[string]any)
+		types = append(types, ev["type"].(string))
+		if ev["type"] == "conversation.opened" {
+			conv = ev["conversation_id"].(string)
+		}
+	}
+	if conv == "" || !strings.Contains(strings.Join(types, " "), "inbound.decided conversation.opened") {
+		t.Fatalf("the planner heard %v", types)
+	}
+	if got := s.tool(t, "alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "hello helper"}); got["status"] != "sent" {
+		t.Fatalf("planner → helper: %v", got)
+	}
+	if got := s.tool(t, "bob/helper", "send_message", map[string]any{"conversation_id": conv, "body": "hello planner"}); got["status"] != "sent" {
+		t.Fatalf("helper → planner: %v", got)
+	}
+	if code, got := s.rest(t, "bob", "GET", "/conversations/"+conv+"/messages", nil); code != 200 || len(got["messages"].([]any)) != 2 {
+		t.Fatalf("bob reading his agent's conversation: %d %v", code, got)
+	}
+
+	// Bob changes his mind: further sends and opens are refused.
+	if code, _ := s.rest(t, "bob", "POST", "/approvals/"+items[0].(map[string]any)["id"].(string)+"/reject", nil); code != 200 {
+		t.Fatalf("denying: %d", code)
+	}
+	if got := s.tool(t, "alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "still there?"}); got["status"] != "denied" {
+		t.Fatalf("send after the denial: %v", got)
+	}
+	if got := open(); got["status"] != "denied" {
+		t.Fatalf("open after the denial: %v", got)
+	}
+}
+
+// TestForeignIDsAreNotFound: every tool and route that takes an id answers
+// not_found — never forbidden — to someone without access to it.
+func TestForeignIDsAreNotFound(t *testing.T) {
+	s := newServer(t)
+	// Alice's things that bob and his agent must not reach.
+	planner := s.tool(t, "alice/planner", "whoami", nil)
+	_ = planner
+	if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/reviewer"}); err != nil {
+		t.Fatal(err)
+	}
+	conv := s.tool(t, "alice/planner", "create_thread", map[string]any{"title": "private", "participants": []string{"alice/reviewer"}})["conversation_id"].(string)
+	msg := s.tool(t, "alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "secret"})["message_id"].(string)
+	q := s.tool(t, "alice/planner", "ask_owner", map[string]any{"question": "ok?"})["question_id"].(string)
+	tokens, err := s.hub.Tokens(ctx, "alice", "planner")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read_messages", map[string]any{"conversation_id": conv}},
+		{"read_message", map[string]any{"message_id": msg}},
+		{"acknowledge", map[string]any{"message_id": msg}},
+		{"acknowledge", map[string]any{"message_id": q}},
+		{"send_message", map[string]any{"conversation_id": conv, "body": "hi"}},
+		{"add_participant", map[string]any{"conversation_id": conv, "handle": "bob"}},
+		{"request_close", map[string]any{"conversation_id": conv}},
+		{"mark_unread", map[string]any{"conversation_id": conv, "seq": 1}},
+		{"claim_conversation", map[string]any{"conversation_id": conv, "instance": "desk"}},
+		{"ask_owner", map[string]any{"question": "about that?", "conversation_id": conv}},
+	} {
+		got := s.tool(t, "bob/helper", tc.tool, tc.args)
+		if e, _ := got["error"].(map[string]any); e == nil || e["code"] != "not_found" {
+			t.Errorf("tool %s(%v) = %v, want not_found", tc.tool, tc.args, got)
+		}
+	}
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/conversations/" + conv + "/messages"},
+		{"POST", "/conversations/" + conv + "/messages"},
+		{"POST", "/conversations/" + conv + "/resume"},
+		{"POST", "/approvals/" + msg + "/approve"},
+		{"POST", "/approvals/" + msg + "/reject"},
+		{"POST", "/questions/" + q + "/answer"},
+		{"POST", "/agents/planner/archive"},
+		{"PUT", "/agents/planner/mode"},
+		{"GET", "/agents/planner/tokens"},
+		{"POST", "/agents/planner/tokens"},
+		{"PUT", "/agents/planner/grants/alice"},
+		{"DELETE", "/tokens/" + tokens[0].ID},
+		{"POST", "/contacts/alice/approve"},
+	} {
+		body := map[string]any{}
+		switch {
+		case strings.HasSuffix(tc.path, "/messages") && tc.method == "POST":
+			body["body"] = "hi"
+		case strings.HasSuffix(tc.path, "/answer"):
+			body["answer"] = "yes"
+		case strings.HasSuffix(tc.path, "/mode"):
+			body["mode"] = "listen"
+		}
+		code, got := s.rest(t, "bob", tc.method, tc.path, body)
+		if e, _ := got["error"].(map[string]any); code != http.StatusNotFound || e == nil || e["code"] != "not_found" {
+			t.Errorf("%s %s = %d %v, want 404 not_found", tc.method, tc.path, code, got)
+		}
+	}
+}
+
+func TestUnauthenticatedAndBadInput(t *testing.T) {
+	s := newServer(t)
+	req, _ := http.NewRequest("GET", s.url+"/api/v1/me", nil)
+	req.Header.Set("Authorization", "Bearer "+s.agents["alice/planner"]) // an agent token is not a person's
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("an agent token on the REST API: %d, want 401", resp.StatusCode)
+	}
+	if code, got := s.rest(t, "alice", "POST", "/contacts", map[string]any{"handle": "bob", "sender": "x"}); code != 400 || !strings.Contains(got["error"].(map[string]any)["message"].(string), "sender") {
+		t.Fatalf("unknown field: %d %v", code, got)
+	}
+	if code, got := s.rest(t, "alice", "GET", "/me", nil); code != 200 || got["handle"] != "alice" {
+		t.Fatalf("me: %d %v", code, got)
+	}
+	code, got := s.rest(t, "alice", "POST", "/agents/planner/tokens", map[string]any{"name": "ci", "scopes": "msg:read"})
+	token, _ := got["token"].(string)
+	if code != 200 || !strings.HasPrefix(token, "plv_") {
+		t.Fatalf("minting through the API: %d %v", code, got)
+	}
+	if _, err := s.hub.Authenticate(ctx, token); err != nil {
+		t.Fatalf("the minted token does not work: %v", err)
+	}
+}

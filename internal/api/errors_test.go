@@ -1,0 +1,38 @@
+package api
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// TestWriteErrorTable lists every hub error kind against the REST face's
+// one translation (CONVENTIONS "Errors").
+func TestWriteErrorTable(t *testing.T) {
+	want := map[hub.Kind]int{
+		hub.KindInternal: 500, hub.KindNotFound: 404, hub.KindInvalid: 400, hub.KindConflict: 409,
+		hub.KindForbidden: 403, hub.KindUnauthenticated: 401, hub.KindRateLimited: 429,
+	}
+	a := &API{log: slog.New(slog.DiscardHandler)}
+	for _, k := range hub.Kinds {
+		w := httptest.NewRecorder()
+		a.writeError(w, httptest.NewRequest(http.MethodGet, "/api/v1/me", nil), &hub.Error{Kind: k, Msg: "what to do"})
+		var body struct {
+			Error map[string]string `json:"error"`
+			Trace string            `json:"trace"`
+		}
+		json.NewDecoder(w.Body).Decode(&body)
+		if w.Code != want[k] || body.Error["code"] != k.String() || body.Trace == "" {
+			t.Errorf("%v: %d %+v, want %d with code %s and a trace", k, w.Code, body, want[k], k)
+		}
+	}
+	w := httptest.NewRecorder()
+	a.writeError(w, httptest.NewRequest(http.MethodGet, "/", nil), &hub.Refusal{Status: "pending_approval", Reason: "pending_approval: asked"})
+	if w.Code != http.StatusConflict {
+		t.Errorf("a refusal: %d, want 409", w.Code)
+	}
+}

@@ -1,0 +1,365 @@
+package api
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+func (a *API) me(ctx context.Context, r *request) (any, error) {
+	return map[string]any{"handle": r.user.Handle, "name": r.user.Name}, nil
+}
+
+// ---- contacts
+
+func contactView(c *hub.Contact, other *hub.User, me *hub.User) map[string]any {
+	by := other.Handle
+	if c.RequestedBy == me.ID {
+		by = me.Handle
+	}
+	return map[string]any{"handle": other.Handle, "name": other.Name, "status": c.Status,
+		"requested_by": by, "requested_at": timeText(c.RequestedAt), "decided_at": timeText(c.DecidedAt)}
+}
+
+func (a *API) contacts(ctx context.Context, r *request) (any, error) {
+	cs, err := a.hub.Contacts(ctx, r.user)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, c := range cs {
+		out = append(out, contactView(c.Contact, c.Other, r.user))
+	}
+	return map[string]any{"contacts": out}, nil
+}
+
+func (a *API) requestContact(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Handle string `json:"handle"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	c, err := a.hub.RequestContact(ctx, r.user, in.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return a.contactResult(ctx, c, r.user)
+}
+
+func (a *API) contactResult(ctx context.Context, c *hub.Contact, me *hub.User) (any, error) {
+	other, err := a.hub.UserByID(ctx, c.Other(me.ID))
+	if err != nil {
+		return nil, err
+	}
+	return contactView(c, other, me), nil
+}
+
+func (a *API) contactDecision(accept bool) handler {
+	return func(ctx context.Context, r *request) (any, error) {
+		c, err := a.hub.DecideContact(ctx, r.user, r.PathValue("handle"), accept)
+		if err != nil {
+			return nil, err
+		}
+		return a.contactResult(ctx, c, r.user)
+	}
+}
+
+func (a *API) cancelContact(ctx context.Context, r *request) (any, error) {
+	c, err := a.hub.CancelContact(ctx, r.user, r.PathValue("handle"))
+	if err != nil {
+		return nil, err
+	}
+	return a.contactResult(ctx, c, r.user)
+}
+
+// ---- approvals
+
+func (a *API) approvals(ctx context.Context, r *request) (any, error) {
+	items, err := a.hub.Approvals(ctx, r.user)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, it := range items {
+		v := map[string]any{"id": it.ID, "kind": it.Kind, "agent": it.Agent, "at": timeText(it.At), "untrusted": true}
+		switch {
+		case it.Message != nil:
+			v["conversation_id"], v["body"], v["summary"] = it.Message.ConversationID, it.Message.Body, it.Message.Summary
+		case it.Question != nil:
+			v["question"], v["options"], v["conversation_id"] = it.Question.Question, it.Question.Options, it.Question.ConversationID
+		case it.Grant != nil:
+			v["contact"], v["allow_human"], v["allow_agents"], v["reason"] = it.Contact, it.Grant.AllowHuman, it.Grant.AllowAgents, it.Grant.Reason
+		case it.Ask != nil:
+			v["handles"] = it.Ask.Handles
+		}
+		out = append(out, v)
+	}
+	return map[string]any{"approvals": out}, nil
+}
+
+// decide approves or rejects whatever waits under the id: a held message
+// (msg_…, optionally edited), a grant request (gr_…) or an inbound ask
+// (in_…).
+func (a *API) decide(approve bool) handler {
+	return func(ctx context.Context, r *request) (any, error) {
+		var in struct {
+			Body string `json:"body"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, err
+		}
+		id := r.PathValue("id")
+		switch {
+		case strings.HasPrefix(id, "gr_"):
+			g, err := a.hub.DecideGrantRequest(ctx, r.user, id, approve)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"id": g.ID, "status": g.Status}, nil
+		case strings.HasPrefix(id, "in_"):
+			ask, err := a.hub.DecideInbound(ctx, r.user, id, approve)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"id": ask.ID, "status": ask.Status}, nil
+		}
+		m, err := a.hub.DecideHeld(ctx, r.user, id, hub.Decision{Approve: approve, Body: in.Body})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"id": m.ID, "status": m.Status, "seq": m.Seq, "authority": m.Authority}, nil
+	}
+}
+
+func (a *API) answer(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Answer string `json:"answer"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	q, err := a.hub.AnswerQuestion(ctx, r.user, r.PathValue("id"), in.Answer)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": q.ID, "answer": q.Answer}, nil
+}
+
+// ---- agents, grants and tokens
+
+func agentView(ag *hub.Agent) map[string]any {
+	return map[string]any{"handle": ag.Handle(), "description": ag.Description, "goal": ag.Goal, "mode": ag.Mode,
+		"created_at": timeText(ag.CreatedAt), "archived_at": timeText(ag.ArchivedAt)}
+}
+
+func (a *API) agents(ctx context.Context, r *request) (any, error) {
+	as, err := a.hub.Agents(ctx, r.user.Handle, false)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, ag := range as {
+		out = append(out, agentView(ag))
+	}
+	return map[string]any{"agents": out}, nil
+}
+
+func (a *API) createAgent(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Slug        string `json:"slug"`
+		Description string `json:"description"`
+		Goal        string `json:"goal"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if strings.Contains(in.Slug, "/") {
+		return nil, hub.Errorf(hub.KindInvalid, "slug is the part after the slash, like planner")
+	}
+	ag, err := a.hub.CreateAgent(ctx, hub.AgentSpec{Handle: r.user.Handle + "/" + in.Slug, Description: in.Description, Goal: in.Goal})
+	if err != nil {
+		return nil, err
+	}
+	return agentView(ag), nil
+}
+
+// own is the person's agent with this slug (another's is not_found).
+func (a *API) own(ctx context.Context, r *request) (*hub.Agent, error) {
+	slug := r.PathValue("slug")
+	if strings.Contains(slug, "/") {
+		return nil, hub.Errorf(hub.KindNotFound, "%s has no agent %q", r.user.Handle, slug)
+	}
+	return a.hub.Agent(ctx, r.user.Handle+"/"+slug)
+}
+
+func (a *API) archiveAgent(ctx context.Context, r *request) (any, error) {
+	ag, err := a.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if ag, err = a.hub.ArchiveAgent(ctx, ag.Handle()); err != nil {
+		return nil, err
+	}
+	return agentView(ag), nil
+}
+
+func (a *API) setMode(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Mode string `json:"mode"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	ag, err := a.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if ag, err = a.hub.SetAgentMode(ctx, ag.Handle(), in.Mode); err != nil {
+		return nil, err
+	}
+	return agentView(ag), nil
+}
+
+func (a *API) setGrant(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		AllowHuman  bool `json:"allow_human"`
+		AllowAgents bool `json:"allow_agents"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	ag, err := a.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	g, err := a.hub.SetGrant(ctx, r.user, ag.Handle(), r.PathValue("contact"), in.AllowHuman, in.AllowAgents)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"agent": ag.Handle(), "contact": r.PathValue("contact"), "allow_human": g.AllowHuman, "allow_agents": g.AllowAgents}, nil
+}
+
+func tokenView(t *hub.Token) map[string]any {
+	return map[string]any{"id": t.ID, "name": t.Name, "scopes": t.Scopes, "created_at": timeText(t.CreatedAt),
+		"last_used_at": timeText(t.LastUsedAt), "expires_at": timeText(t.ExpiresAt), "revoked_at": timeText(t.RevokedAt)}
+}
+
+func (a *API) tokens(ctx context.Context, r *request) (any, error) {
+	ag, err := a.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := a.hub.Tokens(ctx, r.user.Handle, ag.Slug)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, t := range ts {
+		out = append(out, tokenView(t))
+	}
+	return map[string]any{"tokens": out}, nil
+}
+
+func (a *API) mintToken(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Name          string `json:"name"`
+		Scopes        string `json:"scopes"`
+		ExpiresInDays int    `json:"expires_in_days"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	ag, err := a.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	scopes, err := hub.ParseScopes(in.Scopes)
+	if err != nil {
+		return nil, err
+	}
+	if in.ExpiresInDays < 0 {
+		return nil, hub.Errorf(hub.KindInvalid, "expires_in_days must be 0 (never) or more")
+	}
+	t, secret, err := a.hub.MintToken(ctx, hub.TokenSpec{Owner: r.user.Handle, Agent: ag.Slug, Scopes: scopes,
+		Expires: time.Duration(in.ExpiresInDays) * 24 * time.Hour, Name: in.Name})
+	if err != nil {
+		return nil, err
+	}
+	v := tokenView(t)
+	v["token"] = secret // shown this once
+	return v, nil
+}
+
+func (a *API) revokeToken(ctx context.Context, r *request) (any, error) {
+	t, err := a.hub.RevokeOwnToken(ctx, r.user, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return tokenView(t), nil
+}
+
+// ---- conversations as a person
+
+func messageView(m *hub.Message) map[string]any {
+	v := map[string]any{"message_id": m.ID, "seq": m.Seq, "sender": map[string]any{"handle": m.SenderHandle, "kind": m.SenderKind, "instance": m.SenderInstance},
+		"body": m.Body, "summary": m.Summary, "format": m.Format, "kind": m.Kind, "created_at": timeText(m.CreatedAt),
+		"provenance": map[string]any{"author": m.Author, "ai": m.Author == hub.AuthorAgent, "authority": m.Authority,
+			"on_behalf_of": map[string]any{"id": m.OwnerID, "handle": m.OwnerHandle}, "attested_by": hub.AttestedByHub},
+		"untrusted": true}
+	return v
+}
+
+func (a *API) messages(ctx context.Context, r *request) (any, error) {
+	after, err := intQuery(r, "after_seq", 0)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := intQuery(r, "limit", 0)
+	if err != nil {
+		return nil, err
+	}
+	v, res, err := a.hub.PersonMessages(ctx, r.user, r.PathValue("id"), after, int(limit))
+	if err != nil {
+		return nil, err
+	}
+	msgs := []map[string]any{}
+	for _, m := range res.Messages {
+		msgs = append(msgs, messageView(m))
+	}
+	return map[string]any{"conversation_id": v.Conversation.ID, "messages": msgs, "next_after_seq": res.NextAfterSeq, "has_more": res.HasMore}, nil
+}
+
+func (a *API) post(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Body   string `json:"body"`
+		Format string `json:"format"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	res, err := a.hub.PostAsPerson(ctx, r.user, r.PathValue("id"), in.Body, in.Format)
+	if err != nil {
+		return nil, err
+	}
+	v := messageView(res.Message)
+	v["recipients"] = res.Recipients
+	return v, nil
+}
+
+func (a *API) resume(ctx context.Context, r *request) (any, error) {
+	c, err := a.hub.Resume(ctx, r.user, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"conversation_id": c.ID, "status": c.Status}, nil
+}
