@@ -47,6 +47,7 @@ func commands() []command {
 		{"tools", "list the tools a server offers", runTools},
 		{"migrate", "apply database migrations", runMigrate},
 		{"backup", "copy a SQLite database while the server runs: backup FILE", runBackup},
+		{"bench", "measure this machine's floors and the server under load", runBench},
 	}
 }
 
