@@ -60,11 +60,11 @@ type WorkloadStats struct {
 	IdleCPU   float64 `json:"idle_cpu_cores,omitempty"`
 }
 
-// raised are the brake settings a spawned server runs with: the workloads
-// send far more than an agent may in an hour, so the budget, duplicate and
-// pause brakes are raised through their documented flags (the report says
-// so); every other rule stays on.
-var raised = []string{"--budget", "100000000", "--duplicate-limit", "100000000", "--pause-turns", "100000000"}
+// perConversation is how many messages a sender sends into one
+// conversation before it starts another: within the budget brake (60 per
+// agent per conversation per hour), so the brakes stay on at their defaults
+// as in real use.
+const perConversation = 50
 
 // server is a spawned `palaver serve`.
 type server struct {
@@ -79,7 +79,7 @@ type server struct {
 // database beside it, as the admin commands do, to make agents and tokens.
 func spawn(ctx context.Context, o Options) (*server, error) {
 	database := filepath.Join(o.Dir, "palaver.db")
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--database", database}, raised...)
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--database", database}
 	cmd := exec.CommandContext(ctx, o.Binary, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 	stderr, err := cmd.StderrPipe()
@@ -148,7 +148,8 @@ func (s *server) agents(ctx context.Context, owner, prefix string, n int) ([]*cl
 // Run measures the floors, spawns a server and runs the workloads, writing
 // report.md and report.json into o.Dir.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	r := &Report{When: time.Now().UTC(), Quick: o.Quick, Settings: "brakes raised for load: " + strings.Join(raised, " ")}
+	r := &Report{When: time.Now().UTC(), Quick: o.Quick,
+		Settings: fmt.Sprintf("default brakes; each sender moves to a new conversation every %d messages to stay within its budget", perConversation)}
 	d := 5 * time.Second
 	if o.Quick {
 		d = 2 * time.Second
@@ -233,15 +234,13 @@ func sendThroughput(ctx context.Context, s *server, o Options, n int, d time.Dur
 	if _, err := s.agents(ctx, "w1", fmt.Sprintf("sink%d-", n), 1); err != nil {
 		return WorkloadStats{}, err
 	}
-	convs := make([]string, n)
-	for i, c := range senders {
+	// newConv starts a group conversation of a sender with the sink.
+	newConv := func(c *client) (string, error) {
 		var out struct {
 			ConversationID string `json:"conversation_id"`
 		}
-		if err := c.call(ctx, "open_conversation", map[string]any{"handles": []string{fmt.Sprintf("w1/sink%d-0", n)}}, &out); err != nil {
-			return WorkloadStats{}, err
-		}
-		convs[i] = out.ConversationID
+		err := c.call(ctx, "create_thread", map[string]any{"title": "load", "participants": []string{fmt.Sprintf("w1/sink%d-0", n)}}, &out)
+		return out.ConversationID, err
 	}
 	var count, errs atomic.Int64
 	lats := make([]latencies, n)
@@ -251,9 +250,17 @@ func sendThroughput(ctx context.Context, s *server, o Options, n int, d time.Dur
 	var wg sync.WaitGroup
 	for i, c := range senders {
 		wg.Go(func() {
+			var conv string
 			for k := 0; time.Since(start) < d; k++ {
+				if k%perConversation == 0 {
+					var err error
+					if conv, err = newConv(c); err != nil {
+						errs.Add(1)
+						return
+					}
+				}
 				t := time.Now()
-				err := c.call(ctx, "send_message", map[string]any{"conversation_id": convs[i], "body": fmt.Sprintf("load %d/%d: a short ask of a typical length", i, k)}, nil)
+				err := c.call(ctx, "send_message", map[string]any{"conversation_id": conv, "body": fmt.Sprintf("load %d/%d: a short ask of a typical length", i, k)}, nil)
 				if err != nil {
 					errs.Add(1)
 					continue
@@ -324,7 +331,8 @@ func sendToWake(ctx context.Context, s *server, o Options, pairs int, d time.Dur
 				}
 				now := time.Now()
 				for _, e := range got.Events {
-					if ns, err := strconv.ParseInt(strings.Fields(e.Message.Body)[0], 10, 64); err == nil {
+					stamp, _, _ := strings.Cut(e.Message.Body, " ") // "" for events without a message
+					if ns, err := strconv.ParseInt(stamp, 10, 64); err == nil {
 						mu.Lock()
 						lat = append(lat, now.Sub(time.Unix(0, ns)))
 						mu.Unlock()
@@ -339,9 +347,20 @@ func sendToWake(ctx context.Context, s *server, o Options, pairs int, d time.Dur
 			}
 		})
 		wg.Go(func() { // the sender: one message at a time, after the last was heard
+			conv := opened.ConversationID
 			for k := 0; time.Since(start) < d; k++ {
+				if k > 0 && k%perConversation == 0 {
+					var out struct {
+						ConversationID string `json:"conversation_id"`
+					}
+					if err := senders[i].call(ctx, "create_thread", map[string]any{"title": "wake", "participants": []string{fmt.Sprintf("w2/waiter%d", i)}}, &out); err != nil {
+						errs.Add(1)
+						return
+					}
+					conv = out.ConversationID
+				}
 				body := fmt.Sprintf("%d wake %d", time.Now().UnixNano(), k)
-				if err := senders[i].call(ctx, "send_message", map[string]any{"conversation_id": opened.ConversationID, "body": body}, nil); err != nil {
+				if err := senders[i].call(ctx, "send_message", map[string]any{"conversation_id": conv, "body": body}, nil); err != nil {
 					errs.Add(1)
 					return
 				}

@@ -54,13 +54,19 @@ type testServer struct {
 	tokens map[string]string // agent handle → token
 }
 
-func newTestServer(t *testing.T) *testServer {
+func newTestServer(t testing.TB) *testServer {
+	t.Helper()
+	return newTestServerWith(t, hub.DefaultSettings())
+}
+
+// newTestServerWith is newTestServer with other hub settings.
+func newTestServerWith(t testing.TB, settings hub.Settings) *testServer {
 	t.Helper()
 	db := storetest.Open(t)
 	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}}
 	log := slog.New(slog.NewJSONHandler(ts.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var err error
-	ts.hub, err = hub.New(context.Background(), hub.Options{Store: db, Waker: ts.waker, Logger: log})
+	ts.hub, err = hub.New(context.Background(), hub.Options{Store: db, Waker: ts.waker, Logger: log, Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +95,7 @@ func newTestServer(t *testing.T) *testServer {
 
 // agent creates the agent if needed and mints it a token with scopes (nil:
 // all), remembered under name (default the handle).
-func (ts *testServer) agent(t *testing.T, handle, name string, scopes []string) string {
+func (ts *testServer) agent(t testing.TB, handle, name string, scopes []string) string {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := ts.hub.Agent(ctx, handle); err != nil {
@@ -181,7 +187,7 @@ func structured(t *testing.T, r *mcp.CallToolResult) map[string]any {
 }
 
 // post sends a raw JSON-RPC POST.
-func (ts *testServer) post(t *testing.T, ctx context.Context, path, token, body string, header map[string]string) (*http.Response, []byte) {
+func (ts *testServer) post(t testing.TB, ctx context.Context, path, token, body string, header map[string]string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.url+path, strings.NewReader(body))
 	if err != nil {
