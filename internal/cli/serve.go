@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/api"
@@ -37,6 +38,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	log := newLogger(e.stderr, cfg.LogFormat)
+	// The MCP SDK allocates heavily per call; collecting garbage less often
+	// is the cheapest speed-up (§17). GOGC in the environment still wins.
+	if e.getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 
 	db, err := store.Open(ctx, store.Options{Database: cfg.Database, Synchronous: cfg.Synchronous, Exclusive: true, Logger: log})
 	if err != nil {
