@@ -138,7 +138,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"frobnicate"}, 2, "unknown command"},
-		{[]string{"token", "mint", "--user", "alice"}, 2, "Usage: palaver token mint"},
+		{[]string{"token", "mint", "--user", "alice", "--database", filepath.Join(t.TempDir(), "x.db")}, 2, "Usage: palaver token mint"},
 		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--scope", "msg:admin", "--database", filepath.Join(t.TempDir(), "x.db")}, 1, "unknown scope"},
 		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--expires", "soon", "--database", filepath.Join(t.TempDir(), "x.db")}, 1, "30d"},
 		{[]string{"serve", "--addr", "nowhere"}, 1, "host:port"},

@@ -41,6 +41,9 @@ func contactVerb(verb string, do func(context.Context, *hub.Hub, *hub.User, stri
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s and %s: %s\n", u.Handle, a.pos[0], c.Status)
+			if verb == "request" && c.Status == hub.ContactPending {
+				fmt.Fprintf(e.stdout, "next: %s accepts with: palaver contact approve %s --user %s\n", a.pos[0], u.Handle, a.pos[0])
+			}
 			return nil
 		})
 	}

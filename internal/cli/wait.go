@@ -8,8 +8,10 @@ import (
 )
 
 // runWait: palaver wait [--cursor C] [--timeout 55] [--once] follows the
-// agent's event stream, printing each event as one JSON line with the
-// cursor to resume from; a harness without MCP can live on call and wait.
+// agent's event stream, printing each event as one JSON line carrying its own
+// cursor to resume after it; a harness without MCP can live on call and
+// wait. With --once, a wait that times out prints {"timed_out":true,
+// "cursor":…}.
 func runWait(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "wait", "wait [--cursor CURSOR] [--timeout 55] [--once]   (env PALAVER_URL, PALAVER_TOKEN, PALAVER_INSTANCE)")
 	cursor := fs.String("cursor", "", "resume after this cursor (default: whoami's latest_cursor, so only new events)")
@@ -51,13 +53,15 @@ func runWait(ctx context.Context, e *env, args []string) error {
 			return errors.New("wait_for_messages returned an unexpected result: " + string(resultJSON(r)))
 		}
 		for _, ev := range out.Events {
-			ev["cursor"] = out.Cursor
 			if err := enc.Encode(ev); err != nil {
 				return err
 			}
 		}
 		*cursor = out.Cursor
 		if *once {
+			if len(out.Events) == 0 {
+				return enc.Encode(map[string]any{"timed_out": true, "cursor": out.Cursor})
+			}
 			return nil
 		}
 	}

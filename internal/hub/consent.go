@@ -39,9 +39,9 @@ func reachCheck(ctx context.Context, r Reader, from *Agent, to *Principal) (stri
 	}
 	switch {
 	case to.Kind == PrincipalUser && (g == nil || !g.AllowHuman):
-		return "", deny("grant", "your owner has not granted you reach to %s; ask with request_grant(contact_handle=%q, allow_human=true)", other, other)
+		return "", deny("grant", "your owner has not granted you reach to %s; ask with request_grant(contact_handle=%q, allow_human=true, reason=\"why you need it\")", other, other)
 	case to.Kind == PrincipalAgent && (g == nil || !g.AllowAgents):
-		return "", deny("grant", "your owner has not granted you reach to %s's agents; ask with request_grant(contact_handle=%q, allow_agents=true)", other, other)
+		return "", deny("grant", "your owner has not granted you reach to %s's agents; ask with request_grant(contact_handle=%q, allow_agents=true, reason=\"why you need it\")", other, other)
 	}
 	ask, err := r.InboundAsk(ctx, from.ID, b)
 	if err != nil && !errors.Is(err, ErrNoRows) {
@@ -51,7 +51,7 @@ func reachCheck(ctx context.Context, r Reader, from *Agent, to *Principal) (stri
 	case ask != nil && ask.Status == AskApproved:
 		return "", nil
 	case ask != nil && ask.Status == AskDenied:
-		return "", deny("denied", "%s declined to let you in; that stands until %s changes it", other, other)
+		return "", deny("denied", "%s declined to let you in; that stands until %s approves your ask after all (they can, under approvals); do not ask again, tell your owner", other, other)
 	}
 	return b, &Refusal{Status: "pending_approval",
 		Reason: fmt.Sprintf("pending_approval: %s has not let you in yet and was asked; you will hear inbound.decided, then conversation.opened", other)}

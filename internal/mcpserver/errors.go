@@ -56,7 +56,8 @@ func (c *call) toolError(ctx context.Context, err error) (*mcp.CallToolResult, e
 	switch {
 	case e.Kind == hub.KindInternal && ctx.Err() != nil:
 		// The client hung up (or its deadline passed); nobody reads this.
-		msg = "the request ended before it was answered"
+		e = &hub.Error{Kind: hub.KindInternal, Code: "canceled", Msg: "the request ended before it was answered"}
+		msg = e.Msg
 	case e.Kind == hub.KindInternal:
 		msg = "internal error (trace " + trace + "); retry later, and quote the trace when reporting it"
 		level = slog.LevelError

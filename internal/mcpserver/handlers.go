@@ -408,6 +408,7 @@ type waitIn struct {
 }
 
 type eventView struct {
+	Cursor         string       `json:"cursor"` // resume after this event
 	Type           string       `json:"type"`
 	At             string       `json:"at"`
 	ConversationID string       `json:"conversation_id,omitempty"`
@@ -438,7 +439,7 @@ func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, 
 	}
 	events := []eventView{}
 	for _, e := range r.Events {
-		ev := eventView{Type: e.Type, At: timeText(e.CreatedAt), ConversationID: e.ConversationID}
+		ev := eventView{Cursor: s.hub.Cursor(e.ID), Type: e.Type, At: timeText(e.CreatedAt), ConversationID: e.ConversationID}
 		if len(e.Data) > 0 {
 			ev.Data = e.Data
 		}
