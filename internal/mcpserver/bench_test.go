@@ -5,27 +5,32 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // BenchmarkSendOverMCP measures one durable send_message through the whole
-// MCP face (plain JSON-RPC over HTTP, bearer authentication), one at a time.
-// The budget brake is raised through its setting for the stream of sends.
+// MCP face (plain JSON-RPC over HTTP, bearer authentication), one at a time,
+// with the brakes at their defaults: every 50 sends go to a new conversation.
 func BenchmarkSendOverMCP(b *testing.B) {
-	settings := hub.DefaultSettings()
-	settings.Budget = 1 << 30
-	ts := newTestServerWith(b, settings)
+	ts := newTestServer(b)
 	token := ts.tokens["alice/planner"]
-	_, out := ts.post(b, context.Background(), "/mcp/", token,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_conversation","arguments":{"handles":["alice/reviewer"]}}}`, nil)
-	conv := string(out[:0])
-	if i := indexOf(string(out), `"conversation_id":"`); i >= 0 {
+	newConv := func() string {
+		_, out := ts.post(b, context.Background(), "/mcp/", token,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_thread","arguments":{"title":"load","participants":["alice/reviewer"]}}}`, nil)
+		i := indexOf(string(out), `"conversation_id":"`)
+		if i < 0 {
+			b.Fatalf("create_thread: %s", out)
+		}
 		rest := string(out[i+len(`"conversation_id":"`):])
-		conv = rest[:indexOf(rest, `"`)]
+		return rest[:indexOf(rest, `"`)]
 	}
+	var conv string
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
+		if i%50 == 0 {
+			b.StopTimer()
+			conv = newConv()
+			b.StartTimer()
+		}
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_message","arguments":{"conversation_id":%q,"body":"benchmark ask %d"}}}`, conv, i)
 		resp, out := ts.post(b, context.Background(), "/mcp/", token, body, nil)
 		if resp.StatusCode != 200 || indexOf(string(out), `"status":"sent"`) < 0 {
