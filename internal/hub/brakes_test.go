@@ -281,8 +281,11 @@ func TestReviewMode(t *testing.T) {
 	if _, err := w.hub.DecideHeld(ctx, owner, b.ID, hub.Decision{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.DecideHeld(ctx, owner, b.ID, hub.Decision{Approve: true}); code(err) != "not_found" {
-		t.Fatalf("deciding twice: %v", err)
+	if _, err := w.hub.DecideHeld(ctx, owner, b.ID, hub.Decision{}); err != nil {
+		t.Fatalf("rejecting twice: %v, want the same answer", err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, owner, b.ID, hub.Decision{Approve: true}); code(err) != "conflict" {
+		t.Fatalf("approving a rejected message: %v, want conflict", err)
 	}
 
 	page, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
@@ -389,8 +392,11 @@ func TestDecisionsReachTheSenderAfterAClose(t *testing.T) {
 	if err != nil || m.Summary != "" || m.Body != "Never mind." {
 		t.Fatalf("edit: %+v, %v; want the summary gone with the words", m, err)
 	}
-	if _, err := w.hub.DecideHeld(ctx, owner, edited.Message.ID, hub.Decision{Approve: true, Body: "   "}); code(err) != "not_found" {
-		t.Fatalf("deciding again: %v", err)
+	if _, err := w.hub.DecideHeld(ctx, owner, edited.Message.ID, hub.Decision{Approve: true, Body: "Never mind."}); err != nil {
+		t.Fatalf("the same decision again: %v", err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, owner, edited.Message.ID, hub.Decision{Approve: true, Body: "Other words."}); code(err) != "conflict" {
+		t.Fatalf("another edit after approval: %v, want conflict", err)
 	}
 	held, _ := w.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: "one more"})
 	if _, err := w.hub.DecideHeld(ctx, owner, held.Message.ID, hub.Decision{Approve: true, Body: "  \n "}); code(err) != "invalid_argument" {

@@ -385,11 +385,18 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 	err := h.store.Update(ctx, func(tx Tx) error {
 		var err error
 		r, err = tx.GrantRequest(ctx, id)
-		if errors.Is(err, ErrNoRows) || (err == nil && (r.OwnerID != u.ID || r.Status != AskPending)) {
+		if errors.Is(err, ErrNoRows) || (err == nil && r.OwnerID != u.ID) {
 			return notFound("no grant request %q waits for %s", cleanText(id), u.Handle)
 		}
 		if err != nil {
 			return err
+		}
+		if r.Status != AskPending {
+			// Decided already: the same decision again is answered the same.
+			if (r.Status == AskApproved) == approve {
+				return nil
+			}
+			return &Error{Kind: KindConflict, Msg: "this grant request was already " + r.Status}
 		}
 		now := h.now()
 		r.Status = "rejected"

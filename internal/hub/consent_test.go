@@ -60,6 +60,12 @@ func TestConsentPath(t *testing.T) {
 	if _, err := w.hub.DecideGrantRequest(ctx, alice, req.ID, true); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := w.hub.DecideGrantRequest(ctx, alice, req.ID, true); err != nil {
+		t.Fatalf("approving twice: %v, want the same answer", err)
+	}
+	if _, err := w.hub.DecideGrantRequest(ctx, alice, req.ID, false); code(err) != "conflict" {
+		t.Fatalf("rejecting an approved request: %v, want conflict", err)
+	}
 	open("pending_approval:pending_approval")
 	open("pending_approval:pending_approval") // asking again refreshes the same ask
 

@@ -184,11 +184,18 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 	err := h.store.Update(ctx, func(tx Tx) error {
 		var err error
 		m, err = tx.Message(ctx, messageID)
-		if errors.Is(err, ErrNoRows) || (err == nil && (m.OwnerID != u.ID || m.Status != MessageHeld)) {
-			return notFound("no message %q is held for %s's review; list them with approvals", cleanText(messageID), u.Handle)
+		if errors.Is(err, ErrNoRows) || (err == nil && (m.OwnerID != u.ID || m.DecidedBy == "" && m.Status != MessageHeld)) {
+			return notFound("no message %q is held for %s's review; list them with: palaver approvals list --user %s", cleanText(messageID), u.Handle, u.Handle)
 		}
 		if err != nil {
 			return err
+		}
+		if m.Status != MessageHeld {
+			// Decided already: the same decision again is answered the same.
+			if (m.Status == MessageSent) == d.Approve && (d.Body == "" || d.Body == m.Body) {
+				return nil
+			}
+			return &Error{Kind: KindConflict, Msg: "this message was already " + map[bool]string{true: "approved", false: "rejected"}[m.Status == MessageSent]}
 		}
 		now := h.now()
 		m.DecidedBy, m.DecidedAt = u.ID, now
