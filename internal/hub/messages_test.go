@@ -313,6 +313,11 @@ func TestInstanceLimitHoldsEverywhere(t *testing.T) {
 	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "hi", Instance: "s07"}); err != nil {
 		t.Fatalf("send as a known session: %v", err)
 	}
+	// A week later the names unused since free their places.
+	w.clock.Advance(hub.InstanceForgotten)
+	if _, err := w.hub.Whoami(ctx, w.planner, "one-more", ""); err != nil {
+		t.Fatalf("a new name after a week: %v", err)
+	}
 }
 
 func TestArchivedAgentsAreListedNowhere(t *testing.T) {

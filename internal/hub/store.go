@@ -130,6 +130,7 @@ type Tx interface {
 	// UpsertInstance records a session name's note (kept when note is "") and
 	// last-seen time.
 	UpsertInstance(ctx context.Context, agentID, name, note string, at time.Time) error
+	DeleteInstance(ctx context.Context, agentID, name string) error
 
 	InsertToken(ctx context.Context, t *Token) error
 	RevokeToken(ctx context.Context, id string, at time.Time) error

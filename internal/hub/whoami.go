@@ -3,10 +3,15 @@ package hub
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // MaxInstances is how many session names one agent may use (§5).
 const MaxInstances = 50
+
+// InstanceForgotten is how long a session name may go unseen before a new
+// name may take its place under MaxInstances.
+const InstanceForgotten = 7 * 24 * time.Hour
 
 // Whoami is the caller's identity and starting point (§10.3 whoami).
 type Whoami struct {
@@ -80,7 +85,15 @@ func (h *Hub) recordInstance(ctx context.Context, c *Caller, name, note string) 
 			return err
 		}
 		if len(known) >= MaxInstances && !slices.ContainsFunc(known, func(i Instance) bool { return i.Name == name }) {
-			return invalid("too_many_instances", "this agent already uses %d session names, the limit; reuse one of those listed by whoami", MaxInstances)
+			// A name unseen for a week gives its place to the new one;
+			// known is ordered by last sighting, newest first.
+			oldest := known[len(known)-1]
+			if h.now().Sub(oldest.LastSeen) < InstanceForgotten {
+				return invalid("too_many_instances", "this agent already uses %d session names, the limit; reuse one of those listed by whoami (a name unused for %d days is forgotten)", MaxInstances, int(InstanceForgotten.Hours()/24))
+			}
+			if err := tx.DeleteInstance(ctx, c.Agent.ID, oldest.Name); err != nil {
+				return err
+			}
 		}
 		return tx.UpsertInstance(ctx, c.Agent.ID, name, note, h.now())
 	})

@@ -299,6 +299,10 @@ func (d queries) UpsertInstance(ctx context.Context, agentID, name, note string,
 		note = CASE WHEN excluded.note = '' THEN instances.note ELSE excluded.note END`, agentID, name, note, ms(at), ms(at))
 }
 
+func (d queries) DeleteInstance(ctx context.Context, agentID, name string) error {
+	return d.exec(ctx, "delete instance", `DELETE FROM instances WHERE agent_id = ? AND name = ?`, agentID, name)
+}
+
 // ---- tokens
 
 const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at`
