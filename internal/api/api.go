@@ -82,6 +82,10 @@ func (a *API) Register(mux *http.ServeMux) {
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		mux.Handle(method+" /api/v1"+path, a.serve(rt.handle))
 	}
+	// Anything else under /api/v1 gets the same error shape.
+	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		a.writeError(w, r, hub.Errorf(hub.KindNotFound, "no route %s %s; the routes are listed in docs/api.md", r.Method, r.URL.Path))
+	})
 }
 
 // maxBody bounds a request body (§15).
@@ -90,8 +94,8 @@ const maxBody = 1 << 20
 // serve authenticates the person and runs h.
 func (a *API) serve(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok {
+		scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if !strings.EqualFold(scheme, "Bearer") { // the scheme is case-insensitive (RFC 7235)
 			token = ""
 		}
 		u, err := a.hub.AuthenticateUser(r.Context(), strings.TrimSpace(token))
@@ -163,6 +167,9 @@ func decode(r *request, v any) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil && err != io.EOF {
 		return hub.Errorf(hub.KindInvalid, "the body must be a JSON object of the documented fields: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return hub.Errorf(hub.KindInvalid, "the body must be one JSON object and nothing after it")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -72,9 +73,13 @@ func newServer(t *testing.T) *server {
 func (s *server) rest(t *testing.T, person, method, path string, body any) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
+	switch b := body.(type) {
+	case nil:
+	case string: // sent as it is
+		rd = strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		rd = bytes.NewReader(j)
 	}
 	req, _ := http.NewRequest(method, s.url+"/api/v1"+path, rd)
 	req.Header.Set("Authorization", "Bearer "+s.people[person])
@@ -283,6 +288,12 @@ func TestUnauthenticatedAndBadInput(t *testing.T) {
 	}
 	if code, got := s.rest(t, "alice", "POST", "/contacts", map[string]any{"handle": "bob", "sender": "x"}); code != 400 || !strings.Contains(got["error"].(map[string]any)["message"].(string), "sender") {
 		t.Fatalf("unknown field: %d %v", code, got)
+	}
+	if code, got := s.rest(t, "alice", "DELETE", "/nope", nil); code != 404 || got["trace"] == nil {
+		t.Fatalf("an unknown route: %d %v, want 404 with the error shape", code, got)
+	}
+	if code, got := s.rest(t, "alice", "PUT", "/agents/planner/mode", `{"mode":"active"}{"mode":"listen"}`); code != 400 || !strings.Contains(fmt.Sprint(got), "nothing after it") {
+		t.Fatalf("two JSON values in a body: %d %v, want 400", code, got)
 	}
 	if code, got := s.rest(t, "alice", "GET", "/me", nil); code != 200 || got["handle"] != "alice" {
 		t.Fatalf("me: %d %v", code, got)

@@ -287,8 +287,8 @@ func (a *API) mintToken(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.ExpiresInDays < 0 {
-		return nil, hub.Errorf(hub.KindInvalid, "expires_in_days must be 0 (never) or more")
+	if in.ExpiresInDays < 0 || in.ExpiresInDays > 3650 {
+		return nil, hub.Errorf(hub.KindInvalid, "expires_in_days must be 0 (never) to 3650")
 	}
 	t, secret, err := a.hub.MintToken(ctx, hub.TokenSpec{Owner: r.user.Handle, Agent: ag.Slug, Scopes: scopes,
 		Expires: time.Duration(in.ExpiresInDays) * 24 * time.Hour, Name: in.Name})
@@ -323,6 +323,9 @@ func (a *API) messages(ctx context.Context, r *request) (any, error) {
 	after, err := intQuery(r, "after_seq", 0)
 	if err != nil {
 		return nil, err
+	}
+	if after < 0 {
+		return nil, hub.Errorf(hub.KindInvalid, "after_seq must be 0 or more")
 	}
 	limit, err := intQuery(r, "limit", 0)
 	if err != nil {

@@ -127,6 +127,29 @@ func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []stri
 	return nil, events, refusal
 }
 
+// checkMix refuses to bring a principal of owner newOwner into a
+// conversation where a principal of another owner takes part unless the two
+// owners are contacts: a conversation shows everyone in it to everyone, so
+// each pair of owners in it must have agreed (§3).
+func checkMix(ctx context.Context, r Reader, newOwner, newHandle string, ps []Participant) error {
+	seen := map[string]bool{newOwner: true}
+	for _, p := range ps {
+		if seen[p.OwnerID] || p.Archived {
+			continue
+		}
+		seen[p.OwnerID] = true
+		c, err := r.Contact(ctx, newOwner, p.OwnerID)
+		if err != nil && !errors.Is(err, ErrNoRows) {
+			return err
+		}
+		if c == nil || c.Status != ContactAccepted {
+			owner := strings.SplitN(p.Handle, "/", 2)[0]
+			return deny("contact", "%s cannot join a conversation with %s: their owners are not contacts", newHandle, owner)
+		}
+	}
+	return nil
+}
+
 // stillReachable refuses a send when a participant of another owner is no
 // longer within reach (a contact ended, a grant withdrawn, an inbound ask
 // denied). Consent given one way covers the answer: an agent that was let
@@ -454,13 +477,16 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 				return err
 			}
 			now := h.now()
-			ask.Status, ask.DecidedAt = AskDenied, now
+			want := AskDenied
 			if approve {
-				ask.Status = AskApproved
+				want = AskApproved
 			}
-			if err := tx.PutInboundAsk(ctx, ask); err != nil {
-				return err
+			changed, err := tx.SetInboundAskStatus(ctx, ask.ID, want, now)
+			if err != nil || !changed {
+				ask.Status = want
+				return err // the same decision again: nothing new to tell
 			}
+			ask.Status, ask.DecidedAt = want, now
 			data, _ := json.Marshal(map[string]any{"ask_id": ask.ID, "decision": ask.Status, "by": u.Handle})
 			wake = []*Event{{RecipientID: ask.AgentID, Type: EventInboundDecided, Data: data, CreatedAt: now}}
 			if err := tx.InsertEvents(ctx, wake); err != nil {

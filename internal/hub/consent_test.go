@@ -141,3 +141,82 @@ func TestMutualContactRequests(t *testing.T) {
 		t.Fatalf("the denier changing her mind: %+v, %v", c, err)
 	}
 }
+
+// consent makes owner a's agent able to reach owner b's agents (contact,
+// grant, let in) and returns the conversation it opened with target.
+func consent(t *testing.T, w *world, from *hub.Caller, b *hub.User, target string) string {
+	t.Helper()
+	a := w.person(t, from.Owner.Handle)
+	if _, err := w.hub.RequestContact(ctx, a, b.Handle); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.RequestContact(ctx, b, a.Handle); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SetGrant(ctx, a, from.Agent.Handle(), b.Handle, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.OpenConversation(ctx, from, []string{target}); code(err) != "pending_approval:pending_approval" {
+		t.Fatalf("open: %v", err)
+	}
+	asks, _ := w.hub.Approvals(ctx, b)
+	if _, err := w.hub.DecideInbound(ctx, b, asks[len(asks)-1].ID, true); err != nil {
+		t.Fatal(err)
+	}
+	v, err := w.hub.OpenConversation(ctx, from, []string{target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Conversation.ID
+}
+
+// TestNoThirdOwnerWithoutContact: an agent reaching two owners cannot bring
+// them together in one conversation unless they are contacts themselves.
+func TestNoThirdOwnerWithoutContact(t *testing.T) {
+	w := newWorld(t)
+	carol, err := w.hub.CreateUser(ctx, "carol", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.agent(t, "carol/spy")
+	consent(t, w, w.helper, w.person(t, "alice"), "alice/planner")
+	consent(t, w, w.helper, carol, "carol/spy")
+	v, err := w.hub.CreateThread(ctx, w.helper, hub.ThreadSpec{Title: "private", Participants: []string{"alice/planner"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.AddParticipant(ctx, w.helper, v.Conversation.ID, "carol/spy"); code(err) != "denied:contact" {
+		t.Fatalf("bringing carol's agent in with alice's: %v, want denied:contact", err)
+	}
+	if _, err := w.hub.CreateThread(ctx, w.helper, hub.ThreadSpec{Title: "mix", Participants: []string{"alice/planner", "carol/spy"}}); code(err) != "denied:contact" {
+		t.Fatalf("a thread mixing alice's and carol's agents: %v, want denied:contact", err)
+	}
+}
+
+// TestInboundDecisionsAreIdempotent: deciding the same way twice tells the
+// agent once.
+func TestInboundDecisionsAreIdempotent(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	w.hub.RequestContact(ctx, alice, "bob")
+	w.hub.RequestContact(ctx, bob, "alice")
+	w.hub.SetGrant(ctx, alice, "alice/planner", "bob", false, true)
+	start, _ := w.hub.LatestCursor(ctx)
+	w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"})
+	asks, _ := w.hub.Approvals(ctx, bob)
+	for range 3 {
+		if _, err := w.hub.DecideInbound(ctx, bob, asks[0].ID, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: start})
+	n := 0
+	for _, e := range r.Events {
+		if e.Type == hub.EventInboundDecided || e.Type == hub.EventConversationOpened {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("the planner heard %d inbound.decided/conversation.opened events, want one of each", n)
+	}
+}

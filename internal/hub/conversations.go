@@ -215,7 +215,12 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 		return nil, nil, err
 	}
 	var events []*Event
+	joined := []Participant{{PrincipalID: c.Agent.ID, Kind: PrincipalAgent, Handle: c.Agent.Handle(), OwnerID: c.Agent.OwnerID}}
 	for _, p := range targets {
+		if err := checkMix(ctx, tx, p.OwnerID, p.Handle, joined); err != nil {
+			return nil, nil, err
+		}
+		joined = append(joined, Participant{PrincipalID: p.ID, Kind: p.Kind, Handle: p.Handle, OwnerID: p.OwnerID})
 		if err := tx.AddParticipant(ctx, &Participant{ConversationID: conv.ID, PrincipalID: p.ID, Kind: p.Kind,
 			OwnerID: p.OwnerID, Role: RoleMember, JoinedAt: now}); err != nil {
 			return nil, nil, err
@@ -262,6 +267,9 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 		view = v
 		if _, ok := participant(v.Participants, target.ID); ok {
 			return nil
+		}
+		if err := checkMix(ctx, tx, target.OwnerID, target.Handle, v.Participants); err != nil {
+			return err
 		}
 		now := h.now()
 		if err := tx.AddParticipant(ctx, &Participant{ConversationID: v.Conversation.ID, PrincipalID: target.ID, Kind: target.Kind,

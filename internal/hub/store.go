@@ -161,6 +161,9 @@ type Tx interface {
 	DecideGrantRequest(ctx context.Context, id, status string, at time.Time) error
 	// PutInboundAsk stores the agent's ask of the person (one per pair).
 	PutInboundAsk(ctx context.Context, a *InboundAsk) error
+	// SetInboundAskStatus records a decision and reports whether it changed
+	// anything (false when the ask already had that status).
+	SetInboundAskStatus(ctx context.Context, id, status string, at time.Time) (bool, error)
 	// SetBrakeState records a conversation's turn count, last voice and
 	// pause (zero pausedAt: not paused).
 	SetBrakeState(ctx context.Context, c *Conversation) error

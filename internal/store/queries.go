@@ -870,6 +870,15 @@ func (d queries) PutInboundAsk(ctx context.Context, a *hub.InboundAsk) error {
 		a.ID, a.AgentID, a.UserID, string(handles), a.Status, ms(a.CreatedAt), ms(a.DecidedAt))
 }
 
+func (d queries) SetInboundAskStatus(ctx context.Context, id, status string, at time.Time) (bool, error) {
+	res, err := d.q.ExecContext(ctx, `UPDATE inbound_asks SET status = ?, decided_at = ? WHERE id = ? AND status <> ?`, status, ms(at), id, status)
+	if err != nil {
+		return false, dbErr("decide inbound ask", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, dbErr("decide inbound ask", err)
+}
+
 func (d queries) SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error {
 	return d.exec(ctx, "set hold", `INSERT INTO holds (agent_id, conversation_id, instance, since) VALUES (?, ?, ?, ?)
 		ON CONFLICT (agent_id, conversation_id) DO UPDATE SET instance = excluded.instance, since = excluded.since`,
