@@ -211,7 +211,7 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 			return nil
 		case old != nil && old.Status == ContactRejected && old.DecidedBy == other.ID:
 			return &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
-		case old != nil && (old.Status == ContactPending || old.Status == ContactRejected):
+		case old != nil && old.RequestedBy == other.ID && (old.Status == ContactPending || old.Status == ContactRejected):
 			// They asked (and maybe u said no before): both want it now.
 			c = &Contact{UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now}
 			wake = contactEvents(EventContactAccepted, u, other, now)
@@ -240,7 +240,8 @@ func contactEvents(typ string, a, b *User, now time.Time) []*Event {
 
 // DecideContact is u answering other's contact request: accept or reject.
 // Deciding again is not an error; a person who rejected may accept later.
-// A cancelled request cannot be decided.
+// A cancelled request cannot be decided. Rejecting an accepted contact ends
+// it, whichever of the two asked.
 func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, accept bool) (*Contact, error) {
 	other, err := h.User(ctx, otherHandle)
 	if err != nil {
@@ -251,8 +252,11 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 	err = h.store.Update(ctx, func(tx Tx) error {
 		var err error
 		c, err = tx.Contact(ctx, u.ID, other.ID)
-		if errors.Is(err, ErrNoRows) || (err == nil && (c.RequestedBy != other.ID || c.Status == ContactCancelled)) {
-			return notFound("no contact request from %s waits for %s", other.Handle, u.Handle)
+		// Either person may end an accepted contact; only the one asked
+		// answers a request.
+		ending := err == nil && c.Status == ContactAccepted && !accept
+		if errors.Is(err, ErrNoRows) || (err == nil && !ending && (c.RequestedBy != other.ID || c.Status == ContactCancelled)) {
+			return notFound("no contact request from %s waits for %s; %s answers a request with: palaver contact approve %s --user %s", other.Handle, u.Handle, other.Handle, u.Handle, other.Handle)
 		}
 		if err != nil {
 			return err

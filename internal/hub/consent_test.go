@@ -140,6 +140,13 @@ func TestMutualContactRequests(t *testing.T) {
 	if c, err := w.hub.DecideContact(ctx, alice, "carol", true); err != nil || c.Status != hub.ContactAccepted {
 		t.Fatalf("the denier changing her mind: %+v, %v", c, err)
 	}
+	// Either of the two may end an accepted contact.
+	if c, err := w.hub.DecideContact(ctx, carol, "alice", false); err != nil || c.Status != hub.ContactRejected {
+		t.Fatalf("the one who asked ending the contact: %+v, %v", c, err)
+	}
+	if c, err := w.hub.RequestContact(ctx, carol, "alice"); err != nil || c.Status != hub.ContactPending {
+		t.Fatalf("asking again after ending it: %+v, %v; want a new request for alice to answer", c, err)
+	}
 }
 
 // consent makes owner a's agent able to reach owner b's agents (contact,
