@@ -196,7 +196,7 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 	}
 	var c *Contact
 	var wake []*Event
-	err = h.store.Update(ctx, func(tx Tx) error {
+	err = h.update(ctx, &wake, func(tx Tx) error {
 		now := h.now()
 		old, err := tx.Contact(ctx, u.ID, other.ID)
 		if err != nil && !errors.Is(err, ErrNoRows) {
@@ -226,9 +226,8 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 		return tx.InsertEvents(ctx, wake)
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return c, nil
 }
 
@@ -249,7 +248,7 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 	}
 	var c *Contact
 	var wake []*Event
-	err = h.store.Update(ctx, func(tx Tx) error {
+	err = h.update(ctx, &wake, func(tx Tx) error {
 		var err error
 		c, err = tx.Contact(ctx, u.ID, other.ID)
 		// Either person may end an accepted contact; only the one asked
@@ -279,9 +278,8 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 		return tx.InsertEvents(ctx, wake)
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return c, nil
 }
 
@@ -351,7 +349,7 @@ func (h *Hub) SetGrant(ctx context.Context, u *User, agentHandle, contactHandle 
 	}
 	g := &Grant{AgentID: a.ID, ContactID: contact.ID, AllowHuman: allowHuman, AllowAgents: allowAgents, DecidedBy: u.ID, UpdatedAt: h.now()}
 	var wake []*Event
-	err = h.store.Update(ctx, func(tx Tx) error {
+	err = h.update(ctx, &wake, func(tx Tx) error {
 		if err := tx.PutGrant(ctx, g); err != nil {
 			return err
 		}
@@ -359,9 +357,8 @@ func (h *Hub) SetGrant(ctx context.Context, u *User, agentHandle, contactHandle 
 		return tx.InsertEvents(ctx, wake)
 	})
 	if err != nil {
-		return nil, AsError(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return g, nil
 }
 
@@ -391,16 +388,15 @@ func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string,
 		AllowHuman: allowHuman, AllowAgents: allowAgents, Reason: reason, Status: AskPending, CreatedAt: now}
 	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "agent": c.Agent.Handle(), "contact": contact.Handle})
 	wake := []*Event{{RecipientID: c.Agent.OwnerID, Type: EventGrantRequest, Data: data, CreatedAt: now}}
-	err = h.store.Update(ctx, func(tx Tx) error {
+	err = h.update(ctx, &wake, func(tx Tx) error {
 		if err := tx.InsertGrantRequest(ctx, r); err != nil {
 			return err
 		}
 		return tx.InsertEvents(ctx, wake)
 	})
 	if err != nil {
-		return nil, AsError(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return r, nil
 }
 
@@ -409,7 +405,7 @@ func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string,
 func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approve bool) (*GrantRequest, error) {
 	var r *GrantRequest
 	var wake []*Event
-	err := h.store.Update(ctx, func(tx Tx) error {
+	err := h.update(ctx, &wake, func(tx Tx) error {
 		var err error
 		r, err = tx.GrantRequest(ctx, id)
 		if errors.Is(err, ErrNoRows) || (err == nil && r.OwnerID != u.ID) {
@@ -456,9 +452,8 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 		return tx.InsertEvents(ctx, wake)
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return r, nil
 }
 

@@ -173,7 +173,7 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 	var view *ConversationView
 	var wake []*Event
 	var pending error
-	err = h.store.Update(ctx, func(tx Tx) error {
+	err = h.update(ctx, &wake, func(tx Tx) error {
 		targets, asked, err := h.resolveAll(ctx, tx, c.Agent, s.Participants)
 		if isPending(err) {
 			wake, pending = asked, err
@@ -186,9 +186,8 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 		return err
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	if pending != nil {
 		return nil, pending
 	}
@@ -244,7 +243,7 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 	var view *ConversationView
 	var wake []*Event
 	var pending error
-	err := h.store.Update(ctx, func(tx Tx) error {
+	err := h.update(ctx, &wake, func(tx Tx) error {
 		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
 			return err
@@ -285,9 +284,8 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 		return err
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	if pending != nil {
 		return nil, pending
 	}
@@ -328,7 +326,7 @@ func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string
 func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Conversation, error) {
 	var conv *Conversation
 	var wake []*Event
-	err := h.store.Update(ctx, func(tx Tx) error {
+	err := h.update(ctx, &wake, func(tx Tx) error {
 		if err := tx.LockConversation(ctx, conversationID); err != nil {
 			return err
 		}
@@ -357,9 +355,8 @@ func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Co
 		return tx.InsertEvents(ctx, events)
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return conv, nil
 }
 
@@ -476,5 +473,16 @@ func (h *Hub) Recheck(ctx context.Context) error {
 	h.mu.Lock()
 	h.rechecked = max(h.rechecked, latest)
 	h.mu.Unlock()
+	return nil
+}
+
+// update runs fn in a write transaction and, once it committed, wakes the
+// recipients of the events fn left in wake. Refusals and Errors pass
+// through; any other failure becomes an internal Error.
+func (h *Hub) update(ctx context.Context, wake *[]*Event, fn func(tx Tx) error) error {
+	if err := h.store.Update(ctx, fn); err != nil {
+		return asOutcome(err)
+	}
+	h.publish(*wake)
 	return nil
 }

@@ -70,7 +70,7 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 	}
 	var res *SendResult
 	var wake []*Event
-	err := h.store.Update(ctx, func(tx Tx) error {
+	err := h.update(ctx, &wake, func(tx Tx) error {
 		if err := tx.LockConversation(ctx, conversationID); err != nil {
 			return err
 		}
@@ -100,9 +100,8 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 		return err
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return res, nil
 }
 
@@ -140,7 +139,7 @@ func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string
 func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conversation, error) {
 	var conv *Conversation
 	var wake []*Event
-	err := h.store.Update(ctx, func(tx Tx) error {
+	err := h.update(ctx, &wake, func(tx Tx) error {
 		if err := tx.LockConversation(ctx, conversationID); err != nil {
 			return err
 		}
@@ -153,9 +152,8 @@ func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conv
 		return err
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return conv, nil
 }
 
@@ -181,7 +179,7 @@ const (
 func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decision) (*Message, error) {
 	var m *Message
 	var wake []*Event
-	err := h.store.Update(ctx, func(tx Tx) error {
+	err := h.update(ctx, &wake, func(tx Tx) error {
 		var err error
 		m, err = tx.Message(ctx, messageID)
 		if errors.Is(err, ErrNoRows) || (err == nil && (m.OwnerID != u.ID || m.DecidedBy == "" && m.Status != MessageHeld)) {
@@ -246,9 +244,8 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		return tx.InsertEvents(ctx, []*Event{ev})
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return m, nil
 }
 
@@ -368,7 +365,7 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 	}
 	var q *Question
 	var wake []*Event
-	err = h.store.Update(ctx, func(tx Tx) error {
+	err = h.update(ctx, &wake, func(tx Tx) error {
 		var err error
 		q, err = tx.Question(ctx, questionID)
 		if errors.Is(err, ErrNoRows) || (err == nil && q.OwnerID != u.ID) {
@@ -397,8 +394,7 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 		return tx.InsertEvents(ctx, wake)
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return q, nil
 }
