@@ -415,14 +415,24 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 			return err
 		}
 		if r.Status != AskPending {
-			// Decided already: the same decision again is answered the same.
-			if (r.Status == AskApproved) == approve {
-				return nil
-			}
-			return &Error{Kind: KindConflict, Msg: "this grant request was already " + r.Status}
+			return decidedAlready(r, approve)
 		}
 		now := h.now()
-		r.Status = "rejected"
+		status := "rejected"
+		if approve {
+			status = AskApproved
+		}
+		// Claim the decision first: of two deciding at once, the second
+		// finds it taken and answers as if it came later.
+		if err := tx.DecideGrantRequest(ctx, r.ID, status, now); errors.Is(err, ErrNoRows) {
+			if r, err = tx.GrantRequest(ctx, id); err != nil {
+				return err
+			}
+			return decidedAlready(r, approve)
+		} else if err != nil {
+			return err
+		}
+		r.Status = status
 		g, err := tx.Grant(ctx, r.AgentID, r.ContactID)
 		if errors.Is(err, ErrNoRows) {
 			g, err = &Grant{AgentID: r.AgentID, ContactID: r.ContactID}, nil
@@ -432,14 +442,10 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 		}
 		g.DecidedBy, g.UpdatedAt = u.ID, now
 		if approve {
-			r.Status = AskApproved
 			g.AllowHuman, g.AllowAgents = g.AllowHuman || r.AllowHuman, g.AllowAgents || r.AllowAgents
 			if err := tx.PutGrant(ctx, g); err != nil {
 				return err
 			}
-		}
-		if err := tx.DecideGrantRequest(ctx, r.ID, r.Status, now); err != nil {
-			return err
 		}
 		contact, err := tx.UserByID(ctx, r.ContactID)
 		if err != nil {
@@ -455,6 +461,15 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 		return nil, err
 	}
 	return r, nil
+}
+
+// decidedAlready answers a decision of a request already decided: the same
+// decision again gets the same answer, the other a conflict.
+func decidedAlready(r *GrantRequest, approve bool) error {
+	if (r.Status == AskApproved) == approve {
+		return nil
+	}
+	return &Error{Kind: KindConflict, Msg: "this grant request was already " + r.Status}
 }
 
 // ---- inbound asks

@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -225,5 +226,32 @@ func TestInboundDecisionsAreIdempotent(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("the planner heard %d inbound.decided/conversation.opened events, want one of each", n)
+	}
+}
+
+// TestParallelDecisionsDecideOnce: ten approvals of one grant request at
+// once all succeed and the agent hears one grant.changed.
+func TestParallelDecisionsDecideOnce(t *testing.T) {
+	w := newWorld(t)
+	alice := w.person(t, "alice")
+	req, err := w.hub.RequestGrant(ctx, w.planner, "bob", true, false, "talk to bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := w.hub.LatestCursor(ctx)
+	var wg sync.WaitGroup
+	errs := make([]error, 10)
+	for i := range 10 {
+		wg.Go(func() { _, errs[i] = w.hub.DecideGrantRequest(ctx, alice, req.ID, true) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("approval %d: %v", i, err)
+		}
+	}
+	r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: start})
+	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventGrantChanged {
+		t.Fatalf("the planner heard %+v, %v; want one grant.changed", r, err)
 	}
 }
