@@ -8,9 +8,10 @@ import (
 // Refusal is a contract outcome that is not an error (§7, §10.2): the call
 // was understood and refused, and the face returns it as a normal result
 // with a status (and a trace id). Reason starts with one word naming the rule
-// ("reach", "closing", "notice", …), then a sentence for people.
+// ("contact", "grant", "closing", "notice", "budget", …), then a sentence for
+// people.
 type Refusal struct {
-	Status  string // "denied", "held_by_other"
+	Status  string // "denied", "held_by_other", "pending_approval"
 	Reason  string
 	Details map[string]any // extra result fields, e.g. held_by
 }
