@@ -31,7 +31,7 @@ type Options struct {
 	Dir string
 	// Quick shortens every workload so the whole run takes about a minute.
 	Quick bool
-	// Workloads names the workloads to run (W1, W2, W3); empty: all.
+	// Workloads names the workloads to run (W1 … W5); empty: all.
 	Workloads []string
 	// Progress receives a line a second while a workload runs.
 	Progress io.Writer
@@ -187,6 +187,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		r.Workloads = append(r.Workloads, st)
+	}
+	if want("W4") {
+		n := 500
+		if o.Quick {
+			n = 100
+		}
+		st, err := fanOut(ctx, s, o, n)
+		if err != nil {
+			return nil, err
+		}
+		r.Workloads = append(r.Workloads, st)
+	}
+	if want("W5") {
+		sizes := []int{10000, 100000}
+		if o.Quick {
+			sizes = []int{10000}
+		}
+		for _, n := range sizes {
+			st, err := historyGrowth(ctx, s, o, n, d)
+			if err != nil {
+				return nil, err
+			}
+			r.Workloads = append(r.Workloads, st...)
+		}
 	}
 	if want("W3") {
 		n := 2000
@@ -414,6 +438,137 @@ func parkedWaiters(ctx context.Context, s *server, o Options, n int, d time.Dura
 	wg.Wait()
 	return WorkloadStats{Name: name, Detail: "wait_for_messages timeout 55 s, one connection each", RSSBytes: after,
 		PerWaiter: (after - before) / int64(n), ParkTime: parkTime.Seconds(), IdleCPU: idle}, nil
+}
+
+// fanOut is W4: one message into a group of n agents, each parked in a
+// wait; the time until the last of them has it.
+func fanOut(ctx context.Context, s *server, o Options, n int) (WorkloadStats, error) {
+	name := fmt.Sprintf("W4 fan-out to %d waiters", n)
+	members, err := s.agents(ctx, "w4", "member", n)
+	if err != nil {
+		return WorkloadStats{}, err
+	}
+	sender, err := s.agents(ctx, "w4", "speaker", 1)
+	if err != nil {
+		return WorkloadStats{}, err
+	}
+	handles := make([]string, n)
+	for i := range handles {
+		handles[i] = fmt.Sprintf("w4/member%d", i)
+	}
+	var conv struct {
+		ConversationID string `json:"conversation_id"`
+	}
+	first := min(n, hub.MaxMembers)
+	if err := sender[0].call(ctx, "create_thread", map[string]any{"title": "fan-out", "participants": handles[:first]}, &conv); err != nil {
+		return WorkloadStats{}, err
+	}
+	for _, hd := range handles[first:] {
+		if err := sender[0].call(ctx, "add_participant", map[string]any{"conversation_id": conv.ConversationID, "handle": hd}, nil); err != nil {
+			return WorkloadStats{}, err
+		}
+	}
+	var cursor struct {
+		LatestCursor string `json:"latest_cursor"`
+	}
+	if err := members[0].call(ctx, "whoami", map[string]any{}, &cursor); err != nil {
+		return WorkloadStats{}, err
+	}
+	var parked, errs atomic.Int64
+	done := make(chan time.Time, n)
+	for _, m := range members {
+		go func() {
+			parked.Add(1)
+			if err := m.call(ctx, "wait_for_messages", map[string]any{"cursor": cursor.LatestCursor, "timeout_s": 30}, nil); err != nil {
+				errs.Add(1)
+			}
+			done <- time.Now()
+		}()
+	}
+	for parked.Load() < int64(n) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // let the last requests reach the server
+	start := time.Now()
+	if err := sender[0].call(ctx, "send_message", map[string]any{"conversation_id": conv.ConversationID, "body": "everyone: one message for all"}, nil); err != nil {
+		return WorkloadStats{}, err
+	}
+	var lat latencies
+	for range n {
+		lat = append(lat, (<-done).Sub(start))
+	}
+	return WorkloadStats{Name: name, Detail: "one send; time until each parked waiter had it (max = the last)", Latency: lat.summary(),
+		Errors: errs.Load(), RSSBytes: s.proc.rss()}, nil
+}
+
+// historyGrowth is W5: n messages of history (written straight into the
+// database, as the admin commands do), then check_inbox and read_messages
+// timed one at a time.
+func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Duration) ([]WorkloadStats, error) {
+	owner := fmt.Sprintf("w5-%d", n)
+	pair, err := s.agents(ctx, owner, "a", 2)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.Progress, "W5: writing %d messages of history\n", n)
+	writer, err := s.hub.Authenticate(ctx, pair[0].token)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := s.hub.Authenticate(ctx, pair[1].token)
+	if err != nil {
+		return nil, err
+	}
+	// Spread over conversations of 50 to stay within the budget brake; the
+	// reader acknowledges all but the last 20, as a working agent would.
+	var convs []string
+	var wg sync.WaitGroup
+	var written atomic.Int64
+	stop := progress(o.Progress, "W5 history", &written)
+	for start := 0; start < n; start += perConversation * 32 {
+		for w := 0; w < 32 && start+w*perConversation < n; w++ {
+			v, err := s.hub.CreateThread(ctx, writer, hub.ThreadSpec{Title: "history", Participants: []string{fmt.Sprintf("%s/a1", owner)}})
+			if err != nil {
+				stop()
+				return nil, err
+			}
+			convs = append(convs, v.Conversation.ID)
+			first := start + w*perConversation
+			wg.Go(func() {
+				for k := first; k < min(first+perConversation, n); k++ {
+					r, err := s.hub.SendMessage(ctx, writer, hub.SendInput{ConversationID: v.Conversation.ID, Body: fmt.Sprintf("history %d", k)})
+					if err == nil && k < n-20 {
+						s.hub.Acknowledge(ctx, reader, r.Message.ID, "", "")
+					}
+					written.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	stop()
+	time.Sleep(1500 * time.Millisecond) // the server's recheck sees the new events
+	var out []WorkloadStats
+	for _, tool := range []string{"check_inbox", "read_messages"} {
+		var lat latencies
+		var errs int64
+		start := time.Now()
+		for i := 0; time.Since(start) < d; i++ {
+			args := map[string]any{}
+			if tool == "read_messages" {
+				args = map[string]any{"conversation_id": convs[i%len(convs)], "mark_read": false, "limit": 20}
+			}
+			t := time.Now()
+			if err := pair[1].call(ctx, tool, args, nil); err != nil {
+				errs++
+				continue
+			}
+			lat = append(lat, time.Since(t))
+		}
+		out = append(out, WorkloadStats{Name: fmt.Sprintf("W5 %s at %d messages", tool, n),
+			Detail: "one at a time, client-side time", Latency: lat.summary(), Errors: errs, RSSBytes: s.proc.rss()})
+	}
+	return out, nil
 }
 
 // write saves report.md and report.json in dir.

@@ -15,10 +15,10 @@ import (
 // runBench: palaver bench --spawn [--quick] [--workloads W1,W2,W3] [--dir DIR]
 // — measures this machine's floors and the server under load (§17).
 func runBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", "bench --spawn [--quick] [--workloads W1,W2,W3] [--dir DIR]")
+	fs := newFlags(e, "bench", "bench --spawn [--quick] [--workloads W1,W2,W3,W4,W5] [--dir DIR]")
 	spawn := fs.Bool("spawn", false, "start a fresh server on a temporary database (required for now)")
 	quick := fs.Bool("quick", false, "short workloads: about a minute in all")
-	workloads := fs.String("workloads", "", "comma-separated: W1 (send throughput), W2 (send→wake), W3 (parked waiters); default all")
+	workloads := fs.String("workloads", "", "comma-separated: W1 (send throughput), W2 (send→wake), W3 (parked waiters), W4 (fan-out), W5 (history growth); default all")
 	dir := fs.String("dir", "", "where the database and report.md/report.json go (default ./bench-TIME)")
 	pos, err := parse(fs, args)
 	if err != nil {
