@@ -86,9 +86,10 @@ func (h *Hub) askIn(ctx context.Context, tx Tx, from *Agent, b string, handles [
 
 // resolveAll resolves handles (dropping duplicates) and checks reach to
 // each: the targets, or a Refusal. When only inbound approval is missing,
-// it asks each person concerned for the handles and returns the
-// pending_approval Refusal with the events to publish.
-func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []string) ([]*Principal, []*Event, error) {
+// it asks each person concerned for the handles, adds the inbound.ask
+// events to wake, and returns the pending_approval Refusal wrapped in
+// commitThen, so the asks are kept though the call is refused.
+func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []string, wake *[]*Event) ([]*Principal, error) {
 	seen := map[string]bool{}
 	var out []*Principal
 	var pending []string
@@ -96,35 +97,39 @@ func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []stri
 	for _, hd := range handles {
 		p, err := resolve(ctx, tx, hd)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if seen[p.ID] {
 			continue
 		}
 		seen[p.ID] = true
 		b, err := reachCheck(ctx, tx, from, p)
-		var r *Refusal
 		switch {
 		case err == nil:
 			out = append(out, p)
-		case errors.As(err, &r) && r.Status == "pending_approval":
+		case isPending(err):
 			pending, refusal = append(pending, b), err
 		default:
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if len(pending) == 0 {
-		return out, nil, nil
+		return out, nil
 	}
-	var events []*Event
 	for _, b := range pending {
 		evs, err := h.askIn(ctx, tx, from, b, handles)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		events = append(events, evs...)
+		*wake = append(*wake, evs...)
 	}
-	return nil, events, refusal
+	return nil, &commitThen{refusal}
+}
+
+// isPending reports a pending_approval refusal.
+func isPending(err error) bool {
+	var r *Refusal
+	return errors.As(err, &r) && r.Status == "pending_approval"
 }
 
 // checkMix refuses to bring a principal of owner newOwner into a
@@ -533,7 +538,8 @@ func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, er
 		return nil, err
 	}
 	caller := &Caller{Agent: a, Owner: owner}
-	targets, _, err := h.resolveAll(ctx, tx, a, ask.Handles)
+	var ignored []*Event // no new asks: this one was just approved
+	targets, err := h.resolveAll(ctx, tx, a, ask.Handles, &ignored)
 	if err != nil {
 		return nil, nil // another step is still missing: the agent asks again
 	}

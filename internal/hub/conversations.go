@@ -104,14 +104,10 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 	}
 	var view *ConversationView
 	var wake []*Event
-	var pending error
 	err := retryDuplicate(func() error {
-		return h.store.Update(ctx, func(tx Tx) error {
-			targets, asked, err := h.resolveAll(ctx, tx, c.Agent, handles)
-			if isPending(err) {
-				wake, pending = asked, err // commit the asks, answer pending_approval
-				return nil
-			}
+		wake = nil
+		return h.update(ctx, &wake, func(tx Tx) error {
+			targets, err := h.resolveAll(ctx, tx, c.Agent, handles, &wake)
 			if err != nil {
 				return err
 			}
@@ -134,19 +130,9 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 		})
 	})
 	if err != nil {
-		return nil, asOutcome(err)
-	}
-	h.publish(wake)
-	if pending != nil {
-		return nil, pending
+		return nil, err
 	}
 	return view, nil
-}
-
-// isPending reports a pending_approval refusal.
-func isPending(err error) bool {
-	var r *Refusal
-	return errors.As(err, &r) && r.Status == "pending_approval"
 }
 
 // ThreadSpec describes a new group conversation.
@@ -172,13 +158,8 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 	}
 	var view *ConversationView
 	var wake []*Event
-	var pending error
 	err = h.update(ctx, &wake, func(tx Tx) error {
-		targets, asked, err := h.resolveAll(ctx, tx, c.Agent, s.Participants)
-		if isPending(err) {
-			wake, pending = asked, err
-			return nil
-		}
+		targets, err := h.resolveAll(ctx, tx, c.Agent, s.Participants, &wake)
 		if err != nil {
 			return err
 		}
@@ -187,9 +168,6 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 	})
 	if err != nil {
 		return nil, err
-	}
-	if pending != nil {
-		return nil, pending
 	}
 	return view, nil
 }
@@ -242,17 +220,12 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, handle string) (*ConversationView, error) {
 	var view *ConversationView
 	var wake []*Event
-	var pending error
 	err := h.update(ctx, &wake, func(tx Tx) error {
 		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
 			return err
 		}
-		targets, asked, err := h.resolveAll(ctx, tx, c.Agent, []string{handle})
-		if isPending(err) {
-			wake, pending = asked, err
-			return nil
-		}
+		targets, err := h.resolveAll(ctx, tx, c.Agent, []string{handle}, &wake)
 		if err != nil {
 			return err
 		}
@@ -285,9 +258,6 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 	})
 	if err != nil {
 		return nil, err
-	}
-	if pending != nil {
-		return nil, pending
 	}
 	return view, nil
 }
@@ -478,11 +448,28 @@ func (h *Hub) Recheck(ctx context.Context) error {
 
 // update runs fn in a write transaction and, once it committed, wakes the
 // recipients of the events fn left in wake. Refusals and Errors pass
-// through; any other failure becomes an internal Error.
+// through; any other failure becomes an internal Error. When fn returns a
+// commitThen, what fn wrote is committed and its error returned after.
 func (h *Hub) update(ctx context.Context, wake *[]*Event, fn func(tx Tx) error) error {
-	if err := h.store.Update(ctx, fn); err != nil {
+	var kept error
+	err := h.store.Update(ctx, func(tx Tx) error {
+		err := fn(tx)
+		var c *commitThen
+		if errors.As(err, &c) {
+			kept = c.err
+			return nil
+		}
+		return err
+	})
+	if err != nil {
 		return asOutcome(err)
 	}
 	h.publish(*wake)
-	return nil
+	return kept
 }
+
+// commitThen asks update to commit the transaction's writes and then
+// return err: a refusal that leaves something behind (an inbound ask).
+type commitThen struct{ err error }
+
+func (c *commitThen) Error() string { return c.err.Error() }
