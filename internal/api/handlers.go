@@ -8,12 +8,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-func timeText(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-}
+var timeText = hub.FormatTime
 
 func (a *API) me(ctx context.Context, r *request) (any, error) {
 	return map[string]any{"handle": r.user.Handle, "name": r.user.Name}, nil
@@ -313,9 +308,8 @@ func (a *API) revokeToken(ctx context.Context, r *request) (any, error) {
 func messageView(m *hub.Message) map[string]any {
 	v := map[string]any{"message_id": m.ID, "seq": m.Seq, "sender": map[string]any{"handle": m.SenderHandle, "kind": m.SenderKind, "instance": m.SenderInstance},
 		"body": m.Body, "summary": m.Summary, "format": m.Format, "kind": m.Kind, "created_at": timeText(m.CreatedAt),
-		"provenance": map[string]any{"author": m.Author, "ai": m.Author == hub.AuthorAgent, "authority": m.Authority,
-			"on_behalf_of": map[string]any{"id": m.OwnerID, "handle": m.OwnerHandle}, "attested_by": hub.AttestedByHub},
-		"untrusted": true}
+		"provenance": m.Provenance(),
+		"untrusted":  true}
 	return v
 }
 

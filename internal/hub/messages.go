@@ -50,6 +50,29 @@ func NormalizeInstance(name, arg string) (string, error) {
 	return n, nil
 }
 
+// Provenance is a message's server-attested provenance (§4), the same on
+// every face: who wrote it, whether an AI did, on whose behalf (the verified
+// owner), and with what authority.
+type Provenance struct {
+	Author     string       `json:"author"` // "human" or "agent"
+	AI         bool         `json:"ai"`
+	OnBehalfOf PrincipalRef `json:"on_behalf_of"`
+	Authority  string       `json:"authority"` // human, human_interject, agent, owner_approved, owner_edited
+	AttestedBy string       `json:"attested_by"`
+}
+
+// PrincipalRef names a principal by id and handle.
+type PrincipalRef struct {
+	ID     string `json:"id"`
+	Handle string `json:"handle"`
+}
+
+// Provenance attests the message (§4).
+func (m *Message) Provenance() Provenance {
+	return Provenance{Author: m.Author, AI: m.Author == AuthorAgent, OnBehalfOf: PrincipalRef{ID: m.OwnerID, Handle: m.OwnerHandle},
+		Authority: m.Authority, AttestedBy: AttestedByHub}
+}
+
 // SendInput is a send_message call (§4, §10.3).
 type SendInput struct {
 	ConversationID string

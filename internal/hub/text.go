@@ -2,6 +2,7 @@ package hub
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -57,6 +58,15 @@ func Preview(s string, n int) string {
 		i += w
 	}
 	return strings.TrimRight(s[:i], " \n\t") + "…"
+}
+
+// FormatTime is how every face shows a time: RFC 3339 in UTC with
+// milliseconds; "" for the zero time ("never", "not yet").
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
 // Limits of §4, in code points.

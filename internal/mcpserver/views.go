@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -10,32 +9,13 @@ import (
 // The JSON shapes tools return (§10.3). Every shape that carries words chosen
 // by someone else (bodies, titles, notes, names) says untrusted:true (§4).
 
-// timeText formats a time as RFC 3339 in UTC with milliseconds; "" for zero.
-func timeText(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-}
+// timeText is hub.FormatTime, short for the views below.
+var timeText = hub.FormatTime
 
 type senderView struct {
 	Handle   string `json:"handle"`
 	Kind     string `json:"kind"`
 	Instance string `json:"instance,omitempty"`
-}
-
-type principalRef struct {
-	ID     string `json:"id"`
-	Handle string `json:"handle"`
-}
-
-// provenanceView is §4's server-attested provenance.
-type provenanceView struct {
-	Author     string       `json:"author"`
-	AI         bool         `json:"ai"`
-	OnBehalfOf principalRef `json:"on_behalf_of"`
-	Authority  string       `json:"authority"`
-	AttestedBy string       `json:"attested_by"`
 }
 
 type messageView struct {
@@ -53,17 +33,9 @@ type messageView struct {
 	NoReply        bool            `json:"no_reply,omitempty"`
 	ToInstance     string          `json:"to_instance,omitempty"`
 	ClientMsgID    string          `json:"client_msg_id,omitempty"`
-	Provenance     provenanceView  `json:"provenance"`
+	Provenance     hub.Provenance  `json:"provenance"`
 	CreatedAt      string          `json:"created_at"`
 	Untrusted      bool            `json:"untrusted"`
-}
-
-func provenanceOf(m *hub.Message) provenanceView {
-	return provenanceView{
-		Author: m.Author, AI: m.Author == hub.AuthorAgent,
-		OnBehalfOf: principalRef{ID: m.OwnerID, Handle: m.OwnerHandle},
-		Authority:  m.Authority, AttestedBy: hub.AttestedByHub,
-	}
 }
 
 func viewMessage(m *hub.Message) messageView {
@@ -72,7 +44,7 @@ func viewMessage(m *hub.Message) messageView {
 		Sender: senderView{Handle: m.SenderHandle, Kind: m.SenderKind, Instance: m.SenderInstance},
 		Body:   m.Body, Summary: m.Summary, Format: m.Format, Kind: m.Kind, Metadata: m.Metadata,
 		Mentions: m.Mentions, ReplyToSeq: m.ReplyToSeq, NoReply: m.NoReply, ToInstance: m.ToInstance,
-		ClientMsgID: m.ClientMsgID, Provenance: provenanceOf(m), CreatedAt: timeText(m.CreatedAt), Untrusted: true,
+		ClientMsgID: m.ClientMsgID, Provenance: m.Provenance(), CreatedAt: timeText(m.CreatedAt), Untrusted: true,
 	}
 }
 
