@@ -16,6 +16,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
+	"github.com/palaverhq/palaver/internal/metrics"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
 )
@@ -93,7 +94,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("listen on %s: %w (is another server using this address? pass --addr)", cfg.Addr, err)
 	}
 	hs := &http.Server{
-		Handler:           httpx.Wrap(mux, log),
+		Handler:           httpx.Wrap(metrics.New().Mount(mux), log), // GET /metrics, and every request counted
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
