@@ -5,13 +5,21 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpserver"
 )
 
 // BenchmarkSendOverMCP measures one durable send_message through the whole
 // MCP face (plain JSON-RPC over HTTP, bearer authentication), one at a time,
-// with the brakes at their defaults: every 50 sends go to a new conversation.
+// with the brakes at their defaults: every 50 sends go to a new conversation;
+// once by the lean path and once through the SDK.
 func BenchmarkSendOverMCP(b *testing.B) {
-	ts := newTestServer(b)
+	b.Run("lean", func(b *testing.B) { benchmarkSend(b, newTestServer(b)) })
+	b.Run("sdk", func(b *testing.B) { benchmarkSend(b, newTestServerWith(b, hub.DefaultSettings(), mcpserver.WithoutLean)) })
+}
+
+func benchmarkSend(b *testing.B, ts *testServer) {
 	token := ts.tokens["alice/planner"]
 	newConv := func() string {
 		_, out := ts.post(b, context.Background(), "/mcp/", token,

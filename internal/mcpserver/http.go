@@ -31,7 +31,11 @@ func (s *Server) Register(mux *http.ServeMux) {
 		MaxRequestBodyBytes:          maxBody,
 		Logger:                       quiet(s.log),
 	})
-	endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(h))))
+	var sdk http.Handler = h
+	if !s.noLean {
+		sdk = s.lean(h)
+	}
+	endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(sdk))))
 	mux.Handle("/mcp", endpoint)
 	mux.Handle("/mcp/", endpoint)
 	prm := s.cors(http.HandlerFunc(s.protectedResourceMetadata))

@@ -49,6 +49,7 @@ func (b *syncBuffer) String() string {
 type testServer struct {
 	url    string // base URL, no trailing slash
 	hub    *hub.Hub
+	srv    *mcpserver.Server
 	waker  *notify.Local
 	logs   *syncBuffer
 	tokens map[string]string // agent handle → token
@@ -59,8 +60,9 @@ func newTestServer(t testing.TB) *testServer {
 	return newTestServerWith(t, hub.DefaultSettings())
 }
 
-// newTestServerWith is newTestServer with other hub settings.
-func newTestServerWith(t testing.TB, settings hub.Settings) *testServer {
+// newTestServerWith is newTestServer with other hub settings; each adjust
+// runs on the MCP server before it is mounted.
+func newTestServerWith(t testing.TB, settings hub.Settings, adjust ...func(*mcpserver.Server)) *testServer {
 	t.Helper()
 	db := storetest.Open(t)
 	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}}
@@ -70,12 +72,15 @@ func newTestServerWith(t testing.TB, settings hub.Settings) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Hub: ts.hub, Logger: log})
+	ts.srv, err = mcpserver.New(mcpserver.Options{Hub: ts.hub, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range adjust {
+		f(ts.srv)
+	}
 	mux := http.NewServeMux()
-	srv.Register(mux)
+	ts.srv.Register(mux)
 	hs := httptest.NewServer(httpx.Wrap(mux, log))
 	t.Cleanup(func() {
 		ts.hub.Shutdown()

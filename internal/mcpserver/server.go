@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,8 +43,11 @@ type Server struct {
 	origins []string
 	tools   map[string]toolDef
 	mcp     *mcp.Server
-	version string // serverInfo.version: 2.<tool count>.<hash>
-	build   string // whoami.server_build
+	impl    *mcp.Implementation // serverInfo
+	noLean  bool                // every call through the SDK (tests compare both paths)
+	leans   atomic.Int64        // calls the lean path served
+	version string              // serverInfo.version: 2.<tool count>.<hash>
+	build   string              // whoami.server_build
 }
 
 // New builds the MCP server and its tool list.
@@ -59,7 +63,8 @@ func New(o Options) (*Server, error) {
 	}
 	s.version = version
 	s.build = buildName(version)
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}, &mcp.ServerOptions{
+	s.impl = &mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}
+	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The SDK logs every stateless request at info level; keep its
 		// warnings only.
@@ -106,6 +111,9 @@ func (h warnOnly) Enabled(ctx context.Context, level slog.Level) bool {
 	return level >= slog.LevelWarn && h.Handler.Enabled(ctx, level)
 }
 
+// LeanCalls is how many tool calls the lean path has served (§17).
+func (s *Server) LeanCalls() int64 { return s.leans.Load() }
+
 // Version is serverInfo.version.
 func (s *Server) Version() string { return s.version }
 
@@ -141,27 +149,32 @@ func buildName(version string) string {
 	return "palaver " + version + " (" + rev + ")"
 }
 
-// toolHandler adapts a toolDef to the SDK: it finds the caller put in the
-// context by the bearer middleware, checks the tool's scope, runs the
-// handler and maps its outcome — a value, a Refusal or an error — to a
-// result (§10.2).
+// toolHandler adapts a toolDef to the SDK.
 func (s *Server) toolHandler(d toolDef) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		c := &call{srv: s, tool: d.tool.Name, caller: callerFrom(ctx)}
-		if c.caller == nil {
-			return c.toolError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
-		}
-		if err := c.caller.Require(d.scope); err != nil {
-			return c.toolError(ctx, err)
-		}
-		v, err := d.handler(ctx, c, req.Params.Arguments)
-		if err != nil {
-			var r *hub.Refusal
-			if errors.As(err, &r) {
-				return c.refusalResult(ctx, r)
-			}
-			return c.toolError(ctx, err)
-		}
-		return result(v)
+		return s.callTool(ctx, d, req.Params.Arguments)
 	}
+}
+
+// callTool runs one tool call for the SDK and the lean path alike: it finds
+// the caller put in the context by the bearer middleware, checks the tool's
+// scope, runs the handler and maps its outcome — a value, a Refusal or an
+// error — to a result (§10.2).
+func (s *Server) callTool(ctx context.Context, d toolDef, args json.RawMessage) (*mcp.CallToolResult, error) {
+	c := &call{srv: s, tool: d.tool.Name, caller: callerFrom(ctx)}
+	if c.caller == nil {
+		return c.toolError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
+	}
+	if err := c.caller.Require(d.scope); err != nil {
+		return c.toolError(ctx, err)
+	}
+	v, err := d.handler(ctx, c, args)
+	if err != nil {
+		var r *hub.Refusal
+		if errors.As(err, &r) {
+			return c.refusalResult(ctx, r)
+		}
+		return c.toolError(ctx, err)
+	}
+	return result(v)
 }

@@ -1,0 +1,121 @@
+package mcpserver_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpserver"
+)
+
+// leanRequest is one raw request of TestLeanPathSpeaksTheSDKsWire.
+type leanRequest struct {
+	as, body string
+	header   map[string]string
+	lean     bool // the lean path should serve it
+}
+
+var escapedCursorRE = regexp.MustCompile(`(\\?"(?:cursor|latest_cursor)\\?": ?\\?")[A-Za-z0-9_-]+`)
+
+// TestLeanPathSpeaksTheSDKsWire sends the same requests, in every protocol
+// era, to a server with the lean path and to one without it, and requires
+// byte-identical answers (ids, times, traces and cursors aside): results,
+// tool errors, refusals, escaping, and everything the lean path leaves to
+// the SDK (§17).
+func TestLeanPathSpeaksTheSDKsWire(t *testing.T) {
+	eras := []struct {
+		name   string
+		header map[string]string
+		meta   string
+	}{
+		{"no version header", nil, ""},
+		{"2025-06-18", map[string]string{"MCP-Protocol-Version": "2025-06-18"}, ""},
+		{"2026-07-28", map[string]string{"MCP-Protocol-Version": modern, "Mcp-Method": "tools/call"},
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`},
+	}
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			servers := []*testServer{newTestServer(t), newTestServerWith(t, hub.DefaultSettings(), mcpserver.WithoutLean)}
+			conv := make([]string, len(servers))
+			for i, ts := range servers {
+				out := mustCall(t, ts.client(t, "alice/planner", older), "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})
+				conv[i] = out["conversation_id"].(string)
+			}
+			toolCall := func(id, tool, args string) string {
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, id, tool, args, era.meta)
+			}
+			headers := func(tool string) map[string]string {
+				h := map[string]string{}
+				for k, v := range era.header {
+					h[k] = v
+				}
+				if era.meta != "" {
+					h["Mcp-Name"] = tool
+				}
+				return h
+			}
+			send := func(id, args string) leanRequest {
+				return leanRequest{as: "alice/planner", body: toolCall(id, "send_message", args), header: headers("send_message"), lean: true}
+			}
+			reqs := []leanRequest{
+				send("1", `{"conversation_id":"CONV","body":"first words"}`),
+				send(`"a-1"`, `{"conversation_id":"CONV","body":"escapes <&> \u2028 \"quoted\" é","no_reply":true}`),
+				send("3", `{"conversation_id":"CONV","body":"reply","reply_to_seq":2}`),
+				send("4", `{"conversation_id":"CONV","body":"x","sender":"bob/helper"}`),
+				send("5", `{"conversation_id":"conv_nope","body":"x"}`),
+				send("6", `{"conversation_id":"CONV","body":"x","reply_to_seq":"two"}`),
+				{as: "alice/reviewer", body: toolCall("7", "check_inbox", `{}`), header: headers("check_inbox"), lean: true},
+				{as: "alice/reviewer", body: toolCall("8", "wait_for_messages", `{"timeout_s":0}`), header: headers("wait_for_messages"), lean: true},
+				{as: "alice/reviewer", body: toolCall("9", "wait_for_messages", `{"timeout_s":0,"cursor":"bogus"}`), header: headers("wait_for_messages"), lean: true},
+				// Left to the SDK: another tool, odd ids, a batch, extra params;
+				// in the modern era also a wrong Mcp-Name and a missing _meta.
+				{as: "alice/reviewer", body: toolCall("10", "whoami", `{}`), header: headers("whoami")},
+				{as: "alice/planner", body: toolCall("1.5", "send_message", `{"conversation_id":"CONV","body":"odd id"}`), header: headers("send_message")},
+				{as: "alice/planner", body: toolCall("null", "send_message", `{"conversation_id":"CONV","body":"no id"}`), header: headers("send_message")},
+				{as: "alice/planner", body: "[" + toolCall("11", "send_message", `{"conversation_id":"CONV","body":"batched"}`) + "]", header: headers("send_message")},
+				{as: "alice/planner", body: strings.Replace(toolCall("12", "send_message", `{"conversation_id":"CONV","body":"more"}`), `"params":{`, `"params":{"requestState":"x",`, 1), header: headers("send_message")},
+				{as: "alice/planner", body: toolCall("13", "send_message", `{"conversation_id":"CONV","body":"wrong name"}`), header: headers("check_inbox"), lean: era.meta == ""},
+				{as: "alice/planner", body: `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"send_message","arguments":{"conversation_id":"CONV","body":"no meta"}}}`, header: headers("send_message"), lean: era.meta == ""},
+			}
+			for i, r := range reqs {
+				var answers [2]string
+				for k, ts := range servers {
+					before := ts.srv.LeanCalls()
+					resp, body := ts.post(t, context.Background(), "/mcp/", ts.tokens[r.as], strings.ReplaceAll(r.body, "CONV", conv[k]), r.header)
+					if resp == nil {
+						t.Fatalf("request %d: no response", i)
+					}
+					n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+					answers[k] = fmt.Sprintf("%d %s %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"),
+						escapedCursorRE.ReplaceAllString(n.normalize(string(body)), "$1<cursor>"))
+					if served := ts.srv.LeanCalls() > before; k == 0 && served != r.lean {
+						t.Errorf("request %d: lean path served it: %v, want %v", i, served, r.lean)
+					}
+				}
+				if answers[0] != answers[1] {
+					t.Errorf("request %d %s:\nlean: %s\nSDK:  %s", i, r.body, answers[0], answers[1])
+				}
+			}
+		})
+	}
+}
+
+// TestSDKClientTakesTheLeanPath: the Go SDK's client, in both eras, is
+// served by the lean path for the hot tools and by the SDK for the rest.
+func TestSDKClientTakesTheLeanPath(t *testing.T) {
+	ts := newTestServer(t)
+	for _, era := range []string{older, modern} {
+		planner := ts.client(t, "alice/planner", era)
+		conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"]
+		before := ts.srv.LeanCalls()
+		mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "hello in " + era})
+		mustCall(t, ts.client(t, "alice/reviewer", era), "check_inbox", map[string]any{})
+		mustCall(t, planner, "whoami", map[string]any{})
+		if got := ts.srv.LeanCalls() - before; got != 2 {
+			t.Errorf("%s: the lean path served %d calls, want 2 (send_message, check_inbox)", era, got)
+		}
+	}
+}
