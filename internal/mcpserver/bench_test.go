@@ -16,7 +16,9 @@ import (
 // once by the lean path and once through the SDK.
 func BenchmarkSendOverMCP(b *testing.B) {
 	b.Run("lean", func(b *testing.B) { benchmarkSend(b, newTestServer(b)) })
-	b.Run("sdk", func(b *testing.B) { benchmarkSend(b, newTestServerWith(b, hub.DefaultSettings(), mcpserver.WithoutLean)) })
+	b.Run("sdk", func(b *testing.B) {
+		benchmarkSend(b, newTestServerWith(b, hub.DefaultSettings(), mcpserver.WithoutLean))
+	})
 }
 
 func benchmarkSend(b *testing.B, ts *testServer) {
