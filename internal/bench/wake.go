@@ -1,0 +1,169 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// sendToWake is W2: pairs of a parked waiter and a sender; each send
+// carries its send time, and the waiter's wake-up is timed against it.
+func sendToWake(ctx context.Context, s *server, o Options, pairs int, d time.Duration) (WorkloadStats, error) {
+	name := fmt.Sprintf("W2 send→wake, %d pairs", pairs)
+	waiters, err := s.agents(ctx, "w2", "waiter", pairs)
+	if err != nil {
+		return WorkloadStats{}, err
+	}
+	senders, err := s.agents(ctx, "w2", "sender", pairs)
+	if err != nil {
+		return WorkloadStats{}, err
+	}
+	var count, errs atomic.Int64
+	var mu sync.Mutex
+	var lat latencies
+	stop := progress(o.Progress, name, &count)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range pairs {
+		var opened struct {
+			ConversationID string `json:"conversation_id"`
+		}
+		if err := senders[i].call(ctx, "open_conversation", map[string]any{"handles": []string{fmt.Sprintf("w2/waiter%d", i)}}, &opened); err != nil {
+			return WorkloadStats{}, err
+		}
+		var me struct {
+			LatestCursor string `json:"latest_cursor"`
+		}
+		if err := waiters[i].call(ctx, "whoami", map[string]any{}, &me); err != nil {
+			return WorkloadStats{}, err
+		}
+		received := make(chan struct{}, 1)
+		wg.Go(func() { // the waiter
+			cursor := me.LatestCursor
+			for time.Since(start) < d+2*time.Second {
+				var got struct {
+					Cursor string `json:"cursor"`
+					Events []struct {
+						Message struct {
+							Body string `json:"body"`
+						} `json:"message"`
+					} `json:"events"`
+				}
+				if err := waiters[i].call(ctx, "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 5}, &got); err != nil {
+					errs.Add(1)
+					return
+				}
+				now := time.Now()
+				for _, e := range got.Events {
+					stamp, _, _ := strings.Cut(e.Message.Body, " ") // "" for events without a message
+					if ns, err := strconv.ParseInt(stamp, 10, 64); err == nil {
+						mu.Lock()
+						lat = append(lat, now.Sub(time.Unix(0, ns)))
+						mu.Unlock()
+						count.Add(1)
+						select {
+						case received <- struct{}{}:
+						default:
+						}
+					}
+				}
+				cursor = got.Cursor
+			}
+		})
+		wg.Go(func() { // the sender: one message at a time, after the last was heard
+			conv := opened.ConversationID
+			for k := 0; time.Since(start) < d; k++ {
+				if k > 0 && k%perConversation == 0 {
+					var out struct {
+						ConversationID string `json:"conversation_id"`
+					}
+					if err := senders[i].call(ctx, "create_thread", map[string]any{"title": "wake", "participants": []string{fmt.Sprintf("w2/waiter%d", i)}}, &out); err != nil {
+						errs.Add(1)
+						return
+					}
+					conv = out.ConversationID
+				}
+				body := fmt.Sprintf("%d wake %d", time.Now().UnixNano(), k)
+				if err := senders[i].call(ctx, "send_message", map[string]any{"conversation_id": conv, "body": body}, nil); err != nil {
+					errs.Add(1)
+					return
+				}
+				select {
+				case <-received:
+				case <-time.After(5 * time.Second):
+					errs.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	stop()
+	return WorkloadStats{Name: name, Detail: "send start → waiter response", Latency: lat.summary(), Errors: errs.Load(), RSSBytes: s.proc.rss()}, nil
+}
+
+// fanOut is W4: one message into a group of n agents, each parked in a
+// wait; the time until the last of them has it.
+func fanOut(ctx context.Context, s *server, o Options, n int) (WorkloadStats, error) {
+	name := fmt.Sprintf("W4 fan-out to %d waiters", n)
+	members, err := s.agents(ctx, "w4", "member", n)
+	if err != nil {
+		return WorkloadStats{}, err
+	}
+	sender, err := s.agents(ctx, "w4", "speaker", 1)
+	if err != nil {
+		return WorkloadStats{}, err
+	}
+	handles := make([]string, n)
+	for i := range handles {
+		handles[i] = fmt.Sprintf("w4/member%d", i)
+	}
+	var conv struct {
+		ConversationID string `json:"conversation_id"`
+	}
+	first := min(n, hub.MaxMembers)
+	if err := sender[0].call(ctx, "create_thread", map[string]any{"title": "fan-out", "participants": handles[:first]}, &conv); err != nil {
+		return WorkloadStats{}, err
+	}
+	for _, hd := range handles[first:] {
+		if err := sender[0].call(ctx, "add_participant", map[string]any{"conversation_id": conv.ConversationID, "handle": hd}, nil); err != nil {
+			return WorkloadStats{}, err
+		}
+	}
+	var cursor struct {
+		LatestCursor string `json:"latest_cursor"`
+	}
+	if err := members[0].call(ctx, "whoami", map[string]any{}, &cursor); err != nil {
+		return WorkloadStats{}, err
+	}
+	var parked, errs atomic.Int64
+	done := make(chan time.Time, n)
+	for _, m := range members {
+		go func() {
+			parked.Add(1)
+			if err := m.call(ctx, "wait_for_messages", map[string]any{"cursor": cursor.LatestCursor, "timeout_s": 30}, nil); err != nil {
+				errs.Add(1)
+			}
+			done <- time.Now()
+		}()
+	}
+	for parked.Load() < int64(n) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // let the last requests reach the server
+	start := time.Now()
+	if err := sender[0].call(ctx, "send_message", map[string]any{"conversation_id": conv.ConversationID, "body": "everyone: one message for all"}, nil); err != nil {
+		return WorkloadStats{}, err
+	}
+	var lat latencies
+	for range n {
+		lat = append(lat, (<-done).Sub(start))
+	}
+	return WorkloadStats{Name: name, Detail: "one send; time until each parked waiter had it (max = the last)", Latency: lat.summary(),
+		Errors: errs.Load(), RSSBytes: s.proc.rss()}, nil
+}
