@@ -35,20 +35,32 @@ type Report struct {
 	Settings  string          `json:"settings"`
 	Floors    Floors          `json:"floors"`
 	Workloads []WorkloadStats `json:"workloads"`
+	// Failed lists the workloads that stopped with an error, and why.
+	Failed []string `json:"failed,omitempty"`
 }
 
-// WorkloadStats is one workload's numbers.
+// WorkloadStats is one workload's numbers. Zero means not measured.
 type WorkloadStats struct {
 	Name      string  `json:"name"`
 	Detail    string  `json:"detail"`
 	PerSec    float64 `json:"per_s,omitempty"`
 	Latency   Summary `json:"latency"`
 	Errors    int64   `json:"errors"`
-	CPU       float64 `json:"server_cpu_cores"` // server CPU in cores over the workload
-	RSSBytes  int64   `json:"server_rss_bytes"`
+	CPU       float64 `json:"server_cpu_cores,omitempty"` // server CPU in cores over the workload
+	RSSBytes  int64   `json:"server_rss_bytes,omitempty"`
 	PerWaiter int64   `json:"rss_per_waiter_bytes,omitempty"`
 	ParkTime  float64 `json:"time_to_park_s,omitempty"`
 	IdleCPU   float64 `json:"idle_cpu_cores,omitempty"`
+
+	// From the server's /metrics: goroutines at the end (W3: while its
+	// waiters are parked), the collections during the workload and their
+	// summed pauses, and go_gc_duration_seconds by quantile ("0" … "1",
+	// over the recent pauses) at the end.
+	Goroutines          int                `json:"server_goroutines,omitempty"`
+	PerWaiterGoroutines float64            `json:"goroutines_per_waiter,omitempty"`
+	GCs                 int64              `json:"server_gc_count,omitempty"`
+	GCPauseTotal        float64            `json:"server_gc_pause_total_ms,omitempty"`
+	GCPause             map[string]float64 `json:"server_gc_pause_quantiles_ms,omitempty"`
 }
 
 // perConversation is how many messages a sender sends into one
@@ -86,30 +98,27 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			senders = []int{1, 32}
 		}
 		for _, n := range senders {
-			st, err := sendThroughput(ctx, s, o, n, d)
-			if err != nil {
-				return nil, err
-			}
-			r.Workloads = append(r.Workloads, st)
+			r.step(ctx, o, s, fmt.Sprintf("W1 %d senders", n), func() ([]WorkloadStats, error) {
+				st, err := sendThroughput(ctx, s, o, n, d)
+				return []WorkloadStats{st}, err
+			})
 		}
 	}
 	if want("W2") {
-		st, err := sendToWake(ctx, s, o, 16, d)
-		if err != nil {
-			return nil, err
-		}
-		r.Workloads = append(r.Workloads, st)
+		r.step(ctx, o, s, "W2", func() ([]WorkloadStats, error) {
+			st, err := sendToWake(ctx, s, o, 16, d)
+			return []WorkloadStats{st}, err
+		})
 	}
 	if want("W4") {
 		n := 500
 		if o.Quick {
 			n = 100
 		}
-		st, err := fanOut(ctx, s, o, n)
-		if err != nil {
-			return nil, err
-		}
-		r.Workloads = append(r.Workloads, st)
+		r.step(ctx, o, s, "W4", func() ([]WorkloadStats, error) {
+			st, err := fanOut(ctx, s, o, n)
+			return []WorkloadStats{st}, err
+		})
 	}
 	if want("W5") {
 		sizes := []int{10000, 100000}
@@ -117,11 +126,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			sizes = []int{10000}
 		}
 		for _, n := range sizes {
-			st, err := historyGrowth(ctx, s, o, n, d)
-			if err != nil {
-				return nil, err
-			}
-			r.Workloads = append(r.Workloads, st...)
+			r.step(ctx, o, s, fmt.Sprintf("W5 at %d messages", n), func() ([]WorkloadStats, error) {
+				return historyGrowth(ctx, s, o, n, d)
+			})
 		}
 	}
 	if want("W3") {
@@ -129,13 +136,37 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if o.Quick {
 			n = 500
 		}
-		st, err := parkedWaiters(ctx, s, o, n, d)
-		if err != nil {
-			return nil, err
-		}
-		r.Workloads = append(r.Workloads, st)
+		r.step(ctx, o, s, "W3", func() ([]WorkloadStats, error) {
+			st, err := parkedWaiters(ctx, s, o, n, d)
+			return []WorkloadStats{st}, err
+		})
 	}
-	return r, r.write(o.Dir)
+	if err := r.write(o.Dir); err != nil {
+		return r, err
+	}
+	if len(r.Failed) > 0 {
+		return r, fmt.Errorf("%d workloads failed: %s", len(r.Failed), strings.Join(r.Failed, "; "))
+	}
+	return r, nil
+}
+
+// step runs one workload on s and records its numbers with the server's
+// runtime over it, read from its /metrics before and after. A workload that
+// fails is recorded as failed and the run goes on with the next.
+func (r *Report) step(ctx context.Context, o Options, s *server, name string, run func() ([]WorkloadStats, error)) {
+	before, _ := s.runtime(ctx)
+	sts, err := run()
+	if err != nil {
+		fmt.Fprintf(o.Progress, "%s failed: %v\n", name, err)
+		r.Failed = append(r.Failed, fmt.Sprintf("%s: %v", name, err))
+		return
+	}
+	if after, err := s.runtime(ctx); err == nil {
+		for i := range sts {
+			sts[i].addRuntime(before, after)
+		}
+	}
+	r.Workloads = append(r.Workloads, sts...)
 }
 
 // progress prints a line a second with the count so far until stop.
@@ -171,23 +202,58 @@ func (r *Report) write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(r.Markdown()), 0o644)
 }
 
-// Markdown is the report as a table, each speed also as a ratio to its
-// floor.
+// Markdown is the report as two tables, what the clients saw (each speed
+// also as a ratio to its floor) and what the server spent.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# palaver bench, %s%s\n\n", r.When.Format(time.RFC3339), map[bool]string{true: " (quick)"}[r.Quick])
 	fmt.Fprintf(&b, "Floors of this machine, measured in this run: fsync %.0f/s; raw HTTP JSON round trips %.0f/s (32 clients), p50 %.3f ms one at a time.\n\n", r.Floors.FsyncPerSec, r.Floors.HTTPPerSec, r.Floors.HTTPSequential.P50)
 	fmt.Fprintf(&b, "Settings: %s.\n\n", r.Settings)
-	fmt.Fprintln(&b, "| workload | rate/s | ratio to floor | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | server CPU (cores) | server RSS MiB | per waiter KiB | park s | idle CPU |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| workload | rate/s | ratio to floor | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | notes |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, w := range r.Workloads {
 		ratio := ""
 		if w.PerSec > 0 && r.Floors.HTTPPerSec > 0 {
 			ratio = fmt.Sprintf("%.1f %% of HTTP, %.1f× fsync", 100*w.PerSec/r.Floors.HTTPPerSec, w.PerSec/r.Floors.FsyncPerSec)
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %.2f | %.0f | %.1f | %.2f | %.3f |\n",
-			w.Name, w.PerSec, ratio, w.Latency.P50, w.Latency.P90, w.Latency.P99, w.Latency.P999, w.Latency.Max, w.Errors,
-			w.CPU, float64(w.RSSBytes)/(1<<20), float64(w.PerWaiter)/1024, w.ParkTime, w.IdleCPU)
+		l := w.Latency
+		if l.Count == 0 {
+			fmt.Fprintf(&b, "| %s | %s | %s | | | | | | %d | %s |\n", w.Name, num("%.0f", w.PerSec), ratio, w.Errors, w.Detail)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %s |\n",
+			w.Name, num("%.0f", w.PerSec), ratio, l.P50, l.P90, l.P99, l.P999, l.Max, w.Errors, w.Detail)
+	}
+	fmt.Fprintln(&b, "\nThe server over each workload (GC pause quantiles are over its recent collections):")
+	fmt.Fprintln(&b, "\n| workload | CPU (cores) | RSS MiB | goroutines | GCs | GC pause total ms | GC pause p50 / max ms | per waiter KiB | park s | idle CPU |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
+	for _, w := range r.Workloads {
+		idle := num("%.3f", w.IdleCPU)
+		if w.ParkTime > 0 && idle == "" {
+			idle = "0" // measured, and idle indeed
+		}
+		goroutines := num("%.0f", float64(w.Goroutines))
+		if w.PerWaiterGoroutines > 0 {
+			goroutines += fmt.Sprintf(" (%.1f per waiter)", w.PerWaiterGoroutines)
+		}
+		pauses := ""
+		if len(w.GCPause) > 0 {
+			pauses = fmt.Sprintf("%.3f / %.3f", w.GCPause["0.5"], w.GCPause["1"])
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.1f | %s | %s | %s | %s |\n", w.Name,
+			num("%.2f", w.CPU), num("%.0f", float64(w.RSSBytes)/(1<<20)), goroutines,
+			w.GCs, w.GCPauseTotal, pauses, num("%.1f", float64(w.PerWaiter)/1024), num("%.2f", w.ParkTime), idle)
+	}
+	for _, f := range r.Failed {
+		fmt.Fprintf(&b, "\nFailed: %s\n", f)
 	}
 	return b.String()
+}
+
+// num formats v, or gives "" for zero: not measured.
+func num(format string, v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return fmt.Sprintf(format, v)
 }

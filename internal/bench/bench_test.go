@@ -1,9 +1,18 @@
 package bench
 
 import (
+	"context"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/palaverhq/palaver/internal/metrics"
 )
 
 func TestSummaryPercentiles(t *testing.T) {
@@ -26,5 +35,39 @@ func TestMarkdownGivesRatiosToFloors(t *testing.T) {
 	md := r.Markdown()
 	if !strings.Contains(md, "25.0 % of HTTP, 2.5× fsync") || !strings.Contains(md, "fsync 4000/s") {
 		t.Fatalf("report:\n%s", md)
+	}
+}
+
+func TestReadRuntimeFromMetrics(t *testing.T) {
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(metrics.New().Mount(mux))
+	defer srv.Close()
+	rt, err := readRuntime(context.Background(), srv.Client(), metricsURL(srv.URL+"/mcp/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.goroutines < 1 {
+		t.Errorf("goroutines = %v", rt.goroutines)
+	}
+	quantiles := slices.Sorted(maps.Keys(rt.gcPause))
+	if diff := cmp.Diff([]string{"0", "0.25", "0.5", "0.75", "1"}, quantiles); diff != "" {
+		t.Errorf("GC pause quantiles (-want +got):\n%s", diff)
+	}
+}
+
+func TestAddRuntime(t *testing.T) {
+	before := serverRuntime{goroutines: 10, gcs: 4, gcSeconds: 0.002}
+	after := serverRuntime{goroutines: 30, gcs: 10, gcSeconds: 0.005, gcPause: map[string]float64{"0.5": 0.0002, "1": 0.001}}
+	var st WorkloadStats
+	st.addRuntime(before, after)
+	want := WorkloadStats{Goroutines: 30, GCs: 6, GCPauseTotal: 3, GCPause: map[string]float64{"0.5": 0.2, "1": 1}}
+	if diff := cmp.Diff(want, st, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// A workload that counted its goroutines itself (W3, while parked) keeps them.
+	st = WorkloadStats{Goroutines: 5000}
+	st.addRuntime(before, after)
+	if st.Goroutines != 5000 {
+		t.Errorf("goroutines = %d, want the workload's own 5000", st.Goroutines)
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
@@ -62,6 +64,11 @@ func spawn(ctx context.Context, o Options) (*server, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// runtime reads the server's /metrics.
+func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
+	return readRuntime(ctx, &http.Client{Timeout: 5 * time.Second}, metricsURL(s.url))
 }
 
 func (s *server) stop() {

@@ -17,6 +17,7 @@ func parkedWaiters(ctx context.Context, s *server, o Options, n int, d time.Dura
 		return WorkloadStats{}, err
 	}
 	before := s.proc.rss()
+	rt0, _ := s.runtime(ctx)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var parked atomic.Int64
@@ -38,11 +39,13 @@ func parkedWaiters(ctx context.Context, s *server, o Options, n int, d time.Dura
 	parkTime := time.Since(start)
 	stop()
 	after := s.proc.rss()
+	rt, _ := s.runtime(ctx)
 	cpu0 := s.proc.cpu()
 	time.Sleep(d)
 	idle := (s.proc.cpu() - cpu0).Seconds() / d.Seconds()
 	cancel()
 	wg.Wait()
 	return WorkloadStats{Name: name, Detail: "wait_for_messages timeout 55 s, one connection each", RSSBytes: after,
-		PerWaiter: (after - before) / int64(n), ParkTime: parkTime.Seconds(), IdleCPU: idle}, nil
+		PerWaiter: (after - before) / int64(n), ParkTime: parkTime.Seconds(), IdleCPU: idle,
+		Goroutines: int(rt.goroutines), PerWaiterGoroutines: (rt.goroutines - rt0.goroutines) / float64(n)}, nil
 }
