@@ -41,16 +41,19 @@ type Report struct {
 
 // WorkloadStats is one workload's numbers. Zero means not measured.
 type WorkloadStats struct {
-	Name      string  `json:"name"`
-	Detail    string  `json:"detail"`
-	PerSec    float64 `json:"per_s,omitempty"`
-	Latency   Summary `json:"latency"`
-	Errors    int64   `json:"errors"`
-	CPU       float64 `json:"server_cpu_cores,omitempty"` // server CPU in cores over the workload
-	RSSBytes  int64   `json:"server_rss_bytes,omitempty"`
-	PerWaiter int64   `json:"rss_per_waiter_bytes,omitempty"`
-	ParkTime  float64 `json:"time_to_park_s,omitempty"`
-	IdleCPU   float64 `json:"idle_cpu_cores,omitempty"`
+	Name       string  `json:"name"`
+	Detail     string  `json:"detail"`
+	PerSec     float64 `json:"per_s,omitempty"`
+	Offered    float64 `json:"offered_per_s,omitempty"` // open loop: the rate sends were due at
+	Missed     int64   `json:"missed,omitempty"`        // open loop: sends due but not started by the end
+	Latency    Summary `json:"latency"`
+	Errors     int64   `json:"errors"`
+	FirstError string  `json:"first_error,omitempty"`
+	CPU        float64 `json:"server_cpu_cores,omitempty"` // server CPU in cores over the workload
+	RSSBytes   int64   `json:"server_rss_bytes,omitempty"`
+	PerWaiter  int64   `json:"rss_per_waiter_bytes,omitempty"`
+	ParkTime   float64 `json:"time_to_park_s,omitempty"`
+	IdleCPU    float64 `json:"idle_cpu_cores,omitempty"`
 
 	// From the server's /metrics: goroutines at the end (W3: while its
 	// waiters are parked), the collections during the workload and their
@@ -93,14 +96,24 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer s.stop()
 	want := func(name string) bool { return len(o.Workloads) == 0 || slices.Contains(o.Workloads, name) }
 	if want("W1") {
-		senders := []int{1, 8, 32}
+		senders := []int{1, 8, 32, 128}
+		rates := []int{1000, 5000, 10000}
 		if o.Quick {
-			senders = []int{1, 32}
+			senders, rates = []int{1, 32}, []int{1000}
 		}
 		for _, n := range senders {
 			r.step(ctx, o, s, fmt.Sprintf("W1 %d senders", n), func() ([]WorkloadStats, error) {
 				st, err := sendThroughput(ctx, s, o, n, d)
 				return []WorkloadStats{st}, err
+			})
+		}
+		pool, err := s.senders(ctx, "w1-open", openLoopCallers)
+		for _, rate := range rates {
+			r.step(ctx, o, s, fmt.Sprintf("W1 open loop %d/s", rate), func() ([]WorkloadStats, error) {
+				if err != nil {
+					return nil, err
+				}
+				return []WorkloadStats{openLoop(ctx, s, o, pool, rate, d)}, nil
 			})
 		}
 	}
@@ -218,11 +231,11 @@ func (r *Report) Markdown() string {
 		}
 		l := w.Latency
 		if l.Count == 0 {
-			fmt.Fprintf(&b, "| %s | %s | %s | | | | | | %d | %s |\n", w.Name, num("%.0f", w.PerSec), ratio, w.Errors, w.Detail)
+			fmt.Fprintf(&b, "| %s | %s | %s | | | | | | %d | %s |\n", w.Name, num("%.0f", w.PerSec), ratio, w.Errors, w.notes())
 			continue
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %s |\n",
-			w.Name, num("%.0f", w.PerSec), ratio, l.P50, l.P90, l.P99, l.P999, l.Max, w.Errors, w.Detail)
+			w.Name, num("%.0f", w.PerSec), ratio, l.P50, l.P90, l.P99, l.P999, l.Max, w.Errors, w.notes())
 	}
 	fmt.Fprintln(&b, "\nThe server over each workload (GC pause quantiles are over its recent collections):")
 	fmt.Fprintln(&b, "\n| workload | CPU (cores) | RSS MiB | goroutines | GCs | GC pause total ms | GC pause p50 / max ms | per waiter KiB | park s | idle CPU |")
@@ -248,6 +261,14 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "\nFailed: %s\n", f)
 	}
 	return b.String()
+}
+
+// notes is the workload's detail, and its first error if any.
+func (w WorkloadStats) notes() string {
+	if w.FirstError == "" {
+		return w.Detail
+	}
+	return fmt.Sprintf("%s; first error: %s", w.Detail, strings.ReplaceAll(w.FirstError, "|", "\\|"))
 }
 
 // num formats v, or gives "" for zero: not measured.

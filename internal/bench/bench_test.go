@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -69,5 +70,21 @@ func TestAddRuntime(t *testing.T) {
 	st.addRuntime(before, after)
 	if st.Goroutines != 5000 {
 		t.Errorf("goroutines = %d, want the workload's own 5000", st.Goroutines)
+	}
+}
+
+func TestBodyIsPaddedAndKeepsItsStamp(t *testing.T) {
+	b := body("1234567890 wake 3")
+	if len(b) != bodySize || !strings.HasPrefix(b, "1234567890 wake 3 ") {
+		t.Fatalf("body(…) = %q (%d bytes)", b, len(b))
+	}
+}
+
+func TestFailuresKeepTheFirst(t *testing.T) {
+	var f failures
+	f.add(errors.New("first"))
+	f.add(errors.New("second"))
+	if n, first := f.result(); n != 2 || first != "first" {
+		t.Fatalf("result() = %d, %q", n, first)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -20,10 +21,11 @@ import (
 // call is one request on a keep-alive connection; ids correlate requests and
 // responses.
 type client struct {
-	url   string
-	token string
-	http  *http.Client
-	id    atomic.Int64
+	url    string
+	token  string
+	handle string // the agent's, owner/slug
+	http   *http.Client
+	id     atomic.Int64
 }
 
 // newHTTPClient keeps one connection per concurrent caller, so a parked
@@ -90,6 +92,95 @@ func (c *client) call(ctx context.Context, tool string, args any, out any) error
 		return json.Unmarshal(rpc.Result.StructuredContent, out)
 	}
 	return nil
+}
+
+// send posts one message. A send the server did not send (denied by a
+// brake, held for review) is an error here, with the server's reason.
+func (c *client) send(ctx context.Context, conv, body string) error {
+	var out struct {
+		Status string `json:"status"`
+		Reason string `json:"reason"`
+	}
+	if err := c.call(ctx, "send_message", map[string]any{"conversation_id": conv, "body": body}, &out); err != nil {
+		return err
+	}
+	if out.Status != "sent" {
+		return fmt.Errorf("send_message: %s: %s", out.Status, out.Reason)
+	}
+	return nil
+}
+
+// sender is an agent sending to one peer in threads of their own. It moves
+// to a new thread every perConversation sends, so the budget brake, on at
+// its default, never trips.
+type sender struct {
+	c    *client
+	peer string // the peer's handle
+	conv string
+	sent int
+}
+
+// ready starts a new thread when the current one has had its share of
+// sends (or there is none yet).
+func (s *sender) ready(ctx context.Context) error {
+	if s.conv != "" && s.sent < perConversation {
+		return nil
+	}
+	var out struct {
+		ConversationID string `json:"conversation_id"`
+	}
+	if err := s.c.call(ctx, "create_thread", map[string]any{"title": "load", "participants": []string{s.peer}}, &out); err != nil {
+		return err
+	}
+	s.conv, s.sent = out.ConversationID, 0
+	return nil
+}
+
+// send sends body into the current thread, starting a new one first if
+// needed.
+func (s *sender) send(ctx context.Context, body string) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	s.sent++
+	return s.c.send(ctx, s.conv, body)
+}
+
+// filler pads message bodies to bodySize bytes: a typical short ask.
+const filler = "Please look at the change to the parser and tell me whether the new error messages read well; " +
+	"I will wait for your answer before I merge it into the main branch, and then start on the docs for it as agreed earlier today."
+
+// bodySize is the size of a benchmark message body in bytes.
+const bodySize = 200
+
+// body is text padded to bodySize bytes (text first, so a time stamp in
+// front stays readable).
+func body(text string) string {
+	return (text + " " + filler + filler)[:bodySize]
+}
+
+// failures counts a workload's errors and keeps the first, for the
+// report.
+type failures struct {
+	mu    sync.Mutex
+	n     int64
+	first string
+}
+
+func (f *failures) add(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	if f.first == "" {
+		f.first = err.Error()
+	}
+}
+
+// result is the count and the first error's text.
+func (f *failures) result() (int64, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n, f.first
 }
 
 // latencies collects durations and summarizes them.

@@ -8,46 +8,35 @@ import (
 	"time"
 )
 
-// sendThroughput is W1: n senders, closed loop, each into its own
-// conversation, for d.
+// sendThroughput is W1's first half: n senders, closed loop, for d.
 func sendThroughput(ctx context.Context, s *server, o Options, n int, d time.Duration) (WorkloadStats, error) {
-	name := fmt.Sprintf("W1 send, %d senders", n)
-	senders, err := s.agents(ctx, "w1", fmt.Sprintf("s%d-", n), n)
+	senders, err := s.senders(ctx, fmt.Sprintf("w1-c%d", n), n)
 	if err != nil {
 		return WorkloadStats{}, err
 	}
-	if _, err := s.agents(ctx, "w1", fmt.Sprintf("sink%d-", n), 1); err != nil {
-		return WorkloadStats{}, err
-	}
-	// newConv starts a group conversation of a sender with the sink.
-	newConv := func(c *client) (string, error) {
-		var out struct {
-			ConversationID string `json:"conversation_id"`
-		}
-		err := c.call(ctx, "create_thread", map[string]any{"title": "load", "participants": []string{fmt.Sprintf("w1/sink%d-0", n)}}, &out)
-		return out.ConversationID, err
-	}
-	var count, errs atomic.Int64
-	lats := make([]latencies, n)
-	cpu0 := s.proc.cpu()
+	return closedLoop(ctx, s, o, fmt.Sprintf("W1 send, %d sender%s", n, map[bool]string{true: "s"}[n != 1]), senders, d), nil
+}
+
+// closedLoop has each sender send its next message as soon as the last is
+// answered, for d. A send's time excludes starting a new thread.
+func closedLoop(ctx context.Context, s *server, o Options, name string, senders []*sender, d time.Duration) WorkloadStats {
+	var count atomic.Int64
+	var errs failures
+	lats := make([]latencies, len(senders))
+	cpu0 := s.cpu()
 	stop := progress(o.Progress, name, &count)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for i, c := range senders {
+	for i, snd := range senders {
 		wg.Go(func() {
-			var conv string
 			for k := 0; time.Since(start) < d; k++ {
-				if k%perConversation == 0 {
-					var err error
-					if conv, err = newConv(c); err != nil {
-						errs.Add(1)
-						return
-					}
+				if err := snd.ready(ctx); err != nil {
+					errs.add(err)
+					return
 				}
 				t := time.Now()
-				err := c.call(ctx, "send_message", map[string]any{"conversation_id": conv, "body": fmt.Sprintf("load %d/%d: a short ask of a typical length", i, k)}, nil)
-				if err != nil {
-					errs.Add(1)
+				if err := snd.send(ctx, body(fmt.Sprintf("load %d/%d:", i, k))); err != nil {
+					errs.add(err)
 					continue
 				}
 				lats[i] = append(lats[i], time.Since(t))
@@ -58,11 +47,94 @@ func sendThroughput(ctx context.Context, s *server, o Options, n int, d time.Dur
 	wg.Wait()
 	stop()
 	elapsed := time.Since(start)
+	st := WorkloadStats{Name: name, Detail: fmt.Sprintf("closed loop, %d-byte bodies", bodySize),
+		PerSec: float64(count.Load()) / elapsed.Seconds(), Latency: summarize(lats),
+		CPU: (s.cpu() - cpu0).Seconds() / elapsed.Seconds(), RSSBytes: s.rss()}
+	st.Errors, st.FirstError = errs.result()
+	return st
+}
+
+// openLoopCallers is how many sends of the open loop may be in flight.
+const openLoopCallers = 256
+
+// openLoop is W1's second half: sends due at a fixed rate for d, issued on
+// schedule whether or not the earlier ones were answered, by a pool of
+// senders (one send in flight each). A send that starts late because every
+// sender was busy is timed from when it was due, so a server that falls
+// behind shows its queue in the latencies (no coordinated omission). Sends
+// still waiting for a sender when d ends are counted as missed.
+func openLoop(ctx context.Context, s *server, o Options, senders []*sender, rate int, d time.Duration) WorkloadStats {
+	name := fmt.Sprintf("W1 open loop, %d/s", rate)
+	interval := time.Second / time.Duration(rate)
+	planned := int64(d / interval)
+	var count atomic.Int64
+	var errs failures
+	lats := make([]latencies, len(senders))
+	// Every sender has its thread before the clock starts.
+	var wg sync.WaitGroup
+	for _, snd := range senders {
+		wg.Go(func() {
+			if err := snd.ready(ctx); err != nil {
+				errs.add(err)
+			}
+		})
+	}
+	wg.Wait()
+
+	cpu0 := s.cpu()
+	stop := progress(o.Progress, name, &count)
+	due := make(chan time.Time)
+	for i, snd := range senders {
+		wg.Go(func() {
+			for k := 0; ; k++ {
+				at, ok := <-due
+				if !ok {
+					return
+				}
+				if err := snd.send(ctx, body(fmt.Sprintf("open %d/%d/%d:", rate, i, k))); err != nil {
+					errs.add(err)
+				} else {
+					lats[i] = append(lats[i], time.Since(at))
+					count.Add(1)
+				}
+				// A new thread, when one is needed, before the next send is taken.
+				if err := snd.ready(ctx); err != nil {
+					errs.add(err)
+				}
+			}
+		})
+	}
+	start := time.Now()
+	end := time.After(d)
+	var issued int64
+schedule:
+	for issued < planned {
+		at := start.Add(time.Duration(issued) * interval)
+		time.Sleep(time.Until(at))
+		select {
+		case due <- at:
+			issued++
+		case <-end:
+			break schedule
+		}
+	}
+	close(due)
+	wg.Wait()
+	stop()
+	elapsed := time.Since(start)
+	st := WorkloadStats{Name: name,
+		Detail: fmt.Sprintf("open loop: %d sends due, %d not started by the end (all %d senders busy); latency from when each was due", planned, planned-issued, len(senders)),
+		PerSec: float64(count.Load()) / elapsed.Seconds(), Offered: float64(rate), Missed: planned - issued,
+		Latency: summarize(lats), CPU: (s.cpu() - cpu0).Seconds() / elapsed.Seconds(), RSSBytes: s.rss()}
+	st.Errors, st.FirstError = errs.result()
+	return st
+}
+
+// summarize puts the latencies of several callers together.
+func summarize(per []latencies) Summary {
 	var all latencies
-	for _, l := range lats {
+	for _, l := range per {
 		all = append(all, l...)
 	}
-	return WorkloadStats{Name: name, Detail: "closed loop, 200-byte bodies, durable (synchronous=FULL)",
-		PerSec: float64(count.Load()) / elapsed.Seconds(), Latency: all.summary(), Errors: errs.Load(),
-		CPU: (s.proc.cpu() - cpu0).Seconds() / elapsed.Seconds(), RSSBytes: s.proc.rss()}, nil
+	return all.summary()
 }

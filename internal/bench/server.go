@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -25,6 +27,8 @@ type server struct {
 	cmd  *exec.Cmd
 	hub  *hub.Hub
 	db   *store.DB
+	// progress receives a line when making many agents takes a while.
+	progress io.Writer
 }
 
 // spawn starts `palaver serve` on a fresh database in dir and opens the
@@ -41,7 +45,7 @@ func spawn(ctx context.Context, o Options) (*server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, proc: proc{pid: cmd.Process.Pid}}
+	s := &server{cmd: cmd, proc: proc{pid: cmd.Process.Pid}, progress: o.Progress}
 	lines := bufio.NewScanner(stderr)
 	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
 	for lines.Scan() {
@@ -66,6 +70,12 @@ func spawn(ctx context.Context, o Options) (*server, error) {
 	return s, nil
 }
 
+// cpu is the server's CPU time so far.
+func (s *server) cpu() time.Duration { return s.proc.cpu() }
+
+// rss is the server's resident memory in bytes.
+func (s *server) rss() int64 { return s.proc.rss() }
+
 // runtime reads the server's /metrics.
 func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
 	return readRuntime(ctx, &http.Client{Timeout: 5 * time.Second}, metricsURL(s.url))
@@ -79,25 +89,56 @@ func (s *server) stop() {
 	s.cmd.Wait()
 }
 
-// agents makes n agents of one owner and a client for each.
+// agents makes n agents of one owner (owner/prefix0, owner/prefix1, …)
+// with a token each, and a client for each on one shared transport.
 func (s *server) agents(ctx context.Context, owner, prefix string, n int) ([]*client, error) {
 	if _, err := s.hub.User(ctx, owner); err != nil {
 		if _, err := s.hub.CreateUser(ctx, owner, ""); err != nil {
 			return nil, err
 		}
 	}
+	if n > 100 {
+		fmt.Fprintf(s.progress, "making %d agents\n", n)
+	}
 	hc := newHTTPClient()
-	var out []*client
+	out := make([]*client, n)
+	errs := make([]error, n)
+	// Several at once: the store commits them in groups.
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
 	for i := range n {
-		slug := fmt.Sprintf("%s%d", prefix, i)
-		if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: owner + "/" + slug}); err != nil {
-			return nil, err
-		}
-		_, secret, err := s.hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &client{url: s.url, token: secret, http: hc})
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			slug := fmt.Sprintf("%s%d", prefix, i)
+			if _, errs[i] = s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: owner + "/" + slug}); errs[i] != nil {
+				return
+			}
+			var secret string
+			if _, secret, errs[i] = s.hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug}); errs[i] != nil {
+				return
+			}
+			out[i] = &client{url: s.url, token: secret, handle: owner + "/" + slug, http: hc}
+		})
+	}
+	wg.Wait()
+	return out, cmp.Or(errs...)
+}
+
+// senders makes n agents of owner that send to one more agent of it, the
+// sink.
+func (s *server) senders(ctx context.Context, owner string, n int) ([]*sender, error) {
+	sink, err := s.agents(ctx, owner, "sink", 1)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := s.agents(ctx, owner, "s", n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*sender, n)
+	for i, c := range cs {
+		out[i] = &sender{c: c, peer: sink[0].handle}
 	}
 	return out, nil
 }
