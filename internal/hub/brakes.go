@@ -18,16 +18,12 @@ func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, b
 	if !conv.PausedAt.IsZero() {
 		return deny("paused", "agents traded %d turns in this conversation with no person taking part, so it is paused until a person writes in it or presses Resume; stop here and tell your owner", s.PauseTurns)
 	}
-	same, err := tx.CountSent(ctx, conv.ID, c.Agent.ID, conv.LastPersonAt, body, s.DuplicateLimit)
+	same, recent, err := tx.CountSent(ctx, conv.ID, c.Agent.ID, body, conv.LastPersonAt, now.Add(-s.BudgetWindow), max(s.DuplicateLimit, s.Budget))
 	if err != nil {
 		return err
 	}
 	if same >= s.DuplicateLimit {
 		return deny("duplicate", "you already sent these exact words %d times in this conversation since a person last took part; say something new, or wait for a person", same)
-	}
-	recent, err := tx.CountSent(ctx, conv.ID, c.Agent.ID, now.Add(-s.BudgetWindow), "", s.Budget)
-	if err != nil {
-		return err
 	}
 	if recent >= s.Budget {
 		return deny("budget", "you sent %d messages in this conversation in the last %s, the limit; wait before sending more here", recent, s.BudgetWindow)

@@ -43,24 +43,20 @@ func access(ctx context.Context, r Reader, agentID, conversationID string) (*Con
 		return nil, invalid("", "conversation_id is required: take it from list_conversations, check_inbox or open_conversation")
 	}
 	missing := notFound("no conversation %q is open to you; list yours with list_conversations", cleanText(conversationID))
-	c, err := r.Conversation(ctx, conversationID)
+	v, err := r.ConversationView(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) {
 		return nil, missing
 	}
 	if err != nil {
 		return nil, AsError(err)
 	}
-	if c.Status == StatusClosed {
+	if v.Conversation.Status == StatusClosed {
 		return nil, missing
 	}
-	ps, err := r.Participants(ctx, c.ID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	if _, ok := participant(ps, agentID); !ok {
+	if _, ok := participant(v.Participants, agentID); !ok {
 		return nil, missing
 	}
-	return &ConversationView{Conversation: c, Participants: ps}, nil
+	return v, nil
 }
 
 // lockedAccess is access inside a write transaction, holding the

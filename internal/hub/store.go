@@ -39,6 +39,8 @@ type Reader interface {
 	Tokens(ctx context.Context, userID, agentID string) ([]*Token, error)
 
 	Conversation(ctx context.Context, id string) (*Conversation, error)
+	// ConversationView is Conversation and its Participants in one read.
+	ConversationView(ctx context.Context, id string) (*ConversationView, error)
 	// DirectConversation finds the open or close-requested direct
 	// conversation whose participant set has this key.
 	DirectConversation(ctx context.Context, key string) (*Conversation, error)
@@ -74,12 +76,12 @@ type Reader interface {
 	// Holds lists the agent's holds, each with its session's last-seen time.
 	Holds(ctx context.Context, agentID string) ([]Hold, error)
 
-	// CountSent counts, up to max, the sender's messages in a conversation
-	// created after since (all when since is zero) that were sent or are
-	// held, only those with exactly this body when body is not "". Counting
-	// stops at max, so a brake's check costs the same however long the
-	// history.
-	CountSent(ctx context.Context, conversationID, senderID string, since time.Time, body string, max int) (int, error)
+	// CountSent counts, in one query, the sender's messages in a
+	// conversation that were sent or are held: same, those with exactly
+	// this body created after sameSince (all when zero), and recent, all
+	// created after recentSince. Each count stops at max, so a brake's check
+	// costs the same however long the history.
+	CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error)
 	// Voices lists the voices (sender id + "/" + instance) of the agent
 	// messages sent in a conversation after since, in seq order.
 	Voices(ctx context.Context, conversationID string, since time.Time) ([]string, error)

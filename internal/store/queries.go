@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -350,18 +351,45 @@ func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error 
 
 // ---- conversations
 
-const convCols = `id, kind, title, goal, status, COALESCE(direct_key, ''), creator_id, created_at, updated_at, last_seq,
-	last_person_at, agent_turns, last_voice, paused_at, paused_reason`
+// convColumns lists a conversation's columns, each prefixed (a table
+// alias and a dot, or ""), in scanConversation's order.
+func convColumns(prefix string) string {
+	cols := []string{"id", "kind", "title", "goal", "status", "COALESCE(" + prefix + "direct_key, '')", "creator_id", "created_at", "updated_at", "last_seq",
+		"last_person_at", "agent_turns", "last_voice", "paused_at", "paused_reason"}
+	for i, c := range cols {
+		if !strings.HasPrefix(c, "COALESCE") {
+			cols[i] = prefix + c
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+var convCols = convColumns("")
+
+// conversationDest is where a row's conversation columns scan to; done
+// finishes the times.
+type conversationDest struct {
+	c                                hub.Conversation
+	created, updated, person, paused sql.NullInt64
+}
+
+func (d *conversationDest) dest() []any {
+	c := &d.c
+	return []any{&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &d.created, &d.updated, &c.LastSeq,
+		&d.person, &c.AgentTurns, &c.LastVoice, &d.paused, &c.PausedReason}
+}
+
+func (d *conversationDest) done() *hub.Conversation {
+	d.c.CreatedAt, d.c.UpdatedAt, d.c.LastPersonAt, d.c.PausedAt = fromMS(d.created), fromMS(d.updated), fromMS(d.person), fromMS(d.paused)
+	return &d.c
+}
 
 func scanConversation(row scanner) (*hub.Conversation, error) {
-	var c hub.Conversation
-	var created, updated, person, paused sql.NullInt64
-	if err := row.Scan(&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &created, &updated, &c.LastSeq,
-		&person, &c.AgentTurns, &c.LastVoice, &paused, &c.PausedReason); err != nil {
+	var d conversationDest
+	if err := row.Scan(d.dest()...); err != nil {
 		return nil, err
 	}
-	c.CreatedAt, c.UpdatedAt, c.LastPersonAt, c.PausedAt = fromMS(created), fromMS(updated), fromMS(person), fromMS(paused)
-	return &c, nil
+	return d.done(), nil
 }
 
 func (d queries) Conversation(ctx context.Context, id string) (*hub.Conversation, error) {
@@ -403,25 +431,79 @@ func (d queries) NextSeq(ctx context.Context, conversationID string, at time.Tim
 	return seq, dbErr("next seq", err)
 }
 
-// Participants joins each principal's handle: a person's own, an agent's
-// owner/slug. Order: by joining time, the creator first, then by handle.
-func (d queries) Participants(ctx context.Context, conversationID string) ([]hub.Participant, error) {
-	return queryAll(ctx, d.q, "participants", func(row scanner) (hub.Participant, error) {
-		p := hub.Participant{ConversationID: conversationID}
-		var joined sql.NullInt64
-		err := row.Scan(&p.PrincipalID, &p.Kind, &p.OwnerID, &p.Role, &joined, &p.Handle, &p.Archived)
-		p.JoinedAt = fromMS(joined)
-		return p, err
-	}, `SELECT p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
-			CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END,
-			a.archived_at IS NOT NULL
-		FROM participants p
-		JOIN conversations c ON c.id = p.conversation_id
+// participantsFrom joins each current participant of conversation c to
+// its handle: a person's own, an agent's owner/slug.
+const participantsFrom = ` LEFT JOIN participants p ON p.conversation_id = c.id AND p.left_at IS NULL
 		LEFT JOIN agents a ON p.kind = 'agent' AND a.id = p.principal_id
 		LEFT JOIN users ou ON ou.id = a.owner_id
 		LEFT JOIN users pu ON p.kind = 'user' AND pu.id = p.principal_id
-		WHERE p.conversation_id = ? AND p.left_at IS NULL
-		ORDER BY p.joined_at, p.principal_id <> c.creator_id, 6`, conversationID)
+		WHERE c.id = ?
+		ORDER BY p.joined_at, p.principal_id <> c.creator_id, handle`
+
+const participantCols = `p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
+	CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END AS handle, a.archived_at IS NOT NULL`
+
+// participantDest is where a row's participant columns scan to; they are
+// NULL on the one row of a conversation without participants.
+type participantDest struct {
+	id, kind, owner, role, handle sql.NullString
+	joined                        sql.NullInt64
+	archived                      sql.NullBool
+}
+
+func (d *participantDest) dest() []any {
+	return []any{&d.id, &d.kind, &d.owner, &d.role, &d.joined, &d.handle, &d.archived}
+}
+
+func (d *participantDest) participant(conversationID string) (hub.Participant, bool) {
+	return hub.Participant{ConversationID: conversationID, PrincipalID: d.id.String, Kind: d.kind.String, OwnerID: d.owner.String,
+		Role: d.role.String, JoinedAt: fromMS(d.joined), Handle: d.handle.String, Archived: d.archived.Bool}, d.id.Valid
+}
+
+// Participants lists the current participants. Order: by joining time,
+// the creator first, then by handle.
+func (d queries) Participants(ctx context.Context, conversationID string) ([]hub.Participant, error) {
+	ps, err := queryAll(ctx, d.q, "participants", func(row scanner) (participantDest, error) {
+		var p participantDest
+		return p, row.Scan(p.dest()...)
+	}, `SELECT `+participantCols+` FROM conversations c`+participantsFrom, conversationID)
+	var out []hub.Participant
+	for _, p := range ps {
+		if v, ok := p.participant(conversationID); ok {
+			out = append(out, v)
+		}
+	}
+	return out, err
+}
+
+// ConversationView reads a conversation and its participants in one query.
+func (d queries) ConversationView(ctx context.Context, id string) (*hub.ConversationView, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT `+convColumns("c.")+`, `+participantCols+` FROM conversations c`+participantsFrom, id)
+	if err != nil {
+		return nil, dbErr("conversation view", err)
+	}
+	defer rows.Close()
+	var v *hub.ConversationView
+	for rows.Next() {
+		var c conversationDest
+		var p participantDest
+		if err := rows.Scan(append(c.dest(), p.dest()...)...); err != nil {
+			return nil, dbErr("conversation view", err)
+		}
+		if v == nil {
+			v = &hub.ConversationView{Conversation: c.done()}
+		}
+		if part, ok := p.participant(id); ok {
+			v.Participants = append(v.Participants, part)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("conversation view", err)
+	}
+	if v == nil {
+		return nil, dbErr("conversation view", sql.ErrNoRows)
+	}
+	return v, nil
 }
 
 func (d queries) AddParticipant(ctx context.Context, p *hub.Participant) error {
@@ -634,16 +716,15 @@ func bodyHash(body string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-func (d queries) CountSent(ctx context.Context, conversationID, senderID string, after time.Time, body string, max int) (int, error) {
-	var n int
-	q := `SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ? AND status <> 'rejected'`
-	args := []any{senderID, conversationID, since(after)}
-	if body != "" {
-		q += ` AND body_hash = ? AND body = ?`
-		args = append(args, bodyHash(body), body)
-	}
-	err := d.q.QueryRowContext(ctx, q+` LIMIT ?) AS recent`, append(args, max)...).Scan(&n)
-	return n, dbErr("count sent", err)
+func (d queries) CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
+	err = d.q.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND body_hash = ? AND created_at > ?
+			AND status <> 'rejected' AND body = ? LIMIT ?) AS same),
+		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ?
+			AND status <> 'rejected' LIMIT ?) AS recent)`,
+		senderID, conversationID, bodyHash(body), since(sameSince), body, max,
+		senderID, conversationID, since(recentSince), max).Scan(&same, &recent)
+	return same, recent, dbErr("count sent", err)
 }
 
 func (d queries) Voices(ctx context.Context, conversationID string, after time.Time) ([]string, error) {
@@ -912,12 +993,26 @@ func (s *scanTail) message() *hub.Message {
 }
 
 func (d queries) InsertDeliveries(ctx context.Context, m *hub.Message, agentIDs []string) error {
-	for _, id := range agentIDs {
-		if err := d.exec(ctx, "insert delivery", `INSERT INTO deliveries (message_id, agent_id, conversation_id) VALUES (?, ?, ?)`, m.ID, id, m.ConversationID); err != nil {
+	for rows := range slices.Chunk(agentIDs, rowsPerInsert) {
+		args := make([]any, 0, 3*len(rows))
+		for _, id := range rows {
+			args = append(args, m.ID, id, m.ConversationID)
+		}
+		if err := d.exec(ctx, "insert deliveries", `INSERT INTO deliveries (message_id, agent_id, conversation_id) VALUES `+valueRows(len(rows), 3), args...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// rowsPerInsert bounds the rows of one multi-row INSERT, and so the
+// distinct statements the cache holds for it.
+const rowsPerInsert = 32
+
+// valueRows is the VALUES list of n rows of k placeholders: (?, ?), (?, ?).
+func valueRows(n, k int) string {
+	row := "(" + strings.Repeat("?, ", k-1) + "?)"
+	return strings.Repeat(row+", ", n-1) + row
 }
 
 func (d queries) MarkFetched(ctx context.Context, agentID string, messageIDs []string, at time.Time) error {
@@ -941,21 +1036,37 @@ func (d queries) SetDeliveryState(ctx context.Context, agentID, messageID, state
 
 // ---- events
 
+// InsertEvents inserts up to rowsPerInsert events a statement. Ids grow in
+// the order rows are inserted, so the returned ids, sorted, are the
+// events' in order.
 func (d queries) InsertEvents(ctx context.Context, events []*hub.Event) error {
 	if len(events) > 0 && d.dialect.eventLock != "" {
 		if err := d.exec(ctx, "event lock", d.dialect.eventLock); err != nil {
 			return err
 		}
 	}
-	for _, e := range events {
-		var data any
-		if len(e.Data) > 0 {
-			data = string(e.Data)
+	for rows := range slices.Chunk(events, rowsPerInsert) {
+		args := make([]any, 0, 6*len(rows))
+		for _, e := range rows {
+			var data any
+			if len(e.Data) > 0 {
+				data = string(e.Data)
+			}
+			args = append(args, e.RecipientID, e.Type, e.ConversationID, e.MessageID, data, ms(e.CreatedAt))
 		}
-		err := d.q.QueryRowContext(ctx, `INSERT INTO events (recipient_id, type, conversation_id, message_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-			e.RecipientID, e.Type, e.ConversationID, e.MessageID, data, ms(e.CreatedAt)).Scan(&e.ID)
+		ids, err := queryAll(ctx, d.q, "insert events", func(row scanner) (int64, error) {
+			var id int64
+			return id, row.Scan(&id)
+		}, `INSERT INTO events (recipient_id, type, conversation_id, message_id, data, created_at) VALUES `+valueRows(len(rows), 6)+` RETURNING id`, args...)
 		if err != nil {
-			return dbErr("insert event", err)
+			return err
+		}
+		if len(ids) != len(rows) {
+			return fmt.Errorf("insert events: %d ids for %d events", len(ids), len(rows))
+		}
+		slices.Sort(ids)
+		for i, e := range rows {
+			e.ID = ids[i]
 		}
 	}
 	return nil
