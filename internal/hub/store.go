@@ -33,7 +33,9 @@ type Reader interface {
 	Agents(ctx context.Context, ownerID string, includeArchived bool) ([]*Agent, error)
 	Instances(ctx context.Context, agentID string) ([]Instance, error)
 
-	TokenByHash(ctx context.Context, hash []byte) (*Token, error)
+	// TokenByHash finds a token with, in the same read, its agent (nil for
+	// a person's token) and its user (an agent token's owner).
+	TokenByHash(ctx context.Context, hash []byte) (*Token, *Agent, *User, error)
 	TokenByID(ctx context.Context, id string) (*Token, error)
 	// Tokens lists a user's tokens, of one agent when agentID is not "".
 	Tokens(ctx context.Context, userID, agentID string) ([]*Token, error)

@@ -204,44 +204,40 @@ func (c *Caller) Require(scope string) error {
 
 // lookupToken checks a token's shape, finds it, and refuses a revoked or
 // expired one, each with a KindUnauthenticated Error saying what is wrong.
-func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Token, error) {
+func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Token, *Agent, *User, error) {
 	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
 	if token == "" {
-		return nil, unauth("no bearer token: send Authorization: Bearer " + prefix + "…")
+		return nil, nil, nil, unauth("no bearer token: send Authorization: Bearer " + prefix + "…")
 	}
 	if err := checkTokenFormat(token, prefix, kind); err != nil {
-		return nil, unauth(err.Error())
+		return nil, nil, nil, unauth(err.Error())
 	}
 	hash := HashToken(token)
-	t, err := h.store.TokenByHash(ctx, hash)
+	t, a, u, err := h.store.TokenByHash(ctx, hash)
 	if errors.Is(err, ErrNoRows) || (err == nil && subtle.ConstantTimeCompare(t.Hash, hash) != 1) {
-		return nil, unauth("the token is not known to this server")
+		return nil, nil, nil, unauth("the token is not known to this server")
 	}
 	if err != nil {
-		return nil, AsError(err)
+		return nil, nil, nil, AsError(err)
 	}
 	now := h.now()
 	switch {
 	case !t.RevokedAt.IsZero():
-		return nil, unauth("the token was revoked; mint a new one")
+		return nil, nil, nil, unauth("the token was revoked; mint a new one")
 	case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt):
-		return nil, unauth("the token expired; mint a new one")
-	case (prefix == AgentTokenPrefix) != (t.AgentID != ""):
-		return nil, unauth("this is not " + kind + " token")
+		return nil, nil, nil, unauth("the token expired; mint a new one")
+	case (prefix == AgentTokenPrefix) != (a != nil):
+		return nil, nil, nil, unauth("this is not " + kind + " token")
 	}
-	return t, nil
+	return t, a, u, nil
 }
 
 // AuthenticateUser resolves a person's API token (plu_…) for the REST API
 // (§2, §11.3), with the same refusals as Authenticate.
 func (h *Hub) AuthenticateUser(ctx context.Context, token string) (*User, error) {
-	t, err := h.lookupToken(ctx, token, UserTokenPrefix, "a person's API")
+	t, _, u, err := h.lookupToken(ctx, token, UserTokenPrefix, "a person's API")
 	if err != nil {
 		return nil, err
-	}
-	u, err := h.store.UserByID(ctx, t.UserID)
-	if err != nil {
-		return nil, AsError(err)
 	}
 	h.touchToken(ctx, t, h.now())
 	return u, nil
@@ -286,23 +282,14 @@ const touchEvery = time.Minute
 // checksum, unknown, revoked, expired, or the agent archived.
 func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
 	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
-	t, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
+	t, a, owner, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
 	if err != nil {
 		return nil, err
-	}
-	now := h.now()
-	a, err := h.store.AgentByID(ctx, t.AgentID)
-	if err != nil {
-		return nil, AsError(err)
 	}
 	if a.Archived() {
 		return nil, unauth("the agent " + a.Handle() + " is archived")
 	}
-	owner, err := h.store.UserByID(ctx, a.OwnerID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	h.touchToken(ctx, t, now)
+	h.touchToken(ctx, t, h.now())
 	return &Caller{Agent: a, Owner: owner, TokenID: t.ID, Scopes: t.Scopes}, nil
 }
 

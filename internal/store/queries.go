@@ -322,9 +322,35 @@ func scanToken(row scanner) (*hub.Token, error) {
 	return &t, nil
 }
 
-func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, error) {
-	t, err := scanToken(d.q.QueryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE hash = ?`, hash))
-	return t, dbErr("token by hash", err)
+func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub.Agent, *hub.User, error) {
+	var (
+		t                                      hub.Token
+		scopes                                 string
+		created, expires, used, revoked        sql.NullInt64
+		aID, aSlug, aDescription, aGoal, aMode sql.NullString
+		aArchived, aCreated                    sql.NullInt64
+		u                                      hub.User
+		uCreated                               sql.NullInt64
+	)
+	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
+			a.id, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at, u.id, u.handle, u.name, u.created_at
+		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
+		WHERE t.hash = ?`, hash).Scan(&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &scopes, &created, &expires, &used, &revoked,
+		&aID, &aSlug, &aDescription, &aGoal, &aMode, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &uCreated)
+	if err != nil {
+		return nil, nil, nil, dbErr("token by hash", err)
+	}
+	if scopes != "" {
+		t.Scopes = strings.Split(scopes, " ")
+	}
+	t.CreatedAt, t.ExpiresAt, t.LastUsedAt, t.RevokedAt = fromMS(created), fromMS(expires), fromMS(used), fromMS(revoked)
+	u.CreatedAt = fromMS(uCreated)
+	var a *hub.Agent
+	if aID.Valid {
+		a = &hub.Agent{ID: aID.String, OwnerID: u.ID, OwnerHandle: u.Handle, Slug: aSlug.String, Description: aDescription.String,
+			Goal: aGoal.String, Mode: aMode.String, ArchivedAt: fromMS(aArchived), CreatedAt: fromMS(aCreated)}
+	}
+	return &t, a, &u, nil
 }
 
 func (d queries) TokenByID(ctx context.Context, id string) (*hub.Token, error) {
