@@ -84,3 +84,50 @@ func BenchmarkCheckInbox(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSendToWake measures one send and the wake-up of the recipient's
+// parked wait: each op is SendMessage until Wait returns it (§6, §17).
+func BenchmarkSendToWake(b *testing.B) {
+	w := benchWorld(b)
+	latest, err := w.hub.LatestCursor(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	heard := make(chan struct{})
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		cursor := latest
+		for {
+			r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: 5 * time.Second})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			cursor = r.Cursor
+			for range r.Events {
+				select {
+				case heard <- struct{}{}:
+				case <-stop:
+					return
+				}
+			}
+		}
+	}()
+	var conv string
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if i%50 == 0 {
+			v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "wake", Participants: []string{"alice/reviewer"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			conv = v.Conversation.ID
+			<-heard // the reviewer hears it was added
+		}
+		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: fmt.Sprintf("wake %d", i)}); err != nil {
+			b.Fatal(err)
+		}
+		<-heard
+	}
+}
