@@ -73,7 +73,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			}
 		})
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins})
+	m := metrics.New()
+	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("listen on %s: %w (is another server using this address? pass --addr)", cfg.Addr, err)
 	}
 	hs := &http.Server{
-		Handler:           httpx.Wrap(metrics.New().Mount(mux), log), // GET /metrics, and every request counted
+		Handler:           httpx.Wrap(m.Mount(mux), log), // GET /metrics, and every request counted
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

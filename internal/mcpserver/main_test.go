@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
@@ -50,6 +51,7 @@ type testServer struct {
 	url    string // base URL, no trailing slash
 	hub    *hub.Hub
 	srv    *mcpserver.Server
+	reg    *prometheus.Registry // the server's metrics
 	waker  *notify.Local
 	logs   *syncBuffer
 	tokens map[string]string // agent handle → token
@@ -65,14 +67,14 @@ func newTestServer(t testing.TB) *testServer {
 func newTestServerWith(t testing.TB, settings hub.Settings, adjust ...func(*mcpserver.Server)) *testServer {
 	t.Helper()
 	db := storetest.Open(t)
-	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}}
+	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}, reg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(ts.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var err error
 	ts.hub, err = hub.New(context.Background(), hub.Options{Store: db, Waker: ts.waker, Logger: log, Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.srv, err = mcpserver.New(mcpserver.Options{Hub: ts.hub, Logger: log})
+	ts.srv, err = mcpserver.New(mcpserver.Options{Hub: ts.hub, Logger: log, Metrics: ts.reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,11 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -33,6 +35,9 @@ type Options struct {
 	// Origins are extra browser origins allowed besides BaseURL's and
 	// loopback ones.
 	Origins []string
+	// Metrics receives palaver_tool_calls_seconds{tool,outcome} (§14);
+	// nil: none.
+	Metrics prometheus.Registerer
 }
 
 // Server is the MCP face.
@@ -46,8 +51,9 @@ type Server struct {
 	impl    *mcp.Implementation // serverInfo
 	noLean  bool                // every call through the SDK (tests compare both paths)
 	leans   atomic.Int64        // calls the lean path served
-	version string              // serverInfo.version: 2.<tool count>.<hash>
-	build   string              // whoami.server_build
+	calls   *prometheus.HistogramVec
+	version string // serverInfo.version: 2.<tool count>.<hash>
+	build   string // whoami.server_build
 }
 
 // New builds the MCP server and its tool list.
@@ -55,7 +61,17 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/"), origins: o.Origins, tools: map[string]toolDef{}}
+	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/"), origins: o.Origins, tools: map[string]toolDef{},
+		calls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "palaver_tool_calls_seconds",
+			Help:    "MCP tool calls by tool and outcome (ok, refused, error), and how long each took in the server.",
+			Buckets: []float64{.0001, .00025, .0005, .00075, .001, .0015, .002, .003, .005, .0075, .01, .025, .05, .1, .25, .5, 1, 5, 15, 30, 60},
+		}, []string{"tool", "outcome"})}
+	if o.Metrics != nil {
+		if err := o.Metrics.Register(s.calls); err != nil {
+			return nil, err
+		}
+	}
 	defs := s.defaultTools()
 	version, err := surfaceVersion(defs)
 	if err != nil {
@@ -159,8 +175,12 @@ func (s *Server) toolHandler(d toolDef) mcp.ToolHandler {
 // callTool runs one tool call for the SDK and the lean path alike: it finds
 // the caller put in the context by the bearer middleware, checks the tool's
 // scope, runs the handler and maps its outcome — a value, a Refusal or an
-// error — to a result (§10.2).
+// error — to a result (§10.2). Each call is counted with its outcome and
+// time (§14).
 func (s *Server) callTool(ctx context.Context, d toolDef, args json.RawMessage) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	outcome := "error"
+	defer func() { s.calls.WithLabelValues(d.tool.Name, outcome).Observe(time.Since(start).Seconds()) }()
 	c := &call{srv: s, tool: d.tool.Name, caller: callerFrom(ctx)}
 	if c.caller == nil {
 		return c.toolError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
@@ -172,9 +192,11 @@ func (s *Server) callTool(ctx context.Context, d toolDef, args json.RawMessage) 
 	if err != nil {
 		var r *hub.Refusal
 		if errors.As(err, &r) {
+			outcome = "refused"
 			return c.refusalResult(ctx, r)
 		}
 		return c.toolError(ctx, err)
 	}
+	outcome = "ok"
 	return result(v)
 }
