@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -79,6 +80,25 @@ func (s *server) rss() int64 { return s.proc.rss() }
 // runtime reads the server's /metrics.
 func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
 	return readRuntime(ctx, &http.Client{Timeout: 5 * time.Second}, metricsURL(s.url))
+}
+
+// settle waits until the server's goroutine count holds still for 300 ms
+// (10 s at most): the requests it was just sent have reached their
+// handlers. Without /metrics it waits half a second.
+func (s *server) settle(ctx context.Context) {
+	prev, err := s.runtime(ctx)
+	if err != nil {
+		time.Sleep(500 * time.Millisecond)
+		return
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(300 * time.Millisecond)
+		cur, err := s.runtime(ctx)
+		if err != nil || math.Abs(cur.goroutines-prev.goroutines) <= max(2, prev.goroutines/500) {
+			return
+		}
+		prev = cur
+	}
 }
 
 func (s *server) stop() {

@@ -12,36 +12,54 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// sendToWake is W2: pairs of a parked waiter and a sender; each send
-// carries its send time, and the waiter's wake-up is timed against it.
-func sendToWake(ctx context.Context, s *server, o Options, pairs int, d time.Duration) (WorkloadStats, error) {
-	name := fmt.Sprintf("W2 send→wake, %d pairs", pairs)
-	waiters, err := s.agents(ctx, "w2", "waiter", pairs)
+// sendToWake is W2: pairs of a parked waiter and a sender, with idle
+// waits of other agents parked in the background.
+func sendToWake(ctx context.Context, s *server, o Options, pairs, idle int, d time.Duration) (WorkloadStats, error) {
+	name := fmt.Sprintf("W2 send→wake, %d pairs, %d idle waiters", pairs, idle)
+	owner := fmt.Sprintf("w2-%d", idle)
+	if idle > 0 {
+		agents, err := s.agents(ctx, owner+"-idle", "idle", (idle+waitsPerAgent-1)/waitsPerAgent)
+		if err != nil {
+			return WorkloadStats{}, err
+		}
+		w := park(ctx, s, o, name, agents, idle)
+		defer w.stop()
+	}
+	waiters, err := s.agents(ctx, owner, "waiter", pairs)
 	if err != nil {
 		return WorkloadStats{}, err
 	}
-	senders, err := s.agents(ctx, "w2", "sender", pairs)
+	senders, err := s.agents(ctx, owner, "sender", pairs)
 	if err != nil {
 		return WorkloadStats{}, err
 	}
-	var count, errs atomic.Int64
+	st := wakePairs(ctx, s, o, name, waiters, senders, d)
+	if rt, err := s.runtime(ctx); err == nil {
+		st.Goroutines = int(rt.goroutines) // with the idle waits still parked
+	}
+	return st, nil
+}
+
+// wakePairs has each sender send to its waiter, one message at a time after
+// the last was heard, for d. Each message carries its send time, and the
+// waiter's wake-up is timed against it: send start → waiter response.
+func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, senders []*client, d time.Duration) WorkloadStats {
+	var count atomic.Int64
+	var errs failures
 	var mu sync.Mutex
 	var lat latencies
 	stop := progress(o.Progress, name, &count)
 	start := time.Now()
 	var wg sync.WaitGroup
-	for i := range pairs {
-		var opened struct {
-			ConversationID string `json:"conversation_id"`
-		}
-		if err := senders[i].call(ctx, "open_conversation", map[string]any{"handles": []string{fmt.Sprintf("w2/waiter%d", i)}}, &opened); err != nil {
-			return WorkloadStats{}, err
-		}
+	for i := range waiters {
+		// The waiter starts from its latest event as of now, so no message
+		// sent after this is missed, however late its first wait arrives.
 		var me struct {
 			LatestCursor string `json:"latest_cursor"`
 		}
 		if err := waiters[i].call(ctx, "whoami", map[string]any{}, &me); err != nil {
-			return WorkloadStats{}, err
+			errs.add(err)
+			continue
 		}
 		received := make(chan struct{}, 1)
 		wg.Go(func() { // the waiter
@@ -56,7 +74,7 @@ func sendToWake(ctx context.Context, s *server, o Options, pairs int, d time.Dur
 					} `json:"events"`
 				}
 				if err := waiters[i].call(ctx, "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 5}, &got); err != nil {
-					errs.Add(1)
+					errs.add(err)
 					return
 				}
 				now := time.Now()
@@ -76,35 +94,30 @@ func sendToWake(ctx context.Context, s *server, o Options, pairs int, d time.Dur
 				cursor = got.Cursor
 			}
 		})
-		wg.Go(func() { // the sender: one message at a time, after the last was heard
-			conv := opened.ConversationID
+		wg.Go(func() { // the sender
+			snd := &sender{c: senders[i], peer: waiters[i].handle}
 			for k := 0; time.Since(start) < d; k++ {
-				if k > 0 && k%perConversation == 0 {
-					var out struct {
-						ConversationID string `json:"conversation_id"`
-					}
-					if err := senders[i].call(ctx, "create_thread", map[string]any{"title": "wake", "participants": []string{fmt.Sprintf("w2/waiter%d", i)}}, &out); err != nil {
-						errs.Add(1)
-						return
-					}
-					conv = out.ConversationID
+				if err := snd.ready(ctx); err != nil {
+					errs.add(err)
+					return
 				}
-				body := fmt.Sprintf("%d wake %d", time.Now().UnixNano(), k)
-				if err := senders[i].call(ctx, "send_message", map[string]any{"conversation_id": conv, "body": body}, nil); err != nil {
-					errs.Add(1)
+				if err := snd.send(ctx, body(fmt.Sprintf("%d wake %d", time.Now().UnixNano(), k))); err != nil {
+					errs.add(err)
 					return
 				}
 				select {
 				case <-received:
 				case <-time.After(5 * time.Second):
-					errs.Add(1)
+					errs.add(fmt.Errorf("no wake-up within 5 s"))
 				}
 			}
 		})
 	}
 	wg.Wait()
 	stop()
-	return WorkloadStats{Name: name, Detail: "send start → waiter response", Latency: lat.summary(), Errors: errs.Load(), RSSBytes: s.proc.rss()}, nil
+	st := WorkloadStats{Name: name, Detail: "send start → waiter response", Latency: lat.summary(), RSSBytes: s.rss()}
+	st.Errors, st.FirstError = errs.result()
+	return st
 }
 
 // fanOut is W4: one message into a group of n agents, each parked in a

@@ -45,10 +45,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		o.Workloads = strings.Split(strings.ToUpper(*workloads), ",")
 	}
 	r, err := bench.Run(ctx, o)
-	if err != nil {
-		return err
+	if r != nil { // also when some workloads failed: the report says which
+		fmt.Fprint(e.stdout, r.Markdown())
+		fmt.Fprintf(e.stdout, "\nReports: %s and %s\n", filepath.Join(*dir, "report.md"), filepath.Join(*dir, "report.json"))
 	}
-	fmt.Fprint(e.stdout, r.Markdown())
-	fmt.Fprintf(e.stdout, "\nReports: %s and %s\n", filepath.Join(*dir, "report.md"), filepath.Join(*dir, "report.json"))
-	return nil
+	return err
 }
