@@ -95,7 +95,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if r.Floors.HTTPPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, d); err != nil {
 		return nil, err
 	}
-	s, err := spawn(ctx, o)
+	s, err := spawn(ctx, o, filepath.Join(o.Dir, "palaver.db"))
 	if err != nil {
 		return nil, err
 	}
@@ -139,14 +139,16 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if want("W4") {
-		n := 500
+		sizes := []int{100, 500, 1000}
 		if o.Quick {
-			n = 100
+			sizes = []int{100}
 		}
-		r.step(ctx, o, s, "W4", func() ([]WorkloadStats, error) {
-			st, err := fanOut(ctx, s, o, n)
-			return []WorkloadStats{st}, err
-		})
+		for _, n := range sizes {
+			r.step(ctx, o, s, fmt.Sprintf("W4 %d waiters", n), func() ([]WorkloadStats, error) {
+				st, err := fanOut(ctx, s, o, n)
+				return []WorkloadStats{st}, err
+			})
+		}
 	}
 	if want("W5") {
 		sizes := []int{10000, 100000}
@@ -160,14 +162,28 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if want("W3") {
-		n := 2000
+		sizes := []int{1000, 5000, 10000}
 		if o.Quick {
-			n = 500
+			sizes = []int{500}
 		}
-		r.step(ctx, o, s, "W3", func() ([]WorkloadStats, error) {
-			st, err := parkedWaiters(ctx, s, o, n, d)
-			return []WorkloadStats{st}, err
-		})
+		for _, n := range sizes {
+			name := fmt.Sprintf("W3 %d waiters", n)
+			if !r.enoughFiles(o, name, n) {
+				continue
+			}
+			// A fresh server each, so that what earlier workloads left in
+			// its memory does not blur the memory per waiter.
+			fresh, err := spawn(ctx, o, filepath.Join(o.Dir, fmt.Sprintf("w3-%d.db", n)))
+			if err != nil {
+				r.fail(o, name, err)
+				continue
+			}
+			r.step(ctx, o, fresh, name, func() ([]WorkloadStats, error) {
+				st, err := parkedWaiters(ctx, fresh, o, n, d)
+				return []WorkloadStats{st}, err
+			})
+			fresh.stop()
+		}
 	}
 	if err := r.write(o.Dir); err != nil {
 		return r, err
@@ -192,6 +208,13 @@ func (r *Report) enoughFiles(o Options, name string, n int) bool {
 	return false
 }
 
+// fail records a workload that stopped with err.
+func (r *Report) fail(o Options, name string, err error) {
+	why := fmt.Sprintf("%s failed: %v", name, err)
+	fmt.Fprintln(o.Progress, why)
+	r.Failed = append(r.Failed, why)
+}
+
 // step runs one workload on s and records its numbers with the server's
 // runtime over it, read from its /metrics before and after. A workload that
 // fails is recorded as failed and the run goes on with the next.
@@ -199,9 +222,7 @@ func (r *Report) step(ctx context.Context, o Options, s *server, name string, ru
 	before, _ := s.runtime(ctx)
 	sts, err := run()
 	if err != nil {
-		why := fmt.Sprintf("%s failed: %v", name, err)
-		fmt.Fprintln(o.Progress, why)
-		r.Failed = append(r.Failed, why)
+		r.fail(o, name, err)
 		return
 	}
 	if after, err := s.runtime(ctx); err == nil {

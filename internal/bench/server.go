@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"sync"
 	"time"
@@ -32,10 +31,9 @@ type server struct {
 	progress io.Writer
 }
 
-// spawn starts `palaver serve` on a fresh database in dir and opens the
-// database beside it, as the admin commands do, to make agents and tokens.
-func spawn(ctx context.Context, o Options) (*server, error) {
-	database := filepath.Join(o.Dir, "palaver.db")
+// spawn starts `palaver serve` on database and opens the database beside
+// it, as the admin commands do, to make agents and tokens.
+func spawn(ctx context.Context, o Options, database string) (*server, error) {
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--database", database}
 	cmd := exec.CommandContext(ctx, o.Binary, args...)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
@@ -49,15 +47,18 @@ func spawn(ctx context.Context, o Options) (*server, error) {
 	s := &server{cmd: cmd, proc: proc{pid: cmd.Process.Pid}, progress: o.Progress}
 	lines := bufio.NewScanner(stderr)
 	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
+	last := ""
 	for lines.Scan() {
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			s.url = m[1]
 			break
 		}
+		last = lines.Text()
 	}
 	if s.url == "" {
 		cmd.Process.Kill()
-		return nil, fmt.Errorf("the spawned server did not start")
+		cmd.Wait()
+		return nil, fmt.Errorf("the spawned server did not start: %s", last)
 	}
 	go io.Copy(io.Discard, stderr)
 	if s.db, err = store.Open(ctx, store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)}); err != nil {

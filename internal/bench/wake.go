@@ -124,27 +124,28 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 // wait; the time until the last of them has it.
 func fanOut(ctx context.Context, s *server, o Options, n int) (WorkloadStats, error) {
 	name := fmt.Sprintf("W4 fan-out to %d waiters", n)
-	members, err := s.agents(ctx, "w4", "member", n)
+	owner := fmt.Sprintf("w4-%d", n)
+	members, err := s.agents(ctx, owner, "member", n)
 	if err != nil {
 		return WorkloadStats{}, err
 	}
-	sender, err := s.agents(ctx, "w4", "speaker", 1)
+	speaker, err := s.agents(ctx, owner, "speaker", 1)
 	if err != nil {
 		return WorkloadStats{}, err
 	}
 	handles := make([]string, n)
-	for i := range handles {
-		handles[i] = fmt.Sprintf("w4/member%d", i)
+	for i, m := range members {
+		handles[i] = m.handle
 	}
 	var conv struct {
 		ConversationID string `json:"conversation_id"`
 	}
 	first := min(n, hub.MaxMembers)
-	if err := sender[0].call(ctx, "create_thread", map[string]any{"title": "fan-out", "participants": handles[:first]}, &conv); err != nil {
+	if err := speaker[0].call(ctx, "create_thread", map[string]any{"title": "fan-out", "participants": handles[:first]}, &conv); err != nil {
 		return WorkloadStats{}, err
 	}
 	for _, hd := range handles[first:] {
-		if err := sender[0].call(ctx, "add_participant", map[string]any{"conversation_id": conv.ConversationID, "handle": hd}, nil); err != nil {
+		if err := speaker[0].call(ctx, "add_participant", map[string]any{"conversation_id": conv.ConversationID, "handle": hd}, nil); err != nil {
 			return WorkloadStats{}, err
 		}
 	}
@@ -154,29 +155,31 @@ func fanOut(ctx context.Context, s *server, o Options, n int) (WorkloadStats, er
 	if err := members[0].call(ctx, "whoami", map[string]any{}, &cursor); err != nil {
 		return WorkloadStats{}, err
 	}
-	var parked, errs atomic.Int64
+	var errs failures
+	var written sync.WaitGroup
+	written.Add(n)
 	done := make(chan time.Time, n)
 	for _, m := range members {
 		go func() {
-			parked.Add(1)
-			if err := m.call(ctx, "wait_for_messages", map[string]any{"cursor": cursor.LatestCursor, "timeout_s": 30}, nil); err != nil {
-				errs.Add(1)
+			release := sync.OnceFunc(written.Done)
+			if err := m.call(onWritten(ctx, release), "wait_for_messages", map[string]any{"cursor": cursor.LatestCursor, "timeout_s": 30}, nil); err != nil {
+				errs.add(err)
 			}
+			release() // in case it failed before it was sent
 			done <- time.Now()
 		}()
 	}
-	for parked.Load() < int64(n) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // let the last requests reach the server
+	written.Wait()
+	s.settle(ctx)
 	start := time.Now()
-	if err := sender[0].call(ctx, "send_message", map[string]any{"conversation_id": conv.ConversationID, "body": "everyone: one message for all"}, nil); err != nil {
+	if err := speaker[0].send(ctx, conv.ConversationID, body("everyone: one message for all")); err != nil {
 		return WorkloadStats{}, err
 	}
 	var lat latencies
 	for range n {
 		lat = append(lat, (<-done).Sub(start))
 	}
-	return WorkloadStats{Name: name, Detail: "one send; time until each parked waiter had it (max = the last)", Latency: lat.summary(),
-		Errors: errs.Load(), RSSBytes: s.proc.rss()}, nil
+	st := WorkloadStats{Name: name, Detail: "one send; time until each parked waiter had it (max = the last)", Latency: lat.summary(), RSSBytes: s.rss()}
+	st.Errors, st.FirstError = errs.result()
+	return st, nil
 }
