@@ -69,6 +69,8 @@ type WorkloadStats struct {
 	GCs                 int64              `json:"server_gc_count,omitempty"`
 	GCPauseTotal        float64            `json:"server_gc_pause_total_ms,omitempty"`
 	GCPause             map[string]float64 `json:"server_gc_pause_quantiles_ms,omitempty"`
+
+	Soak *Soak `json:"soak,omitempty"` // W6 only
 }
 
 // perConversation is how many messages a sender sends into one
@@ -183,6 +185,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				return []WorkloadStats{st}, err
 			})
 			fresh.stop()
+		}
+	}
+	if want("W6") {
+		n, soakTime := 1000, 10*time.Minute
+		if o.Quick {
+			n, soakTime = 100, 20*time.Second
+		}
+		if r.enoughFiles(o, "W6", 2*n) {
+			r.step(ctx, o, s, "W6", func() ([]WorkloadStats, error) {
+				st, err := soak(ctx, s, o, n, soakTime)
+				return []WorkloadStats{st}, err
+			})
 		}
 	}
 	if err := r.write(o.Dir); err != nil {
@@ -308,6 +322,11 @@ func (r *Report) Markdown() string {
 			num("%.2f", w.CPU), num("%.0f", float64(w.RSSBytes)/(1<<20)), goroutines,
 			w.GCs, w.GCPauseTotal, pauses, num("%.1f", float64(w.PerWaiter)/1024), num("%.2f", w.ParkTime), idle)
 	}
+	for _, w := range r.Workloads {
+		if k := w.Soak; k != nil {
+			fmt.Fprintf(&b, "\n%s: server RSS %s; wake-ups heard p50 %.2f ms, p99 %.2f ms (%d).\n", w.Name, k.rssText(), k.WakeLatency.P50, k.WakeLatency.P99, k.WakeLatency.Count)
+		}
+	}
 	if len(r.Skipped)+len(r.Failed) > 0 {
 		fmt.Fprintln(&b)
 	}
@@ -326,6 +345,20 @@ func (w WorkloadStats) notes() string {
 		return w.Detail
 	}
 	return fmt.Sprintf("%s; first error: %s", w.Detail, strings.ReplaceAll(w.FirstError, "|", "\\|"))
+}
+
+// rssText tells how the server's memory went over the soak.
+func (k *Soak) rssText() string {
+	if k.MaxRSS == 0 {
+		return "n/a"
+	}
+	mib := func(v int64) float64 { return float64(v) / (1 << 20) }
+	flat := "flat"
+	if !k.Flat {
+		flat = "NOT flat"
+	}
+	return fmt.Sprintf("first %.0f MiB, %.0f MiB at %.0f s, last %.0f MiB, max %.0f MiB: %s (last ≤ %.1f× the value at %.0f s)",
+		mib(k.FirstRSS), mib(k.SettledRSS), k.SettledAt, mib(k.LastRSS), mib(k.MaxRSS), flat, flatFactor, k.SettledAt)
 }
 
 // num formats v, or gives "" for zero: not measured.

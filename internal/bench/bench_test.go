@@ -88,3 +88,22 @@ func TestFailuresKeepTheFirst(t *testing.T) {
 		t.Fatalf("result() = %d, %q", n, first)
 	}
 }
+
+func TestSoakRSSFlat(t *testing.T) {
+	for _, tc := range []struct {
+		rss     []int64
+		settled int64
+		want    Soak
+	}{
+		{[]int64{10, 50, 70, 60}, 50, Soak{FirstRSS: 10, LastRSS: 60, MaxRSS: 70, Flat: true}},
+		{[]int64{10, 50, 61}, 50, Soak{FirstRSS: 10, LastRSS: 61, MaxRSS: 61, Flat: false}},
+		{[]int64{0, 0}, 0, Soak{}}, // memory unknown: not called flat
+	} {
+		k := Soak{RSS: tc.rss, SettledRSS: tc.settled}
+		k.judgeRSS()
+		tc.want.RSS, tc.want.SettledRSS = tc.rss, tc.settled
+		if diff := cmp.Diff(tc.want, k); diff != "" {
+			t.Errorf("RSS %v (-want +got):\n%s", tc.rss, diff)
+		}
+	}
+}

@@ -65,30 +65,19 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 		wg.Go(func() { // the waiter
 			cursor := me.LatestCursor
 			for time.Since(start) < d+2*time.Second {
-				var got struct {
-					Cursor string `json:"cursor"`
-					Events []struct {
-						Message struct {
-							Body string `json:"body"`
-						} `json:"message"`
-					} `json:"events"`
-				}
+				var got waitResult
 				if err := waiters[i].call(ctx, "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 5}, &got); err != nil {
 					errs.add(err)
 					return
 				}
-				now := time.Now()
-				for _, e := range got.Events {
-					stamp, _, _ := strings.Cut(e.Message.Body, " ") // "" for events without a message
-					if ns, err := strconv.ParseInt(stamp, 10, 64); err == nil {
-						mu.Lock()
-						lat = append(lat, now.Sub(time.Unix(0, ns)))
-						mu.Unlock()
-						count.Add(1)
-						select {
-						case received <- struct{}{}:
-						default:
-						}
+				if heard := got.sinceStamps(time.Now()); len(heard) > 0 {
+					mu.Lock()
+					lat = append(lat, heard...)
+					mu.Unlock()
+					count.Add(int64(len(heard)))
+					select {
+					case received <- struct{}{}:
+					default:
 					}
 				}
 				cursor = got.Cursor
@@ -101,7 +90,7 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 					errs.add(err)
 					return
 				}
-				if err := snd.send(ctx, body(fmt.Sprintf("%d wake %d", time.Now().UnixNano(), k))); err != nil {
+				if err := snd.send(ctx, stamped(fmt.Sprintf("wake %d", k))); err != nil {
 					errs.add(err)
 					return
 				}
@@ -118,6 +107,35 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 	st := WorkloadStats{Name: name, Detail: "send start → waiter response", Latency: lat.summary(), RSSBytes: s.rss()}
 	st.Errors, st.FirstError = errs.result()
 	return st
+}
+
+// stamped is a message body that starts with its send time, in Unix
+// nanoseconds, for the waiter to time its wake-up against.
+func stamped(text string) string {
+	return body(fmt.Sprintf("%d %s", time.Now().UnixNano(), text))
+}
+
+// waitResult is what the bench reads of a wait_for_messages result.
+type waitResult struct {
+	Cursor string `json:"cursor"`
+	Events []struct {
+		Message struct {
+			Body string `json:"body"`
+		} `json:"message"`
+	} `json:"events"`
+}
+
+// sinceStamps is, for each message of the result with a stamped body, the
+// time from its send to now.
+func (w waitResult) sinceStamps(now time.Time) []time.Duration {
+	var out []time.Duration
+	for _, e := range w.Events {
+		stamp, _, _ := strings.Cut(e.Message.Body, " ") // "" for events without a message
+		if ns, err := strconv.ParseInt(stamp, 10, 64); err == nil {
+			out = append(out, now.Sub(time.Unix(0, ns)))
+		}
+	}
+	return out
 }
 
 // fanOut is W4: one message into a group of n agents, each parked in a
