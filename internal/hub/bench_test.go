@@ -54,23 +54,25 @@ func BenchmarkSendMessage(b *testing.B) {
 	})
 }
 
-// BenchmarkCheckInbox measures check_inbox with 10,000 messages of history,
-// 100 of them waiting.
+// BenchmarkCheckInbox measures check_inbox with 10,000 messages of history
+// in 200 conversations of 50, 100 of them waiting.
 func BenchmarkCheckInbox(b *testing.B) {
 	w := benchWorld(b)
-	conv, err := w.hub.OpenConversation(ctx, w.planner, []string{"alice/reviewer"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var last string
+	var conv string
 	for i := range 10000 {
-		r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv.Conversation.ID, Body: fmt.Sprintf("message %d", i)})
+		if i%50 == 0 {
+			v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "history", Participants: []string{"alice/reviewer"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			conv = v.Conversation.ID
+		}
+		r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: fmt.Sprintf("message %d", i)})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if i < 9900 {
-			last = r.Message.ID
-			if _, err := w.hub.Acknowledge(ctx, w.reviewer, last, "", ""); err != nil {
+			if _, err := w.hub.Acknowledge(ctx, w.reviewer, r.Message.ID, "", ""); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -664,18 +664,24 @@ func (d queries) Delivery(ctx context.Context, agentID, messageID string) (*hub.
 }
 
 func (d queries) Inbox(ctx context.Context, agentID string, f hub.SessionFilter, limit int) ([]hub.InboxItem, int, error) {
-	from := ` FROM deliveries d JOIN messages m ON m.id = d.message_id
+	// Each waiting delivery looks up its conversation: the cost follows the
+	// inbox, not how many conversations there are. Without a session the
+	// count needs neither the message nor its hold.
+	waiting := ` FROM deliveries d JOIN conversations c ON c.id = d.conversation_id AND c.status <> 'closed'`
+	where := ` WHERE d.agent_id = ? AND d.acked_at IS NULL`
+	from := waiting + ` JOIN messages m ON m.id = d.message_id
 		LEFT JOIN holds h ON h.agent_id = d.agent_id AND h.conversation_id = d.conversation_id
-		LEFT JOIN instances hi ON hi.agent_id = h.agent_id AND hi.name = h.instance
-		WHERE d.agent_id = ? AND d.acked_at IS NULL AND d.conversation_id IN (SELECT id FROM conversations WHERE status <> 'closed')`
+		LEFT JOIN instances hi ON hi.agent_id = h.agent_id AND hi.name = h.instance` + where
+	count := waiting + where
 	args := []any{agentID}
 	if f.Instance != "" {
 		from += ` AND (m.to_instance = ? OR (m.to_instance = '' AND
 			(h.instance IS NULL OR h.instance = ? OR hi.last_seen_at IS NULL OR hi.last_seen_at <= ?)))`
+		count = from
 		args = append(args, f.Instance, f.Instance, ms(f.LiveSince))
 	}
 	var total int
-	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
+	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*)`+count, args...).Scan(&total); err != nil {
 		return nil, 0, dbErr("inbox count", err)
 	}
 	if total == 0 {
