@@ -26,6 +26,9 @@ type Options struct {
 	Workloads []string
 	// Progress receives a line a second while a workload runs.
 	Progress io.Writer
+	// Postgres is the database W7 makes its schema in (default
+	// DefaultPostgres).
+	Postgres string
 }
 
 // Report is everything a run measured.
@@ -97,7 +100,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if r.Floors.HTTPPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, d); err != nil {
 		return nil, err
 	}
-	s, err := spawn(ctx, o, filepath.Join(o.Dir, "palaver.db"))
+	s, err := spawn(ctx, o, filepath.Join(o.Dir, "palaver.db"), 1)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +178,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			// A fresh server each, so that what earlier workloads left in
 			// its memory does not blur the memory per waiter.
-			fresh, err := spawn(ctx, o, filepath.Join(o.Dir, fmt.Sprintf("w3-%d.db", n)))
+			fresh, err := spawn(ctx, o, filepath.Join(o.Dir, fmt.Sprintf("w3-%d.db", n)), 1)
 			if err != nil {
 				r.fail(o, name, err)
 				continue
@@ -199,6 +202,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			})
 		}
 	}
+	if want("W7") {
+		if o.Postgres == "" {
+			o.Postgres = DefaultPostgres
+		}
+		r.replicaWorkloads(ctx, o, d)
+	}
 	if err := r.write(o.Dir); err != nil {
 		return r, err
 	}
@@ -216,10 +225,14 @@ func (r *Report) enoughFiles(o Options, name string, n int) bool {
 	if n == 0 || r.OpenFiles == 0 || r.OpenFiles >= need {
 		return true
 	}
-	why := fmt.Sprintf("%s: skipped, it needs about %d open files in the bench and in the server, and the limit is %d (raise the hard limit: ulimit -Hn, LimitNOFILE)", name, need, r.OpenFiles)
+	r.skip(o, fmt.Sprintf("%s: skipped, it needs about %d open files in the bench and in the server, and the limit is %d (raise the hard limit: ulimit -Hn, LimitNOFILE)", name, need, r.OpenFiles))
+	return false
+}
+
+// skip records a workload not run, and why.
+func (r *Report) skip(o Options, why string) {
 	fmt.Fprintln(o.Progress, why)
 	r.Skipped = append(r.Skipped, why)
-	return false
 }
 
 // fail records a workload that stopped with err.

@@ -36,7 +36,7 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 	stop := progress(o.Progress, "W5 history", &written)
 	for start := 0; start < n; start += perConversation * 32 {
 		for w := 0; w < 32 && start+w*perConversation < n; w++ {
-			v, err := s.hub.CreateThread(ctx, writer, hub.ThreadSpec{Title: "history", Participants: []string{fmt.Sprintf("%s/a1", owner)}})
+			v, err := s.hub.CreateThread(ctx, writer, hub.ThreadSpec{Title: "history", Participants: []string{pair[1].handle}})
 			if err != nil {
 				stop()
 				return nil, err
@@ -75,7 +75,7 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 			lat = append(lat, time.Since(t))
 		}
 		out = append(out, WorkloadStats{Name: fmt.Sprintf("W5 %s at %d messages", tool, n),
-			Detail: "one at a time, client-side time", Latency: lat.summary(), Errors: errs, RSSBytes: s.proc.rss()})
+			Detail: "one at a time, client-side time", Latency: lat.summary(), Errors: errs, RSSBytes: s.rss()})
 	}
 	return out, nil
 }

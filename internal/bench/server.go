@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,67 +21,109 @@ import (
 	"github.com/palaverhq/palaver/internal/store"
 )
 
-// server is a spawned `palaver serve`.
+// server is the `palaver serve` under load: one process, or several
+// replicas sharing a PostgreSQL database.
 type server struct {
-	url  string
-	proc proc
-	cmd  *exec.Cmd
-	hub  *hub.Hub
-	db   *store.DB
+	urls  []string    // each replica's MCP endpoint, http://host:port/mcp/
+	procs []proc      // the replicas' processes
+	cmds  []*exec.Cmd // the ones spawned, stopped at the end
+	hub   *hub.Hub    // on the server's database, to make agents and tokens
+	db    *store.DB
 	// progress receives a line when making many agents takes a while.
 	progress io.Writer
 }
 
-// spawn starts `palaver serve` on database and opens the database beside
-// it, as the admin commands do, to make agents and tokens.
-func spawn(ctx context.Context, o Options, database string) (*server, error) {
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--database", database}
-	cmd := exec.CommandContext(ctx, o.Binary, args...)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd, proc: proc{pid: cmd.Process.Pid}, progress: o.Progress}
-	lines := bufio.NewScanner(stderr)
-	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
-	last := ""
-	for lines.Scan() {
-		if m := re.FindStringSubmatch(lines.Text()); m != nil {
-			s.url = m[1]
-			break
+// spawn starts replicas `palaver serve` processes on database and opens the
+// database beside them, as the admin commands do, to make agents and tokens.
+func spawn(ctx context.Context, o Options, database string, replicas int) (*server, error) {
+	s := &server{progress: o.Progress}
+	for range replicas {
+		if err := s.start(ctx, o.Binary, database); err != nil {
+			s.stop()
+			return nil, err
 		}
-		last = lines.Text()
 	}
-	if s.url == "" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, fmt.Errorf("the spawned server did not start: %s", last)
-	}
-	go io.Copy(io.Discard, stderr)
-	if s.db, err = store.Open(ctx, store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)}); err != nil {
-		s.stop()
-		return nil, err
-	}
-	if s.hub, err = hub.New(ctx, hub.Options{Store: s.db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)}); err != nil {
+	if err := s.open(ctx, database); err != nil {
 		s.stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-// cpu is the server's CPU time so far.
-func (s *server) cpu() time.Duration { return s.proc.cpu() }
+// start starts one `palaver serve` on database and waits until it listens.
+func (s *server) start(ctx context.Context, binary, database string) error {
+	cmd := exec.CommandContext(ctx, binary, "serve", "--addr", "127.0.0.1:0", "--database", database)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	lines := bufio.NewScanner(stderr)
+	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
+	for lines.Scan() {
+		if m := re.FindStringSubmatch(lines.Text()); m != nil {
+			go io.Copy(io.Discard, stderr)
+			s.urls = append(s.urls, m[1])
+			s.procs = append(s.procs, proc{pid: cmd.Process.Pid})
+			s.cmds = append(s.cmds, cmd)
+			return nil
+		}
+		err = errors.New(lines.Text())
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	return fmt.Errorf("the spawned server did not start: %v", err)
+}
 
-// rss is the server's resident memory in bytes.
-func (s *server) rss() int64 { return s.proc.rss() }
+// open opens the server's database and a hub on it.
+func (s *server) open(ctx context.Context, database string) error {
+	var err error
+	if s.db, err = store.Open(ctx, store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)}); err != nil {
+		return err
+	}
+	s.hub, err = hub.New(ctx, hub.Options{Store: s.db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
+	return err
+}
 
-// runtime reads the server's /metrics.
+// cpu is the server's CPU time so far, all replicas together.
+func (s *server) cpu() time.Duration {
+	var sum time.Duration
+	for _, p := range s.procs {
+		sum += p.cpu()
+	}
+	return sum
+}
+
+// rss is the server's resident memory in bytes, all replicas together.
+func (s *server) rss() int64 {
+	var sum int64
+	for _, p := range s.procs {
+		sum += p.rss()
+	}
+	return sum
+}
+
+// runtime reads the server's /metrics: the replicas' goroutines and
+// collections added up, and of each pause quantile the largest.
 func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
-	return readRuntime(ctx, &http.Client{Timeout: 5 * time.Second}, metricsURL(s.url))
+	hc := &http.Client{Timeout: 5 * time.Second}
+	sum := serverRuntime{gcPause: map[string]float64{}}
+	for _, u := range s.urls {
+		rt, err := readRuntime(ctx, hc, metricsURL(u))
+		if err != nil {
+			return serverRuntime{}, err
+		}
+		sum.goroutines += rt.goroutines
+		sum.gcs += rt.gcs
+		sum.gcSeconds += rt.gcSeconds
+		for q, v := range rt.gcPause {
+			sum.gcPause[q] = max(sum.gcPause[q], v)
+		}
+	}
+	return sum, nil
 }
 
 // settle waits until the server's goroutine count holds still for 300 ms
@@ -102,12 +145,18 @@ func (s *server) settle(ctx context.Context) {
 	}
 }
 
+// stop closes the database and stops the spawned processes, which end
+// their parked waits and finish the requests in flight.
 func (s *server) stop() {
 	if s.db != nil {
 		s.db.Close()
 	}
-	s.cmd.Process.Signal(os.Interrupt)
-	s.cmd.Wait()
+	for _, cmd := range s.cmds {
+		cmd.Process.Signal(os.Interrupt)
+	}
+	for _, cmd := range s.cmds {
+		cmd.Wait()
+	}
 }
 
 // agents makes n agents of one owner (owner/prefix0, owner/prefix1, …)
@@ -139,7 +188,8 @@ func (s *server) agents(ctx context.Context, owner, prefix string, n int) ([]*cl
 			if _, secret, errs[i] = s.hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug}); errs[i] != nil {
 				return
 			}
-			out[i] = &client{url: s.url, token: secret, handle: owner + "/" + slug, http: hc}
+			// Spread over the replicas, as a round-robin load balancer would.
+			out[i] = &client{url: s.urls[i%len(s.urls)], token: secret, handle: owner + "/" + slug, http: hc}
 		})
 	}
 	wg.Wait()

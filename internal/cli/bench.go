@@ -19,6 +19,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	spawn := fs.Bool("spawn", false, "start a fresh server on a temporary database (required for now)")
 	quick := fs.Bool("quick", false, "short workloads: about a minute in all")
 	workloads := fs.String("workloads", "", "comma-separated: W1 (send throughput), W2 (send→wake), W3 (parked waiters), W4 (fan-out), W5 (history growth); default all")
+	postgres := fs.String("postgres", bench.DefaultPostgres, "PostgreSQL for W7, which makes a schema of its own there and drops it at the end")
 	dir := fs.String("dir", "", "where the database and report.md/report.json go (default ./bench-TIME)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -40,7 +41,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := bench.Options{Binary: binary, Dir: *dir, Quick: *quick, Progress: e.stderr}
+	o := bench.Options{Binary: binary, Dir: *dir, Quick: *quick, Progress: e.stderr, Postgres: *postgres}
 	if *workloads != "" {
 		o.Workloads = strings.Split(strings.ToUpper(*workloads), ",")
 	}
