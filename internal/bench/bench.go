@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,13 +17,21 @@ import (
 
 // Options configure a run.
 type Options struct {
-	// Binary is the palaver executable to spawn a server with.
+	// Binary is the palaver executable to spawn servers with.
 	Binary string
-	// Dir holds the spawned server's database and the reports.
+	// URL, when set, is a server already running (its base URL or its MCP
+	// endpoint) to run the workloads against instead of a spawned one, on
+	// Database, which the bench opens to make agents and tokens. PID, when
+	// set, is its process, whose CPU and memory are then measured. W3 and
+	// W7 still spawn servers of their own; with URL, W3 uses it.
+	URL      string
+	Database string
+	PID      int
+	// Dir holds the spawned servers' databases and the reports.
 	Dir string
 	// Quick shortens every workload so the whole run takes about a minute.
 	Quick bool
-	// Workloads names the workloads to run (W1 … W5); empty: all.
+	// Workloads names the workloads to run (of Names); empty: all.
 	Workloads []string
 	// Progress receives a line a second while a workload runs.
 	Progress io.Writer
@@ -31,11 +40,15 @@ type Options struct {
 	Postgres string
 }
 
+// Names are the workloads, in the order a run takes them.
+func Names() []string { return []string{"W1", "W2", "W3", "W4", "W5", "W6", "W7"} }
+
 // Report is everything a run measured.
 type Report struct {
 	When      time.Time       `json:"when"`
 	Quick     bool            `json:"quick"`
 	Settings  string          `json:"settings"`
+	Server    string          `json:"server"` // what was measured: spawned, or given by --url
 	Floors    Floors          `json:"floors"`
 	Workloads []WorkloadStats `json:"workloads"`
 	// OpenFiles is the open-file limit of the bench, and of a server it
@@ -73,6 +86,10 @@ type WorkloadStats struct {
 	GCPauseTotal        float64            `json:"server_gc_pause_total_ms,omitempty"`
 	GCPause             map[string]float64 `json:"server_gc_pause_quantiles_ms,omitempty"`
 
+	// ProcessUnknown: the server's process was not known (--url without
+	// --pid), so its CPU and memory were not measured.
+	ProcessUnknown bool `json:"server_process_unknown,omitempty"`
+
 	Soak *Soak `json:"soak,omitempty"` // W6 only
 }
 
@@ -82,98 +99,133 @@ type WorkloadStats struct {
 // as in real use.
 const perConversation = 50
 
-// Run measures the floors, spawns a server and runs the workloads, writing
-// report.md and report.json into o.Dir.
+// plan is how big each workload is: a full run's sizes, or --quick's.
+type plan struct {
+	d          time.Duration // each timed cell, and each floor
+	senders    []int         // W1, closed loop
+	rates      []int         // W1, open loop, sends/s
+	idle       []int         // W2, idle waiters in the background
+	parked     []int         // W3
+	fanOut     []int         // W4
+	history    []int         // W5, messages
+	soakAgents int           // W6
+	soakTime   time.Duration // W6
+}
+
+func newPlan(quick bool) plan {
+	if quick {
+		return plan{d: 2 * time.Second, senders: []int{1, 32}, rates: []int{1000}, idle: []int{0}, parked: []int{500},
+			fanOut: []int{100}, history: []int{10000}, soakAgents: 100, soakTime: 20 * time.Second}
+	}
+	return plan{d: 5 * time.Second, senders: []int{1, 8, 32, 128}, rates: []int{1000, 5000, 10000}, idle: []int{0, 1000, 10000},
+		parked: []int{1000, 5000, 10000}, fanOut: []int{100, 500, 1000}, history: []int{10000, 100000},
+		soakAgents: 1000, soakTime: 10 * time.Minute}
+}
+
+// Help lists the workloads with their sizes, a full run's and --quick's.
+func Help() string {
+	f, q := newPlan(false), newPlan(true)
+	both := func(full, quick []int) string { return fmt.Sprintf("%s (quick: %s)", sizes(full), sizes(quick)) }
+	lines := []string{
+		fmt.Sprintf("W1  send throughput: %s senders, closed loop; then open loop at %s sends/s, %d callers at most", both(f.senders, q.senders), both(f.rates, q.rates), openLoopCallers),
+		fmt.Sprintf("W2  send→wake: 16 pairs of a parked waiter and a sender, with %s idle waiters parked besides", both(f.idle, q.idle)),
+		fmt.Sprintf("W3  parked waiters: %s, each size on a fresh server; memory and goroutines per waiter, idle CPU", both(f.parked, q.parked)),
+		fmt.Sprintf("W4  fan-out: one message to a group of %s parked waiters; time until the last has it", both(f.fanOut, q.fanOut)),
+		fmt.Sprintf("W5  history growth: %s messages, then check_inbox and read_messages one at a time", both(f.history, q.history)),
+		fmt.Sprintf("W6  soak: %s agents for %s (quick: %s for %s), each with a parked wait, sending in bursts, 1 %% bots; RSS over time",
+			sizes([]int{f.soakAgents}), minutes(f.soakTime), sizes([]int{q.soakAgents}), minutes(q.soakTime)),
+		"W7  PostgreSQL, two replicas: cross-replica send→wake, 16 pairs; 32 senders over both (skipped when --postgres is unreachable)",
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// minutes is a duration as people write it: "10 min", "20 s".
+func minutes(d time.Duration) string {
+	if d%time.Minute == 0 {
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%d s", int(d.Seconds()))
+}
+
+// sizes is a list of counts, like "1,000, 5,000 and 10,000".
+func sizes(ns []int) string {
+	var out []string
+	for _, n := range ns {
+		text := strconv.Itoa(n)
+		if n >= 1000 {
+			text = fmt.Sprintf("%d,%03d", n/1000, n%1000)
+		}
+		out = append(out, text)
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
+}
+
+// Run measures the floors and runs the workloads on a spawned server (or
+// the one at o.URL), writing report.md and report.json into o.Dir. When
+// workloads fail, the report says which, and Run returns it with an error.
 func Run(ctx context.Context, o Options) (*Report, error) {
+	p := newPlan(o.Quick)
 	r := &Report{When: time.Now().UTC(), Quick: o.Quick,
 		Settings: fmt.Sprintf("default brakes; each sender moves to a new conversation every %d messages to stay within its budget", perConversation)}
-	d := 5 * time.Second
-	if o.Quick {
-		d = 2 * time.Second
-	}
 	r.OpenFiles = raiseOpenFiles()
 	var err error
 	fmt.Fprintln(o.Progress, "measuring floors: fsync, raw HTTP round trips")
-	if r.Floors.FsyncPerSec, err = measureFsync(o.Dir, d); err != nil {
+	if r.Floors.FsyncPerSec, err = measureFsync(o.Dir, p.d); err != nil {
 		return nil, err
 	}
-	if r.Floors.HTTPPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, d); err != nil {
+	if r.Floors.HTTPPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, p.d); err != nil {
 		return nil, err
 	}
-	s, err := spawn(ctx, o, filepath.Join(o.Dir, "palaver.db"), 1)
-	if err != nil {
-		return nil, err
-	}
-	defer s.stop()
 	want := func(name string) bool { return len(o.Workloads) == 0 || slices.Contains(o.Workloads, name) }
-	if want("W1") {
-		senders := []int{1, 8, 32, 128}
-		rates := []int{1000, 5000, 10000}
-		if o.Quick {
-			senders, rates = []int{1, 32}, []int{1000}
+	var s *server // the server of every workload but W7 (and W3 when spawning)
+	if slices.ContainsFunc([]string{"W1", "W2", "W4", "W5", "W6"}, want) || (o.URL != "" && want("W3")) {
+		if o.URL != "" {
+			s, err = attach(ctx, o)
+		} else {
+			s, err = spawn(ctx, o, filepath.Join(o.Dir, "palaver.db"), 1)
 		}
-		for _, n := range senders {
+		if err != nil {
+			return nil, err
+		}
+		defer s.stop()
+		r.Server = s.describe()
+	}
+	if want("W1") {
+		for _, n := range p.senders {
 			r.step(ctx, o, s, fmt.Sprintf("W1 %d senders", n), func() ([]WorkloadStats, error) {
-				st, err := sendThroughput(ctx, s, o, n, d)
-				return []WorkloadStats{st}, err
+				return one(sendThroughput(ctx, s, o, n, p.d))
 			})
 		}
 		pool, err := s.senders(ctx, "w1-open", openLoopCallers)
-		for _, rate := range rates {
+		for _, rate := range p.rates {
 			r.step(ctx, o, s, fmt.Sprintf("W1 open loop %d/s", rate), func() ([]WorkloadStats, error) {
 				if err != nil {
 					return nil, err
 				}
-				return []WorkloadStats{openLoop(ctx, s, o, pool, rate, d)}, nil
+				return one(openLoop(ctx, s, o, pool, rate, p.d), nil)
 			})
 		}
 	}
 	if want("W2") {
-		idle := []int{0, 1000, 10000}
-		if o.Quick {
-			idle = []int{0}
-		}
-		for _, n := range idle {
-			if !r.enoughFiles(o, fmt.Sprintf("W2 with %d idle waiters", n), n) {
-				continue
+		for _, n := range p.idle {
+			if r.enoughFiles(o, fmt.Sprintf("W2 with %d idle waiters", n), n) {
+				r.step(ctx, o, s, fmt.Sprintf("W2 %d idle", n), func() ([]WorkloadStats, error) {
+					return one(sendToWake(ctx, s, o, 16, n, p.d))
+				})
 			}
-			r.step(ctx, o, s, fmt.Sprintf("W2 %d idle", n), func() ([]WorkloadStats, error) {
-				st, err := sendToWake(ctx, s, o, 16, n, d)
-				return []WorkloadStats{st}, err
-			})
-		}
-	}
-	if want("W4") {
-		sizes := []int{100, 500, 1000}
-		if o.Quick {
-			sizes = []int{100}
-		}
-		for _, n := range sizes {
-			r.step(ctx, o, s, fmt.Sprintf("W4 %d waiters", n), func() ([]WorkloadStats, error) {
-				st, err := fanOut(ctx, s, o, n)
-				return []WorkloadStats{st}, err
-			})
-		}
-	}
-	if want("W5") {
-		sizes := []int{10000, 100000}
-		if o.Quick {
-			sizes = []int{10000}
-		}
-		for _, n := range sizes {
-			r.step(ctx, o, s, fmt.Sprintf("W5 at %d messages", n), func() ([]WorkloadStats, error) {
-				return historyGrowth(ctx, s, o, n, d)
-			})
 		}
 	}
 	if want("W3") {
-		sizes := []int{1000, 5000, 10000}
-		if o.Quick {
-			sizes = []int{500}
-		}
-		for _, n := range sizes {
+		for _, n := range p.parked {
 			name := fmt.Sprintf("W3 %d waiters", n)
 			if !r.enoughFiles(o, name, n) {
+				continue
+			}
+			if o.URL != "" {
+				r.step(ctx, o, s, name, func() ([]WorkloadStats, error) { return one(parkedWaiters(ctx, s, o, n, p.d)) })
 				continue
 			}
 			// A fresh server each, so that what earlier workloads left in
@@ -183,30 +235,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				r.fail(o, name, err)
 				continue
 			}
-			r.step(ctx, o, fresh, name, func() ([]WorkloadStats, error) {
-				st, err := parkedWaiters(ctx, fresh, o, n, d)
-				return []WorkloadStats{st}, err
-			})
+			r.step(ctx, o, fresh, name, func() ([]WorkloadStats, error) { return one(parkedWaiters(ctx, fresh, o, n, p.d)) })
 			fresh.stop()
 		}
 	}
-	if want("W6") {
-		n, soakTime := 1000, 10*time.Minute
-		if o.Quick {
-			n, soakTime = 100, 20*time.Second
+	if want("W4") {
+		for _, n := range p.fanOut {
+			r.step(ctx, o, s, fmt.Sprintf("W4 %d waiters", n), func() ([]WorkloadStats, error) { return one(fanOut(ctx, s, o, n)) })
 		}
-		if r.enoughFiles(o, "W6", 2*n) {
-			r.step(ctx, o, s, "W6", func() ([]WorkloadStats, error) {
-				st, err := soak(ctx, s, o, n, soakTime)
-				return []WorkloadStats{st}, err
+	}
+	if want("W5") {
+		for _, n := range p.history {
+			r.step(ctx, o, s, fmt.Sprintf("W5 at %d messages", n), func() ([]WorkloadStats, error) {
+				return historyGrowth(ctx, s, o, n, p.d)
 			})
 		}
+	}
+	if want("W6") && r.enoughFiles(o, "W6", 2*p.soakAgents) {
+		r.step(ctx, o, s, "W6", func() ([]WorkloadStats, error) { return one(soak(ctx, s, o, p.soakAgents, p.soakTime)) })
 	}
 	if want("W7") {
 		if o.Postgres == "" {
 			o.Postgres = DefaultPostgres
 		}
-		r.replicaWorkloads(ctx, o, d)
+		r.replicaWorkloads(ctx, o, p.d)
 	}
 	if err := r.write(o.Dir); err != nil {
 		return r, err
@@ -215,6 +267,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return r, fmt.Errorf("%d workloads failed; the report says which", len(r.Failed))
 	}
 	return r, nil
+}
+
+// one is a workload's single row, as step takes it.
+func one(st WorkloadStats, err error) ([]WorkloadStats, error) {
+	if err != nil {
+		return nil, err
+	}
+	return []WorkloadStats{st}, nil
 }
 
 // enoughFiles tells whether n parked waits fit the open-file limit: each
@@ -255,6 +315,11 @@ func (r *Report) step(ctx context.Context, o Options, s *server, name string, ru
 	if after, err := s.runtime(ctx); err == nil {
 		for i := range sts {
 			sts[i].addRuntime(before, after)
+		}
+	}
+	if len(s.procs) == 0 {
+		for i := range sts {
+			sts[i].ProcessUnknown = true
 		}
 	}
 	r.Workloads = append(r.Workloads, sts...)
@@ -300,6 +365,9 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "# palaver bench, %s%s\n\n", r.When.Format(time.RFC3339), map[bool]string{true: " (quick)"}[r.Quick])
 	fmt.Fprintf(&b, "Floors of this machine, measured in this run: fsync %.0f/s; raw HTTP JSON round trips %.0f/s (32 clients), p50 %.3f ms one at a time.\n\n", r.Floors.FsyncPerSec, r.Floors.HTTPPerSec, r.Floors.HTTPSequential.P50)
 	fmt.Fprintf(&b, "Settings: %s.\n\n", r.Settings)
+	if r.Server != "" {
+		fmt.Fprintf(&b, "Server: %s.\n\n", r.Server)
+	}
 	fmt.Fprintln(&b, "| workload | rate/s | ratio to floor | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | notes |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, w := range r.Workloads {
@@ -331,9 +399,12 @@ func (r *Report) Markdown() string {
 		if len(w.GCPause) > 0 {
 			pauses = fmt.Sprintf("%.3f / %.3f", w.GCPause["0.5"], w.GCPause["1"])
 		}
+		cpu, rss, perWaiter := num("%.2f", w.CPU), num("%.0f", float64(w.RSSBytes)/(1<<20)), num("%.1f", float64(w.PerWaiter)/1024)
+		if w.ProcessUnknown {
+			cpu, rss, perWaiter, idle = "n/a", "n/a", "n/a", "n/a"
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.1f | %s | %s | %s | %s |\n", w.Name,
-			num("%.2f", w.CPU), num("%.0f", float64(w.RSSBytes)/(1<<20)), goroutines,
-			w.GCs, w.GCPauseTotal, pauses, num("%.1f", float64(w.PerWaiter)/1024), num("%.2f", w.ParkTime), idle)
+			cpu, rss, goroutines, w.GCs, w.GCPauseTotal, pauses, perWaiter, num("%.2f", w.ParkTime), idle)
 	}
 	for _, w := range r.Workloads {
 		if k := w.Soak; k != nil {

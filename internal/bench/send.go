@@ -123,7 +123,7 @@ schedule:
 	stop()
 	elapsed := time.Since(start)
 	st := WorkloadStats{Name: name,
-		Detail: fmt.Sprintf("open loop: %d sends due, %d not started by the end (all %d senders busy); latency from when each was due", planned, planned-issued, len(senders)),
+		Detail: fmt.Sprintf("open loop, %d callers at most: %d sends due, %d of them not started by the end for want of a free caller; latency from when each was due", len(senders), planned, planned-issued),
 		PerSec: float64(count.Load()) / elapsed.Seconds(), Offered: float64(rate), Missed: planned - issued,
 		Latency: summarize(lats), CPU: (s.cpu() - cpu0).Seconds() / elapsed.Seconds(), RSSBytes: s.rss()}
 	st.Errors, st.FirstError = errs.result()

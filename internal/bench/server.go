@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +31,9 @@ type server struct {
 	cmds  []*exec.Cmd // the ones spawned, stopped at the end
 	hub   *hub.Hub    // on the server's database, to make agents and tokens
 	db    *store.DB
+	// prefix starts the names of the people the bench makes, so that runs
+	// against one long-lived database do not collide.
+	prefix string
 	// progress receives a line when making many agents takes a while.
 	progress io.Writer
 }
@@ -45,6 +50,22 @@ func spawn(ctx context.Context, o Options, database string, replicas int) (*serv
 	}
 	if err := s.open(ctx, database); err != nil {
 		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// attach is a server already running at o.URL on o.Database, whose
+// database the bench opens as the admin commands do. Its CPU and memory are
+// known only when o.PID gives its process.
+func attach(ctx context.Context, o Options) (*server, error) {
+	base := strings.TrimSuffix(strings.TrimSuffix(o.URL, "/"), "/mcp")
+	s := &server{urls: []string{base + "/mcp/"}, progress: o.Progress,
+		prefix: "b" + strconv.FormatInt(time.Now().Unix(), 36) + "-"}
+	if o.PID > 0 {
+		s.procs = []proc{{pid: o.PID}}
+	}
+	if err := s.open(ctx, o.Database); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -86,6 +107,17 @@ func (s *server) open(ctx context.Context, database string) error {
 	}
 	s.hub, err = hub.New(ctx, hub.Options{Store: s.db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
 	return err
+}
+
+// describe says which server this is, for the report.
+func (s *server) describe() string {
+	switch {
+	case len(s.cmds) > 0:
+		return fmt.Sprintf("spawned by the bench on a fresh database, %s", strings.TrimSuffix(s.urls[0], "/mcp/"))
+	case len(s.procs) > 0:
+		return fmt.Sprintf("already running at %s, process %d", strings.TrimSuffix(s.urls[0], "/mcp/"), s.procs[0].pid)
+	}
+	return fmt.Sprintf("already running at %s, process not given (--pid): its CPU and memory are n/a", strings.TrimSuffix(s.urls[0], "/mcp/"))
 }
 
 // cpu is the server's CPU time so far, all replicas together.
@@ -162,6 +194,7 @@ func (s *server) stop() {
 // agents makes n agents of one owner (owner/prefix0, owner/prefix1, …)
 // with a token each, and a client for each on one shared transport.
 func (s *server) agents(ctx context.Context, owner, prefix string, n int) ([]*client, error) {
+	owner = s.prefix + owner
 	if _, err := s.hub.User(ctx, owner); err != nil {
 		if _, err := s.hub.CreateUser(ctx, owner, ""); err != nil {
 			return nil, err

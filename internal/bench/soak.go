@@ -43,7 +43,7 @@ const (
 // connection, sending to the next agent in bursts; the server's RSS is
 // sampled throughout.
 func soak(ctx context.Context, s *server, o Options, n int, d time.Duration) (WorkloadStats, error) {
-	name := fmt.Sprintf("W6 soak, %d agents, %s", n, d)
+	name := fmt.Sprintf("W6 soak, %d agents, %s", n, minutes(d))
 	agents, err := s.agents(ctx, fmt.Sprintf("w6-%d", n), "agent", n)
 	if err != nil {
 		return WorkloadStats{}, err

@@ -6,21 +6,31 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/bench"
 )
 
-// runBench: palaver bench --spawn [--quick] [--workloads W1,W2,W3] [--dir DIR]
-// — measures this machine's floors and the server under load (§17).
+// runBench: palaver bench (--spawn | --url URL --database DB [--pid PID])
+// [--quick] [--workloads W1,…] [--postgres URL] [--dir DIR] — measures this
+// machine's floors and the server under load (§17).
 func runBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", "bench --spawn [--quick] [--workloads W1,W2,W3,W4,W5] [--dir DIR]")
-	spawn := fs.Bool("spawn", false, "start a fresh server on a temporary database (required for now)")
+	fs := newFlags(e, "bench", "bench (--spawn | --url URL --database DB [--pid PID]) [--quick] [--workloads W1,W2,…] [--postgres URL] [--dir DIR]")
+	spawn := fs.Bool("spawn", false, "start a fresh server on a new database in --dir")
+	url := fs.String("url", "", "run against this server, already running (its base URL), instead of spawning one")
+	database := fs.String("database", "", "with --url: the server's database, where the bench makes its agents and tokens")
+	pid := fs.Int("pid", 0, "with --url: the server's process id, to measure its CPU and memory (otherwise n/a)")
 	quick := fs.Bool("quick", false, "short workloads: about a minute in all")
-	workloads := fs.String("workloads", "", "comma-separated: W1 (send throughput), W2 (send→wake), W3 (parked waiters), W4 (fan-out), W5 (history growth); default all")
+	workloads := fs.String("workloads", "", "comma-separated, from W1 to W7 (below); default all")
 	postgres := fs.String("postgres", bench.DefaultPostgres, "PostgreSQL for W7, which makes a schema of its own there and drops it at the end")
-	dir := fs.String("dir", "", "where the database and report.md/report.json go (default ./bench-TIME)")
+	dir := fs.String("dir", "", "where the databases and report.md/report.json go (default ./bench-TIME)")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprintf(e.stderr, "\nWorkloads, in the order they run, with a full run's sizes and --quick's:\n%s", bench.Help())
+	}
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -28,27 +38,36 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err := wantArgs(fs, pos, 0); err != nil {
 		return err
 	}
-	if !*spawn {
-		return errors.New("give --spawn: the benchmark starts its own server on a temporary database")
+	switch {
+	case *spawn == (*url != ""):
+		return errors.New("give either --spawn (the bench starts its own server) or --url URL --database DB (a server already running)")
+	case *url != "" && *database == "":
+		return errors.New("--url needs --database: the bench makes its agents and tokens in the server's database, as the admin commands do")
+	case *url == "" && (*database != "" || *pid != 0):
+		return errors.New("--database and --pid go with --url")
 	}
-	if *dir == "" {
-		*dir = "bench-" + time.Now().Format("20060102-150405")
-	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
-		return err
-	}
-	binary, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	o := bench.Options{Binary: binary, Dir: *dir, Quick: *quick, Progress: e.stderr, Postgres: *postgres}
+	o := bench.Options{URL: *url, Database: *database, PID: *pid, Dir: *dir, Quick: *quick, Progress: e.stderr, Postgres: *postgres}
 	if *workloads != "" {
 		o.Workloads = strings.Split(strings.ToUpper(*workloads), ",")
+		for _, w := range o.Workloads {
+			if !slices.Contains(bench.Names(), w) {
+				return fmt.Errorf("no workload %q: choose from %s", w, strings.Join(bench.Names(), ", "))
+			}
+		}
+	}
+	if o.Dir == "" {
+		o.Dir = "bench-" + time.Now().Format("20060102-150405")
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return err
+	}
+	if o.Binary, err = os.Executable(); err != nil {
+		return err
 	}
 	r, err := bench.Run(ctx, o)
 	if r != nil { // also when some workloads failed: the report says which
 		fmt.Fprint(e.stdout, r.Markdown())
-		fmt.Fprintf(e.stdout, "\nReports: %s and %s\n", filepath.Join(*dir, "report.md"), filepath.Join(*dir, "report.json"))
+		fmt.Fprintf(e.stdout, "\nReports: %s and %s\n", filepath.Join(o.Dir, "report.md"), filepath.Join(o.Dir, "report.json"))
 	}
 	return err
 }
