@@ -172,11 +172,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		Settings: fmt.Sprintf("default brakes; each sender moves to a new conversation every %d messages to stay within its budget", perConversation)}
 	r.OpenFiles = raiseOpenFiles()
 	var err error
-	fmt.Fprintln(o.Progress, "measuring floors: fsync, raw HTTP round trips")
-	if r.Floors.FsyncPerSec, err = measureFsync(o.Dir, p.d); err != nil {
-		return nil, err
+	stop := every(o.Progress, func(elapsed time.Duration) string {
+		return fmt.Sprintf("floors: fsync, then raw HTTP round trips, %.0f s of %.0f", elapsed.Seconds(), 2*p.d.Seconds())
+	})
+	r.Floors.FsyncPerSec, err = measureFsync(o.Dir, p.d)
+	if err == nil {
+		r.Floors.HTTPPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, p.d)
 	}
-	if r.Floors.HTTPPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, p.d); err != nil {
+	stop()
+	if err != nil {
 		return nil, err
 	}
 	want := func(name string) bool { return len(o.Workloads) == 0 || slices.Contains(o.Workloads, name) }
@@ -325,8 +329,17 @@ func (r *Report) step(ctx context.Context, o Options, s *server, name string, ru
 	r.Workloads = append(r.Workloads, sts...)
 }
 
-// progress prints a line a second with the count so far until stop.
+// progress prints a line a second with the count so far and its rate,
+// until stop.
 func progress(w io.Writer, name string, count *atomic.Int64) (stop func()) {
+	return every(w, func(elapsed time.Duration) string {
+		n := count.Load()
+		return fmt.Sprintf("%s: %d done, %.0f/s", name, n, float64(n)/elapsed.Seconds())
+	})
+}
+
+// every prints line(time since the start) a second, until stop.
+func every(w io.Writer, line func(elapsed time.Duration) string) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -337,9 +350,8 @@ func progress(w io.Writer, name string, count *atomic.Int64) (stop func()) {
 			select {
 			case <-done:
 				return
-			case <-t.C:
-				n := count.Load()
-				fmt.Fprintf(w, "%s: %d done, %.0f/s\n", name, n, float64(n)/time.Since(start).Seconds())
+			case now := <-t.C:
+				fmt.Fprintln(w, line(now.Sub(start)))
 			}
 		}
 	})

@@ -60,7 +60,9 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 	var out []WorkloadStats
 	for _, tool := range []string{"check_inbox", "read_messages"} {
 		var lat latencies
-		var errs int64
+		var errs failures
+		var count atomic.Int64
+		stop := progress(o.Progress, fmt.Sprintf("W5 %s at %d messages", tool, n), &count)
 		start := time.Now()
 		for i := 0; time.Since(start) < d; i++ {
 			args := map[string]any{}
@@ -69,13 +71,17 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 			}
 			t := time.Now()
 			if err := pair[1].call(ctx, tool, args, nil); err != nil {
-				errs++
+				errs.add(err)
 				continue
 			}
 			lat = append(lat, time.Since(t))
+			count.Add(1)
 		}
-		out = append(out, WorkloadStats{Name: fmt.Sprintf("W5 %s at %d messages", tool, n),
-			Detail: "one at a time, client-side time", Latency: lat.summary(), Errors: errs, RSSBytes: s.rss()})
+		stop()
+		st := WorkloadStats{Name: fmt.Sprintf("W5 %s at %d messages", tool, n),
+			Detail: "one at a time, client-side time", Latency: lat.summary(), RSSBytes: s.rss()}
+		st.Errors, st.FirstError = errs.result()
+		out = append(out, st)
 	}
 	return out, nil
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -200,8 +201,9 @@ func (s *server) agents(ctx context.Context, owner, prefix string, n int) ([]*cl
 			return nil, err
 		}
 	}
+	var made atomic.Int64
 	if n > 100 {
-		fmt.Fprintf(s.progress, "making %d agents\n", n)
+		defer progress(s.progress, fmt.Sprintf("making %d agents", n), &made)()
 	}
 	hc := newHTTPClient()
 	out := make([]*client, n)
@@ -223,6 +225,7 @@ func (s *server) agents(ctx context.Context, owner, prefix string, n int) ([]*cl
 			}
 			// Spread over the replicas, as a round-robin load balancer would.
 			out[i] = &client{url: s.urls[i%len(s.urls)], token: secret, handle: owner + "/" + slug, http: hc}
+			made.Add(1)
 		})
 	}
 	wg.Wait()

@@ -27,8 +27,12 @@ func parkedWaiters(ctx context.Context, s *server, o Options, n int, d time.Dura
 	after := s.rss()
 	rt, _ := s.runtime(ctx)
 	cpu0 := s.cpu()
+	stop := every(o.Progress, func(elapsed time.Duration) string {
+		return fmt.Sprintf("%s: all parked, idle for %.0f s of %.0f", name, elapsed.Seconds(), d.Seconds())
+	})
 	time.Sleep(d)
 	idle := (s.cpu() - cpu0).Seconds() / d.Seconds()
+	stop()
 	st := WorkloadStats{Name: name, Detail: "wait_for_messages timeout 55 s, one connection each", RSSBytes: after,
 		PerWaiter: (after - before) / int64(n), ParkTime: parkTime.Seconds(), IdleCPU: idle,
 		Goroutines: int(rt.goroutines), PerWaiterGoroutines: (rt.goroutines - rt0.goroutines) / float64(n)}

@@ -50,7 +50,9 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 	var lat latencies
 	stop := progress(o.Progress, name, &count)
 	start := time.Now()
-	var wg sync.WaitGroup
+	// The waits end once the senders are done.
+	waitCtx, endWaits := context.WithCancel(ctx)
+	var waits, sends sync.WaitGroup
 	for i := range waiters {
 		// The waiter starts from its latest event as of now, so no message
 		// sent after this is missed, however late its first wait arrives.
@@ -62,12 +64,14 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 			continue
 		}
 		received := make(chan struct{}, 1)
-		wg.Go(func() { // the waiter
+		waits.Go(func() { // the waiter
 			cursor := me.LatestCursor
-			for time.Since(start) < d+2*time.Second {
+			for {
 				var got waitResult
-				if err := waiters[i].call(ctx, "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 5}, &got); err != nil {
-					errs.add(err)
+				if err := waiters[i].call(waitCtx, "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 5}, &got); err != nil {
+					if waitCtx.Err() == nil {
+						errs.add(err)
+					}
 					return
 				}
 				if heard := got.sinceStamps(time.Now()); len(heard) > 0 {
@@ -83,7 +87,7 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 				cursor = got.Cursor
 			}
 		})
-		wg.Go(func() { // the sender
+		sends.Go(func() { // the sender
 			snd := &sender{c: senders[i], peer: waiters[i].handle}
 			for k := 0; time.Since(start) < d; k++ {
 				if err := snd.ready(ctx); err != nil {
@@ -102,7 +106,9 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 			}
 		})
 	}
-	wg.Wait()
+	sends.Wait()
+	endWaits()
+	waits.Wait()
 	stop()
 	st := WorkloadStats{Name: name, Detail: "send start → waiter response", Latency: lat.summary(), RSSBytes: s.rss()}
 	st.Errors, st.FirstError = errs.result()
@@ -175,20 +181,26 @@ func fanOut(ctx context.Context, s *server, o Options, n int) (WorkloadStats, er
 	}
 	var errs failures
 	var written sync.WaitGroup
+	var parked, woken atomic.Int64
 	written.Add(n)
 	done := make(chan time.Time, n)
+	stop := progress(o.Progress, name+", parking", &parked)
 	for _, m := range members {
 		go func() {
-			release := sync.OnceFunc(written.Done)
+			release := sync.OnceFunc(func() { parked.Add(1); written.Done() })
 			if err := m.call(onWritten(ctx, release), "wait_for_messages", map[string]any{"cursor": cursor.LatestCursor, "timeout_s": 30}, nil); err != nil {
 				errs.add(err)
 			}
 			release() // in case it failed before it was sent
+			woken.Add(1)
 			done <- time.Now()
 		}()
 	}
 	written.Wait()
 	s.settle(ctx)
+	stop()
+	stop = progress(o.Progress, name+", woken", &woken)
+	defer stop()
 	start := time.Now()
 	if err := speaker[0].send(ctx, conv.ConversationID, body("everyone: one message for all")); err != nil {
 		return WorkloadStats{}, err
