@@ -457,6 +457,14 @@ func (k *Soak) rssText() string {
 		mib(k.FirstRSS), mib(k.SettledRSS), k.SettledAt, mib(k.LastRSS), mib(k.MaxRSS), flat, flatFactor, k.SettledAt)
 }
 
+// plural is n of a thing, in words: "1 sender", "32 senders".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
 // num formats v, or gives "" for zero: not measured.
 func num(format string, v float64) string {
 	if v == 0 {

@@ -14,7 +14,7 @@ func sendThroughput(ctx context.Context, s *server, o Options, n int, d time.Dur
 	if err != nil {
 		return WorkloadStats{}, err
 	}
-	return closedLoop(ctx, s, o, fmt.Sprintf("W1 send, %d sender%s", n, map[bool]string{true: "s"}[n != 1]), senders, d), nil
+	return closedLoop(ctx, s, o, fmt.Sprintf("W1 send, %s", plural(n, "sender")), senders, d), nil
 }
 
 // closedLoop has each sender send its next message as soon as the last is
