@@ -445,16 +445,20 @@ func (w WorkloadStats) notes() string {
 
 // rssText tells how the server's memory went over the soak.
 func (k *Soak) rssText() string {
-	if k.MaxRSS == 0 {
-		return "n/a"
-	}
 	mib := func(v int64) float64 { return float64(v) / (1 << 20) }
-	flat := "flat"
-	if !k.Flat {
-		flat = "NOT flat"
+	text := "n/a"
+	if k.MaxRSS > 0 {
+		flat := "flat"
+		if !k.Flat {
+			flat = "NOT flat"
+		}
+		text = fmt.Sprintf("first %.0f MiB, %.0f MiB at %.0f s, last %.0f MiB, max %.0f MiB: %s (last ≤ %.1f× the value at %.0f s)",
+			mib(k.FirstRSS), mib(k.SettledRSS), k.SettledAt, mib(k.LastRSS), mib(k.MaxRSS), flat, flatFactor, k.SettledAt)
 	}
-	return fmt.Sprintf("first %.0f MiB, %.0f MiB at %.0f s, last %.0f MiB, max %.0f MiB: %s (last ≤ %.1f× the value at %.0f s)",
-		mib(k.FirstRSS), mib(k.SettledRSS), k.SettledAt, mib(k.LastRSS), mib(k.MaxRSS), flat, flatFactor, k.SettledAt)
+	if len(k.Heap) > 0 && k.Heap[len(k.Heap)-1] > 0 {
+		text += fmt.Sprintf("; Go heap in use first %.0f MiB, last %.0f MiB", mib(k.Heap[0]), mib(k.Heap[len(k.Heap)-1]))
+	}
+	return text
 }
 
 // plural is n of a thing, in words: "1 sender", "32 senders".

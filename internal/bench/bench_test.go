@@ -47,8 +47,8 @@ func TestReadRuntimeFromMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rt.goroutines < 1 {
-		t.Errorf("goroutines = %v", rt.goroutines)
+	if rt.goroutines < 1 || rt.heapInuse < 1 {
+		t.Errorf("goroutines = %v, heap in use = %v", rt.goroutines, rt.heapInuse)
 	}
 	quantiles := slices.Sorted(maps.Keys(rt.gcPause))
 	if diff := cmp.Diff([]string{"0", "0.25", "0.5", "0.75", "1"}, quantiles); diff != "" {

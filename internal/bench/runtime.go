@@ -13,6 +13,7 @@ import (
 // serverRuntime is what a server's /metrics tells of its Go runtime.
 type serverRuntime struct {
 	goroutines float64
+	heapInuse  float64            // go_memstats_heap_inuse_bytes
 	gcs        float64            // go_gc_duration_seconds_count: collections so far
 	gcSeconds  float64            // go_gc_duration_seconds_sum: their pauses, summed
 	gcPause    map[string]float64 // go_gc_duration_seconds by quantile ("0" … "1"), seconds, over recent pauses
@@ -45,6 +46,9 @@ func readRuntime(ctx context.Context, hc *http.Client, url string) (serverRuntim
 	rt := serverRuntime{gcPause: map[string]float64{}}
 	if g := families["go_goroutines"].GetMetric(); len(g) > 0 {
 		rt.goroutines = g[0].GetGauge().GetValue()
+	}
+	if h := families["go_memstats_heap_inuse_bytes"].GetMetric(); len(h) > 0 {
+		rt.heapInuse = h[0].GetGauge().GetValue()
 	}
 	if gc := families["go_gc_duration_seconds"].GetMetric(); len(gc) > 0 {
 		sum := gc[0].GetSummary()

@@ -139,7 +139,7 @@ func (s *server) rss() int64 {
 	return sum
 }
 
-// runtime reads the server's /metrics: the replicas' goroutines and
+// runtime reads the server's /metrics: the replicas' goroutines, heaps and
 // collections added up, and of each pause quantile the largest.
 func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
 	hc := &http.Client{Timeout: 5 * time.Second}
@@ -150,6 +150,7 @@ func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
 			return serverRuntime{}, err
 		}
 		sum.goroutines += rt.goroutines
+		sum.heapInuse += rt.heapInuse
 		sum.gcs += rt.gcs
 		sum.gcSeconds += rt.gcSeconds
 		for q, v := range rt.gcPause {

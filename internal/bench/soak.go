@@ -13,16 +13,20 @@ import (
 // Soak is W6's figures beyond a workload's usual ones: the server's memory
 // over time, and the wake-ups the agents heard.
 type Soak struct {
-	Agents      int     `json:"agents"`
-	Bots        int     `json:"bots"`
-	Interval    float64 `json:"rss_interval_s"`
-	RSS         []int64 `json:"rss_bytes"` // one sample each interval, from the start
-	FirstRSS    int64   `json:"first_rss_bytes"`
-	SettledAt   float64 `json:"settled_at_s"`      // when SettledRSS was taken
-	SettledRSS  int64   `json:"settled_rss_bytes"` // after the first minute (a quarter of a short run)
-	LastRSS     int64   `json:"last_rss_bytes"`
-	MaxRSS      int64   `json:"max_rss_bytes"`
-	Flat        bool    `json:"rss_flat"` // LastRSS ≤ 1.2 × SettledRSS
+	Agents     int     `json:"agents"`
+	Bots       int     `json:"bots"`
+	Interval   float64 `json:"rss_interval_s"`
+	RSS        []int64 `json:"rss_bytes"` // one sample each interval, from the start
+	FirstRSS   int64   `json:"first_rss_bytes"`
+	SettledAt  float64 `json:"settled_at_s"`      // when SettledRSS was taken
+	SettledRSS int64   `json:"settled_rss_bytes"` // after the first minute (a quarter of a short run)
+	LastRSS    int64   `json:"last_rss_bytes"`
+	MaxRSS     int64   `json:"max_rss_bytes"`
+	Flat       bool    `json:"rss_flat"` // LastRSS ≤ 1.2 × SettledRSS
+	// Heap is the Go heap in use at each RSS sample, from /metrics: RSS
+	// growing while it stays flat is memory outside the Go heap (SQLite's
+	// page cache, say).
+	Heap        []int64 `json:"go_heap_inuse_bytes,omitempty"`
 	WakeLatency Summary `json:"wake_latency"`
 }
 
@@ -123,12 +127,18 @@ func soak(ctx context.Context, s *server, o Options, n int, d time.Duration) (Wo
 		})
 	}
 
-	sk.RSS = append(sk.RSS, s.rss())
+	sample := func() int64 {
+		rss := s.rss()
+		sk.RSS = append(sk.RSS, rss)
+		rt, _ := s.runtime(ctx)
+		sk.Heap = append(sk.Heap, int64(rt.heapInuse))
+		return rss
+	}
+	sample()
 	settleAt := min(time.Minute, d/4)
 	tick := time.NewTicker(time.Duration(sk.Interval * float64(time.Second)))
 	for now := range tick.C {
-		rss := s.rss()
-		sk.RSS = append(sk.RSS, rss)
+		rss := sample()
 		if sk.SettledAt == 0 && now.Sub(start) >= settleAt {
 			sk.SettledAt, sk.SettledRSS = now.Sub(start).Seconds(), rss
 		}
