@@ -157,7 +157,7 @@ func soak(ctx context.Context, s *server, o Options, n int, d time.Duration) (Wo
 	sk.judgeRSS()
 	sk.WakeLatency = wakes.summary()
 	st := WorkloadStats{Name: name,
-		Detail: fmt.Sprintf("each agent parks one wait and sends in bursts, %.0f s apart, idle %.0f s on average between bursts; %s among them send every %.1f s; send latency",
+		Detail: fmt.Sprintf("each agent parks one wait and sends in bursts, %.0f s apart, idle %.0f s on average between bursts; %s among them sending every %.1f s; send latency",
 			burstGap.Seconds(), meanIdle.Seconds(), plural(sk.Bots, "bot"), botPause.Seconds()),
 		PerSec: float64(sends.Load()) / elapsed.Seconds(), Latency: summarize(lats),
 		CPU: (s.cpu() - cpu0).Seconds() / elapsed.Seconds(), RSSBytes: sk.LastRSS, Goroutines: int(rt.goroutines), Soak: &sk}
