@@ -219,8 +219,10 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 		if e.Type == EventMessageNew {
 			ok, seen := allowed[e.ConversationID]
 			if !seen {
-				_, err := access(ctx, h.store, recipientID, e.ConversationID)
-				ok = err == nil
+				var err error
+				if ok, err = h.store.TakesPart(ctx, e.ConversationID, recipientID); err != nil {
+					return nil, from, AsError(err)
+				}
 				allowed[e.ConversationID] = ok
 			}
 			if !ok {

@@ -43,6 +43,10 @@ type Reader interface {
 	Conversation(ctx context.Context, id string) (*Conversation, error)
 	// ConversationView is Conversation and its Participants in one read.
 	ConversationView(ctx context.Context, id string) (*ConversationView, error)
+	// TakesPart reports whether the principal takes part in the
+	// conversation and it is not closed: access without loading the
+	// conversation, whatever its size.
+	TakesPart(ctx context.Context, conversationID, principalID string) (bool, error)
 	// DirectConversation finds the open or close-requested direct
 	// conversation whose participant set has this key.
 	DirectConversation(ctx context.Context, key string) (*Conversation, error)

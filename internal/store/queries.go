@@ -502,6 +502,13 @@ func (d queries) Participants(ctx context.Context, conversationID string) ([]hub
 	return out, err
 }
 
+func (d queries) TakesPart(ctx context.Context, conversationID, principalID string) (bool, error) {
+	var ok bool
+	err := d.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM participants p JOIN conversations c ON c.id = p.conversation_id
+		WHERE p.conversation_id = ? AND p.principal_id = ? AND p.left_at IS NULL AND c.status <> 'closed')`, conversationID, principalID).Scan(&ok)
+	return ok, dbErr("takes part", err)
+}
+
 // ConversationView reads a conversation and its participants in one query.
 func (d queries) ConversationView(ctx context.Context, id string) (*hub.ConversationView, error) {
 	rows, err := d.q.QueryContext(ctx, `SELECT `+convColumns("c.")+`, `+participantCols+` FROM conversations c`+participantsFrom, id)
