@@ -44,12 +44,15 @@ func openSQLite(path, synchronous string, readConns int) (write, read *sql.DB, e
 	common.Add("_pragma", "busy_timeout(10000)")
 	common.Add("_pragma", "foreign_keys(1)")
 	common.Add("_pragma", "temp_store(MEMORY)")
-	common.Add("_pragma", "cache_size(-65536)")
 
 	w := url.Values{"_txlock": {"immediate"}}
 	for k, v := range common {
 		w[k] = append(w[k], v...)
 	}
+	// Page caches are per connection and outside the Go heap: the writer's
+	// 32 MiB and 8 MiB for each reader bound them (readers also have the
+	// operating system's cache beneath them) to 32 + 8 × ReadConns MiB.
+	w.Add("_pragma", "cache_size(-32768)")
 	w.Add("_pragma", "journal_mode(WAL)")
 	w.Add("_pragma", "synchronous("+synchronous+")")
 	write, err = sql.Open("sqlite", "file:"+path+"?"+w.Encode())
@@ -72,6 +75,7 @@ func openSQLite(path, synchronous string, readConns int) (write, read *sql.DB, e
 		r[k] = append(r[k], v...)
 	}
 	r.Add("_pragma", "query_only(1)")
+	r.Add("_pragma", "cache_size(-8192)")
 	read, err = sql.Open("sqlite", "file:"+path+"?"+r.Encode())
 	if err != nil {
 		write.Close()
