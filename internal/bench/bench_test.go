@@ -107,3 +107,20 @@ func TestSoakRSSFlat(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLatencyFromHistogram: quantiles of the calls between two
+// readings, interpolated within their buckets.
+func TestServerLatencyFromHistogram(t *testing.T) {
+	bounds := []float64{0.001, 0.002, 0.005}
+	before := serverRuntime{tools: map[string]bucketCounts{"check_inbox": {bounds: bounds, counts: []float64{10, 10, 10}, total: 10}}}
+	// 100 more calls: 50 under 1 ms, 40 in 1–2 ms, 10 in 2–5 ms.
+	after := serverRuntime{tools: map[string]bucketCounts{"check_inbox": {bounds: bounds, counts: []float64{60, 100, 110}, total: 110}}}
+	got := serverLatency(before, after, "check_inbox")
+	want := Summary{Count: 100, P50: 1, P90: 2, P99: 4.7, P999: 4.97, Max: 5}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("server latency (-want +got):\n%s", diff)
+	}
+	if got := serverLatency(before, before, "check_inbox"); got != (Summary{}) {
+		t.Errorf("no calls: %+v, want zero", got)
+	}
+}

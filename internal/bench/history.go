@@ -62,6 +62,7 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 		var lat latencies
 		var errs failures
 		var count atomic.Int64
+		before, _ := s.runtime(ctx)
 		stop := progress(o.Progress, fmt.Sprintf("W5 %s at %d messages", tool, n), &count)
 		start := time.Now()
 		for i := 0; time.Since(start) < d; i++ {
@@ -82,6 +83,11 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 			Detail: "one at a time, client-side time", Latency: lat.summary(), RSSBytes: s.rss()}
 		st.Errors, st.FirstError = errs.result()
 		out = append(out, st)
+		if after, err := s.runtime(ctx); err == nil {
+			out = append(out, WorkloadStats{Name: fmt.Sprintf("W5 %s at %d messages, server-side", tool, n),
+				Detail:  "the same calls, time in the server (palaver_tool_calls_seconds, interpolated within its buckets)",
+				Latency: serverLatency(before, after, tool)})
+		}
 	}
 	return out, nil
 }

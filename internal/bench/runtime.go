@@ -13,10 +13,47 @@ import (
 // serverRuntime is what a server's /metrics tells of its Go runtime.
 type serverRuntime struct {
 	goroutines float64
-	heapInuse  float64            // go_memstats_heap_inuse_bytes
-	gcs        float64            // go_gc_duration_seconds_count: collections so far
-	gcSeconds  float64            // go_gc_duration_seconds_sum: their pauses, summed
-	gcPause    map[string]float64 // go_gc_duration_seconds by quantile ("0" … "1"), seconds, over recent pauses
+	heapInuse  float64                 // go_memstats_heap_inuse_bytes
+	gcs        float64                 // go_gc_duration_seconds_count: collections so far
+	gcSeconds  float64                 // go_gc_duration_seconds_sum: their pauses, summed
+	gcPause    map[string]float64      // go_gc_duration_seconds by quantile ("0" … "1"), seconds, over recent pauses
+	tools      map[string]bucketCounts // palaver_tool_calls_seconds{outcome="ok"} by tool
+}
+
+// bucketCounts is a histogram: cumulative counts at upper bounds (seconds),
+// ascending, and the count of all observations.
+type bucketCounts struct {
+	bounds, counts []float64
+	total          float64
+}
+
+// serverLatency summarizes the calls of a tool answered ok between two
+// readings of the server's histogram, each quantile interpolated within
+// its bucket (beyond the last bound: that bound).
+func serverLatency(before, after serverRuntime, tool string) Summary {
+	a, b := after.tools[tool], before.tools[tool]
+	total := a.total - b.total
+	if total <= 0 || len(a.bounds) == 0 {
+		return Summary{}
+	}
+	at := func(q float64) float64 {
+		want, lower, prev := q*total, 0.0, 0.0
+		for i, bound := range a.bounds {
+			n := a.counts[i]
+			if i < len(b.counts) {
+				n -= b.counts[i]
+			}
+			if n >= want {
+				if n == prev {
+					return 1000 * bound
+				}
+				return 1000 * (lower + (bound-lower)*(want-prev)/(n-prev))
+			}
+			lower, prev = bound, n
+		}
+		return 1000 * a.bounds[len(a.bounds)-1]
+	}
+	return Summary{Count: int(total), P50: at(0.5), P90: at(0.9), P99: at(0.99), P999: at(0.999), Max: at(1)}
 }
 
 // metricsURL is the /metrics page beside an MCP endpoint (…/mcp/).
@@ -43,7 +80,23 @@ func readRuntime(ctx context.Context, hc *http.Client, url string) (serverRuntim
 	if err != nil {
 		return serverRuntime{}, fmt.Errorf("GET %s: %w", url, err)
 	}
-	rt := serverRuntime{gcPause: map[string]float64{}}
+	rt := serverRuntime{gcPause: map[string]float64{}, tools: map[string]bucketCounts{}}
+	for _, m := range families["palaver_tool_calls_seconds"].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["outcome"] != "ok" {
+			continue
+		}
+		h := m.GetHistogram()
+		bc := bucketCounts{total: float64(h.GetSampleCount())}
+		for _, b := range h.GetBucket() {
+			bc.bounds = append(bc.bounds, b.GetUpperBound())
+			bc.counts = append(bc.counts, float64(b.GetCumulativeCount()))
+		}
+		rt.tools[labels["tool"]] = bc
+	}
 	if g := families["go_goroutines"].GetMetric(); len(g) > 0 {
 		rt.goroutines = g[0].GetGauge().GetValue()
 	}
