@@ -91,6 +91,10 @@ type WorkloadStats struct {
 	ProcessUnknown bool `json:"server_process_unknown,omitempty"`
 
 	Soak *Soak `json:"soak,omitempty"` // W6 only
+
+	// ServerSide: Latency is the server's own time for calls another row
+	// timed at the client (W5); the server table leaves the row out.
+	ServerSide bool `json:"server_side,omitempty"`
 }
 
 // perConversation is how many messages a sender sends into one
@@ -399,6 +403,9 @@ func (r *Report) Markdown() string {
 	fmt.Fprintln(&b, "\n| workload | CPU (cores) | RSS MiB | goroutines | GCs | GC pause total ms | GC pause p50 / max ms | per waiter KiB | park s | idle CPU |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, w := range r.Workloads {
+		if w.ServerSide {
+			continue
+		}
 		idle := num("%.3f", w.IdleCPU)
 		if w.ParkTime > 0 && idle == "" {
 			idle = "0" // measured, and idle indeed

@@ -86,7 +86,7 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 		if after, err := s.runtime(ctx); err == nil {
 			out = append(out, WorkloadStats{Name: fmt.Sprintf("W5 %s at %d messages, server-side", tool, n),
 				Detail:  "the same calls, time in the server (palaver_tool_calls_seconds, interpolated within its buckets)",
-				Latency: serverLatency(before, after, tool)})
+				Latency: serverLatency(before, after, tool), ServerSide: true})
 		}
 	}
 	return out, nil

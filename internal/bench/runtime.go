@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/common/expfmt"
@@ -25,6 +26,18 @@ type serverRuntime struct {
 type bucketCounts struct {
 	bounds, counts []float64
 	total          float64
+}
+
+// add sums two replicas' histograms (the same buckets).
+func (h bucketCounts) add(o bucketCounts) bucketCounts {
+	if h.bounds == nil {
+		return o
+	}
+	sum := bucketCounts{bounds: h.bounds, counts: slices.Clone(h.counts), total: h.total + o.total}
+	for i := range min(len(sum.counts), len(o.counts)) {
+		sum.counts[i] += o.counts[i]
+	}
+	return sum
 }
 
 // serverLatency summarizes the calls of a tool answered ok between two

@@ -139,11 +139,12 @@ func (s *server) rss() int64 {
 	return sum
 }
 
-// runtime reads the server's /metrics: the replicas' goroutines, heaps and
-// collections added up, and of each pause quantile the largest.
+// runtime reads the server's /metrics: the replicas' goroutines, heaps,
+// collections and tool calls added up, and of each pause quantile the
+// largest.
 func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
 	hc := &http.Client{Timeout: 5 * time.Second}
-	sum := serverRuntime{gcPause: map[string]float64{}}
+	sum := serverRuntime{gcPause: map[string]float64{}, tools: map[string]bucketCounts{}}
 	for _, u := range s.urls {
 		rt, err := readRuntime(ctx, hc, metricsURL(u))
 		if err != nil {
@@ -155,6 +156,9 @@ func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
 		sum.gcSeconds += rt.gcSeconds
 		for q, v := range rt.gcPause {
 			sum.gcPause[q] = max(sum.gcPause[q], v)
+		}
+		for tool, h := range rt.tools {
+			sum.tools[tool] = sum.tools[tool].add(h)
 		}
 	}
 	return sum, nil
