@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -118,4 +119,65 @@ func TestSDKClientTakesTheLeanPath(t *testing.T) {
 			t.Errorf("%s: the lean path served %d calls, want 2 (send_message, check_inbox)", era, got)
 		}
 	}
+}
+
+// FuzzLeanPath sends the same request to a server with the lean path and
+// to one without it and requires the same answer, ids, times, traces and
+// cursors aside. The seeds run with go test; go test -fuzz FuzzLeanPath
+// looks further.
+func FuzzLeanPath(f *testing.F) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	for _, seed := range []struct{ version, name, body string }{
+		{"", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_message","arguments":{"conversation_id":"CONV","body":"hi"}}}`},
+		{"2025-06-18", "", `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"check_inbox","arguments":{"limit":3}}}`},
+		{modern, "send_message", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"send_message","arguments":{"conversation_id":"CONV","body":"\u00e9\ud800"},` + meta + `}}`},
+		{modern, "wait_for_messages", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait_for_messages","arguments":{"timeout_s":0},` + meta + `}}`},
+		{"", "", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"send_\u006dessage","arguments":{"conversation_id":"CONV","body":"escaped name"}}}`},
+		{"", "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"check_inbox","arguments":{"limit":"3"}},"extra":1}`},
+		{"", "", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"send_message","name":"check_inbox","arguments":{}}}`},
+		{"", "", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"send_message","arguments":{"conversation_id":"CONV","body":"x","body":"y"}}}`},
+		{"", "", "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"send_message\",\"arguments\":{\"conversation_id\":\"CONV\",\"body\":\"bad \xff utf8\"}}}"},
+		{"", "", ` {"jsonrpc":"2.0", "id":9 ,"method":"tools/call","params":{"name":"check_inbox","arguments":null}} `},
+		{"2025-11-25", "", `{"jsonrpc":"2.0","id":-10,"method":"tools/call","params":{"name":"check_inbox"}}`},
+	} {
+		f.Add(seed.version, seed.name, seed.body)
+	}
+	servers := []*testServer{newTestServer(f), newTestServerWith(f, hub.DefaultSettings(), mcpserver.WithoutLean)}
+	var conv []string
+	for _, ts := range servers {
+		_, out := ts.post(f, context.Background(), "/mcp/", ts.tokens["alice/planner"],
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_conversation","arguments":{"handles":["alice/reviewer"]}}}`, nil)
+		id := idRE.FindString(string(out))
+		if !strings.HasPrefix(id, "conv_") {
+			f.Fatalf("open_conversation: %s", out)
+		}
+		conv = append(conv, id)
+	}
+	f.Fuzz(func(t *testing.T, version, name, body string) {
+		var answers [2]string
+		for k, ts := range servers {
+			h := map[string]string{}
+			if version != "" {
+				h["MCP-Protocol-Version"] = version
+				h["Mcp-Method"] = "tools/call"
+			}
+			if name != "" {
+				h["Mcp-Name"] = name
+			}
+			req := body
+			if json.Valid([]byte(body)) { // a malformed body is echoed cut short, ids and all
+				req = strings.ReplaceAll(body, "CONV", conv[k])
+			}
+			resp, out := ts.post(t, context.Background(), "/mcp/", ts.tokens["alice/planner"], req, h)
+			if resp == nil {
+				t.Skip("the request could not be sent (an invalid header)")
+			}
+			n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+			answers[k] = fmt.Sprintf("%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"),
+				escapedCursorRE.ReplaceAllString(n.normalize(string(out)), "$1<cursor>"))
+		}
+		if answers[0] != answers[1] {
+			t.Errorf("%q %q %s:\nlean: %s\nSDK:  %s", version, name, body, answers[0], answers[1])
+		}
+	})
 }
