@@ -202,8 +202,10 @@ func (c *Caller) Require(scope string) error {
 			scope, strings.Join(append(slices.Clone(c.Scopes), scope), ","))}
 }
 
-// lookupToken checks a token's shape, finds it, and refuses a revoked or
-// expired one, each with a KindUnauthenticated Error saying what is wrong.
+// lookupToken checks a token's shape, finds it with its agent (nil for a
+// person's token) and its user, and refuses a revoked or expired one or one
+// of the other kind, each with a KindUnauthenticated Error saying what is
+// wrong.
 func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Token, *Agent, *User, error) {
 	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
 	if token == "" {
