@@ -42,7 +42,8 @@ func (h bucketCounts) add(o bucketCounts) bucketCounts {
 
 // serverLatency summarizes the calls of a tool answered ok between two
 // readings of the server's histogram, each quantile interpolated within
-// its bucket (beyond the last bound: that bound).
+// its bucket (beyond the last bound: that bound). A histogram has no
+// maximum, so Max stays 0.
 func serverLatency(before, after serverRuntime, tool string) Summary {
 	a, b := after.tools[tool], before.tools[tool]
 	total := a.total - b.total
@@ -66,7 +67,7 @@ func serverLatency(before, after serverRuntime, tool string) Summary {
 		}
 		return 1000 * a.bounds[len(a.bounds)-1]
 	}
-	return Summary{Count: int(total), P50: at(0.5), P90: at(0.9), P99: at(0.99), P999: at(0.999), Max: at(1)}
+	return Summary{Count: int(total), P50: at(0.5), P90: at(0.9), P99: at(0.99), P999: at(0.999)}
 }
 
 // metricsURL is the /metrics page beside an MCP endpoint (…/mcp/).

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,13 +48,23 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return errors.New("--database and --pid go with --url")
 	}
 	o := bench.Options{URL: *url, Database: *database, PID: *pid, Dir: *dir, Quick: *quick, Progress: e.stderr, Postgres: *postgres}
-	if *workloads != "" {
-		o.Workloads = strings.Split(strings.ToUpper(*workloads), ",")
-		for _, w := range o.Workloads {
-			if !slices.Contains(bench.Names(), w) {
-				return fmt.Errorf("no workload %q: choose from %s", w, strings.Join(bench.Names(), ", "))
-			}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "workloads" && strings.TrimSpace(*workloads) == "" {
+			err = fmt.Errorf("--workloads is empty: name some of %s, or leave the flag out for all", strings.Join(bench.Names(), ", "))
 		}
+	})
+	if err != nil {
+		return err
+	}
+	for w := range strings.SplitSeq(*workloads, ",") {
+		w = strings.ToUpper(strings.TrimSpace(w))
+		if w == "" {
+			continue
+		}
+		if !slices.Contains(bench.Names(), w) {
+			return fmt.Errorf("no workload %q: choose from %s", w, strings.Join(bench.Names(), ", "))
+		}
+		o.Workloads = append(o.Workloads, w)
 	}
 	if o.Dir == "" {
 		o.Dir = "bench-" + time.Now().Format("20060102-150405")

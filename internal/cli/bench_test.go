@@ -19,6 +19,8 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "--url", "http://127.0.0.1:8420"}, 1, []string{"--url needs --database"}},
 		{[]string{"bench", "--spawn", "--pid", "1"}, 1, []string{"--database and --pid go with --url"}},
 		{[]string{"bench", "--spawn", "--workloads", "W1,W9"}, 1, []string{`no workload "W9"`}},
+		{[]string{"bench", "--spawn", "--workloads", " w1, w9 "}, 1, []string{`no workload "W9"`}},
+		{[]string{"bench", "--spawn", "--workloads", " "}, 1, []string{"--workloads is empty"}},
 	} {
 		code, _, stderr := run(t, ctx, nil, tc.args...)
 		if code != tc.code {

@@ -1,0 +1,104 @@
+package bench
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Target is one of DESIGN.md §17's targets judged on a run: what was
+// measured, and whether it meets the target (Met nil: not measured in this
+// run).
+type Target struct {
+	Metric   string `json:"metric"`
+	Want     string `json:"target"`
+	Measured string `json:"measured"`
+	Met      *bool  `json:"met"`
+}
+
+// judgeTargets judges the run's workloads against §17. Rates are judged by
+// their ratio to this run's HTTP floor, which moves less from machine to
+// machine than the rate itself.
+func (r *Report) judgeTargets() []Target {
+	find := func(prefix string) []WorkloadStats {
+		var out []WorkloadStats
+		for _, w := range r.Workloads {
+			if strings.HasPrefix(w.Name, prefix) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	judge := func(metric, want string, rows []WorkloadStats, measure func([]WorkloadStats) (string, bool)) Target {
+		t := Target{Metric: metric, Want: want, Measured: "not measured"}
+		if len(rows) > 0 {
+			var met bool
+			t.Measured, met = measure(rows)
+			t.Met = &met
+		}
+		return t
+	}
+	return []Target{
+		judge("durable sends/s, 32 senders, SQLite FULL", "≥ 10,000/s, ≥ 25 % of the HTTP floor", find("W1 send, 32 senders"), func(w []WorkloadStats) (string, bool) {
+			ratio := w[0].PerSec / r.Floors.HTTPPerSec
+			return fmt.Sprintf("%.0f/s, %.1f %% of HTTP", w[0].PerSec, 100*ratio), ratio >= 0.25
+		}),
+		judge("send p50, one at a time", "≤ 1 ms", find("W1 send, 1 sender"), func(w []WorkloadStats) (string, bool) {
+			return fmt.Sprintf("%.2f ms", w[0].Latency.P50), w[0].Latency.P50 <= 1
+		}),
+		judge("send p99, 32 senders", "≤ 10 ms", find("W1 send, 32 senders"), func(w []WorkloadStats) (string, bool) {
+			return fmt.Sprintf("%.2f ms", w[0].Latency.P99), w[0].Latency.P99 <= 10
+		}),
+		judge("send → waiter woken, p50 / p99 (the worst W2 cell)", "≤ 1 ms / ≤ 5 ms", find("W2 "), func(w []WorkloadStats) (string, bool) {
+			var p50, p99 float64
+			for _, x := range w {
+				p50, p99 = max(p50, x.Latency.P50), max(p99, x.Latency.P99)
+			}
+			return fmt.Sprintf("%.2f ms / %.2f ms", p50, p99), p50 <= 1 && p99 <= 5
+		}),
+		judge("parked waits: memory each, idle CPU (the most waiters)", "≤ 64 KiB, < 5 % of a core", find("W3 "), func(w []WorkloadStats) (string, bool) {
+			most := w[0]
+			for _, x := range w {
+				if leadingCount(x.Name) > leadingCount(most.Name) {
+					most = x
+				}
+			}
+			kib := float64(most.PerWaiter) / 1024
+			return fmt.Sprintf("%s: %.1f KiB, %.1f %% of a core", strings.TrimPrefix(most.Name, "W3 "), kib, 100*most.IdleCPU), kib <= 64 && most.IdleCPU < 0.05
+		}),
+		judge("check_inbox server-side p99, at the most history", "≤ 1 ms, ≤ 2× at the least", find("W5 check_inbox"), func(w []WorkloadStats) (string, bool) {
+			var least, most *WorkloadStats
+			for i := range w {
+				if !w[i].ServerSide {
+					continue
+				}
+				if least == nil || leadingCount(w[i].Name) < leadingCount(least.Name) {
+					least = &w[i]
+				}
+				if most == nil || leadingCount(w[i].Name) > leadingCount(most.Name) {
+					most = &w[i]
+				}
+			}
+			if most == nil {
+				return "no server-side reading", false
+			}
+			return fmt.Sprintf("%.2f ms at %d messages (%.2f ms at %d)", most.Latency.P99, leadingCount(most.Name), least.Latency.P99, leadingCount(least.Name)),
+				most.Latency.P99 <= 1 && most.Latency.P99 <= 2*least.Latency.P99
+		}),
+		judge("cross-replica wake on PostgreSQL, p99", "≤ 50 ms", find("W7 cross-replica"), func(w []WorkloadStats) (string, bool) {
+			return fmt.Sprintf("%.2f ms", w[0].Latency.P99), w[0].Latency.P99 <= 50
+		}),
+	}
+}
+
+// leadingCount is the first number in a workload's name after its label:
+// the waiters of "W3 10000 parked waiters", the messages of "W5 check_inbox
+// at 100000 messages".
+func leadingCount(name string) int {
+	for _, f := range strings.Fields(name)[1:] {
+		if n, err := strconv.Atoi(f); err == nil {
+			return n
+		}
+	}
+	return 0
+}
