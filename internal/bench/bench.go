@@ -94,6 +94,12 @@ type WorkloadStats struct {
 
 	Soak *Soak `json:"soak,omitempty"` // W6 only
 
+	// AfterAnswer (W2, W7): from the sender having its send's answer —
+	// after the commit — to the waiter having the message; 0 when the
+	// waiter had it first. It is the wake-up alone, without the durable
+	// send before it.
+	AfterAnswer *Summary `json:"wake_after_send_answer,omitempty"`
+
 	// ServerSide: Latency is the server's own time for calls another row
 	// timed at the client (W5); the server table leaves the row out.
 	ServerSide bool `json:"server_side,omitempty"`
@@ -456,12 +462,17 @@ func (r *Report) Markdown() string {
 	return b.String()
 }
 
-// notes is the workload's detail, and its first error if any.
+// notes is the workload's detail, the wake-up after the send's answer
+// when measured, and its first error if any.
 func (w WorkloadStats) notes() string {
-	if w.FirstError == "" {
-		return w.Detail
+	n := w.Detail
+	if a := w.AfterAnswer; a != nil && a.Count > 0 {
+		n += fmt.Sprintf("; from the send's answer to the waiter's: p50 %.2f ms, p99 %.2f ms", a.P50, a.P99)
 	}
-	return fmt.Sprintf("%s; first error: %s", w.Detail, strings.ReplaceAll(w.FirstError, "|", "\\|"))
+	if w.FirstError != "" {
+		n += "; first error: " + strings.ReplaceAll(w.FirstError, "|", "\\|")
+	}
+	return n
 }
 
 // rssText tells how the server's memory went over the soak.

@@ -47,7 +47,7 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 	var count atomic.Int64
 	var errs failures
 	var mu sync.Mutex
-	var lat latencies
+	var lat, afterAnswer latencies
 	stop := progress(o.Progress, name, &count)
 	start := time.Now()
 	// The waits end once the senders are done.
@@ -64,7 +64,8 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 			continue
 		}
 		received := make(chan struct{}, 1)
-		waits.Go(func() { // the waiter
+		var heardAt atomic.Int64 // when the waiter last had a message, Unix ns
+		waits.Go(func() {        // the waiter
 			cursor := me.LatestCursor
 			for {
 				var got waitResult
@@ -74,7 +75,9 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 					}
 					return
 				}
-				if heard := got.sinceStamps(time.Now()); len(heard) > 0 {
+				now := time.Now()
+				if heard := got.sinceStamps(now); len(heard) > 0 {
+					heardAt.Store(now.UnixNano())
 					mu.Lock()
 					lat = append(lat, heard...)
 					mu.Unlock()
@@ -98,8 +101,12 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 					errs.add(err)
 					return
 				}
+				answered := time.Now()
 				select {
 				case <-received:
+					mu.Lock()
+					afterAnswer = append(afterAnswer, max(0, time.Unix(0, heardAt.Load()).Sub(answered)))
+					mu.Unlock()
 				case <-time.After(5 * time.Second):
 					errs.add(fmt.Errorf("no wake-up within 5 s"))
 				}
@@ -110,7 +117,8 @@ func wakePairs(ctx context.Context, s *server, o Options, name string, waiters, 
 	endWaits()
 	waits.Wait()
 	stop()
-	st := WorkloadStats{Name: name, Detail: "send start → waiter response", Latency: lat.summary(), RSSBytes: s.rss()}
+	a := afterAnswer.summary()
+	st := WorkloadStats{Name: name, Detail: "send start → waiter response", Latency: lat.summary(), AfterAnswer: &a, RSSBytes: s.rss()}
 	st.Errors, st.FirstError = errs.result()
 	return st
 }
