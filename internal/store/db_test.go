@@ -242,3 +242,29 @@ func TestBackupIsAConsistentCopy(t *testing.T) {
 		t.Fatalf("the copy lost a user: %v", err)
 	}
 }
+
+// TestInsertEventsGivesEachItsID: events inserted together, over more than
+// one statement's worth of rows, each get the id their row was stored
+// under, in order.
+func TestInsertEventsGivesEachItsID(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		var events []*hub.Event
+		for i := range 40 { // more than one multi-row INSERT
+			events = append(events, &hub.Event{RecipientID: fmt.Sprintf("agt_%02d", i), Type: hub.EventMessageNew, CreatedAt: time.UnixMilli(1000).UTC()})
+		}
+		for range 2 {
+			if err := db.Update(ctx, func(tx hub.Tx) error { return tx.InsertEvents(ctx, events) }); err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range events {
+				if i > 0 && e.ID <= events[i-1].ID {
+					t.Fatalf("event %d has id %d after %d", i, e.ID, events[i-1].ID)
+				}
+				stored, err := db.EventsAfter(ctx, e.RecipientID, e.ID-1, 1)
+				if err != nil || len(stored) != 1 || stored[0].ID != e.ID {
+					t.Fatalf("event %d for %s: given id %d, stored %+v (%v)", i, e.RecipientID, e.ID, stored, err)
+				}
+			}
+		}
+	})
+}

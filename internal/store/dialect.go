@@ -24,6 +24,11 @@ type dialect struct {
 	// are handed out in commit order (§13: a cursor never skips an event
 	// whose transaction committed late).
 	eventLock string
+	// consecutiveIDs: the rows of one multi-row INSERT into an
+	// AUTOINCREMENT table get consecutive ids, the last reported by
+	// LastInsertId (SQLite, one writer); otherwise the ids come back by
+	// RETURNING.
+	consecutiveIDs bool
 	// lockConversation locks a conversation's row for the transaction.
 	lockConversation string
 	// latestEvent selects the highest event id ever committed.

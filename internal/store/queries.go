@@ -1076,8 +1076,9 @@ func (d queries) SetDeliveryState(ctx context.Context, agentID, messageID, state
 // ---- events
 
 // InsertEvents inserts up to rowsPerInsert events a statement. Ids grow in
-// the order rows are inserted, so the returned ids, sorted, are the
-// events' in order.
+// the order rows are inserted: on SQLite they are consecutive up to
+// LastInsertId; elsewhere the returned ids, sorted, are the events' in
+// order.
 func (d queries) InsertEvents(ctx context.Context, events []*hub.Event) error {
 	if len(events) > 0 && d.dialect.eventLock != "" {
 		if err := d.exec(ctx, "event lock", d.dialect.eventLock); err != nil {
@@ -1093,12 +1094,29 @@ func (d queries) InsertEvents(ctx context.Context, events []*hub.Event) error {
 			}
 			args = append(args, e.RecipientID, e.Type, e.ConversationID, e.MessageID, data, ms(e.CreatedAt))
 		}
-		ids, err := queryAll(ctx, d.q, "insert events", func(row scanner) (int64, error) {
-			var id int64
-			return id, row.Scan(&id)
-		}, `INSERT INTO events (recipient_id, type, conversation_id, message_id, data, created_at) VALUES `+valueRows(len(rows), 6)+` RETURNING id`, args...)
-		if err != nil {
-			return err
+		insert := `INSERT INTO events (recipient_id, type, conversation_id, message_id, data, created_at) VALUES ` + valueRows(len(rows), 6)
+		var ids []int64
+		if d.dialect.consecutiveIDs {
+			res, err := d.q.ExecContext(ctx, insert, args...)
+			if err != nil {
+				return dbErr("insert events", err)
+			}
+			last, err := res.LastInsertId()
+			if err != nil {
+				return dbErr("insert events", err)
+			}
+			for i := range rows {
+				ids = append(ids, last-int64(len(rows)-1-i))
+			}
+		} else {
+			var err error
+			ids, err = queryAll(ctx, d.q, "insert events", func(row scanner) (int64, error) {
+				var id int64
+				return id, row.Scan(&id)
+			}, insert+` RETURNING id`, args...)
+			if err != nil {
+				return err
+			}
 		}
 		if len(ids) != len(rows) {
 			return fmt.Errorf("insert events: %d ids for %d events", len(ids), len(rows))

@@ -14,9 +14,10 @@ import (
 )
 
 var sqliteDialect = &dialect{
-	name:        "sqlite",
-	groupCommit: true,
-	prepare:     true,
+	name:           "sqlite",
+	groupCommit:    true,
+	prepare:        true,
+	consecutiveIDs: true,
 	// sqlite_sequence keeps the highest AUTOINCREMENT id ever given, even
 	// after pruning deleted every event. One writer commits in order, so
 	// ids are commit-ordered without a lock.
