@@ -107,5 +107,5 @@ func personTookPart(ctx context.Context, tx Tx, v *ConversationView, now time.Ti
 			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventConversationResume, ConversationID: v.Conversation.ID, CreatedAt: now})
 		}
 	}
-	return events, tx.InsertEvents(ctx, events)
+	return events, nil
 }

@@ -81,7 +81,7 @@ func (h *Hub) askIn(ctx context.Context, tx Tx, from *Agent, b string, handles [
 	}
 	data, _ := json.Marshal(map[string]any{"ask_id": ask.ID, "agent": from.Handle(), "handles": handles})
 	ev := &Event{RecipientID: b, Type: EventInboundAsk, Data: data, CreatedAt: now}
-	return []*Event{ev}, tx.InsertEvents(ctx, []*Event{ev})
+	return []*Event{ev}, nil
 }
 
 // resolveAll resolves handles (dropping duplicates) and checks reach to
@@ -225,10 +225,7 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 			data, _ := json.Marshal(map[string]any{"from": u.Handle})
 			wake = []*Event{{RecipientID: other.ID, Type: EventContactRequest, Data: data, CreatedAt: now}}
 		}
-		if err := tx.PutContact(ctx, c); err != nil {
-			return err
-		}
-		return tx.InsertEvents(ctx, wake)
+		return tx.PutContact(ctx, c)
 	})
 	if err != nil {
 		return nil, err
@@ -277,10 +274,7 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 		if accept {
 			wake = contactEvents(EventContactAccepted, u, other, now)
 		}
-		if err := tx.PutContact(ctx, c); err != nil {
-			return err
-		}
-		return tx.InsertEvents(ctx, wake)
+		return tx.PutContact(ctx, c)
 	})
 	if err != nil {
 		return nil, err
@@ -359,7 +353,7 @@ func (h *Hub) SetGrant(ctx context.Context, u *User, agentHandle, contactHandle 
 			return err
 		}
 		wake = []*Event{grantChanged(a.ID, contact.Handle, g)}
-		return tx.InsertEvents(ctx, wake)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -392,12 +386,10 @@ func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string,
 	r := &GrantRequest{ID: NewID("gr", now), AgentID: c.Agent.ID, OwnerID: c.Agent.OwnerID, ContactID: contact.ID,
 		AllowHuman: allowHuman, AllowAgents: allowAgents, Reason: reason, Status: AskPending, CreatedAt: now}
 	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "agent": c.Agent.Handle(), "contact": contact.Handle})
-	wake := []*Event{{RecipientID: c.Agent.OwnerID, Type: EventGrantRequest, Data: data, CreatedAt: now}}
+	var wake []*Event
 	err = h.update(ctx, &wake, func(tx Tx) error {
-		if err := tx.InsertGrantRequest(ctx, r); err != nil {
-			return err
-		}
-		return tx.InsertEvents(ctx, wake)
+		wake = []*Event{{RecipientID: c.Agent.OwnerID, Type: EventGrantRequest, Data: data, CreatedAt: now}}
+		return tx.InsertGrantRequest(ctx, r)
 	})
 	if err != nil {
 		return nil, err
@@ -460,7 +452,7 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 		ev.Data, _ = json.Marshal(map[string]any{"request_id": r.ID, "decision": r.Status, "contact": contact.Handle,
 			"allow_human": g.AllowHuman, "allow_agents": g.AllowAgents})
 		wake = []*Event{ev}
-		return tx.InsertEvents(ctx, wake)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -486,7 +478,7 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 	var ask *InboundAsk
 	var wake []*Event
 	err := retryDuplicate(func() error {
-		return h.store.Update(ctx, func(tx Tx) error {
+		return h.update(ctx, &wake, func(tx Tx) error {
 			var err error
 			ask, err = tx.InboundAskByID(ctx, id)
 			if errors.Is(err, ErrNoRows) || (err == nil && ask.UserID != u.ID) {
@@ -508,9 +500,6 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 			ask.Status, ask.DecidedAt = want, now
 			data, _ := json.Marshal(map[string]any{"ask_id": ask.ID, "decision": ask.Status, "by": u.Handle})
 			wake = []*Event{{RecipientID: ask.AgentID, Type: EventInboundDecided, Data: data, CreatedAt: now}}
-			if err := tx.InsertEvents(ctx, wake); err != nil {
-				return err
-			}
 			if !approve {
 				return nil
 			}
@@ -520,9 +509,8 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 		})
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return ask, nil
 }
 
@@ -538,10 +526,10 @@ func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, er
 		return nil, err
 	}
 	caller := &Caller{Agent: a, Owner: owner}
-	var ignored []*Event // no new asks: this one was just approved
-	targets, err := h.resolveAll(ctx, tx, a, ask.Handles, &ignored)
+	var asks []*Event // another step may still be missing: a new ask
+	targets, err := h.resolveAll(ctx, tx, a, ask.Handles, &asks)
 	if err != nil {
-		return nil, nil // another step is still missing: the agent asks again
+		return asks, nil // the agent asks again
 	}
 	ids := []string{a.ID}
 	for _, p := range targets {
@@ -560,5 +548,5 @@ func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, er
 		return nil, err
 	}
 	ev := &Event{RecipientID: a.ID, Type: EventConversationOpened, ConversationID: conv.ID, CreatedAt: h.now()}
-	return append(events, ev), tx.InsertEvents(ctx, []*Event{ev})
+	return append(events, ev), nil
 }

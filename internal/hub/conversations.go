@@ -101,7 +101,6 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 	var view *ConversationView
 	var wake []*Event
 	err := retryDuplicate(func() error {
-		wake = nil
 		return h.update(ctx, &wake, func(tx Tx) error {
 			targets, err := h.resolveAll(ctx, tx, c.Agent, handles, &wake)
 			if err != nil {
@@ -200,9 +199,6 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 		}
 		events = append(events, &Event{RecipientID: p.ID, Type: EventConversationOpened, ConversationID: conv.ID, CreatedAt: now})
 	}
-	if err := tx.InsertEvents(ctx, events); err != nil {
-		return nil, nil, err
-	}
 	ps, err := tx.Participants(ctx, conv.ID)
 	if err != nil {
 		return nil, nil, err
@@ -244,11 +240,7 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 			OwnerID: target.OwnerID, Role: RoleMember, JoinedAt: now}); err != nil {
 			return err
 		}
-		ev := &Event{RecipientID: target.ID, Type: EventConversationOpened, ConversationID: v.Conversation.ID, CreatedAt: now}
-		if err := tx.InsertEvents(ctx, []*Event{ev}); err != nil {
-			return err
-		}
-		wake = []*Event{ev}
+		wake = []*Event{{RecipientID: target.ID, Type: EventConversationOpened, ConversationID: v.Conversation.ID, CreatedAt: now}}
 		view.Participants, err = tx.Participants(ctx, v.Conversation.ID)
 		return err
 	})
@@ -318,7 +310,7 @@ func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Co
 			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventConversationClosed, ConversationID: conv.ID, CreatedAt: now})
 		}
 		wake = events
-		return tx.InsertEvents(ctx, events)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -442,20 +434,26 @@ func (h *Hub) Recheck(ctx context.Context) error {
 	return nil
 }
 
-// update runs fn in a write transaction and, once it committed, wakes the
-// recipients of the events fn left in wake. Refusals and Errors pass
-// through; any other failure becomes an internal Error. When fn returns a
-// commitThen, what fn wrote is committed and its error returned after.
+// update runs fn in a write transaction, stores the events fn left in wake
+// in the same transaction, and once it committed wakes their recipients:
+// every event of the hub is stored and published here, nowhere else.
+// Refusals and Errors pass through; any other failure becomes an internal
+// Error. When fn returns a commitThen, what fn wrote is committed and its
+// error returned after. wake is emptied before each run of fn: a store may
+// run it again after a conflict.
 func (h *Hub) update(ctx context.Context, wake *[]*Event, fn func(tx Tx) error) error {
 	var kept error
 	err := h.store.Update(ctx, func(tx Tx) error {
+		*wake = nil
 		err := fn(tx)
 		var c *commitThen
 		if errors.As(err, &c) {
-			kept = c.err
-			return nil
+			kept, err = c.err, nil
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return tx.InsertEvents(ctx, *wake)
 	})
 	if err != nil {
 		return asOutcome(err)

@@ -202,7 +202,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 	var res *SendResult
 	var wake []*Event
 	err = retryDuplicate(func() error {
-		return h.store.Update(ctx, func(tx Tx) error {
+		return h.update(ctx, &wake, func(tx Tx) error {
 			v, err := lockedAccess(ctx, tx, c.Agent.ID, in.ConversationID)
 			if err != nil {
 				return err
@@ -264,9 +264,8 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				if err := tx.InsertMessage(ctx, m); err != nil {
 					return err
 				}
-				ev := &Event{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}
-				wake = []*Event{ev}
-				return tx.InsertEvents(ctx, []*Event{ev})
+				wake = []*Event{{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}}
+				return nil
 			}
 			if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
 				return err
@@ -282,9 +281,8 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 		})
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
-	h.publish(wake)
 	return res, nil
 }
 
@@ -319,9 +317,6 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 		}
 	}
 	if err := tx.MoveRead(ctx, m.ConversationID, m.SenderID, m.SenderInstance, m.Seq, true, now); err != nil {
-		return nil, err
-	}
-	if err := tx.InsertEvents(ctx, events); err != nil {
 		return nil, err
 	}
 	return events, nil

@@ -241,7 +241,7 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		data, _ := json.Marshal(map[string]any{"message_id": m.ID, "decision": decision, "seq": m.Seq})
 		ev := &Event{RecipientID: m.SenderID, Type: EventPendingDecided, ConversationID: m.ConversationID, MessageID: m.ID, Data: data, CreatedAt: now}
 		wake = append(wake, ev)
-		return tx.InsertEvents(ctx, []*Event{ev})
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -391,7 +391,7 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 		}
 		data, _ := json.Marshal(map[string]any{"question_id": q.ID, "question": q.Question, "answer": answer, "instance": q.Instance})
 		wake = []*Event{{RecipientID: q.AgentID, Type: EventOwnerAnswer, ConversationID: q.ConversationID, Data: data, CreatedAt: now}}
-		return tx.InsertEvents(ctx, wake)
+		return nil
 	})
 	if err != nil {
 		return nil, err
