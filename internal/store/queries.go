@@ -308,25 +308,38 @@ func (d queries) DeleteInstance(ctx context.Context, agentID, name string) error
 
 const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at`
 
+// tokenDest is where a row's token columns (tokenCols) scan to; done
+// finishes the scopes and times.
+type tokenDest struct {
+	t                               hub.Token
+	scopes                          string
+	created, expires, used, revoked sql.NullInt64
+}
+
+func (d *tokenDest) dest() []any {
+	t := &d.t
+	return []any{&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &d.scopes, &d.created, &d.expires, &d.used, &d.revoked}
+}
+
+func (d *tokenDest) done() *hub.Token {
+	if d.scopes != "" {
+		d.t.Scopes = strings.Split(d.scopes, " ")
+	}
+	d.t.CreatedAt, d.t.ExpiresAt, d.t.LastUsedAt, d.t.RevokedAt = fromMS(d.created), fromMS(d.expires), fromMS(d.used), fromMS(d.revoked)
+	return &d.t
+}
+
 func scanToken(row scanner) (*hub.Token, error) {
-	var t hub.Token
-	var scopes string
-	var created, expires, used, revoked sql.NullInt64
-	if err := row.Scan(&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &scopes, &created, &expires, &used, &revoked); err != nil {
+	var d tokenDest
+	if err := row.Scan(d.dest()...); err != nil {
 		return nil, err
 	}
-	if scopes != "" {
-		t.Scopes = strings.Split(scopes, " ")
-	}
-	t.CreatedAt, t.ExpiresAt, t.LastUsedAt, t.RevokedAt = fromMS(created), fromMS(expires), fromMS(used), fromMS(revoked)
-	return &t, nil
+	return d.done(), nil
 }
 
 func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub.Agent, *hub.User, error) {
 	var (
-		t                                      hub.Token
-		scopes                                 string
-		created, expires, used, revoked        sql.NullInt64
+		t                                      tokenDest
 		aID, aSlug, aDescription, aGoal, aMode sql.NullString
 		aArchived, aCreated                    sql.NullInt64
 		u                                      hub.User
@@ -335,22 +348,17 @@ func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub
 	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
 			a.id, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at, u.id, u.handle, u.name, u.created_at
 		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
-		WHERE t.hash = ?`, hash).Scan(&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &scopes, &created, &expires, &used, &revoked,
-		&aID, &aSlug, &aDescription, &aGoal, &aMode, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &uCreated)
+		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aDescription, &aGoal, &aMode, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &uCreated)...)
 	if err != nil {
 		return nil, nil, nil, dbErr("token by hash", err)
 	}
-	if scopes != "" {
-		t.Scopes = strings.Split(scopes, " ")
-	}
-	t.CreatedAt, t.ExpiresAt, t.LastUsedAt, t.RevokedAt = fromMS(created), fromMS(expires), fromMS(used), fromMS(revoked)
 	u.CreatedAt = fromMS(uCreated)
 	var a *hub.Agent
 	if aID.Valid {
 		a = &hub.Agent{ID: aID.String, OwnerID: u.ID, OwnerHandle: u.Handle, Slug: aSlug.String, Description: aDescription.String,
 			Goal: aGoal.String, Mode: aMode.String, ArchivedAt: fromMS(aArchived), CreatedAt: fromMS(aCreated)}
 	}
-	return &t, a, &u, nil
+	return t.done(), a, &u, nil
 }
 
 func (d queries) TokenByID(ctx context.Context, id string) (*hub.Token, error) {
