@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Conversations and their participants (§4), with the brakes' counts
+// kept on the conversation row (§7).
+
+// convColumns lists a conversation's columns, each prefixed (a table
+// alias and a dot, or ""), in scanConversation's order.
+func convColumns(prefix string) string {
+	cols := []string{"id", "kind", "title", "goal", "status", "COALESCE(" + prefix + "direct_key, '')", "creator_id", "created_at", "updated_at", "last_seq",
+		"last_person_at", "agent_turns", "last_voice", "paused_at", "paused_reason"}
+	for i, c := range cols {
+		if !strings.HasPrefix(c, "COALESCE") {
+			cols[i] = prefix + c
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+var convCols = convColumns("")
+
+// conversationDest is where a row's conversation columns scan to; done
+// finishes the times.
+type conversationDest struct {
+	c                                hub.Conversation
+	created, updated, person, paused sql.NullInt64
+}
+
+func (d *conversationDest) dest() []any {
+	c := &d.c
+	return []any{&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &d.created, &d.updated, &c.LastSeq,
+		&d.person, &c.AgentTurns, &c.LastVoice, &d.paused, &c.PausedReason}
+}
+
+func (d *conversationDest) done() *hub.Conversation {
+	d.c.CreatedAt, d.c.UpdatedAt, d.c.LastPersonAt, d.c.PausedAt = fromMS(d.created), fromMS(d.updated), fromMS(d.person), fromMS(d.paused)
+	return &d.c
+}
+
+func scanConversation(row scanner) (*hub.Conversation, error) {
+	var d conversationDest
+	if err := row.Scan(d.dest()...); err != nil {
+		return nil, err
+	}
+	return d.done(), nil
+}
+
+func (d queries) Conversation(ctx context.Context, id string) (*hub.Conversation, error) {
+	c, err := scanConversation(d.q.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE id = ?`, id))
+	return c, dbErr("conversation", err)
+}
+
+func (d queries) DirectConversation(ctx context.Context, key string) (*hub.Conversation, error) {
+	c, err := scanConversation(d.q.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations WHERE direct_key = ? AND status <> 'closed'`, key))
+	return c, dbErr("direct conversation", err)
+}
+
+func (d queries) ConversationsOf(ctx context.Context, principalID string, limit int) ([]*hub.Conversation, error) {
+	return queryAll(ctx, d.q, "conversations of", scanConversation, `SELECT `+convCols+` FROM conversations WHERE status <> 'closed' AND id IN
+		(SELECT conversation_id FROM participants WHERE principal_id = ? AND left_at IS NULL)
+		ORDER BY updated_at DESC, id DESC LIMIT ?`, principalID, limit)
+}
+
+func (d queries) LockConversation(ctx context.Context, id string) error {
+	if d.dialect.lockConversation == "" {
+		return nil
+	}
+	return d.exec(ctx, "lock conversation", d.dialect.lockConversation, id)
+}
+
+func (d queries) InsertConversation(ctx context.Context, c *hub.Conversation) error {
+	return d.exec(ctx, "insert conversation", `INSERT INTO conversations (id, kind, title, goal, status, direct_key, creator_id, created_at, updated_at, last_seq)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Kind, c.Title, c.Goal, c.Status, nullString(c.DirectKey), c.CreatorID, ms(c.CreatedAt), ms(c.UpdatedAt), c.LastSeq)
+}
+
+func (d queries) SetConversationStatus(ctx context.Context, id, status string, at time.Time) error {
+	return d.execOne(ctx, "set conversation status", `UPDATE conversations SET status = ?, updated_at = ? WHERE id = ?`, status, ms(at), id)
+}
+
+func (d queries) NextSeq(ctx context.Context, conversationID string, at time.Time) (int64, error) {
+	var seq int64
+	err := d.q.QueryRowContext(ctx, `UPDATE conversations SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq`, ms(at), conversationID).Scan(&seq)
+	return seq, dbErr("next seq", err)
+}
+
+// participantsFrom joins each current participant of conversation c to
+// its handle: a person's own, an agent's owner/slug.
+const participantsFrom = ` LEFT JOIN participants p ON p.conversation_id = c.id AND p.left_at IS NULL
+		LEFT JOIN agents a ON p.kind = 'agent' AND a.id = p.principal_id
+		LEFT JOIN users ou ON ou.id = a.owner_id
+		LEFT JOIN users pu ON p.kind = 'user' AND pu.id = p.principal_id
+		WHERE c.id = ?
+		ORDER BY p.joined_at, p.principal_id <> c.creator_id, handle`
+
+const participantCols = `p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
+	CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END AS handle, a.archived_at IS NOT NULL`
+
+// participantDest is where a row's participant columns scan to; they are
+// NULL on the one row of a conversation without participants.
+type participantDest struct {
+	id, kind, owner, role, handle sql.NullString
+	joined                        sql.NullInt64
+	archived                      sql.NullBool
+}
+
+func (d *participantDest) dest() []any {
+	return []any{&d.id, &d.kind, &d.owner, &d.role, &d.joined, &d.handle, &d.archived}
+}
+
+func (d *participantDest) participant(conversationID string) (hub.Participant, bool) {
+	return hub.Participant{ConversationID: conversationID, PrincipalID: d.id.String, Kind: d.kind.String, OwnerID: d.owner.String,
+		Role: d.role.String, JoinedAt: fromMS(d.joined), Handle: d.handle.String, Archived: d.archived.Bool}, d.id.Valid
+}
+
+// Participants lists the current participants. Order: by joining time,
+// the creator first, then by handle.
+func (d queries) Participants(ctx context.Context, conversationID string) ([]hub.Participant, error) {
+	ps, err := queryAll(ctx, d.q, "participants", func(row scanner) (participantDest, error) {
+		var p participantDest
+		return p, row.Scan(p.dest()...)
+	}, `SELECT `+participantCols+` FROM conversations c`+participantsFrom, conversationID)
+	var out []hub.Participant
+	for _, p := range ps {
+		if v, ok := p.participant(conversationID); ok {
+			out = append(out, v)
+		}
+	}
+	return out, err
+}
+
+func (d queries) TakesPart(ctx context.Context, conversationID, principalID string) (bool, error) {
+	var ok bool
+	err := d.q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM participants p JOIN conversations c ON c.id = p.conversation_id
+		WHERE p.conversation_id = ? AND p.principal_id = ? AND p.left_at IS NULL AND c.status <> 'closed')`, conversationID, principalID).Scan(&ok)
+	return ok, dbErr("takes part", err)
+}
+
+// ConversationView reads a conversation and its participants in one query.
+func (d queries) ConversationView(ctx context.Context, id string) (*hub.ConversationView, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT `+convColumns("c.")+`, `+participantCols+` FROM conversations c`+participantsFrom, id)
+	if err != nil {
+		return nil, dbErr("conversation view", err)
+	}
+	defer rows.Close()
+	var v *hub.ConversationView
+	for rows.Next() {
+		var c conversationDest
+		var p participantDest
+		if err := rows.Scan(append(c.dest(), p.dest()...)...); err != nil {
+			return nil, dbErr("conversation view", err)
+		}
+		if v == nil {
+			v = &hub.ConversationView{Conversation: c.done()}
+		}
+		if part, ok := p.participant(id); ok {
+			v.Participants = append(v.Participants, part)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr("conversation view", err)
+	}
+	if v == nil {
+		return nil, dbErr("conversation view", sql.ErrNoRows)
+	}
+	return v, nil
+}
+
+func (d queries) AddParticipant(ctx context.Context, p *hub.Participant) error {
+	return d.exec(ctx, "add participant", `INSERT INTO participants (conversation_id, principal_id, kind, owner_id, role, joined_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (conversation_id, principal_id) DO UPDATE SET left_at = NULL, role = excluded.role, joined_at = excluded.joined_at`,
+		p.ConversationID, p.PrincipalID, p.Kind, p.OwnerID, p.Role, ms(p.JoinedAt))
+}
+
+func (d queries) SetBrakeState(ctx context.Context, c *hub.Conversation) error {
+	return d.execOne(ctx, "set brake state", `UPDATE conversations SET agent_turns = ?, last_voice = ?, paused_at = ?, paused_reason = ? WHERE id = ?`,
+		c.AgentTurns, c.LastVoice, ms(c.PausedAt), c.PausedReason, c.ID)
+}
+
+func (d queries) TouchPerson(ctx context.Context, conversationID string, at time.Time) error {
+	return d.execOne(ctx, "touch person", `UPDATE conversations SET last_person_at = ?, agent_turns = 0, last_voice = '',
+		paused_at = NULL, paused_reason = '' WHERE id = ?`, ms(at), conversationID)
+}

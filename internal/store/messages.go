@@ -1,0 +1,165 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Messages (§4): stored, read by id, seq or client id, counted for the
+// brakes (§7) and decided after review.
+
+// msgFields are the messages table's columns, in scanTail's order.
+var msgFields = []string{"id", "conversation_id", "seq", "status", "sender_id", "sender_kind", "sender_handle", "sender_instance",
+	"body", "summary", "format", "kind", "metadata", "mentions", "reply_to_seq", "no_reply", "to_instance", "client_msg_id",
+	"author", "authority", "owner_id", "owner_handle", "created_at", "original_body", "decided_by", "decided_at"}
+
+// msgCols lists the message columns of table alias a for a SELECT.
+func msgCols(a string) string {
+	cols := make([]string, len(msgFields))
+	for i, f := range msgFields {
+		cols[i] = a + "." + f
+		switch f {
+		case "client_msg_id", "original_body", "decided_by":
+			cols[i] = "COALESCE(" + cols[i] + ", '')"
+		case "seq":
+			cols[i] = "COALESCE(" + cols[i] + ", 0)"
+		}
+	}
+	return strings.Join(cols, ", ")
+}
+
+// scanTail scans a message's columns that follow other columns in a row.
+type scanTail struct {
+	m                  hub.Message
+	metadata, mentions sql.NullString
+	created, decided   sql.NullInt64
+}
+
+func (s *scanTail) dest() []any {
+	m := &s.m
+	return []any{&m.ID, &m.ConversationID, &m.Seq, &m.Status, &m.SenderID, &m.SenderKind, &m.SenderHandle, &m.SenderInstance,
+		&m.Body, &m.Summary, &m.Format, &m.Kind, &s.metadata, &s.mentions, &m.ReplyToSeq, &m.NoReply, &m.ToInstance,
+		&m.ClientMsgID, &m.Author, &m.Authority, &m.OwnerID, &m.OwnerHandle, &s.created, &m.OriginalBody, &m.DecidedBy, &s.decided}
+}
+
+func (s *scanTail) message() *hub.Message {
+	m := s.m
+	if s.metadata.Valid {
+		m.Metadata = json.RawMessage(s.metadata.String)
+	}
+	if s.mentions.Valid && s.mentions.String != "" {
+		m.Mentions = strings.Split(s.mentions.String, " ")
+	}
+	m.CreatedAt, m.DecidedAt = fromMS(s.created), fromMS(s.decided)
+	return &m
+}
+
+func scanMessage(row scanner) (*hub.Message, error) {
+	var t scanTail
+	if err := row.Scan(t.dest()...); err != nil {
+		return nil, err
+	}
+	return t.message(), nil
+}
+
+func (d queries) Message(ctx context.Context, id string) (*hub.Message, error) {
+	m, err := scanMessage(d.q.QueryRowContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE id = ?`, id))
+	return m, dbErr("message", err)
+}
+
+func (d queries) MessageBySeq(ctx context.Context, conversationID string, seq int64) (*hub.Message, error) {
+	m, err := scanMessage(d.q.QueryRowContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE conversation_id = ? AND seq = ?`, conversationID, seq))
+	return m, dbErr("message by seq", err)
+}
+
+func (d queries) MessageByClientID(ctx context.Context, senderID, clientMsgID string) (*hub.Message, error) {
+	m, err := scanMessage(d.q.QueryRowContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE sender_id = ? AND client_msg_id = ?`, senderID, clientMsgID))
+	return m, dbErr("message by client id", err)
+}
+
+func (d queries) Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*hub.Message, error) {
+	return queryAll(ctx, d.q, "messages", scanMessage, `SELECT `+msgCols("m")+` FROM messages m WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`, conversationID, afterSeq, limit)
+}
+
+// messagesByID loads messages by id, in one query.
+func (d queries) messagesByID(ctx context.Context, ids []any) (map[string]*hub.Message, error) {
+	rows, err := d.q.QueryContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE m.id IN (?`+strings.Repeat(", ?", len(ids)-1)+`)`, ids...)
+	if err != nil {
+		return nil, dbErr("messages by id", err)
+	}
+	defer rows.Close()
+	out := make(map[string]*hub.Message, len(ids))
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, dbErr("messages by id", err)
+		}
+		out[m.ID] = m
+	}
+	return out, dbErr("messages by id", rows.Err())
+}
+
+func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
+	var metadata any
+	if len(m.Metadata) > 0 {
+		metadata = string(m.Metadata)
+	}
+	return d.exec(ctx, "insert message", `INSERT INTO messages (`+strings.Join(msgFields, ", ")+`, body_hash)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
+		metadata, nullString(strings.Join(m.Mentions, " ")), m.ReplyToSeq, m.NoReply, m.ToInstance, nullString(m.ClientMsgID),
+		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt), nullString(m.OriginalBody), nullString(m.DecidedBy), ms(m.DecidedAt),
+		bodyHash(m.Body))
+}
+
+// nullSeq stores a held message's seq (0) as NULL.
+func nullSeq(seq int64) any {
+	if seq == 0 {
+		return nil
+	}
+	return seq
+}
+
+// bodyHash finds messages with the same words through an index.
+func bodyHash(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (d queries) CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
+	err = d.q.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND body_hash = ? AND created_at > ?
+			AND status <> 'rejected' AND body = ? LIMIT ?) AS same),
+		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ?
+			AND status <> 'rejected' LIMIT ?) AS recent)`,
+		senderID, conversationID, bodyHash(body), since(sameSince), body, max,
+		senderID, conversationID, since(recentSince), max).Scan(&same, &recent)
+	return same, recent, dbErr("count sent", err)
+}
+
+func (d queries) Voices(ctx context.Context, conversationID string, after time.Time) ([]string, error) {
+	return queryAll(ctx, d.q, "voices", func(row scanner) (string, error) {
+		var v string
+		return v, row.Scan(&v)
+	}, `SELECT sender_id || '/' || sender_instance FROM messages WHERE conversation_id = ? AND created_at > ?
+		AND status = 'sent' AND sender_kind = 'agent' ORDER BY seq`, conversationID, since(after))
+}
+
+func (d queries) HeldMessages(ctx context.Context, ownerID string) ([]*hub.Message, error) {
+	return queryAll(ctx, d.q, "held messages", scanMessage, `SELECT `+msgCols("m")+` FROM messages m
+		WHERE m.owner_id = ? AND m.status = 'held' ORDER BY m.created_at, m.id`, ownerID)
+}
+
+func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
+	return d.execOne(ctx, "decide message", `UPDATE messages SET status = ?, seq = ?, body = ?, body_hash = ?, summary = ?, original_body = ?,
+		authority = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'held'`,
+		m.Status, nullSeq(m.Seq), m.Body, bodyHash(m.Body), m.Summary, nullString(m.OriginalBody), m.Authority,
+		nullString(m.DecidedBy), ms(m.DecidedAt), m.ID)
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Static tokens (§2), stored as hashes.
+
+const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at`
+
+// tokenDest is where a row's token columns (tokenCols) scan to; done
+// finishes the scopes and times.
+type tokenDest struct {
+	t                               hub.Token
+	scopes                          string
+	created, expires, used, revoked sql.NullInt64
+}
+
+func (d *tokenDest) dest() []any {
+	t := &d.t
+	return []any{&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &d.scopes, &d.created, &d.expires, &d.used, &d.revoked}
+}
+
+func (d *tokenDest) done() *hub.Token {
+	if d.scopes != "" {
+		d.t.Scopes = strings.Split(d.scopes, " ")
+	}
+	d.t.CreatedAt, d.t.ExpiresAt, d.t.LastUsedAt, d.t.RevokedAt = fromMS(d.created), fromMS(d.expires), fromMS(d.used), fromMS(d.revoked)
+	return &d.t
+}
+
+func scanToken(row scanner) (*hub.Token, error) {
+	var d tokenDest
+	if err := row.Scan(d.dest()...); err != nil {
+		return nil, err
+	}
+	return d.done(), nil
+}
+
+func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub.Agent, *hub.User, error) {
+	var (
+		t                                      tokenDest
+		aID, aSlug, aDescription, aGoal, aMode sql.NullString
+		aArchived, aCreated                    sql.NullInt64
+		u                                      hub.User
+		uCreated                               sql.NullInt64
+	)
+	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
+			a.id, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at, u.id, u.handle, u.name, u.created_at
+		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
+		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aDescription, &aGoal, &aMode, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &uCreated)...)
+	if err != nil {
+		return nil, nil, nil, dbErr("token by hash", err)
+	}
+	u.CreatedAt = fromMS(uCreated)
+	var a *hub.Agent
+	if aID.Valid {
+		a = &hub.Agent{ID: aID.String, OwnerID: u.ID, OwnerHandle: u.Handle, Slug: aSlug.String, Description: aDescription.String,
+			Goal: aGoal.String, Mode: aMode.String, ArchivedAt: fromMS(aArchived), CreatedAt: fromMS(aCreated)}
+	}
+	return t.done(), a, &u, nil
+}
+
+func (d queries) TokenByID(ctx context.Context, id string) (*hub.Token, error) {
+	t, err := scanToken(d.q.QueryRowContext(ctx, `SELECT `+tokenCols+` FROM tokens WHERE id = ?`, id))
+	return t, dbErr("token", err)
+}
+
+func (d queries) Tokens(ctx context.Context, userID, agentID string) ([]*hub.Token, error) {
+	return queryAll(ctx, d.q, "tokens", scanToken, `SELECT `+tokenCols+` FROM tokens WHERE user_id = ? AND (? = '' OR agent_id = ?) ORDER BY created_at, id`, userID, agentID, agentID)
+}
+
+func (d queries) InsertToken(ctx context.Context, t *hub.Token) error {
+	return d.exec(ctx, "insert token", `INSERT INTO tokens (id, hash, user_id, agent_id, name, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Hash, t.UserID, nullString(t.AgentID), t.Name, strings.Join(t.Scopes, " "), ms(t.CreatedAt), ms(t.ExpiresAt))
+}
+
+func (d queries) RevokeToken(ctx context.Context, id string, at time.Time) error {
+	return d.execOne(ctx, "revoke token", `UPDATE tokens SET revoked_at = ? WHERE id = ?`, ms(at), id)
+}
+
+func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error {
+	return d.exec(ctx, "touch token", `UPDATE tokens SET last_used_at = ? WHERE id = ?`, ms(at), id)
+}
