@@ -5,26 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"time"
 )
-
-// ConversationView is a conversation with its current participants.
-type ConversationView struct {
-	Conversation *Conversation
-	Participants []Participant
-}
-
-// Listed is the participants a face may show: archived agents are listed
-// nowhere (§1).
-func (v *ConversationView) Listed() []Participant {
-	var out []Participant
-	for _, p := range v.Participants {
-		if !p.Archived {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // participant finds the principal among ps.
 func participant(ps []Participant, principalID string) (*Participant, bool) {
@@ -68,17 +49,6 @@ func lockedAccess(ctx context.Context, tx Tx, agentID, conversationID string) (*
 		}
 	}
 	return access(ctx, tx, agentID, conversationID)
-}
-
-// retryDuplicate runs update again once when it failed on a unique
-// constraint: two transactions raced to create the same thing (a direct
-// conversation, a client_msg_id), and the second run finds the first's.
-func retryDuplicate(update func() error) error {
-	err := update()
-	if errors.Is(err, ErrDuplicate) {
-		err = update()
-	}
-	return err
 }
 
 // directKey names a direct conversation's participant set.
@@ -365,105 +335,3 @@ func checkLimit(limit, def, max int) (int, error) {
 	}
 	return limit, nil
 }
-
-// asOutcome passes Refusals and Errors through and wraps anything else as
-// an internal Error.
-func asOutcome(err error) error {
-	var r *Refusal
-	if errors.As(err, &r) {
-		return r
-	}
-	return AsError(err)
-}
-
-// publish wakes the waiters of the events' recipients after the commit that
-// stored them.
-func (h *Hub) publish(events []*Event) {
-	if len(events) == 0 {
-		return
-	}
-	ids := make([]string, 0, len(events))
-	for _, e := range events {
-		if !slices.Contains(ids, e.RecipientID) {
-			ids = append(ids, e.RecipientID)
-		}
-	}
-	h.waker.Publish(ids)
-}
-
-// RecheckEvery runs Recheck every period until ctx ends, logging failures.
-func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
-				h.log.Warn("rechecking for events", "err", err)
-			}
-		}
-	}
-}
-
-// Recheck is the safety net under wake-ups (§13): it wakes the waiters of
-// every recipient of the events committed since the last recheck, so a
-// wake-up missed — from another process on the same database, such as an
-// admin command, or a lost notification between replicas — delays, never
-// loses. The server calls it every second or so.
-func (h *Hub) Recheck(ctx context.Context) error {
-	latest, err := h.store.LatestEventID(ctx)
-	if err != nil {
-		return AsError(err)
-	}
-	h.mu.Lock()
-	from := h.rechecked
-	h.mu.Unlock()
-	if latest <= from {
-		return nil
-	}
-	ids, err := h.store.EventRecipients(ctx, from, latest)
-	if err != nil {
-		return AsError(err)
-	}
-	h.waker.Publish(ids)
-	h.mu.Lock()
-	h.rechecked = max(h.rechecked, latest)
-	h.mu.Unlock()
-	return nil
-}
-
-// update runs fn in a write transaction, stores the events fn left in wake
-// in the same transaction, and once it committed wakes their recipients:
-// every event of the hub is stored and published here, nowhere else.
-// Refusals and Errors pass through; any other failure becomes an internal
-// Error. When fn returns a commitThen, what fn wrote is committed and its
-// error returned after. wake is emptied before each run of fn: a store may
-// run it again after a conflict.
-func (h *Hub) update(ctx context.Context, wake *[]*Event, fn func(tx Tx) error) error {
-	var kept error
-	err := h.store.Update(ctx, func(tx Tx) error {
-		*wake = nil
-		err := fn(tx)
-		var c *commitThen
-		if errors.As(err, &c) {
-			kept, err = c.err, nil
-		}
-		if err != nil {
-			return err
-		}
-		return tx.InsertEvents(ctx, *wake)
-	})
-	if err != nil {
-		return asOutcome(err)
-	}
-	h.publish(*wake)
-	return kept
-}
-
-// commitThen asks update to commit the transaction's writes and then
-// return err: a refusal that leaves something behind (an inbound ask).
-type commitThen struct{ err error }
-
-func (c *commitThen) Error() string { return c.err.Error() }

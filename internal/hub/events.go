@@ -267,3 +267,46 @@ func (h *Hub) PruneEvents(ctx context.Context) error {
 	}
 	return nil
 }
+
+// RecheckEvery runs Recheck every period until ctx ends, logging failures.
+func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
+				h.log.Warn("rechecking for events", "err", err)
+			}
+		}
+	}
+}
+
+// Recheck is the safety net under wake-ups (§13): it wakes the waiters of
+// every recipient of the events committed since the last recheck, so a
+// wake-up missed — from another process on the same database, such as an
+// admin command, or a lost notification between replicas — delays, never
+// loses. The server calls it every second or so.
+func (h *Hub) Recheck(ctx context.Context) error {
+	latest, err := h.store.LatestEventID(ctx)
+	if err != nil {
+		return AsError(err)
+	}
+	h.mu.Lock()
+	from := h.rechecked
+	h.mu.Unlock()
+	if latest <= from {
+		return nil
+	}
+	ids, err := h.store.EventRecipients(ctx, from, latest)
+	if err != nil {
+		return AsError(err)
+	}
+	h.waker.Publish(ids)
+	h.mu.Lock()
+	h.rechecked = max(h.rechecked, latest)
+	h.mu.Unlock()
+	return nil
+}

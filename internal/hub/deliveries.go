@@ -121,18 +121,3 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	}
 	return d, nil
 }
-
-// acknowledgeAnswer takes an owner's answer out of the agent's inbox.
-func (h *Hub) acknowledgeAnswer(ctx context.Context, c *Caller, questionID string) (*Delivery, error) {
-	q, err := h.store.Question(ctx, questionID)
-	if errors.Is(err, ErrNoRows) || (err == nil && (q.AgentID != c.Agent.ID || q.AnsweredAt.IsZero())) {
-		return nil, notFound("no answer to question %q waits for you", cleanText(questionID))
-	}
-	if err != nil {
-		return nil, AsError(err)
-	}
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.AckAnswer(ctx, q.ID, h.now()) }); err != nil {
-		return nil, AsError(err)
-	}
-	return &Delivery{MessageID: q.ID, AgentID: c.Agent.ID, State: DeliveryDone, AckedAt: h.now()}, nil
-}

@@ -1,0 +1,117 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"slices"
+)
+
+// Agents (§1): created for an owner, archived by it, in one of three modes.
+
+// AgentSpec describes a new agent.
+type AgentSpec struct {
+	Handle      string // owner/slug
+	Description string
+	Goal        string
+}
+
+// CreateAgent adds an agent to an existing owner (§1).
+func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
+	owner, slug, err := ParseHandle(s.Handle)
+	if err != nil {
+		return nil, err
+	}
+	if slug == "" {
+		return nil, invalid("", "an agent's handle is owner/slug, like %s/planner", owner)
+	}
+	u, err := h.User(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	desc, err := checkText("description", s.Description, 0, MaxDescription)
+	if err != nil {
+		return nil, err
+	}
+	goal, err := checkText("goal", s.Goal, 0, MaxGoal)
+	if err != nil {
+		return nil, err
+	}
+	now := h.now()
+	a := &Agent{ID: NewID("agt", now), OwnerID: u.ID, OwnerHandle: u.Handle, Slug: slug,
+		Description: desc, Goal: goal, Mode: ModeActive, CreatedAt: now}
+	err = h.store.Update(ctx, func(tx Tx) error { return tx.InsertAgent(ctx, a) })
+	if errors.Is(err, ErrDuplicate) {
+		return nil, &Error{Kind: KindConflict, Msg: "the agent " + a.Handle() + " already exists (archived agents keep their handle)"}
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return a, nil
+}
+
+// Agent returns an agent by handle, archived or not.
+func (h *Hub) Agent(ctx context.Context, handle string) (*Agent, error) {
+	owner, slug, err := ParseHandle(handle)
+	if err != nil {
+		return nil, err
+	}
+	if slug == "" {
+		return nil, invalid("", "an agent's handle is owner/slug, like %s/planner", owner)
+	}
+	a, err := h.store.AgentByHandle(ctx, owner, slug)
+	if err != nil {
+		return nil, lookupErr(err, "no agent has the handle %s/%s", owner, slug)
+	}
+	return a, nil
+}
+
+// Agents lists agents, of one owner when ownerHandle is not "".
+func (h *Hub) Agents(ctx context.Context, ownerHandle string, includeArchived bool) ([]*Agent, error) {
+	ownerID := ""
+	if ownerHandle != "" {
+		u, err := h.User(ctx, ownerHandle)
+		if err != nil {
+			return nil, err
+		}
+		ownerID = u.ID
+	}
+	as, err := h.store.Agents(ctx, ownerID, includeArchived)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return as, nil
+}
+
+// ArchiveAgent archives an agent (§1): its tokens fail from the next request
+// on, it leaves every recipient list and is listed nowhere. Archiving an
+// archived agent is not an error.
+func (h *Hub) ArchiveAgent(ctx context.Context, handle string) (*Agent, error) {
+	a, err := h.Agent(ctx, handle)
+	if err != nil {
+		return nil, err
+	}
+	if a.Archived() {
+		return a, nil
+	}
+	a.ArchivedAt = h.now()
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetAgentArchived(ctx, a.ID, a.ArchivedAt) }); err != nil {
+		return nil, AsError(err)
+	}
+	return a, nil
+}
+
+// SetAgentMode sets an agent's mode (§1): active, review or listen.
+func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, error) {
+	if !slices.Contains([]string{ModeActive, ModeReview, ModeListen}, mode) {
+		return nil, invalid("", "mode must be active, review or listen (got %q)", cleanText(mode))
+	}
+	a, err := h.Agent(ctx, handle)
+	if err != nil {
+		return nil, err
+	}
+	a.Mode = mode
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetAgentMode(ctx, a.ID, mode) }); err != nil {
+		return nil, AsError(err)
+	}
+	return a, nil
+}

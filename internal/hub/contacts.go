@@ -1,0 +1,153 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Contacts between people (§3): a request one way, a decision the other;
+// requests in both directions accept each other.
+
+// RequestContact is u asking other to be contacts (§3). A request from the
+// other side already waiting is accepted at once; a denial by the other
+// stands until they change it.
+func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (*Contact, error) {
+	other, err := h.User(ctx, otherHandle)
+	if err != nil {
+		return nil, err
+	}
+	if other.ID == u.ID {
+		return nil, invalid("", "a person is not their own contact")
+	}
+	var c *Contact
+	var wake []*Event
+	err = h.update(ctx, &wake, func(tx Tx) error {
+		now := h.now()
+		old, err := tx.Contact(ctx, u.ID, other.ID)
+		if err != nil && !errors.Is(err, ErrNoRows) {
+			return err
+		}
+		switch {
+		case old != nil && old.Status == ContactAccepted:
+			c = old
+			return nil
+		case old != nil && old.Status == ContactPending && old.RequestedBy == u.ID:
+			c = old
+			return nil
+		case old != nil && old.Status == ContactRejected && old.DecidedBy == other.ID:
+			return &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
+		case old != nil && old.RequestedBy == other.ID && (old.Status == ContactPending || old.Status == ContactRejected):
+			// They asked (and maybe u said no before): both want it now.
+			c = &Contact{UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now}
+			wake = contactEvents(EventContactAccepted, u, other, now)
+		default:
+			c = &Contact{UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now}
+			data, _ := json.Marshal(map[string]any{"from": u.Handle})
+			wake = []*Event{{RecipientID: other.ID, Type: EventContactRequest, Data: data, CreatedAt: now}}
+		}
+		return tx.PutContact(ctx, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func contactEvents(typ string, a, b *User, now time.Time) []*Event {
+	da, _ := json.Marshal(map[string]any{"contact": b.Handle})
+	db, _ := json.Marshal(map[string]any{"contact": a.Handle})
+	return []*Event{{RecipientID: a.ID, Type: typ, Data: da, CreatedAt: now}, {RecipientID: b.ID, Type: typ, Data: db, CreatedAt: now}}
+}
+
+// DecideContact is u answering other's contact request: accept or reject.
+// Deciding again is not an error; a person who rejected may accept later.
+// A cancelled request cannot be decided. Rejecting an accepted contact ends
+// it, whichever of the two asked.
+func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, accept bool) (*Contact, error) {
+	other, err := h.User(ctx, otherHandle)
+	if err != nil {
+		return nil, err
+	}
+	var c *Contact
+	var wake []*Event
+	err = h.update(ctx, &wake, func(tx Tx) error {
+		var err error
+		c, err = tx.Contact(ctx, u.ID, other.ID)
+		// Either person may end an accepted contact; only the one asked
+		// answers a request.
+		ending := err == nil && c.Status == ContactAccepted && !accept
+		if errors.Is(err, ErrNoRows) || (err == nil && !ending && (c.RequestedBy != other.ID || c.Status == ContactCancelled)) {
+			return notFound("no contact request from %s waits for %s; %s answers a request with: palaver contact approve %s --user %s", other.Handle, u.Handle, other.Handle, u.Handle, other.Handle)
+		}
+		if err != nil {
+			return err
+		}
+		want := ContactRejected
+		if accept {
+			want = ContactAccepted
+		}
+		if c.Status == want {
+			return nil
+		}
+		now := h.now()
+		c.Status, c.DecidedBy, c.DecidedAt = want, u.ID, now
+		if accept {
+			wake = contactEvents(EventContactAccepted, u, other, now)
+		}
+		return tx.PutContact(ctx, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// CancelContact withdraws u's own pending request.
+func (h *Hub) CancelContact(ctx context.Context, u *User, otherHandle string) (*Contact, error) {
+	other, err := h.User(ctx, otherHandle)
+	if err != nil {
+		return nil, err
+	}
+	var c *Contact
+	err = h.store.Update(ctx, func(tx Tx) error {
+		var err error
+		c, err = tx.Contact(ctx, u.ID, other.ID)
+		if errors.Is(err, ErrNoRows) || (err == nil && (c.RequestedBy != u.ID || c.Status != ContactPending)) {
+			return notFound("no pending contact request of %s to %s", u.Handle, other.Handle)
+		}
+		if err != nil {
+			return err
+		}
+		c.Status, c.DecidedBy, c.DecidedAt = ContactCancelled, u.ID, h.now()
+		return tx.PutContact(ctx, c)
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	return c, nil
+}
+
+// ContactView is a contact row with the other person.
+type ContactView struct {
+	Contact *Contact
+	Other   *User
+}
+
+// Contacts lists u's contact rows with the other person of each.
+func (h *Hub) Contacts(ctx context.Context, u *User) ([]ContactView, error) {
+	cs, err := h.store.ContactsOf(ctx, u.ID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	var out []ContactView
+	for _, c := range cs {
+		other, err := h.store.UserByID(ctx, c.Other(u.ID))
+		if err != nil {
+			return nil, AsError(err)
+		}
+		out = append(out, ContactView{Contact: c, Other: other})
+	}
+	return out, nil
+}

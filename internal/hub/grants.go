@@ -1,0 +1,148 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Grants (§3): what an owner lets its agent reach of a contact, and the
+// agent's requests for more.
+
+// SetGrant is owner u granting (or withdrawing) its agent reach to a
+// contact's person and agents; the agent hears grant.changed.
+func (h *Hub) SetGrant(ctx context.Context, u *User, agentHandle, contactHandle string, allowHuman, allowAgents bool) (*Grant, error) {
+	a, err := h.Agent(ctx, agentHandle)
+	if err != nil {
+		return nil, err
+	}
+	if a.OwnerID != u.ID {
+		return nil, notFound("%s has no agent %s", u.Handle, agentHandle)
+	}
+	contact, err := h.User(ctx, contactHandle)
+	if err != nil {
+		return nil, err
+	}
+	g := &Grant{AgentID: a.ID, ContactID: contact.ID, AllowHuman: allowHuman, AllowAgents: allowAgents, DecidedBy: u.ID, UpdatedAt: h.now()}
+	var wake []*Event
+	err = h.update(ctx, &wake, func(tx Tx) error {
+		if err := tx.PutGrant(ctx, g); err != nil {
+			return err
+		}
+		wake = []*Event{grantChanged(a.ID, contact.Handle, g)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func grantChanged(agentID, contact string, g *Grant) *Event {
+	data, _ := json.Marshal(map[string]any{"contact": contact, "allow_human": g.AllowHuman, "allow_agents": g.AllowAgents})
+	return &Event{RecipientID: agentID, Type: EventGrantChanged, Data: data, CreatedAt: g.UpdatedAt}
+}
+
+// RequestGrant is an agent asking its owner for reach to a contact (§3); it
+// returns the pending request, and the owner hears grant.request.
+func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string, allowHuman, allowAgents bool, reason string) (*GrantRequest, error) {
+	contact, err := h.User(ctx, contactHandle)
+	if err != nil {
+		return nil, err
+	}
+	if contact.ID == c.Agent.OwnerID {
+		return nil, invalid("", "you reach your own owner without a grant")
+	}
+	if !allowHuman && !allowAgents {
+		return nil, invalid("", "ask for allow_human, allow_agents or both")
+	}
+	if reason, err = checkText("reason", strings.TrimSpace(reason), 1, MaxQuestion); err != nil {
+		return nil, err
+	}
+	now := h.now()
+	r := &GrantRequest{ID: NewID("gr", now), AgentID: c.Agent.ID, OwnerID: c.Agent.OwnerID, ContactID: contact.ID,
+		AllowHuman: allowHuman, AllowAgents: allowAgents, Reason: reason, Status: AskPending, CreatedAt: now}
+	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "agent": c.Agent.Handle(), "contact": contact.Handle})
+	var wake []*Event
+	err = h.update(ctx, &wake, func(tx Tx) error {
+		wake = []*Event{{RecipientID: c.Agent.OwnerID, Type: EventGrantRequest, Data: data, CreatedAt: now}}
+		return tx.InsertGrantRequest(ctx, r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// DecideGrantRequest is the owner's answer: approval adds what was asked to
+// the agent's grant. Either way the agent hears grant.changed.
+func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approve bool) (*GrantRequest, error) {
+	var r *GrantRequest
+	var wake []*Event
+	err := h.update(ctx, &wake, func(tx Tx) error {
+		var err error
+		r, err = tx.GrantRequest(ctx, id)
+		if errors.Is(err, ErrNoRows) || (err == nil && r.OwnerID != u.ID) {
+			return notFound("no grant request %q waits for %s", cleanText(id), u.Handle)
+		}
+		if err != nil {
+			return err
+		}
+		if r.Status != AskPending {
+			return decidedAlready(r, approve)
+		}
+		now := h.now()
+		status := "rejected"
+		if approve {
+			status = AskApproved
+		}
+		// Claim the decision first: of two deciding at once, the second
+		// finds it taken and answers as if it came later.
+		if err := tx.DecideGrantRequest(ctx, r.ID, status, now); errors.Is(err, ErrNoRows) {
+			if r, err = tx.GrantRequest(ctx, id); err != nil {
+				return err
+			}
+			return decidedAlready(r, approve)
+		} else if err != nil {
+			return err
+		}
+		r.Status = status
+		g, err := tx.Grant(ctx, r.AgentID, r.ContactID)
+		if errors.Is(err, ErrNoRows) {
+			g, err = &Grant{AgentID: r.AgentID, ContactID: r.ContactID}, nil
+		}
+		if err != nil {
+			return err
+		}
+		g.DecidedBy, g.UpdatedAt = u.ID, now
+		if approve {
+			g.AllowHuman, g.AllowAgents = g.AllowHuman || r.AllowHuman, g.AllowAgents || r.AllowAgents
+			if err := tx.PutGrant(ctx, g); err != nil {
+				return err
+			}
+		}
+		contact, err := tx.UserByID(ctx, r.ContactID)
+		if err != nil {
+			return err
+		}
+		ev := grantChanged(r.AgentID, contact.Handle, g)
+		ev.Data, _ = json.Marshal(map[string]any{"request_id": r.ID, "decision": r.Status, "contact": contact.Handle,
+			"allow_human": g.AllowHuman, "allow_agents": g.AllowAgents})
+		wake = []*Event{ev}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decidedAlready answers a decision of a request already decided: the same
+// decision again gets the same answer, the other a conflict.
+func decidedAlready(r *GrantRequest, approve bool) error {
+	if (r.Status == AskApproved) == approve {
+		return nil
+	}
+	return &Error{Kind: KindConflict, Msg: "this grant request was already " + r.Status}
+}

@@ -1,0 +1,337 @@
+package hub
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The records the Store reads and writes (DESIGN.md §1–§9), with the
+// constants of their fields.
+
+// User is a person (§1).
+type User struct {
+	ID        string // usr_…
+	Handle    string // 2–39 of [a-z0-9-], starting with [a-z0-9]
+	Name      string // display name, a label only
+	CreatedAt time.Time
+}
+
+// Agent modes (§1).
+const (
+	ModeActive = "active"
+	ModeReview = "review"
+	ModeListen = "listen"
+)
+
+// Agent belongs to exactly one owner (§1).
+type Agent struct {
+	ID          string // agt_…
+	OwnerID     string
+	OwnerHandle string
+	Slug        string // 1–40 of [a-z0-9-]
+	Description string
+	Goal        string
+	Mode        string
+	ArchivedAt  time.Time // zero while active
+	CreatedAt   time.Time
+}
+
+// Handle is "owner/slug".
+func (a *Agent) Handle() string { return a.OwnerHandle + "/" + a.Slug }
+
+// Archived reports whether the owner archived the agent.
+func (a *Agent) Archived() bool { return !a.ArchivedAt.IsZero() }
+
+// Instance is a named session of an agent (§5).
+type Instance struct {
+	Name     string
+	Note     string
+	LastSeen time.Time
+}
+
+// Token is a static credential (§2). Only the SHA-256 hash of the secret is
+// stored.
+type Token struct {
+	ID         string // tok_…
+	Hash       []byte
+	UserID     string
+	AgentID    string // "" for a user token
+	Name       string
+	Scopes     []string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastUsedAt time.Time
+	RevokedAt  time.Time
+}
+
+// Conversation kinds and statuses (§4).
+const (
+	KindDirect = "direct"
+	KindGroup  = "group"
+	KindThread = "thread"
+
+	StatusOpen           = "open"
+	StatusCloseRequested = "close_requested"
+	StatusClosed         = "closed"
+)
+
+// Conversation is one direct, group or thread conversation (§4).
+type Conversation struct {
+	ID        string // conv_…
+	Kind      string
+	Title     string
+	Goal      string
+	Status    string
+	DirectKey string // sorted participant ids of a direct conversation
+	CreatorID string
+	CreatedAt time.Time
+	UpdatedAt time.Time // time of the last message or change
+	LastSeq   int64
+
+	// Brake state (§7): since a person last took part, how many turns agents
+	// traded and whose voice spoke last; a pause and its reason.
+	LastPersonAt time.Time
+	AgentTurns   int
+	LastVoice    string
+	PausedAt     time.Time
+	PausedReason string
+}
+
+// Principal kinds.
+const (
+	PrincipalUser  = "user"
+	PrincipalAgent = "agent"
+)
+
+// Participant roles (§4).
+const (
+	RoleOwner  = "owner"
+	RoleAdmin  = "admin"
+	RoleMember = "member"
+)
+
+// Participant is a principal's membership of a conversation.
+type Participant struct {
+	ConversationID string
+	PrincipalID    string
+	Kind           string // PrincipalUser or PrincipalAgent
+	Handle         string // filled by reads
+	OwnerID        string // the agent's owner; the user's own id for users
+	Role           string
+	JoinedAt       time.Time
+	Archived       bool // filled by reads: the agent is archived
+}
+
+// ConversationView is a conversation with its current participants.
+type ConversationView struct {
+	Conversation *Conversation
+	Participants []Participant
+}
+
+// Listed is the participants a face may show: archived agents are listed
+// nowhere (§1).
+func (v *ConversationView) Listed() []Participant {
+	var out []Participant
+	for _, p := range v.Participants {
+		if !p.Archived {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Message is one stored message (§4).
+type Message struct {
+	ID             string // msg_…
+	ConversationID string
+	Seq            int64  // 0 while held for review
+	Status         string // MessageSent, MessageHeld or MessageRejected
+	SenderID       string
+	SenderKind     string
+	SenderHandle   string
+	SenderInstance string
+	Body           string
+	Summary        string
+	Format         string
+	Kind           string
+	Metadata       json.RawMessage // a JSON object, or nil
+	Mentions       []string
+	ReplyToSeq     int64
+	NoReply        bool
+	ToInstance     string
+	ClientMsgID    string
+	Author         string // "human" or "agent"
+	Authority      string
+	OwnerID        string // on_behalf_of: the verified owner
+	OwnerHandle    string
+	CreatedAt      time.Time
+	OriginalBody   string    // the agent's words when the owner edited them (§7)
+	DecidedBy      string    // the owner who approved or rejected a held message
+	DecidedAt      time.Time // when
+}
+
+// Message statuses (§7 review).
+const (
+	MessageSent     = "sent"
+	MessageHeld     = "held"
+	MessageRejected = "rejected"
+)
+
+// Contact is the relation between two people (§3); UserA < UserB.
+type Contact struct {
+	UserA, UserB string
+	Status       string // ContactPending, ContactAccepted, ContactRejected, ContactCancelled
+	RequestedBy  string
+	DecidedBy    string
+	RequestedAt  time.Time
+	DecidedAt    time.Time
+}
+
+// Contact statuses.
+const (
+	ContactPending   = "pending"
+	ContactAccepted  = "accepted"
+	ContactRejected  = "rejected"
+	ContactCancelled = "cancelled"
+)
+
+// Other is the other person of the pair.
+func (c *Contact) Other(userID string) string {
+	if c.UserA == userID {
+		return c.UserB
+	}
+	return c.UserA
+}
+
+// Grant is an owner's grant to its agent of reach to a contact's side (§3).
+type Grant struct {
+	AgentID     string
+	ContactID   string
+	AllowHuman  bool
+	AllowAgents bool
+	DecidedBy   string
+	UpdatedAt   time.Time
+}
+
+// GrantRequest is an agent asking its owner for a grant (§3).
+type GrantRequest struct {
+	ID          string // gr_…
+	AgentID     string
+	OwnerID     string
+	ContactID   string
+	AllowHuman  bool
+	AllowAgents bool
+	Reason      string
+	Status      string // pending, approved, rejected
+	CreatedAt   time.Time
+	DecidedAt   time.Time
+}
+
+// InboundAsk is another owner's agent asking a person to be let in (§3).
+type InboundAsk struct {
+	ID        string // in_…
+	AgentID   string
+	UserID    string
+	Handles   []string // the open_conversation it asked for
+	Status    string   // pending, approved, denied
+	CreatedAt time.Time
+	DecidedAt time.Time
+}
+
+// Question is an agent's question to its owner (§9).
+type Question struct {
+	ID             string // q_…
+	AgentID        string
+	AgentHandle    string // filled by reads
+	OwnerID        string
+	Instance       string
+	ConversationID string
+	Question       string
+	Options        []string
+	Answer         string
+	AnsweredAt     time.Time
+	AckedAt        time.Time
+	CreatedAt      time.Time
+}
+
+// Delivery states (§5).
+const (
+	DeliveryWaiting = "waiting"
+	DeliveryDone    = "done"
+	DeliveryFailed  = "failed"
+)
+
+// Delivery is one recipient agent's copy of a message (§5).
+type Delivery struct {
+	MessageID string
+	AgentID   string
+	State     string
+	Attempts  int
+	Error     string
+	FetchedAt time.Time
+	AckedAt   time.Time
+}
+
+// InboxItem is a waiting delivery with its message.
+type InboxItem struct {
+	Delivery Delivery
+	Message  *Message
+	// HeldBy is the live session holding the conversation ("" when nobody
+	// does: unclaimed).
+	HeldBy string
+	// Sibling: the agent's own words from another session, waiting for this
+	// session past its place; there is no delivery to acknowledge.
+	Sibling bool
+}
+
+// SessionFilter narrows an inbox to one named session (§5).
+type SessionFilter struct {
+	Instance  string    // "" for the agent as a whole
+	LiveSince time.Time // holders last seen at or before this have let go
+}
+
+// Hold is a session holding a conversation (§5).
+type Hold struct {
+	ConversationID string
+	Instance       string
+	Since          time.Time
+	LastSeen       time.Time // the session's last sighting
+}
+
+// Read is a principal's (or named session's) place in a conversation.
+type Read struct {
+	PrincipalID string
+	Handle      string
+	Instance    string
+	LastReadSeq int64
+	UpdatedAt   time.Time
+}
+
+// Event types (§6).
+const (
+	EventMessageNew         = "message.new"
+	EventConversationOpened = "conversation.opened"
+	EventConversationClosed = "conversation.closed"
+	EventConversationResume = "conversation.resumed"
+	EventMessagePending     = "message.pending"
+	EventPendingDecided     = "pending.decided"
+	EventOwnerAnswer        = "owner.answer"
+	EventGrantChanged       = "grant.changed"
+	EventGrantRequest       = "grant.request"
+	EventInboundAsk         = "inbound.ask"
+	EventInboundDecided     = "inbound.decided"
+	EventContactRequest     = "contact.request"
+	EventContactAccepted    = "contact.accepted"
+)
+
+// Event is one entry of a recipient's stream (§6).
+type Event struct {
+	ID             int64
+	RecipientID    string
+	Type           string
+	ConversationID string
+	MessageID      string
+	Data           json.RawMessage // type-specific payload, or nil
+	CreatedAt      time.Time
+	Message        *Message // filled by EventsAfter for message.new
+}

@@ -1,0 +1,102 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Review (§7): an owner decides each message held from an agent in review
+// mode, letting it go as written, edited first, or not at all.
+
+// Decision is an owner's answer to a held message (§7 review).
+type Decision struct {
+	Approve bool
+	// Body replaces the agent's words before approval (owner_edited); the
+	// original is kept for audit. "" approves them unchanged.
+	Body string
+}
+
+// Authorities of messages an owner let go (§4).
+const (
+	AuthorityInterject = "human_interject"
+	AuthorityApproved  = "owner_approved"
+	AuthorityEdited    = "owner_edited"
+)
+
+// DecideHeld approves (optionally edited) or rejects a message held for the
+// owner's review. Approval assigns the next seq at that moment and delivers
+// it, and counts as the owner taking part; the sender hears pending.decided
+// either way.
+func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decision) (*Message, error) {
+	var m *Message
+	var wake []*Event
+	err := h.update(ctx, &wake, func(tx Tx) error {
+		var err error
+		m, err = tx.Message(ctx, messageID)
+		if errors.Is(err, ErrNoRows) || (err == nil && (m.OwnerID != u.ID || m.DecidedBy == "" && m.Status != MessageHeld)) {
+			return notFound("no message %q is held for %s's review; list them with: palaver approvals list --user %s", cleanText(messageID), u.Handle, u.Handle)
+		}
+		if err != nil {
+			return err
+		}
+		if m.Status != MessageHeld {
+			// Decided already: the same decision again is answered the same.
+			if (m.Status == MessageSent) == d.Approve && (d.Body == "" || d.Body == m.Body) {
+				return nil
+			}
+			return &Error{Kind: KindConflict, Msg: "this message was already " + map[bool]string{true: "approved", false: "rejected"}[m.Status == MessageSent]}
+		}
+		now := h.now()
+		m.DecidedBy, m.DecidedAt = u.ID, now
+		decision := "rejected"
+		var v *ConversationView
+		if d.Approve {
+			if err := tx.LockConversation(ctx, m.ConversationID); err != nil {
+				return err
+			}
+			if v, _, err = personAccess(ctx, tx, u, m.ConversationID); err != nil {
+				return invalid("", "the conversation of this message is closed; reject it instead")
+			}
+			decision = "approved"
+			m.Authority = AuthorityApproved
+			if d.Body != "" && d.Body != m.Body {
+				body, err := checkBody(d.Body)
+				if err != nil {
+					return err
+				}
+				// The agent's summary described the agent's words; the
+				// reader sees a preview of the owner's instead.
+				m.OriginalBody, m.Body, m.Summary = m.Body, body, ""
+				m.Authority, decision = AuthorityEdited, "edited"
+			}
+			m.Status = MessageSent
+			if m.Seq, err = tx.NextSeq(ctx, m.ConversationID, now); err != nil {
+				return err
+			}
+		} else {
+			m.Status = MessageRejected
+		}
+		if err := tx.DecideMessage(ctx, m); err != nil {
+			return err
+		}
+		if d.Approve {
+			if wake, err = deliver(ctx, tx, v, m, now); err != nil {
+				return err
+			}
+			resumed, err := personTookPart(ctx, tx, v, now)
+			if err != nil {
+				return err
+			}
+			wake = append(wake, resumed...)
+		}
+		data, _ := json.Marshal(map[string]any{"message_id": m.ID, "decision": decision, "seq": m.Seq})
+		ev := &Event{RecipientID: m.SenderID, Type: EventPendingDecided, ConversationID: m.ConversationID, MessageID: m.ID, Data: data, CreatedAt: now}
+		wake = append(wake, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,80 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"slices"
+)
+
+// How the hub writes: every change is one store transaction; the events
+// it makes are stored in that transaction and published after it commits.
+
+// update runs fn in a write transaction, stores the events fn left in wake
+// in the same transaction, and once it committed wakes their recipients:
+// every event of the hub is stored and published here, nowhere else.
+// Refusals and Errors pass through; any other failure becomes an internal
+// Error. When fn returns a commitThen, what fn wrote is committed and its
+// error returned after. wake is emptied before each run of fn: a store may
+// run it again after a conflict.
+func (h *Hub) update(ctx context.Context, wake *[]*Event, fn func(tx Tx) error) error {
+	var kept error
+	err := h.store.Update(ctx, func(tx Tx) error {
+		*wake = nil
+		err := fn(tx)
+		var c *commitThen
+		if errors.As(err, &c) {
+			kept, err = c.err, nil
+		}
+		if err != nil {
+			return err
+		}
+		return tx.InsertEvents(ctx, *wake)
+	})
+	if err != nil {
+		return asOutcome(err)
+	}
+	h.publish(*wake)
+	return kept
+}
+
+// commitThen asks update to commit the transaction's writes and then
+// return err: a refusal that leaves something behind (an inbound ask).
+type commitThen struct{ err error }
+
+func (c *commitThen) Error() string { return c.err.Error() }
+
+// retryDuplicate runs update again once when it failed on a unique
+// constraint: two transactions raced to create the same thing (a direct
+// conversation, a client_msg_id), and the second run finds the first's.
+func retryDuplicate(update func() error) error {
+	err := update()
+	if errors.Is(err, ErrDuplicate) {
+		err = update()
+	}
+	return err
+}
+
+// asOutcome passes Refusals and Errors through and wraps anything else as
+// an internal Error.
+func asOutcome(err error) error {
+	var r *Refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	return AsError(err)
+}
+
+// publish wakes the waiters of the events' recipients after the commit that
+// stored them.
+func (h *Hub) publish(events []*Event) {
+	if len(events) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(events))
+	for _, e := range events {
+		if !slices.Contains(ids, e.RecipientID) {
+			ids = append(ids, e.RecipientID)
+		}
+	}
+	h.waker.Publish(ids)
+}
