@@ -86,10 +86,10 @@ func (h *Hub) askIn(ctx context.Context, tx Tx, from *Agent, b string, handles [
 
 // resolveAll resolves handles (dropping duplicates) and checks reach to
 // each: the targets, or a Refusal. When only inbound approval is missing,
-// it asks each person concerned for the handles, adds the inbound.ask
-// events to wake, and returns the pending_approval Refusal wrapped in
-// commitThen, so the asks are kept though the call is refused.
-func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []string, wake *[]*Event) ([]*Principal, error) {
+// it asks each person concerned for the handles and returns the inbound.ask
+// events with the pending_approval Refusal wrapped in commitThen, so that
+// update keeps the asks though the call is refused.
+func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []string) ([]*Principal, []*Event, error) {
 	seen := map[string]bool{}
 	var out []*Principal
 	var pending []string
@@ -97,7 +97,7 @@ func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []stri
 	for _, hd := range handles {
 		p, err := resolve(ctx, tx, hd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if seen[p.ID] {
 			continue
@@ -110,20 +110,30 @@ func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []stri
 		case isPending(err):
 			pending, refusal = append(pending, b), err
 		default:
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if len(pending) == 0 {
-		return out, nil
+		return out, nil, nil
 	}
+	var asks []*Event
 	for _, b := range pending {
 		evs, err := h.askIn(ctx, tx, from, b, handles)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		*wake = append(*wake, evs...)
+		asks = append(asks, evs...)
 	}
-	return nil, &commitThen{refusal}
+	return nil, asks, &commitThen{refusal}
+}
+
+// refused reports a contract outcome of a rule: a Refusal, one committed
+// after its side effects (commitThen), or an Error that is not internal.
+func refused(err error) bool {
+	var c *commitThen
+	var r *Refusal
+	var e *Error
+	return errors.As(err, &c) || errors.As(err, &r) || (errors.As(err, &e) && e.Kind != KindInternal)
 }
 
 // isPending reports a pending_approval refusal.
@@ -186,10 +196,6 @@ func stillReachable(ctx context.Context, tx Tx, from *Agent, ps []Participant) e
 	return nil
 }
 
-// ---- contacts between people
-
-// ---- grants
-
 // ---- inbound asks
 
 // DecideInbound is person u letting another owner's agent in (or not). The
@@ -197,16 +203,15 @@ func stillReachable(ctx context.Context, tx Tx, from *Agent, ps []Participant) e
 // opened and it hears conversation.opened. A decision may be changed later.
 func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve bool) (*InboundAsk, error) {
 	var ask *InboundAsk
-	var wake []*Event
 	err := retryDuplicate(func() error {
-		return h.update(ctx, &wake, func(tx Tx) error {
+		return h.update(ctx, func(tx Tx) ([]*Event, error) {
 			var err error
 			ask, err = tx.InboundAskByID(ctx, id)
 			if errors.Is(err, ErrNoRows) || (err == nil && ask.UserID != u.ID) {
-				return notFound("no inbound ask %q waits for %s", cleanText(id), u.Handle)
+				return nil, notFound("no inbound ask %q waits for %s", cleanText(id), u.Handle)
 			}
 			if err != nil {
-				return err
+				return nil, err
 			}
 			now := h.now()
 			want := AskDenied
@@ -216,17 +221,19 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 			changed, err := tx.SetInboundAskStatus(ctx, ask.ID, want, now)
 			if err != nil || !changed {
 				ask.Status = want
-				return err // the same decision again: nothing new to tell
+				return nil, err // the same decision again: nothing new to tell
 			}
 			ask.Status, ask.DecidedAt = want, now
 			data, _ := json.Marshal(map[string]any{"ask_id": ask.ID, "decision": ask.Status, "by": u.Handle})
-			wake = []*Event{{RecipientID: ask.AgentID, Type: EventInboundDecided, Data: data, CreatedAt: now}}
+			events := []*Event{{RecipientID: ask.AgentID, Type: EventInboundDecided, Data: data, CreatedAt: now}}
 			if !approve {
-				return nil
+				return events, nil
 			}
 			opened, err := h.openFor(ctx, tx, ask)
-			wake = append(wake, opened...)
-			return err
+			if err != nil {
+				return nil, err
+			}
+			return append(events, opened...), nil
 		})
 	})
 	if err != nil {
@@ -237,6 +244,9 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 
 // openFor opens the direct conversation an approved ask was for, when every
 // handle is now reachable, and tells the agent with conversation.opened.
+// When a handle is out of reach again (a grant withdrawn, another person
+// still to ask) nothing opens and the agent asks again; any other failure
+// is returned, so a decision is never reported done when it was not.
 func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, error) {
 	a, err := tx.AgentByID(ctx, ask.AgentID)
 	if err != nil || a.Archived() {
@@ -247,10 +257,12 @@ func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, er
 		return nil, err
 	}
 	caller := &Caller{Agent: a, Owner: owner}
-	var asks []*Event // another step may still be missing: a new ask
-	targets, err := h.resolveAll(ctx, tx, a, ask.Handles, &asks)
+	targets, asks, err := h.resolveAll(ctx, tx, a, ask.Handles)
+	if refused(err) {
+		return asks, nil
+	}
 	if err != nil {
-		return asks, nil // the agent asks again
+		return nil, err
 	}
 	ids := []string{a.ID}
 	for _, p := range targets {

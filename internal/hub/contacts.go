@@ -22,32 +22,32 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 		return nil, invalid("", "a person is not their own contact")
 	}
 	var c *Contact
-	var wake []*Event
-	err = h.update(ctx, &wake, func(tx Tx) error {
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		now := h.now()
 		old, err := tx.Contact(ctx, u.ID, other.ID)
 		if err != nil && !errors.Is(err, ErrNoRows) {
-			return err
+			return nil, err
 		}
+		var events []*Event
 		switch {
 		case old != nil && old.Status == ContactAccepted:
 			c = old
-			return nil
+			return nil, nil
 		case old != nil && old.Status == ContactPending && old.RequestedBy == u.ID:
 			c = old
-			return nil
+			return nil, nil
 		case old != nil && old.Status == ContactRejected && old.DecidedBy == other.ID:
-			return &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
+			return nil, &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
 		case old != nil && old.RequestedBy == other.ID && (old.Status == ContactPending || old.Status == ContactRejected):
 			// They asked (and maybe u said no before): both want it now.
 			c = &Contact{UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now}
-			wake = contactEvents(EventContactAccepted, u, other, now)
+			events = contactEvents(EventContactAccepted, u, other, now)
 		default:
 			c = &Contact{UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now}
 			data, _ := json.Marshal(map[string]any{"from": u.Handle})
-			wake = []*Event{{RecipientID: other.ID, Type: EventContactRequest, Data: data, CreatedAt: now}}
+			events = []*Event{{RecipientID: other.ID, Type: EventContactRequest, Data: data, CreatedAt: now}}
 		}
-		return tx.PutContact(ctx, c)
+		return events, tx.PutContact(ctx, c)
 	})
 	if err != nil {
 		return nil, err
@@ -71,32 +71,32 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 		return nil, err
 	}
 	var c *Contact
-	var wake []*Event
-	err = h.update(ctx, &wake, func(tx Tx) error {
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		var err error
 		c, err = tx.Contact(ctx, u.ID, other.ID)
 		// Either person may end an accepted contact; only the one asked
 		// answers a request.
 		ending := err == nil && c.Status == ContactAccepted && !accept
 		if errors.Is(err, ErrNoRows) || (err == nil && !ending && (c.RequestedBy != other.ID || c.Status == ContactCancelled)) {
-			return notFound("no contact request from %s waits for %s; %s answers a request with: palaver contact approve %s --user %s", other.Handle, u.Handle, other.Handle, u.Handle, other.Handle)
+			return nil, notFound("no contact request from %s waits for %s; %s answers a request with: palaver contact approve %s --user %s", other.Handle, u.Handle, other.Handle, u.Handle, other.Handle)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		want := ContactRejected
 		if accept {
 			want = ContactAccepted
 		}
 		if c.Status == want {
-			return nil
+			return nil, nil
 		}
 		now := h.now()
 		c.Status, c.DecidedBy, c.DecidedAt = want, u.ID, now
+		var events []*Event
 		if accept {
-			wake = contactEvents(EventContactAccepted, u, other, now)
+			events = contactEvents(EventContactAccepted, u, other, now)
 		}
-		return tx.PutContact(ctx, c)
+		return events, tx.PutContact(ctx, c)
 	})
 	if err != nil {
 		return nil, err

@@ -69,12 +69,11 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 		return nil, invalid("", "handles has %d entries; the limit is %d — use create_thread for a bigger group", len(handles), MaxHandles)
 	}
 	var view *ConversationView
-	var wake []*Event
 	err := retryDuplicate(func() error {
-		return h.update(ctx, &wake, func(tx Tx) error {
-			targets, err := h.resolveAll(ctx, tx, c.Agent, handles, &wake)
+		return h.update(ctx, func(tx Tx) ([]*Event, error) {
+			targets, asks, err := h.resolveAll(ctx, tx, c.Agent, handles)
 			if err != nil {
-				return err
+				return asks, err
 			}
 			ids := []string{c.Agent.ID}
 			for _, p := range targets {
@@ -85,13 +84,14 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 			if err == nil {
 				ps, err := tx.Participants(ctx, conv.ID)
 				view = &ConversationView{Conversation: conv, Participants: ps}
-				return err
+				return nil, err
 			}
 			if !errors.Is(err, ErrNoRows) {
-				return err
+				return nil, err
 			}
-			view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindDirect, DirectKey: key}, targets)
-			return err
+			var opened []*Event
+			view, opened, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindDirect, DirectKey: key}, targets)
+			return opened, err
 		})
 	})
 	if err != nil {
@@ -122,14 +122,14 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 		return nil, invalid("", "participants has %d entries; the limit is %d", len(s.Participants), MaxMembers)
 	}
 	var view *ConversationView
-	var wake []*Event
-	err = h.update(ctx, &wake, func(tx Tx) error {
-		targets, err := h.resolveAll(ctx, tx, c.Agent, s.Participants, &wake)
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		targets, asks, err := h.resolveAll(ctx, tx, c.Agent, s.Participants)
 		if err != nil {
-			return err
+			return asks, err
 		}
-		view, wake, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindGroup, Title: title, Goal: goal}, targets)
-		return err
+		var opened []*Event
+		view, opened, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindGroup, Title: title, Goal: goal}, targets)
+		return opened, err
 	})
 	if err != nil {
 		return nil, err
@@ -181,38 +181,36 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 // already there is not an error.
 func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, handle string) (*ConversationView, error) {
 	var view *ConversationView
-	var wake []*Event
-	err := h.update(ctx, &wake, func(tx Tx) error {
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
 		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		targets, err := h.resolveAll(ctx, tx, c.Agent, []string{handle}, &wake)
+		targets, asks, err := h.resolveAll(ctx, tx, c.Agent, []string{handle})
 		if err != nil {
-			return err
+			return asks, err
 		}
 		target := targets[0]
 		switch {
 		case v.Conversation.Kind == KindDirect:
-			return invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
+			return nil, invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
 		case v.Conversation.Status == StatusCloseRequested:
-			return deny("closing", "a close of this conversation is pending; nobody can be added")
+			return nil, deny("closing", "a close of this conversation is pending; nobody can be added")
 		}
 		view = v
 		if _, ok := participant(v.Participants, target.ID); ok {
-			return nil
+			return nil, nil
 		}
 		if err := checkMix(ctx, tx, target.OwnerID, target.Handle, v.Participants); err != nil {
-			return err
+			return nil, err
 		}
 		now := h.now()
 		if err := tx.AddParticipant(ctx, &Participant{ConversationID: v.Conversation.ID, PrincipalID: target.ID, Kind: target.Kind,
 			OwnerID: target.OwnerID, Role: RoleMember, JoinedAt: now}); err != nil {
-			return err
+			return nil, err
 		}
-		wake = []*Event{{RecipientID: target.ID, Type: EventConversationOpened, ConversationID: v.Conversation.ID, CreatedAt: now}}
 		view.Participants, err = tx.Participants(ctx, v.Conversation.ID)
-		return err
+		return []*Event{{RecipientID: target.ID, Type: EventConversationOpened, ConversationID: v.Conversation.ID, CreatedAt: now}}, err
 	})
 	if err != nil {
 		return nil, err
@@ -253,34 +251,32 @@ func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string
 // Closing a closed conversation is not an error.
 func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Conversation, error) {
 	var conv *Conversation
-	var wake []*Event
-	err := h.update(ctx, &wake, func(tx Tx) error {
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.LockConversation(ctx, conversationID); err != nil {
-			return err
+			return nil, err
 		}
 		var err error
 		conv, err = tx.Conversation(ctx, conversationID)
 		if errors.Is(err, ErrNoRows) {
-			return notFound("no conversation has the id %q", cleanText(conversationID))
+			return nil, notFound("no conversation has the id %q", cleanText(conversationID))
 		}
 		if err != nil || conv.Status == StatusClosed {
-			return err
+			return nil, err
 		}
 		now := h.now()
 		conv.Status = StatusClosed
 		if err := tx.SetConversationStatus(ctx, conv.ID, StatusClosed, now); err != nil {
-			return err
+			return nil, err
 		}
 		ps, err := tx.Participants(ctx, conv.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var events []*Event
 		for _, p := range ps {
 			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventConversationClosed, ConversationID: conv.ID, CreatedAt: now})
 		}
-		wake = events
-		return nil
+		return events, nil
 	})
 	if err != nil {
 		return nil, err

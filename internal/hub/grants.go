@@ -25,13 +25,8 @@ func (h *Hub) SetGrant(ctx context.Context, u *User, agentHandle, contactHandle 
 		return nil, err
 	}
 	g := &Grant{AgentID: a.ID, ContactID: contact.ID, AllowHuman: allowHuman, AllowAgents: allowAgents, DecidedBy: u.ID, UpdatedAt: h.now()}
-	var wake []*Event
-	err = h.update(ctx, &wake, func(tx Tx) error {
-		if err := tx.PutGrant(ctx, g); err != nil {
-			return err
-		}
-		wake = []*Event{grantChanged(a.ID, contact.Handle, g)}
-		return nil
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		return []*Event{grantChanged(a.ID, contact.Handle, g)}, tx.PutGrant(ctx, g)
 	})
 	if err != nil {
 		return nil, err
@@ -64,10 +59,8 @@ func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string,
 	r := &GrantRequest{ID: NewID("gr", now), AgentID: c.Agent.ID, OwnerID: c.Agent.OwnerID, ContactID: contact.ID,
 		AllowHuman: allowHuman, AllowAgents: allowAgents, Reason: reason, Status: AskPending, CreatedAt: now}
 	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "agent": c.Agent.Handle(), "contact": contact.Handle})
-	var wake []*Event
-	err = h.update(ctx, &wake, func(tx Tx) error {
-		wake = []*Event{{RecipientID: c.Agent.OwnerID, Type: EventGrantRequest, Data: data, CreatedAt: now}}
-		return tx.InsertGrantRequest(ctx, r)
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		return []*Event{{RecipientID: c.Agent.OwnerID, Type: EventGrantRequest, Data: data, CreatedAt: now}}, tx.InsertGrantRequest(ctx, r)
 	})
 	if err != nil {
 		return nil, err
@@ -79,18 +72,17 @@ func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string,
 // the agent's grant. Either way the agent hears grant.changed.
 func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approve bool) (*GrantRequest, error) {
 	var r *GrantRequest
-	var wake []*Event
-	err := h.update(ctx, &wake, func(tx Tx) error {
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
 		var err error
 		r, err = tx.GrantRequest(ctx, id)
 		if errors.Is(err, ErrNoRows) || (err == nil && r.OwnerID != u.ID) {
-			return notFound("no grant request %q waits for %s", cleanText(id), u.Handle)
+			return nil, notFound("no grant request %q waits for %s", cleanText(id), u.Handle)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if r.Status != AskPending {
-			return decidedAlready(r, approve)
+			return nil, decidedAlready(r, approve)
 		}
 		now := h.now()
 		status := "rejected"
@@ -101,11 +93,11 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 		// finds it taken and answers as if it came later.
 		if err := tx.DecideGrantRequest(ctx, r.ID, status, now); errors.Is(err, ErrNoRows) {
 			if r, err = tx.GrantRequest(ctx, id); err != nil {
-				return err
+				return nil, err
 			}
-			return decidedAlready(r, approve)
+			return nil, decidedAlready(r, approve)
 		} else if err != nil {
-			return err
+			return nil, err
 		}
 		r.Status = status
 		g, err := tx.Grant(ctx, r.AgentID, r.ContactID)
@@ -113,24 +105,23 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 			g, err = &Grant{AgentID: r.AgentID, ContactID: r.ContactID}, nil
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		g.DecidedBy, g.UpdatedAt = u.ID, now
 		if approve {
 			g.AllowHuman, g.AllowAgents = g.AllowHuman || r.AllowHuman, g.AllowAgents || r.AllowAgents
 			if err := tx.PutGrant(ctx, g); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		contact, err := tx.UserByID(ctx, r.ContactID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ev := grantChanged(r.AgentID, contact.Handle, g)
 		ev.Data, _ = json.Marshal(map[string]any{"request_id": r.ID, "decision": r.Status, "contact": contact.Handle,
 			"allow_human": g.AllowHuman, "allow_agents": g.AllowAgents})
-		wake = []*Event{ev}
-		return nil
+		return []*Event{ev}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -54,7 +54,17 @@ func newWorld(t testing.TB) *world {
 // newWorldWith is newWorld with other settings.
 func newWorldWith(t testing.TB, settings hub.Settings) *world {
 	t.Helper()
-	db := storetest.Open(t)
+	return newWorldOn(t, settings, nil)
+}
+
+// newWorldOn is newWorldWith on the store wrap returns (nil: the store as
+// it is), for tests that make the store fail.
+func newWorldOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) hub.Store) *world {
+	t.Helper()
+	var db hub.Store = storetest.Open(t)
+	if wrap != nil {
+		db = wrap(db)
+	}
 	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, tokens: map[string]string{}}
 	var err error
 	w.waker = notify.NewLocal()

@@ -200,54 +200,53 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 		return nil, err
 	}
 	var res *SendResult
-	var wake []*Event
 	err = retryDuplicate(func() error {
-		return h.update(ctx, &wake, func(tx Tx) error {
+		return h.update(ctx, func(tx Tx) ([]*Event, error) {
 			v, err := lockedAccess(ctx, tx, c.Agent.ID, in.ConversationID)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if in.ClientMsgID != "" {
 				old, err := tx.MessageByClientID(ctx, c.Agent.ID, in.ClientMsgID)
 				switch {
 				case err == nil && old.ConversationID == v.Conversation.ID && old.Body == in.Body:
 					res = &SendResult{Message: old, Recipients: countRecipients(v.Participants, c.Agent.ID), Duplicate: true}
-					return nil
+					return nil, nil
 				case err == nil:
-					return &Error{Kind: KindConflict, Msg: "client_msg_id " + in.ClientMsgID + " was already used for a different message (" + old.ID + "); use a new client_msg_id for new words"}
+					return nil, &Error{Kind: KindConflict, Msg: "client_msg_id " + in.ClientMsgID + " was already used for a different message (" + old.ID + "); use a new client_msg_id for new words"}
 				case !errors.Is(err, ErrNoRows):
-					return err
+					return nil, err
 				}
 			}
 			if v.Conversation.Status == StatusCloseRequested {
-				return deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
+				return nil, deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
 			}
 			if err := stillReachable(ctx, tx, c.Agent, v.Participants); err != nil {
-				return err
+				return nil, err
 			}
 			n := countRecipients(v.Participants, c.Agent.ID)
 			if n == 0 {
-				return invalid("no_recipients", "nobody else in this conversation can receive messages (every other participant is archived); nothing was sent")
+				return nil, invalid("no_recipients", "nobody else in this conversation can receive messages (every other participant is archived); nothing was sent")
 			}
 			mentions, err := checkMentions(v.Participants, in.Mentions)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if in.ReplyToSeq > 0 {
 				if in.ReplyToSeq > v.Conversation.LastSeq {
-					return invalid("", "reply_to_seq %d is not a message of this conversation (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
+					return nil, invalid("", "reply_to_seq %d is not a message of this conversation (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
 				}
 				target, err := tx.MessageBySeq(ctx, v.Conversation.ID, in.ReplyToSeq)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				if target.NoReply {
-					return deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq)
+					return nil, deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq)
 				}
 			}
 			now := h.now()
 			if err := h.brake(ctx, tx, v.Conversation, c, in.Body, now); err != nil {
-				return err
+				return nil, err
 			}
 			m := &Message{
 				ID: NewID("msg", now), ConversationID: v.Conversation.ID, Status: MessageSent,
@@ -257,27 +256,24 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				ClientMsgID: in.ClientMsgID, Author: AuthorAgent, Authority: AuthorityAgent,
 				OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now,
 			}
-			res = &SendResult{Message: m, Recipients: n}
 			if c.Agent.Mode == ModeReview {
 				// Held for the owner (§7): it reaches nobody and takes no seq.
 				m.Status = MessageHeld
-				if err := tx.InsertMessage(ctx, m); err != nil {
-					return err
-				}
-				wake = []*Event{{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}}
-				return nil
+				res = &SendResult{Message: m, Recipients: n}
+				pending := []*Event{{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}}
+				return pending, tx.InsertMessage(ctx, m)
 			}
+			res = &SendResult{Message: m, Recipients: n}
 			if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
-				return err
+				return nil, err
 			}
 			if err := tx.InsertMessage(ctx, m); err != nil {
-				return err
+				return nil, err
 			}
 			if err := h.countTurn(ctx, tx, v.Conversation, c.Agent.ID, now); err != nil {
-				return err
+				return nil, err
 			}
-			wake, err = deliver(ctx, tx, v, m, now)
-			return err
+			return deliver(ctx, tx, v, m, now)
 		})
 	})
 	if err != nil {

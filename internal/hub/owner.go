@@ -48,14 +48,13 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 		return nil, err
 	}
 	var res *SendResult
-	var wake []*Event
-	err := h.update(ctx, &wake, func(tx Tx) error {
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.LockConversation(ctx, conversationID); err != nil {
-			return err
+			return nil, err
 		}
 		v, participant, err := personAccess(ctx, tx, u, conversationID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		now := h.now()
 		m := &Message{ID: NewID("msg", now), ConversationID: v.Conversation.ID, Status: MessageSent,
@@ -65,18 +64,18 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 			m.Authority = AuthorityInterject
 		}
 		if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
-			return err
+			return nil, err
 		}
 		if err := tx.InsertMessage(ctx, m); err != nil {
-			return err
+			return nil, err
 		}
-		if wake, err = deliver(ctx, tx, v, m, now); err != nil {
-			return err
+		delivered, err := deliver(ctx, tx, v, m, now)
+		if err != nil {
+			return nil, err
 		}
 		resumed, err := personTookPart(ctx, tx, v, now)
-		wake = append(wake, resumed...)
 		res = &SendResult{Message: m, Recipients: countRecipients(v.Participants, u.ID)}
-		return err
+		return append(delivered, resumed...), err
 	})
 	if err != nil {
 		return nil, err
@@ -117,18 +116,16 @@ func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string
 // lifted and the brakes' counts start again.
 func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conversation, error) {
 	var conv *Conversation
-	var wake []*Event
-	err := h.update(ctx, &wake, func(tx Tx) error {
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.LockConversation(ctx, conversationID); err != nil {
-			return err
+			return nil, err
 		}
 		v, _, err := personAccess(ctx, tx, u, conversationID)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		conv = v.Conversation
-		wake, err = personTookPart(ctx, tx, v, h.now())
-		return err
+		return personTookPart(ctx, tx, v, h.now())
 	})
 	if err != nil {
 		return nil, err

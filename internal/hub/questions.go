@@ -65,34 +65,32 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 		return nil, err
 	}
 	var q *Question
-	var wake []*Event
-	err = h.update(ctx, &wake, func(tx Tx) error {
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		var err error
 		q, err = tx.Question(ctx, questionID)
 		if errors.Is(err, ErrNoRows) || (err == nil && q.OwnerID != u.ID) {
-			return notFound("no question %q waits for %s; list them with approvals", cleanText(questionID), u.Handle)
+			return nil, notFound("no question %q waits for %s; list them with approvals", cleanText(questionID), u.Handle)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !q.AnsweredAt.IsZero() {
-			return &Error{Kind: KindConflict, Msg: "this question was already answered: " + q.Answer}
+			return nil, &Error{Kind: KindConflict, Msg: "this question was already answered: " + q.Answer}
 		}
 		if len(q.Options) > 0 {
 			i := slices.IndexFunc(q.Options, func(o string) bool { return strings.EqualFold(o, answer) })
 			if i < 0 {
-				return invalid("", "answer with one of the options: %s", strings.Join(q.Options, " | "))
+				return nil, invalid("", "answer with one of the options: %s", strings.Join(q.Options, " | "))
 			}
 			answer = q.Options[i]
 		}
 		now := h.now()
 		q.Answer, q.AnsweredAt = answer, now
 		if err := tx.AnswerQuestion(ctx, q.ID, answer, now); err != nil {
-			return err
+			return nil, err
 		}
 		data, _ := json.Marshal(map[string]any{"question_id": q.ID, "question": q.Question, "answer": answer, "instance": q.Instance})
-		wake = []*Event{{RecipientID: q.AgentID, Type: EventOwnerAnswer, ConversationID: q.ConversationID, Data: data, CreatedAt: now}}
-		return nil
+		return []*Event{{RecipientID: q.AgentID, Type: EventOwnerAnswer, ConversationID: q.ConversationID, Data: data, CreatedAt: now}}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -30,22 +30,21 @@ const (
 // either way.
 func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decision) (*Message, error) {
 	var m *Message
-	var wake []*Event
-	err := h.update(ctx, &wake, func(tx Tx) error {
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
 		var err error
 		m, err = tx.Message(ctx, messageID)
 		if errors.Is(err, ErrNoRows) || (err == nil && (m.OwnerID != u.ID || m.DecidedBy == "" && m.Status != MessageHeld)) {
-			return notFound("no message %q is held for %s's review; list them with: palaver approvals list --user %s", cleanText(messageID), u.Handle, u.Handle)
+			return nil, notFound("no message %q is held for %s's review; list them with: palaver approvals list --user %s", cleanText(messageID), u.Handle, u.Handle)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if m.Status != MessageHeld {
 			// Decided already: the same decision again is answered the same.
 			if (m.Status == MessageSent) == d.Approve && (d.Body == "" || d.Body == m.Body) {
-				return nil
+				return nil, nil
 			}
-			return &Error{Kind: KindConflict, Msg: "this message was already " + map[bool]string{true: "approved", false: "rejected"}[m.Status == MessageSent]}
+			return nil, &Error{Kind: KindConflict, Msg: "this message was already " + map[bool]string{true: "approved", false: "rejected"}[m.Status == MessageSent]}
 		}
 		now := h.now()
 		m.DecidedBy, m.DecidedAt = u.ID, now
@@ -53,17 +52,20 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		var v *ConversationView
 		if d.Approve {
 			if err := tx.LockConversation(ctx, m.ConversationID); err != nil {
-				return err
+				return nil, err
 			}
 			if v, _, err = personAccess(ctx, tx, u, m.ConversationID); err != nil {
-				return invalid("", "the conversation of this message is closed; reject it instead")
+				if AsError(err).Kind == KindNotFound {
+					return nil, invalid("", "the conversation of this message is closed; reject it instead")
+				}
+				return nil, err
 			}
 			decision = "approved"
 			m.Authority = AuthorityApproved
 			if d.Body != "" && d.Body != m.Body {
 				body, err := checkBody(d.Body)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				// The agent's summary described the agent's words; the
 				// reader sees a preview of the owner's instead.
@@ -72,28 +74,28 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 			}
 			m.Status = MessageSent
 			if m.Seq, err = tx.NextSeq(ctx, m.ConversationID, now); err != nil {
-				return err
+				return nil, err
 			}
 		} else {
 			m.Status = MessageRejected
 		}
 		if err := tx.DecideMessage(ctx, m); err != nil {
-			return err
+			return nil, err
 		}
+		var events []*Event
 		if d.Approve {
-			if wake, err = deliver(ctx, tx, v, m, now); err != nil {
-				return err
+			if events, err = deliver(ctx, tx, v, m, now); err != nil {
+				return nil, err
 			}
 			resumed, err := personTookPart(ctx, tx, v, now)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			wake = append(wake, resumed...)
+			events = append(events, resumed...)
 		}
 		data, _ := json.Marshal(map[string]any{"message_id": m.ID, "decision": decision, "seq": m.Seq})
 		ev := &Event{RecipientID: m.SenderID, Type: EventPendingDecided, ConversationID: m.ConversationID, MessageID: m.ID, Data: data, CreatedAt: now}
-		wake = append(wake, ev)
-		return nil
+		return append(events, ev), nil
 	})
 	if err != nil {
 		return nil, err

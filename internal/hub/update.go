@@ -9,18 +9,19 @@ import (
 // How the hub writes: every change is one store transaction; the events
 // it makes are stored in that transaction and published after it commits.
 
-// update runs fn in a write transaction, stores the events fn left in wake
-// in the same transaction, and once it committed wakes their recipients:
-// every event of the hub is stored and published here, nowhere else.
-// Refusals and Errors pass through; any other failure becomes an internal
-// Error. When fn returns a commitThen, what fn wrote is committed and its
-// error returned after. wake is emptied before each run of fn: a store may
-// run it again after a conflict.
-func (h *Hub) update(ctx context.Context, wake *[]*Event, fn func(tx Tx) error) error {
+// update runs fn in a write transaction, stores the events fn returns in
+// the same transaction, and once it committed wakes their recipients: every
+// event of the hub is stored and published here, nowhere else. Refusals and
+// Errors pass through; any other failure becomes an internal Error. When fn
+// returns a commitThen, what fn wrote and the events it returned are
+// committed, and the commitThen's error is returned after. A store may run
+// fn more than once (after a conflict); only the last run's events count.
+func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) error {
+	var events []*Event
 	var kept error
 	err := h.store.Update(ctx, func(tx Tx) error {
-		*wake = nil
-		err := fn(tx)
+		evs, err := fn(tx)
+		events, kept = nil, nil
 		var c *commitThen
 		if errors.As(err, &c) {
 			kept, err = c.err, nil
@@ -28,17 +29,18 @@ func (h *Hub) update(ctx context.Context, wake *[]*Event, fn func(tx Tx) error) 
 		if err != nil {
 			return err
 		}
-		return tx.InsertEvents(ctx, *wake)
+		events = evs
+		return tx.InsertEvents(ctx, evs)
 	})
 	if err != nil {
 		return asOutcome(err)
 	}
-	h.publish(*wake)
+	h.publish(events)
 	return kept
 }
 
-// commitThen asks update to commit the transaction's writes and then
-// return err: a refusal that leaves something behind (an inbound ask).
+// commitThen asks update to commit the transaction's writes and events and
+// then return err: a refusal that leaves something behind (an inbound ask).
 type commitThen struct{ err error }
 
 func (c *commitThen) Error() string { return c.err.Error() }
