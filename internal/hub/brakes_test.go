@@ -247,12 +247,19 @@ func TestReviewMode(t *testing.T) {
 	start, _ := w.hub.LatestCursor(ctx)
 	owner := w.owner(t)
 
+	held := 0
 	hold := func(body string) *hub.Message {
 		t.Helper()
 		w.clock.Advance(time.Millisecond)
-		r, err := w.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: body})
-		if err != nil || r.Message.Status != hub.MessageHeld || r.Message.Seq != 0 {
-			t.Fatalf("send in review mode: %+v, %v; want held with no seq", r, err)
+		held++
+		in := hub.SendInput{ConversationID: conv, Body: body, ClientMsgID: fmt.Sprint("draft-", held)}
+		r, err := w.hub.SendMessage(ctx, planner, in)
+		if err != nil || r.Message.Status != hub.MessageHeld || r.Message.Seq != 0 || r.Recipients != 0 {
+			t.Fatalf("send in review mode: %+v, %v; want held with no seq, reaching nobody", r, err)
+		}
+		// A retry finds the held message, which still reaches nobody.
+		if again, err := w.hub.SendMessage(ctx, planner, in); err != nil || !again.Duplicate || again.Message.ID != r.Message.ID || again.Recipients != 0 {
+			t.Fatalf("retry in review mode: %+v, %v; want the held message, reaching nobody", again, err)
 		}
 		return r.Message
 	}

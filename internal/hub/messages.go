@@ -90,7 +90,8 @@ type SendInput struct {
 }
 
 // SendResult is a stored message and how many participants it reached. A
-// message held for review (Message.Status held) has reached nobody yet.
+// message held for review (Message.Status held) has reached nobody yet:
+// Recipients is 0.
 type SendResult struct {
 	Message    *Message
 	Recipients int
@@ -210,7 +211,10 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				old, err := tx.MessageByClientID(ctx, c.Agent.ID, in.ClientMsgID)
 				switch {
 				case err == nil && old.ConversationID == v.Conversation.ID && old.Body == in.Body:
-					res = &SendResult{Message: old, Recipients: countRecipients(v.Participants, c.Agent.ID), Duplicate: true}
+					res = &SendResult{Message: old, Duplicate: true}
+					if old.Status == MessageSent {
+						res.Recipients = countRecipients(v.Participants, c.Agent.ID)
+					}
 					return nil, nil
 				case err == nil:
 					return nil, &Error{Kind: KindConflict, Msg: "client_msg_id " + in.ClientMsgID + " was already used for a different message (" + old.ID + "); use a new client_msg_id for new words"}
@@ -259,7 +263,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			if c.Agent.Mode == ModeReview {
 				// Held for the owner (§7): it reaches nobody and takes no seq.
 				m.Status = MessageHeld
-				res = &SendResult{Message: m, Recipients: n}
+				res = &SendResult{Message: m}
 				pending := []*Event{{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}}
 				return pending, tx.InsertMessage(ctx, m)
 			}

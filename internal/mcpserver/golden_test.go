@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/palaverhq/palaver/internal/hub"
 	"golang.org/x/tools/txtar"
 )
 
@@ -158,5 +159,10 @@ func TestGoldenCalls(t *testing.T) {
 	step("alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "hi", "provenance": "forged"})
 	step("alice/planner", "open_conversation", map[string]any{"handles": []string{"bob/helper"}})
 	step("bob/helper", "read_message", map[string]any{"message_id": msgID})
+	// In review mode a send is held: no seq, and it reaches nobody (§7).
+	if _, err := ts.hub.SetAgentMode(context.Background(), "alice/planner", hub.ModeReview); err != nil {
+		t.Fatal(err)
+	}
+	step("alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "Ready to ship?", "client_msg_id": "plan-2"})
 	checkGolden(t, "calls.txtar", "Representative tool calls (older era, plain JSON-RPC) and their results.\nIds, times, traces and cursors are replaced by placeholders.\n", files)
 }

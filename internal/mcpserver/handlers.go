@@ -298,9 +298,7 @@ func (s *Server) sendMessage(ctx context.Context, c *call, in sendMessageIn) (an
 		"seq": r.Message.Seq, "recipients": r.Recipients, "created_at": timeText(r.Message.CreatedAt),
 	}
 	if r.Message.Status != hub.MessageSent {
-		// Held for the owner's review (or rejected by them): no seq, nobody reached.
-		delete(out, "seq")
-		out["recipients"] = 0
+		delete(out, "seq") // held for the owner's review: no seq yet
 	}
 	if r.Duplicate {
 		out["duplicate"] = true
