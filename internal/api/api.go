@@ -57,9 +57,10 @@ func (a *API) routes() []route {
 		{"POST /contacts/{handle}/cancel", a.cancelContact},
 
 		{"GET /approvals", a.approvals},
-		{"POST /approvals/{id}/approve", a.decide(true)},
-		{"POST /approvals/{id}/reject", a.decide(false)},
-		{"POST /questions/{id}/answer", a.answer},
+		{"POST /approvals/{id}/approve", a.decide(hub.VerdictApprove)},
+		{"POST /approvals/{id}/reject", a.decide(hub.VerdictReject)},
+		{"POST /approvals/{id}/answer", a.decide(hub.VerdictAnswer)},
+		{"POST /questions/{id}/answer", a.decide(hub.VerdictAnswer)},
 
 		{"GET /agents", a.agents},
 		{"POST /agents", a.createAgent},

@@ -250,6 +250,7 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 		{"POST", "/approvals/" + msg + "/approve"},
 		{"POST", "/approvals/" + msg + "/reject"},
 		{"POST", "/questions/" + q + "/answer"},
+		{"POST", "/approvals/" + q + "/answer"},
 		{"POST", "/agents/planner/archive"},
 		{"PUT", "/agents/planner/mode"},
 		{"GET", "/agents/planner/tokens"},

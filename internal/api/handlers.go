@@ -102,52 +102,32 @@ func (a *API) approvals(ctx context.Context, r *request) (any, error) {
 	return map[string]any{"approvals": out}, nil
 }
 
-// decide approves or rejects whatever waits under the id: a held message
-// (msg_…, optionally edited), a grant request (gr_…) or an inbound ask
-// (in_…).
-func (a *API) decide(approve bool) handler {
+// decide gives a verdict (approve, reject or answer) on whatever waits
+// under the id; the body may carry a held message's new words or a
+// question's answer.
+func (a *API) decide(action string) handler {
 	return func(ctx context.Context, r *request) (any, error) {
 		var in struct {
-			Body string `json:"body"`
+			Body   string `json:"body"`
+			Answer string `json:"answer"`
 		}
 		if err := decode(r, &in); err != nil {
 			return nil, err
 		}
-		id := r.PathValue("id")
-		switch {
-		case strings.HasPrefix(id, "gr_"):
-			g, err := a.hub.DecideGrantRequest(ctx, r.user, id, approve)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"id": g.ID, "status": g.Status}, nil
-		case strings.HasPrefix(id, "in_"):
-			ask, err := a.hub.DecideInbound(ctx, r.user, id, approve)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"id": ask.ID, "status": ask.Status}, nil
-		}
-		m, err := a.hub.DecideHeld(ctx, r.user, id, hub.Decision{Approve: approve, Body: in.Body})
+		d, err := a.hub.Decide(ctx, r.user, r.PathValue("id"), hub.Verdict{Action: action, Body: in.Body, Answer: in.Answer})
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"id": m.ID, "status": m.Status, "seq": m.Seq, "authority": m.Authority}, nil
+		switch {
+		case d.Grant != nil:
+			return map[string]any{"id": d.Grant.ID, "status": d.Grant.Status}, nil
+		case d.Ask != nil:
+			return map[string]any{"id": d.Ask.ID, "status": d.Ask.Status}, nil
+		case d.Question != nil:
+			return map[string]any{"id": d.Question.ID, "answer": d.Question.Answer}, nil
+		}
+		return map[string]any{"id": d.Message.ID, "status": d.Message.Status, "seq": d.Message.Seq, "authority": d.Message.Authority}, nil
 	}
-}
-
-func (a *API) answer(ctx context.Context, r *request) (any, error) {
-	var in struct {
-		Answer string `json:"answer"`
-	}
-	if err := decode(r, &in); err != nil {
-		return nil, err
-	}
-	q, err := a.hub.AnswerQuestion(ctx, r.user, r.PathValue("id"), in.Answer)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"id": q.ID, "answer": q.Answer}, nil
 }
 
 // ---- agents, grants and tokens

@@ -67,46 +67,41 @@ func approvalsApprove(ctx context.Context, e *env, args []string) error {
 			userFlag(&user)(fs)
 			fs.StringVar(&edit, "edit", "", "for a held message: the words to send instead (the original is kept for audit)")
 		},
-		func(a *admin) error { return decide(ctx, e, a, user, hub.Decision{Approve: true, Body: edit}) })
+		func(a *admin) error {
+			return decide(ctx, e, a, user, hub.Verdict{Action: hub.VerdictApprove, Body: edit})
+		})
 }
 
 // approvalsReject: palaver approvals reject ID --user OWNER.
 func approvalsReject(ctx context.Context, e *env, args []string) error {
 	var user string
 	return adminCommand(ctx, e, args, "approvals reject ID --user OWNER", 1, userFlag(&user),
-		func(a *admin) error { return decide(ctx, e, a, user, hub.Decision{}) })
+		func(a *admin) error { return decide(ctx, e, a, user, hub.Verdict{Action: hub.VerdictReject}) })
 }
 
-// decide applies a decision to whatever waits under the id.
-func decide(ctx context.Context, e *env, a *admin, user string, d hub.Decision) error {
+// decide gives the verdict on whatever waits under the first argument's id,
+// and says what it did.
+func decide(ctx context.Context, e *env, a *admin, user string, v hub.Verdict) error {
 	u, err := a.person(ctx, user)
 	if err != nil {
 		return err
 	}
-	id := a.pos[0]
-	switch {
-	case strings.HasPrefix(id, "gr_"):
-		r, err := a.hub.DecideGrantRequest(ctx, u, id, d.Approve)
-		if err == nil {
-			fmt.Fprintf(e.stdout, "grant request %s: %s\n", r.ID, r.Status)
-		}
-		return err
-	case strings.HasPrefix(id, "in_"):
-		ask, err := a.hub.DecideInbound(ctx, u, id, d.Approve)
-		if err == nil {
-			fmt.Fprintf(e.stdout, "inbound ask %s: %s\n", ask.ID, ask.Status)
-		}
-		return err
-	}
-	m, err := a.hub.DecideHeld(ctx, u, id, d)
+	d, err := a.hub.Decide(ctx, u, a.pos[0], v)
 	if err != nil {
 		return err
 	}
-	if m.Status == hub.MessageRejected {
-		fmt.Fprintf(e.stdout, "rejected %s: it is never delivered\n", m.ID)
-		return nil
+	switch {
+	case d.Grant != nil:
+		fmt.Fprintf(e.stdout, "grant request %s: %s\n", d.Grant.ID, d.Grant.Status)
+	case d.Ask != nil:
+		fmt.Fprintf(e.stdout, "inbound ask %s: %s\n", d.Ask.ID, d.Ask.Status)
+	case d.Question != nil:
+		fmt.Fprintf(e.stdout, "answered %s: %s\n", d.Question.ID, d.Question.Answer)
+	case d.Message.Status == hub.MessageRejected:
+		fmt.Fprintf(e.stdout, "rejected %s: it is never delivered\n", d.Message.ID)
+	default:
+		fmt.Fprintf(e.stdout, "approved %s as seq %d (%s)\n", d.Message.ID, d.Message.Seq, d.Message.Authority)
 	}
-	fmt.Fprintf(e.stdout, "approved %s as seq %d (%s)\n", m.ID, m.Seq, m.Authority)
 	return nil
 }
 
@@ -114,15 +109,6 @@ func decide(ctx context.Context, e *env, a *admin, user string, d hub.Decision) 
 func approvalsAnswer(ctx context.Context, e *env, args []string) error {
 	var user string
 	return adminCommand(ctx, e, args, "approvals answer QUESTION_ID ANSWER --user OWNER", 2, userFlag(&user), func(a *admin) error {
-		u, err := a.person(ctx, user)
-		if err != nil {
-			return err
-		}
-		q, err := a.hub.AnswerQuestion(ctx, u, a.pos[0], a.pos[1])
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "answered %s: %s\n", q.ID, q.Answer)
-		return nil
+		return decide(ctx, e, a, user, hub.Verdict{Action: hub.VerdictAnswer, Answer: a.pos[1]})
 	})
 }

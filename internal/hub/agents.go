@@ -37,7 +37,7 @@ func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
 		return nil, err
 	}
 	now := h.now()
-	a := &Agent{ID: NewID("agt", now), OwnerID: u.ID, OwnerHandle: u.Handle, Slug: slug,
+	a := &Agent{ID: NewID(IDAgent, now), OwnerID: u.ID, OwnerHandle: u.Handle, Slug: slug,
 		Description: desc, Goal: goal, Mode: ModeActive, CreatedAt: now}
 	err = h.store.Update(ctx, func(tx Tx) error { return tx.InsertAgent(ctx, a) })
 	if errors.Is(err, ErrDuplicate) {

@@ -3,14 +3,29 @@ package hub
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 )
 
 // Approvals (§9): everything that waits for an owner's decision, in one list.
 
+// Approval kinds.
+const (
+	ApprovalHeldMessage  = "held_message"
+	ApprovalQuestion     = "question"
+	ApprovalGrantRequest = "grant_request"
+	ApprovalInboundAsk   = "inbound_ask"
+)
+
+// approvalKinds maps the kind of an id to the approval it names.
+var approvalKinds = map[string]string{
+	IDMessage: ApprovalHeldMessage, IDQuestion: ApprovalQuestion,
+	IDGrantRequest: ApprovalGrantRequest, IDInboundAsk: ApprovalInboundAsk,
+}
+
 // Approval is one decision waiting for an owner (§9).
 type Approval struct {
-	Kind     string // "held_message", "question", "grant_request" or "inbound_ask"
+	Kind     string // ApprovalHeldMessage, ApprovalQuestion, ApprovalGrantRequest or ApprovalInboundAsk
 	ID       string
 	Agent    string // the agent's handle
 	At       time.Time
@@ -50,21 +65,90 @@ func (h *Hub) Approvals(ctx context.Context, u *User) ([]Approval, error) {
 		if err != nil {
 			return nil, AsError(err)
 		}
-		out = append(out, Approval{Kind: "grant_request", ID: r.ID, Agent: a.Handle(), At: r.CreatedAt, Grant: r, Contact: contact.Handle})
+		out = append(out, Approval{Kind: ApprovalGrantRequest, ID: r.ID, Agent: a.Handle(), At: r.CreatedAt, Grant: r, Contact: contact.Handle})
 	}
 	for _, ask := range asks {
 		a, err := h.store.AgentByID(ctx, ask.AgentID)
 		if err != nil {
 			return nil, AsError(err)
 		}
-		out = append(out, Approval{Kind: "inbound_ask", ID: ask.ID, Agent: a.Handle(), At: ask.CreatedAt, Ask: ask})
+		out = append(out, Approval{Kind: ApprovalInboundAsk, ID: ask.ID, Agent: a.Handle(), At: ask.CreatedAt, Ask: ask})
 	}
 	for _, m := range held {
-		out = append(out, Approval{Kind: "held_message", ID: m.ID, Agent: m.SenderHandle, At: m.CreatedAt, Message: m})
+		out = append(out, Approval{Kind: ApprovalHeldMessage, ID: m.ID, Agent: m.SenderHandle, At: m.CreatedAt, Message: m})
 	}
 	for _, q := range qs {
-		out = append(out, Approval{Kind: "question", ID: q.ID, Agent: q.AgentHandle, At: q.CreatedAt, Question: q})
+		out = append(out, Approval{Kind: ApprovalQuestion, ID: q.ID, Agent: q.AgentHandle, At: q.CreatedAt, Question: q})
 	}
 	slices.SortStableFunc(out, func(a, b Approval) int { return a.At.Compare(b.At) })
 	return out, nil
+}
+
+// Verdicts an owner gives on an approval (§9).
+const (
+	VerdictApprove = "approve" // let a held message go (Body: edited first), grant, let in
+	VerdictReject  = "reject"
+	VerdictAnswer  = "answer" // a question's answer
+)
+
+// Verdict is an owner's decision on one approval.
+type Verdict struct {
+	Action string // VerdictApprove, VerdictReject or VerdictAnswer
+	// Body, with approve of a held message, replaces the agent's words
+	// (owner_edited); "" lets them go as written.
+	Body string
+	// Answer is a question's answer.
+	Answer string
+}
+
+// Decided is what Decide did: the approval's kind and id, and the record as
+// the decision left it (one of Message, Grant, Ask, Question).
+type Decided struct {
+	Kind     string
+	ID       string
+	Message  *Message
+	Grant    *GrantRequest
+	Ask      *InboundAsk
+	Question *Question
+}
+
+// Decide is an owner's decision on any approval (§9), dispatched on the
+// kind of its id: a held message (approve, edited or not, or reject), a
+// grant request or an inbound ask (approve or reject), or a question
+// (answer). Every face decides through it. An id that names nothing
+// waiting for u is not_found; a verdict the kind does not take is invalid.
+func (h *Hub) Decide(ctx context.Context, u *User, id string, v Verdict) (*Decided, error) {
+	kind, ok := approvalKinds[idKind(id)]
+	if !ok {
+		return nil, notFound("no approval %q waits for %s; the ids come from the list of approvals", cleanText(id), u.Handle)
+	}
+	switch {
+	case v.Action != VerdictApprove && v.Action != VerdictReject && v.Action != VerdictAnswer:
+		return nil, invalid("", "a decision is approve, reject or answer (got %q)", cleanText(v.Action))
+	case kind == ApprovalQuestion && v.Action != VerdictAnswer:
+		return nil, invalid("", "a question is answered, not approved or rejected: give the answer")
+	case kind != ApprovalQuestion && v.Action == VerdictAnswer:
+		return nil, invalid("", "only a question takes an answer; approve or reject this %s", strings.ReplaceAll(kind, "_", " "))
+	case v.Body != "" && (kind != ApprovalHeldMessage || v.Action != VerdictApprove):
+		return nil, invalid("", "new words go only with approving a held message")
+	case v.Answer != "" && v.Action != VerdictAnswer:
+		return nil, invalid("", "an answer goes only with answering a question")
+	}
+	d := &Decided{Kind: kind, ID: id}
+	approve := v.Action == VerdictApprove
+	var err error
+	switch kind {
+	case ApprovalHeldMessage:
+		d.Message, err = h.DecideHeld(ctx, u, id, Decision{Approve: approve, Body: v.Body})
+	case ApprovalGrantRequest:
+		d.Grant, err = h.DecideGrantRequest(ctx, u, id, approve)
+	case ApprovalInboundAsk:
+		d.Ask, err = h.DecideInbound(ctx, u, id, approve)
+	case ApprovalQuestion:
+		d.Question, err = h.AnswerQuestion(ctx, u, id, v.Answer)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

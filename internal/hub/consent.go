@@ -73,7 +73,7 @@ func (h *Hub) askIn(ctx context.Context, tx Tx, from *Agent, b string, handles [
 		return nil, err
 	}
 	if ask == nil {
-		ask = &InboundAsk{ID: NewID("in", now), AgentID: from.ID, UserID: b}
+		ask = &InboundAsk{ID: NewID(IDInboundAsk, now), AgentID: from.ID, UserID: b}
 	}
 	ask.Handles, ask.Status, ask.CreatedAt, ask.DecidedAt = handles, AskPending, now, time.Time{}
 	if err := tx.PutInboundAsk(ctx, ask); err != nil {

@@ -141,7 +141,7 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 // and tells each other participant with a conversation.opened event.
 func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Conversation, targets []*Principal) (*ConversationView, []*Event, error) {
 	now := h.now()
-	conv.ID = NewID("conv", now)
+	conv.ID = NewID(IDConversation, now)
 	conv.Status = StatusOpen
 	conv.CreatorID = c.Agent.ID
 	conv.CreatedAt, conv.UpdatedAt = now, now

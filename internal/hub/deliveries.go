@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"errors"
-	"strings"
 )
 
 // InboxResult is check_inbox's answer (§5): every waiting message, oldest
@@ -70,7 +69,7 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	if messageID == "" {
 		return nil, errNoMessageID
 	}
-	if strings.HasPrefix(messageID, "q_") {
+	if idKind(messageID) == IDQuestion {
 		if outcome != "" && outcome != OutcomeDone {
 			return nil, invalid("", "an owner's answer is acknowledged with outcome done (the default); outcome failed is for messages")
 		}

@@ -56,7 +56,7 @@ func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string,
 		return nil, err
 	}
 	now := h.now()
-	r := &GrantRequest{ID: NewID("gr", now), AgentID: c.Agent.ID, OwnerID: c.Agent.OwnerID, ContactID: contact.ID,
+	r := &GrantRequest{ID: NewID(IDGrantRequest, now), AgentID: c.Agent.ID, OwnerID: c.Agent.OwnerID, ContactID: contact.ID,
 		AllowHuman: allowHuman, AllowAgents: allowAgents, Reason: reason, Status: AskPending, CreatedAt: now}
 	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "agent": c.Agent.Handle(), "contact": contact.Handle})
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {

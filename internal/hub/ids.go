@@ -3,8 +3,30 @@ package hub
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"strings"
 	"time"
 )
+
+// Id kinds: the prefix of each kind of id the hub makes, before the "_".
+const (
+	IDUser         = "usr"
+	IDAgent        = "agt"
+	IDToken        = "tok"
+	IDConversation = "conv"
+	IDMessage      = "msg"
+	IDGrantRequest = "gr"
+	IDInboundAsk   = "in"
+	IDQuestion     = "q"
+)
+
+// idKind is the kind of an id: its prefix ("" for a string with none).
+func idKind(id string) string {
+	kind, _, ok := strings.Cut(id, "_")
+	if !ok {
+		return ""
+	}
+	return kind
+}
 
 // Crockford's base32, lower-cased: ids sort by creation time and read well.
 const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"

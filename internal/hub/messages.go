@@ -253,7 +253,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				return nil, err
 			}
 			m := &Message{
-				ID: NewID("msg", now), ConversationID: v.Conversation.ID, Status: MessageSent,
+				ID: NewID(IDMessage, now), ConversationID: v.Conversation.ID, Status: MessageSent,
 				SenderID: c.Agent.ID, SenderKind: PrincipalAgent, SenderHandle: c.Agent.Handle(), SenderInstance: in.Instance,
 				Body: in.Body, Summary: in.Summary, Format: in.Format, Kind: in.Kind, Metadata: in.Metadata,
 				Mentions: mentions, ReplyToSeq: in.ReplyToSeq, NoReply: in.NoReply, ToInstance: in.ToInstance,

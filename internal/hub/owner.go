@@ -57,7 +57,7 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 			return nil, err
 		}
 		now := h.now()
-		m := &Message{ID: NewID("msg", now), ConversationID: v.Conversation.ID, Status: MessageSent,
+		m := &Message{ID: NewID(IDMessage, now), ConversationID: v.Conversation.ID, Status: MessageSent,
 			SenderID: u.ID, SenderKind: PrincipalUser, SenderHandle: u.Handle, Body: in.Body, Format: in.Format, Kind: MessageText,
 			Author: AuthorHuman, Authority: AuthorityHuman, OwnerID: u.ID, OwnerHandle: u.Handle, CreatedAt: now}
 		if !participant {

@@ -49,7 +49,7 @@ func (h *Hub) AskOwner(ctx context.Context, c *Caller, question, instance, conve
 		}
 	}
 	now := h.now()
-	q := &Question{ID: NewID("q", now), AgentID: c.Agent.ID, AgentHandle: c.Agent.Handle(), OwnerID: c.Agent.OwnerID,
+	q := &Question{ID: NewID(IDQuestion, now), AgentID: c.Agent.ID, AgentHandle: c.Agent.Handle(), OwnerID: c.Agent.OwnerID,
 		Instance: instance, ConversationID: conversationID, Question: question, Options: opts, CreatedAt: now}
 	if err := h.store.Update(ctx, func(tx Tx) error { return tx.InsertQuestion(ctx, q) }); err != nil {
 		return nil, AsError(err)

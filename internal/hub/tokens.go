@@ -133,7 +133,7 @@ func (h *Hub) MintToken(ctx context.Context, s TokenSpec) (*Token, string, error
 	}
 	secret := newTokenSecret(AgentTokenPrefix)
 	now := h.now()
-	t := &Token{ID: NewID("tok", now), Hash: HashToken(secret), UserID: a.OwnerID, AgentID: a.ID,
+	t := &Token{ID: NewID(IDToken, now), Hash: HashToken(secret), UserID: a.OwnerID, AgentID: a.ID,
 		Name: name, Scopes: scopes, CreatedAt: now}
 	if s.Expires > 0 {
 		t.ExpiresAt = now.Add(s.Expires)
@@ -256,7 +256,7 @@ func (h *Hub) MintUserToken(ctx context.Context, owner, name string, expires tim
 	}
 	secret := newTokenSecret(UserTokenPrefix)
 	now := h.now()
-	t := &Token{ID: NewID("tok", now), Hash: HashToken(secret), UserID: u.ID, Name: name, CreatedAt: now}
+	t := &Token{ID: NewID(IDToken, now), Hash: HashToken(secret), UserID: u.ID, Name: name, CreatedAt: now}
 	if expires > 0 {
 		t.ExpiresAt = now.Add(expires)
 	}

@@ -19,7 +19,7 @@ func (h *Hub) CreateUser(ctx context.Context, handle, name string) (*User, error
 	if name, err = checkText("name", name, 0, MaxTitle); err != nil {
 		return nil, err
 	}
-	u := &User{ID: NewID("usr", h.now()), Handle: owner, Name: name, CreatedAt: h.now()}
+	u := &User{ID: NewID(IDUser, h.now()), Handle: owner, Name: name, CreatedAt: h.now()}
 	err = h.store.Update(ctx, func(tx Tx) error { return tx.InsertUser(ctx, u) })
 	if errors.Is(err, ErrDuplicate) {
 		return nil, &Error{Kind: KindConflict, Msg: "the handle " + owner + " is taken; choose another"}
