@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -249,7 +248,7 @@ func (a *API) mintToken(ctx context.Context, r *request) (any, error) {
 	var in struct {
 		Name          string `json:"name"`
 		Scopes        string `json:"scopes"`
-		ExpiresInDays int    `json:"expires_in_days"`
+		ExpiresInDays int64  `json:"expires_in_days"`
 	}
 	if err := decode(r, &in); err != nil {
 		return nil, err
@@ -262,11 +261,8 @@ func (a *API) mintToken(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.ExpiresInDays < 0 || in.ExpiresInDays > 3650 {
-		return nil, hub.Errorf(hub.KindInvalid, "expires_in_days must be 0 (never) to 3650")
-	}
 	t, secret, err := a.hub.MintToken(ctx, hub.TokenSpec{Owner: r.user.Handle, Agent: ag.Slug, Scopes: scopes,
-		Expires: time.Duration(in.ExpiresInDays) * 24 * time.Hour, Name: in.Name})
+		Expires: hub.Days(in.ExpiresInDays), Name: in.Name})
 	if err != nil {
 		return nil, err
 	}

@@ -26,9 +26,9 @@ func parseExpiry(s string) (time.Duration, error) {
 		return 0, nil
 	}
 	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
+		days, err := strconv.ParseInt(n, 10, 64)
 		if err == nil && days > 0 {
-			return time.Duration(days) * 24 * time.Hour, nil
+			return hub.Days(days), nil
 		}
 	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
 		return d, nil

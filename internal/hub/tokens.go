@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"math/big"
 	"slices"
 	"strings"
@@ -106,8 +107,30 @@ type TokenSpec struct {
 	Owner   string        // the owner's handle
 	Agent   string        // the agent's slug
 	Scopes  []string      // nil: every scope
-	Expires time.Duration // 0: never
+	Expires time.Duration // 0: never; at most MaxTokenLifetime
 	Name    string
+}
+
+// MaxTokenLifetime is the longest a token may be minted to live (ten years);
+// a token may also never expire.
+const MaxTokenLifetime = 3650 * 24 * time.Hour
+
+// Days is n days as a Duration, or the longest Duration when n days do not
+// fit in one (so that a huge count is refused as too long, not wrapped).
+func Days(n int64) time.Duration {
+	const day = 24 * time.Hour
+	if n > math.MaxInt64/int64(day) || n < math.MinInt64/int64(day) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(n) * day
+}
+
+// checkExpiry refuses a lifetime that is negative or over MaxTokenLifetime.
+func checkExpiry(d time.Duration) error {
+	if d < 0 || d > MaxTokenLifetime {
+		return invalid("", "a token's lifetime is up to %d days (or none: it never expires)", int(MaxTokenLifetime.Hours()/24))
+	}
+	return nil
 }
 
 // MintToken creates a static agent token (§2) and returns it with its secret,
@@ -124,8 +147,8 @@ func (h *Hub) MintToken(ctx context.Context, s TokenSpec) (*Token, string, error
 	if err != nil {
 		return nil, "", err
 	}
-	if s.Expires < 0 {
-		return nil, "", invalid("", "expiry must be in the future")
+	if err := checkExpiry(s.Expires); err != nil {
+		return nil, "", err
 	}
 	scopes := s.Scopes
 	if scopes == nil {
@@ -252,6 +275,9 @@ func (h *Hub) MintUserToken(ctx context.Context, owner, name string, expires tim
 		return nil, "", err
 	}
 	if name, err = checkText("name", name, 0, MaxTitle); err != nil {
+		return nil, "", err
+	}
+	if err := checkExpiry(expires); err != nil {
 		return nil, "", err
 	}
 	secret := newTokenSecret(UserTokenPrefix)

@@ -91,3 +91,30 @@ func TestScopes(t *testing.T) {
 		t.Fatalf("Require(msg:read): %v", err)
 	}
 }
+
+// TestTokenLifetimeCap: every token, an agent's or a person's, lives at
+// most MaxTokenLifetime whichever face mints it; a count of days too big for
+// a duration is refused the same way, never wrapped around.
+func TestTokenLifetimeCap(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct {
+		expires time.Duration
+		ok      bool
+	}{
+		{0, true},
+		{hub.Days(3650), true},
+		{hub.Days(3651), false},
+		{hub.Days(1 << 60), false},
+		{-time.Hour, false},
+	} {
+		_, _, err := w.hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "planner", Expires: tc.expires})
+		_, _, uerr := w.hub.MintUserToken(ctx, "alice", "", tc.expires)
+		want := ""
+		if !tc.ok {
+			want = "invalid_argument"
+		}
+		if code(err) != want || code(uerr) != want {
+			t.Errorf("expires %v: agent token %v, person's token %v; want %q", tc.expires, err, uerr, want)
+		}
+	}
+}
