@@ -294,9 +294,6 @@ func (a *API) messages(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if after < 0 {
-		return nil, hub.Errorf(hub.KindInvalid, "after_seq must be 0 or more")
-	}
 	limit, err := intQuery(r, "limit", 0)
 	if err != nil {
 		return nil, err

@@ -389,12 +389,9 @@ func messageSize(m *Message) int {
 // instance) to the last seq returned and records the fetch of each message
 // delivered to the caller.
 func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadResult, error) {
-	limit, err := checkLimit(in.Limit, 100, 100)
+	limit, err := checkPage(in.AfterSeq, in.Limit)
 	if err != nil {
 		return nil, err
-	}
-	if in.AfterSeq < 0 {
-		return nil, invalid("", "after_seq must be 0 or more")
 	}
 	instance, err := h.seeInstance(ctx, c, in.Instance)
 	if err != nil {
@@ -404,20 +401,9 @@ func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadR
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := h.store.Messages(ctx, v.Conversation.ID, in.AfterSeq, limit+1)
+	res, err := readPage(ctx, h.store, v.Conversation.ID, in.AfterSeq, limit)
 	if err != nil {
-		return nil, AsError(err)
-	}
-	res := &ReadResult{NextAfterSeq: in.AfterSeq}
-	size := 0
-	for i, m := range msgs {
-		size += messageSize(m)
-		if i == limit || (i > 0 && size > pageBytes) {
-			res.HasMore = true
-			break
-		}
-		res.Messages = append(res.Messages, m)
-		res.NextAfterSeq = m.Seq
+		return nil, err
 	}
 	if len(res.Messages) > 0 && (in.MarkRead == nil || *in.MarkRead) {
 		ids := make([]string, len(res.Messages))
@@ -436,6 +422,38 @@ func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadR
 	}
 	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
 		return nil, AsError(err)
+	}
+	return res, nil
+}
+
+// checkPage checks a page's after_seq and limit (§10.3) and returns the
+// limit to use.
+func checkPage(afterSeq int64, limit int) (int, error) {
+	if afterSeq < 0 {
+		return 0, invalid("", "after_seq must be 0 or more")
+	}
+	return checkLimit(limit, 100, 100)
+}
+
+// readPage reads the page of a conversation after afterSeq: at most limit
+// messages, and fewer when their words pass pageBytes, with has_more saying
+// the rest waits (§10.1). It marks nothing read and leaves Reads to the
+// caller, who may move a place first.
+func readPage(ctx context.Context, r Reader, conversationID string, afterSeq int64, limit int) (*ReadResult, error) {
+	msgs, err := r.Messages(ctx, conversationID, afterSeq, limit+1)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	res := &ReadResult{NextAfterSeq: afterSeq}
+	size := 0
+	for i, m := range msgs {
+		size += messageSize(m)
+		if i == limit || (i > 0 && size > pageBytes) {
+			res.HasMore = true
+			break
+		}
+		res.Messages = append(res.Messages, m)
+		res.NextAfterSeq = m.Seq
 	}
 	return res, nil
 }

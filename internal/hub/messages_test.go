@@ -275,6 +275,14 @@ func TestPagesStayUnderResultCaps(t *testing.T) {
 	if n := len(page.Messages); n == 0 || n >= 12 || !page.HasMore || page.NextAfterSeq != int64(n) {
 		t.Fatalf("page of 12 × 10,000 characters: %d messages, has_more %v, next %d", n, page.HasMore, page.NextAfterSeq)
 	}
+	// A person reading the same conversation gets the same page.
+	_, own, err := w.hub.PersonMessages(ctx, w.owner(t), conv, 0, 0)
+	if err != nil || len(own.Messages) != len(page.Messages) || !own.HasMore || own.NextAfterSeq != page.NextAfterSeq {
+		t.Fatalf("the owner's page: %d messages, has_more %v, next %d, %v; want the agent's %d", len(own.Messages), own.HasMore, own.NextAfterSeq, err, len(page.Messages))
+	}
+	if _, _, err := w.hub.PersonMessages(ctx, w.owner(t), conv, -1, 0); code(err) != "invalid_argument" {
+		t.Fatalf("after_seq -1 as a person: %v", err)
+	}
 	got := 0
 	cursor := start
 	for range 12 {

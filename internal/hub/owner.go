@@ -87,7 +87,7 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 // part in, or one an agent of theirs does. Reading as a person moves no
 // agent's place.
 func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string, afterSeq int64, limit int) (*ConversationView, *ReadResult, error) {
-	limit, err := checkLimit(limit, 100, 100)
+	limit, err := checkPage(afterSeq, limit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,16 +95,9 @@ func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string
 	if err != nil {
 		return nil, nil, asOutcome(err)
 	}
-	msgs, err := h.store.Messages(ctx, v.Conversation.ID, afterSeq, limit+1)
+	res, err := readPage(ctx, h.store, v.Conversation.ID, afterSeq, limit)
 	if err != nil {
-		return nil, nil, AsError(err)
-	}
-	res := &ReadResult{NextAfterSeq: afterSeq, Messages: msgs}
-	if len(msgs) > limit {
-		res.Messages, res.HasMore = msgs[:limit], true
-	}
-	if n := len(res.Messages); n > 0 {
-		res.NextAfterSeq = res.Messages[n-1].Seq
+		return nil, nil, err
 	}
 	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
 		return nil, nil, AsError(err)
