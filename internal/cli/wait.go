@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // runWait: palaver wait [--cursor C] [--timeout 55] [--once] follows the
@@ -13,9 +16,10 @@ import (
 // wait. With --once, a wait that times out prints {"timed_out":true,
 // "cursor":…}.
 func runWait(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "wait", "wait [--cursor CURSOR] [--timeout 55] [--once]   (env PALAVER_URL, PALAVER_TOKEN, PALAVER_INSTANCE)")
+	maxWait := int(hub.MaxWait / time.Second)
+	fs := newFlags(e, "wait", fmt.Sprintf("wait [--cursor CURSOR] [--timeout %d] [--once]   (env PALAVER_URL, PALAVER_TOKEN, PALAVER_INSTANCE)", maxWait))
 	cursor := fs.String("cursor", "", "resume after this cursor (default: whoami's latest_cursor, so only new events)")
-	timeout := fs.Int("timeout", 55, "seconds each wait may park, 0-55")
+	timeout := fs.Int("timeout", maxWait, fmt.Sprintf("seconds each wait may park, 0-%d", maxWait))
 	once := fs.Bool("once", false, "return after the first wait that brings events (or times out)")
 	pos, err := parse(fs, args)
 	if err != nil {

@@ -294,7 +294,7 @@ type ConversationListing struct {
 // ListConversations lists the caller's conversations that are not closed,
 // most recently active first (§10.3), at most limit (1–100, default 50).
 func (h *Hub) ListConversations(ctx context.Context, c *Caller, limit int) ([]ConversationListing, error) {
-	limit, err := checkLimit(limit, 50, 100)
+	limit, err := ConversationsPage.check(limit)
 	if err != nil {
 		return nil, err
 	}
@@ -321,13 +321,3 @@ func (h *Hub) ListConversations(ctx context.Context, c *Caller, limit int) ([]Co
 	return out, nil
 }
 
-// checkLimit applies a default to 0 and refuses values outside 1..max.
-func checkLimit(limit, def, max int) (int, error) {
-	if limit == 0 {
-		return def, nil
-	}
-	if limit < 1 || limit > max {
-		return 0, invalid("", "limit must be between 1 and %d (got %d)", max, limit)
-	}
-	return limit, nil
-}

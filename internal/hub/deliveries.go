@@ -24,7 +24,7 @@ type InboxResult struct {
 // holds, plus its sibling sessions' words in shared conversations past its
 // place.
 func (h *Hub) Inbox(ctx context.Context, c *Caller, limit int, instance string) (*InboxResult, error) {
-	limit, err := checkLimit(limit, 20, 50)
+	limit, err := InboxPage.check(limit)
 	if err != nil {
 		return nil, err
 	}

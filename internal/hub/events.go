@@ -72,9 +72,6 @@ type WaitInput struct {
 	Instance string
 }
 
-// MaxWait is the longest a wait may park (§6).
-const MaxWait = 55 * time.Second
-
 // WaitResult is what a wait hands over.
 type WaitResult struct {
 	Events   []*Event

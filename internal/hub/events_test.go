@@ -252,3 +252,26 @@ func TestRecheckWakesForAnotherProcess(t *testing.T) {
 		t.Fatalf("after the recheck: %+v, %v", got.r, got.err)
 	}
 }
+
+// TestWaitTimeoutIsCheckedBeforeConverting: timeout_s defaults to 25 s and
+// is refused outside 0–55 before it becomes a duration, so a count of
+// seconds that would wrap around as nanoseconds is refused, not waited.
+func TestWaitTimeoutIsCheckedBeforeConverting(t *testing.T) {
+	for _, tc := range []struct {
+		seconds *int64
+		want    time.Duration
+		err     string
+	}{
+		{nil, 25 * time.Second, ""},
+		{new(int64(0)), 0, ""},
+		{new(int64(55)), 55 * time.Second, ""},
+		{new(int64(56)), 0, "invalid_argument"},
+		{new(int64(-1)), 0, "invalid_argument"},
+		{new(int64(18446744080)), 0, "invalid_argument"}, // 6 s once multiplied by 10⁹ and wrapped
+	} {
+		got, err := hub.WaitTimeout(tc.seconds)
+		if got != tc.want || code(err) != tc.err {
+			t.Errorf("WaitTimeout(%v) = %v, %v; want %v, %q", tc.seconds, got, err, tc.want, tc.err)
+		}
+	}
+}

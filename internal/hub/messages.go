@@ -432,7 +432,7 @@ func checkPage(afterSeq int64, limit int) (int, error) {
 	if afterSeq < 0 {
 		return 0, invalid("", "after_seq must be 0 or more")
 	}
-	return checkLimit(limit, 100, 100)
+	return MessagesPage.check(limit)
 }
 
 // readPage reads the page of a conversation after afterSeq: at most limit

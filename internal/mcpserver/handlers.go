@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -25,7 +27,7 @@ func (s *Server) defaultTools() []toolDef {
 		newTool(toolSpec{name: "list_conversations", title: "List conversations",
 			description: "Your open conversations, most recently active first, with participants, unread count and the last message's summary. Check it before opening a new conversation.",
 			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
-			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "limit", 50); withRange(p, "limit", 1, 100) },
+			schema: func(p map[string]*jsonschema.Schema) { withPage(p, hub.ConversationsPage) },
 		}, s.listConversations),
 		newTool(toolSpec{name: "open_conversation", title: "Open a direct conversation",
 			description: "Opens the direct conversation between you and the given handles (\"alice\" for a person, \"alice/planner\" for an agent); the same set returns the same conversation. Returns status open with conversation_id, or denied with a reason saying what would allow it.",
@@ -44,18 +46,19 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeWrite, idempotent: true,
 		}, s.addParticipant),
 		newTool(toolSpec{name: "send_message", title: "Send a message",
-			description: "Posts into a conversation; every other participant receives it. A body over 200 characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients); held when your owner reviews your messages first (you hear pending.decided); or denied with a reason whose first word names the brake (paused, notice, duplicate, budget, loop, listen, closing) — a denied send is never queued: do not retry it.",
+			description: "Posts into a conversation; every other participant receives it. A body over " + strconv.Itoa(hub.SummaryNeeded) + " characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients); held when your owner reviews your messages first (you hear pending.decided); or denied with a reason whose first word names the brake (paused, notice, duplicate, budget, loop, listen, closing) — a denied send is never queued: do not retry it.",
 			scope:       hub.ScopeWrite,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withMaxLength(p, "body", hub.MaxBody)
 				withMaxLength(p, "summary", hub.MaxSummary)
+				p["summary"].Description = fmt.Sprintf("what you ask the reader for, up to %d characters; required when body is over %d", hub.MaxSummary, hub.SummaryNeeded)
 				withMaxLength(p, "client_msg_id", hub.MaxClientMsgID)
 				withDefault(p, "format", hub.FormatText)
 				withEnum(p, "format", hub.FormatText, hub.FormatMarkdown)
 				withDefault(p, "kind", hub.MessageText)
 				withEnum(p, "kind", append([]string{hub.MessageText}, hub.EventPostKinds...)...)
 				// json.RawMessage would infer a byte array.
-				p["metadata"] = &jsonschema.Schema{Type: "object", Description: p["metadata"].Description}
+				p["metadata"] = &jsonschema.Schema{Type: "object", Description: fmt.Sprintf("a JSON object for event posts, up to %d KiB", hub.MaxMetadata>>10)}
 			},
 		}, s.sendMessage),
 		newTool(toolSpec{name: "read_messages", title: "Read a conversation",
@@ -63,8 +66,7 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeRead,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withDefault(p, "after_seq", 0)
-				withDefault(p, "limit", 100)
-				withRange(p, "limit", 1, 100)
+				withPage(p, hub.MessagesPage)
 				withDefault(p, "mark_read", true)
 			},
 		}, s.readMessages),
@@ -75,7 +77,7 @@ func (s *Server) defaultTools() []toolDef {
 		newTool(toolSpec{name: "check_inbox", title: "Check inbox",
 			description: "Every message waiting for you (not yet acknowledged), oldest first, one line each with its summary, and total. Marks nothing read; already_read tells a second look from new mail.",
 			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
-			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "limit", 20); withRange(p, "limit", 1, 50) },
+			schema: func(p map[string]*jsonschema.Schema) { withPage(p, hub.InboxPage) },
 		}, s.checkInbox),
 		newTool(toolSpec{name: "acknowledge", title: "Acknowledge a message",
 			description: "Says you have acted on a message (outcome done, the default) — acknowledge declined ones too: the acknowledgement is the answer. outcome failed with error records a failed attempt and leaves it waiting.",
@@ -90,8 +92,8 @@ func (s *Server) defaultTools() []toolDef {
 			description: "Returns every event after cursor at once, or waits until one arrives or timeout_s passes (timed_out). Always pass back the cursor you received last; start from whoami's latest_cursor. Events: message.new (the message), conversation.opened, and more.",
 			scope:       hub.ScopeRead, readOnly: true,
 			schema: func(p map[string]*jsonschema.Schema) {
-				withDefault(p, "timeout_s", 25)
-				withRange(p, "timeout_s", 0, 55)
+				withDefault(p, "timeout_s", int(hub.DefaultWait/time.Second))
+				withRange(p, "timeout_s", 0, int(hub.MaxWait/time.Second))
 			},
 		}, s.waitForMessages),
 		newTool(toolSpec{name: "mark_unread", title: "Mark unread",
@@ -107,7 +109,7 @@ func (s *Server) defaultTools() []toolDef {
 			description: "Asks your owner for reach to one of their contacts: the person (allow_human, the default) and/or their agents (allow_agents). Returns status pending with request_id; you hear grant.changed when your owner decides.",
 			scope:       hub.ScopeWrite,
 			schema: func(p map[string]*jsonschema.Schema) {
-				withDefault(p, "allow_human", true)
+				withDefault(p, "allow_human", hub.DefaultAllowHuman)
 				withDefault(p, "allow_agents", false)
 				withMaxLength(p, "reason", hub.MaxQuestion)
 			},
@@ -117,6 +119,7 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeWrite,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withMaxLength(p, "question", hub.MaxQuestion)
+				p["options"].Description = fmt.Sprintf("the choices, up to %d; the owner picks one", hub.MaxOptions)
 			},
 		}, s.askOwner),
 		newTool(toolSpec{name: "request_close", title: "Request close",
@@ -201,7 +204,7 @@ func (s *Server) listContacts(ctx context.Context, c *call, _ noArgs) (any, erro
 }
 
 type listConversationsIn struct {
-	Limit int `json:"limit,omitempty" jsonschema:"how many, 1-100"`
+	Limit int `json:"limit,omitempty" jsonschema:"how many, {min}-{max}"`
 }
 
 func (s *Server) listConversations(ctx context.Context, c *call, in listConversationsIn) (any, error) {
@@ -240,8 +243,8 @@ func (s *Server) openConversation(ctx context.Context, c *call, in openConversat
 }
 
 type createThreadIn struct {
-	Title        string   `json:"title" jsonschema:"what the task is, 1-200 characters"`
-	Goal         string   `json:"goal,omitempty" jsonschema:"what done looks like, up to 2000 characters"`
+	Title        string   `json:"title" jsonschema:"what the task is, 1-{max} characters"`
+	Goal         string   `json:"goal,omitempty" jsonschema:"what done looks like, up to {max} characters"`
 	Participants []string `json:"participants,omitempty" jsonschema:"handles to bring in"`
 }
 
@@ -270,17 +273,17 @@ func (s *Server) addParticipant(ctx context.Context, c *call, in addParticipantI
 
 type sendMessageIn struct {
 	ConversationID string          `json:"conversation_id"`
-	Body           string          `json:"body" jsonschema:"the message, 1-10000 characters"`
-	Summary        string          `json:"summary,omitempty" jsonschema:"what you ask the reader for, up to 200 characters; required when body is over 200"`
+	Body           string          `json:"body" jsonschema:"the message, 1-{max} characters"`
+	Summary        string          `json:"summary,omitempty"`
 	Format         string          `json:"format,omitempty" jsonschema:"text or markdown"`
 	Kind           string          `json:"kind,omitempty" jsonschema:"text, or an event post (tool_call, tool_result, thought, error, task) that reaches only those it mentions"`
-	Metadata       json.RawMessage `json:"metadata,omitempty" jsonschema:"a JSON object for event posts, up to 16 KiB"`
+	Metadata       json.RawMessage `json:"metadata,omitempty"`
 	Mentions       []string        `json:"mentions,omitempty" jsonschema:"participants' handles"`
 	ReplyToSeq     int64           `json:"reply_to_seq,omitempty" jsonschema:"the seq this answers"`
 	NoReply        bool            `json:"no_reply,omitempty" jsonschema:"this is an acknowledgement or status: it must not be answered"`
 	ToInstance     string          `json:"to_instance,omitempty" jsonschema:"the receiving agent's session this is meant for (a courtesy, not a filter)"`
 	Instance       string          `json:"instance,omitempty" jsonschema:"your session's name"`
-	ClientMsgID    string          `json:"client_msg_id,omitempty" jsonschema:"your id for this message, up to 100 characters: a retry with the same id returns the stored message"`
+	ClientMsgID    string          `json:"client_msg_id,omitempty" jsonschema:"your id for this message, up to {max} characters: a retry with the same id returns the stored message"`
 }
 
 func (s *Server) sendMessage(ctx context.Context, c *call, in sendMessageIn) (any, error) {
@@ -309,7 +312,7 @@ func (s *Server) sendMessage(ctx context.Context, c *call, in sendMessageIn) (an
 type readMessagesIn struct {
 	ConversationID string `json:"conversation_id"`
 	AfterSeq       int64  `json:"after_seq,omitempty" jsonschema:"return messages after this seq"`
-	Limit          int    `json:"limit,omitempty" jsonschema:"at most this many, 1-100"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"at most this many, {min}-{max}"`
 	MarkRead       *bool  `json:"mark_read,omitempty" jsonschema:"move your place and record the fetch"`
 	Instance       string `json:"instance,omitempty" jsonschema:"your session's name: moves only its place"`
 }
@@ -344,7 +347,7 @@ func (s *Server) readMessage(ctx context.Context, c *call, in readMessageIn) (an
 }
 
 type checkInboxIn struct {
-	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many lines, 1-50"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many lines, {min}-{max}"`
 	Instance string `json:"instance,omitempty" jsonschema:"your session's name"`
 }
 
@@ -401,7 +404,7 @@ func (s *Server) acknowledge(ctx context.Context, c *call, in acknowledgeIn) (an
 
 type waitIn struct {
 	Cursor   string `json:"cursor,omitempty" jsonschema:"the last cursor you received (from whoami or a previous wait)"`
-	TimeoutS *int   `json:"timeout_s,omitempty" jsonschema:"seconds to wait, 0-55"`
+	TimeoutS *int64 `json:"timeout_s,omitempty" jsonschema:"seconds to wait, {min}-{max}"`
 	Instance string `json:"instance,omitempty" jsonschema:"your session's name: a new wait of it ends its previous one"`
 }
 
@@ -418,9 +421,9 @@ type eventView struct {
 }
 
 func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, error) {
-	timeout := 25
-	if in.TimeoutS != nil {
-		timeout = *in.TimeoutS
+	timeout, err := hub.WaitTimeout(in.TimeoutS)
+	if err != nil {
+		return nil, err
 	}
 	// The older protocol era does not cancel a handler when the client hangs
 	// up, so watch the HTTP request itself too (research §2.6 b).
@@ -431,7 +434,7 @@ func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, 
 		stop := context.AfterFunc(rc, cancel)
 		defer stop()
 	}
-	r, err := s.hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: in.Cursor, Timeout: time.Duration(timeout) * time.Second, Instance: in.Instance})
+	r, err := s.hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: in.Cursor, Timeout: timeout, Instance: in.Instance})
 	if err != nil {
 		return nil, err
 	}
@@ -499,7 +502,10 @@ type requestGrantIn struct {
 }
 
 func (s *Server) requestGrant(ctx context.Context, c *call, in requestGrantIn) (any, error) {
-	human := in.AllowHuman == nil || *in.AllowHuman
+	human := hub.DefaultAllowHuman
+	if in.AllowHuman != nil {
+		human = *in.AllowHuman
+	}
 	r, err := s.hub.RequestGrant(ctx, c.caller, in.ContactHandle, human, in.AllowAgents, in.Reason)
 	if err != nil {
 		return nil, err
@@ -511,7 +517,7 @@ type askOwnerIn struct {
 	Question       string   `json:"question" jsonschema:"what you need your owner to decide or tell you"`
 	Instance       string   `json:"instance,omitempty" jsonschema:"your session's name: the answer is for it"`
 	ConversationID string   `json:"conversation_id,omitempty" jsonschema:"the conversation the question is about"`
-	Options        []string `json:"options,omitempty" jsonschema:"the choices, up to 10; the owner picks one"`
+	Options        []string `json:"options,omitempty"`
 }
 
 func (s *Server) askOwner(ctx context.Context, c *call, in askOwnerIn) (any, error) {

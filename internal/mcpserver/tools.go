@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -52,6 +53,11 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 	}
 	if s.schema != nil {
 		s.schema(schema.Properties)
+	}
+	for name, p := range schema.Properties {
+		if err := fillBounds(p); err != nil {
+			panic(fmt.Sprintf("tool %s: argument %s: %v", s.name, name, err))
+		}
 	}
 	props := make([]string, 0, len(schema.Properties))
 	for p := range schema.Properties {
@@ -154,9 +160,40 @@ func withEnum(p map[string]*jsonschema.Schema, name string, values ...string) {
 	}
 }
 
+// withPage gives a limit property its page's default and range.
+func withPage(p map[string]*jsonschema.Schema, page hub.Page) {
+	withDefault(p, "limit", page.Default)
+	withRange(p, "limit", 1, page.Max)
+}
+
+// fillBounds writes a property's bounds into its description where it says
+// {min} or {max}, so the words say the hub's numbers and never a copy.
+func fillBounds(p *jsonschema.Schema) error {
+	num := func(f *float64) string {
+		if f == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*f, 'f', -1, 64)
+	}
+	upper := num(p.Maximum)
+	if p.MaxLength != nil {
+		upper = strconv.Itoa(*p.MaxLength)
+	}
+	for _, v := range []struct{ placeholder, value string }{{"{min}", num(p.Minimum)}, {"{max}", upper}} {
+		if !strings.Contains(p.Description, v.placeholder) {
+			continue
+		}
+		if v.value == "" {
+			return fmt.Errorf("the description says %s but the schema sets none", v.placeholder)
+		}
+		p.Description = strings.ReplaceAll(p.Description, v.placeholder, v.value)
+	}
+	return nil
+}
+
 // withRange bounds an integer property.
-func withRange(p map[string]*jsonschema.Schema, name string, min, max float64) {
-	p[name].Minimum, p[name].Maximum = &min, &max
+func withRange(p map[string]*jsonschema.Schema, name string, min, max int) {
+	p[name].Minimum, p[name].Maximum = new(float64(min)), new(float64(max))
 }
 
 // withMaxLength bounds a string property (in code points, like the hub).
