@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -44,11 +45,38 @@ func (c *call) refusalResult(ctx context.Context, r *hub.Refusal) (*mcp.CallTool
 	return result(out)
 }
 
-// toolError is the MCP face's one translation of hub errors (CONVENTIONS
-// "Errors"): an isError result {"error":{"code","message",…details},
-// "trace"}, logged once under the trace id. Internal errors show only
-// "internal error (trace …)"; their cause goes to the log.
+// toolError answers a failed tool call: an isError result
+// {"error":{"code","message",…details},"trace"} (§10.2).
 func (c *call) toolError(ctx context.Context, err error) (*mcp.CallToolResult, error) {
+	_, body, trace := c.translate(ctx, err)
+	res, rerr := result(map[string]any{"error": body, "trace": trace})
+	if rerr != nil {
+		return nil, rerr
+	}
+	res.IsError = true
+	return res, nil
+}
+
+// resourceError answers a failed resources/read, which has no error
+// results: a JSON-RPC error with the same safe message, its data
+// {"error":{"code","message",…},"trace"}; invalid params (as a resource
+// not found is) for every kind the caller can mend, internal error else.
+func (c *call) resourceError(ctx context.Context, err error) error {
+	kind, body, trace := c.translate(ctx, err)
+	data, _ := json.Marshal(map[string]any{"error": body, "trace": trace})
+	code := int64(jsonrpc.CodeInvalidParams)
+	if kind == hub.KindInternal {
+		code = jsonrpc.CodeInternalError
+	}
+	return &jsonrpc.Error{Code: code, Message: body["message"].(string), Data: data}
+}
+
+// translate is the MCP face's one translation of hub errors (CONVENTIONS
+// "Errors"), for tools and resources alike: the error's kind and its wire
+// body {"code","message",…details} under a fresh trace id, logged once
+// under that id. Internal errors show only "internal error (trace …)";
+// their cause goes to the log.
+func (c *call) translate(ctx context.Context, err error) (hub.Kind, map[string]any, string) {
 	trace := newTrace()
 	e := hub.AsError(err)
 	msg := e.Msg
@@ -71,12 +99,7 @@ func (c *call) toolError(ctx context.Context, err error) (*mcp.CallToolResult, e
 	for k, v := range e.Details {
 		body[k] = v
 	}
-	res, rerr := result(map[string]any{"error": body, "trace": trace})
-	if rerr != nil {
-		return nil, rerr
-	}
-	res.IsError = true
-	return res, nil
+	return e.Kind, body, trace
 }
 
 // logLine writes the one structured line of a refusal or error: trace id,

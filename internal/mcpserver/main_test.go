@@ -66,7 +66,17 @@ func newTestServer(t testing.TB) *testServer {
 // runs on the MCP server before it is mounted.
 func newTestServerWith(t testing.TB, settings hub.Settings, adjust ...func(*mcpserver.Server)) *testServer {
 	t.Helper()
-	db := storetest.Open(t)
+	return newTestServerOn(t, settings, nil, adjust...)
+}
+
+// newTestServerOn is newTestServerWith on the store wrap returns (nil: the
+// store as it is), for tests that make the store fail.
+func newTestServerOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) hub.Store, adjust ...func(*mcpserver.Server)) *testServer {
+	t.Helper()
+	var db hub.Store = storetest.Open(t)
+	if wrap != nil {
+		db = wrap(db)
+	}
 	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}, reg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(ts.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var err error

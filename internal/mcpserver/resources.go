@@ -24,24 +24,24 @@ func (s *Server) addResources() {
 }
 
 // resource adapts a read to a resource handler: the same caller and scope
-// checks as tools; a failure is a JSON-RPC error, as resources have no
-// error results.
+// checks as tools, and every failure through the one translation
+// (resourceError).
 func (s *Server) resource(scope string, read func(ctx context.Context, c *call) (any, error)) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		c := &call{srv: s, tool: "resource " + req.Params.URI, caller: callerFrom(ctx)}
 		if c.caller == nil {
-			return nil, hub.Errorf(hub.KindUnauthenticated, "no caller")
+			return nil, c.resourceError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
 		}
 		if err := c.caller.Require(scope); err != nil {
-			return nil, err
+			return nil, c.resourceError(ctx, err)
 		}
 		v, err := read(ctx, c)
 		if err != nil {
-			return nil, err
+			return nil, c.resourceError(ctx, err)
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, err
+			return nil, c.resourceError(ctx, err)
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
 	}
