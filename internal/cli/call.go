@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // errToolFailed: the tool answered with an error result (already printed).
@@ -166,7 +167,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return errToolFailed
 	}
 	var status struct{ Status string }
-	if json.Unmarshal(resultJSON(r), &status) == nil && status.Status == "denied" {
+	if json.Unmarshal(resultJSON(r), &status) == nil && status.Status == hub.StatusDenied {
 		return errDenied
 	}
 	return nil

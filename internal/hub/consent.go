@@ -53,7 +53,7 @@ func reachCheck(ctx context.Context, r Reader, from *Agent, to *Principal) (stri
 	case ask != nil && ask.Status == AskDenied:
 		return "", deny("denied", "%s declined to let you in; that stands until %s approves your ask after all (they can, under approvals); do not ask again, tell your owner", other, other)
 	}
-	return b, &Refusal{Status: "pending_approval",
+	return b, &Refusal{Status: StatusPendingApproval,
 		Reason: fmt.Sprintf("pending_approval: %s has not let you in yet and was asked; you will hear inbound.decided, then conversation.opened", other)}
 }
 
@@ -139,7 +139,7 @@ func refused(err error) bool {
 // isPending reports a pending_approval refusal.
 func isPending(err error) bool {
 	var r *Refusal
-	return errors.As(err, &r) && r.Status == "pending_approval"
+	return errors.As(err, &r) && r.Status == StatusPendingApproval
 }
 
 // checkMix refuses to bring a principal of owner newOwner into a

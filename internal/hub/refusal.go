@@ -11,10 +11,20 @@ import (
 // ("contact", "grant", "closing", "notice", "budget", …), then a sentence for
 // people.
 type Refusal struct {
-	Status  string // "denied", "held_by_other", "pending_approval"
+	Status  string // StatusDenied, StatusHeldByOther or StatusPendingApproval
 	Reason  string
 	Details map[string]any // extra result fields, e.g. held_by
 }
+
+// Contract statuses (§10.2): outcomes that are normal results with a
+// status, not errors.
+const (
+	StatusDenied          = "denied"           // a rule refused; Reason's first word names it
+	StatusPendingApproval = "pending_approval" // a person was asked and decides
+	StatusHeldByOther     = "held_by_other"    // another live session holds the conversation
+	StatusPending         = "pending"          // the owner was asked (request_grant, ask_owner)
+	StatusAllowed         = "allowed"          // list_contacts: the contact is within reach
+)
 
 func (r *Refusal) Error() string { return r.Status + ": " + r.Reason }
 
@@ -25,5 +35,5 @@ func (r *Refusal) Word() string {
 }
 
 func deny(word, format string, args ...any) *Refusal {
-	return &Refusal{Status: "denied", Reason: word + ": " + fmt.Sprintf(format, args...)}
+	return &Refusal{Status: StatusDenied, Reason: word + ": " + fmt.Sprintf(format, args...)}
 }

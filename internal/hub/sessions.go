@@ -95,7 +95,7 @@ func (h *Hub) ClaimConversation(ctx context.Context, c *Caller, conversationID, 
 		}
 		if held := holders[conversationID]; held != "" && held != name {
 			if !takeover {
-				return &Refusal{Status: "held_by_other",
+				return &Refusal{Status: StatusHeldByOther,
 					Reason:  fmt.Sprintf("held_by_other: your session %s holds this conversation and answers it; leave it to that session, or pass takeover:true to take it over", held),
 					Details: map[string]any{"held_by": held}}
 			}

@@ -145,7 +145,7 @@ type Contacts struct {
 }
 
 // ContactReach is one contact of the caller's owner from the caller's point
-// of view: Status "allowed", "pending_approval" or "denied", what the grant
+// of view: Status StatusAllowed, StatusPendingApproval or StatusDenied, what the grant
 // allows, and the contact's agents the caller may reach now.
 type ContactReach struct {
 	Person      *User
@@ -171,7 +171,7 @@ func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 		if cv.Contact.Status != ContactAccepted {
 			continue
 		}
-		r := ContactReach{Person: cv.Other, Status: "denied"}
+		r := ContactReach{Person: cv.Other, Status: StatusDenied}
 		if g, err := h.store.Grant(ctx, c.Agent.ID, cv.Other.ID); err == nil {
 			r.AllowHuman, r.AllowAgents = g.AllowHuman, g.AllowAgents
 		}
@@ -179,12 +179,12 @@ func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 		switch {
 		case !r.AllowHuman && !r.AllowAgents:
 		case err == nil && ask.Status == AskApproved:
-			r.Status = "allowed"
+			r.Status = StatusAllowed
 		case err == nil && ask.Status == AskDenied:
 		default:
-			r.Status = "pending_approval"
+			r.Status = StatusPendingApproval
 		}
-		if r.Status == "allowed" && r.AllowAgents {
+		if r.Status == StatusAllowed && r.AllowAgents {
 			if r.Agents, err = h.store.Agents(ctx, cv.Other.ID, false); err != nil {
 				return nil, AsError(err)
 			}

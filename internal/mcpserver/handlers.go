@@ -239,7 +239,7 @@ func (s *Server) openConversation(ctx context.Context, c *call, in openConversat
 		return nil, err
 	}
 	c.conversation = v.Conversation.ID
-	return map[string]any{"status": "open", "conversation_id": v.Conversation.ID, "conversation": viewConversation(v), "untrusted": true}, nil
+	return map[string]any{"status": hub.StatusOpen, "conversation_id": v.Conversation.ID, "conversation": viewConversation(v), "untrusted": true}, nil
 }
 
 type createThreadIn struct {
@@ -254,7 +254,7 @@ func (s *Server) createThread(ctx context.Context, c *call, in createThreadIn) (
 		return nil, err
 	}
 	c.conversation = v.Conversation.ID
-	return map[string]any{"status": "open", "conversation_id": v.Conversation.ID, "conversation": viewConversation(v), "untrusted": true}, nil
+	return map[string]any{"status": hub.StatusOpen, "conversation_id": v.Conversation.ID, "conversation": viewConversation(v), "untrusted": true}, nil
 }
 
 type addParticipantIn struct {
@@ -510,7 +510,7 @@ func (s *Server) requestGrant(ctx context.Context, c *call, in requestGrantIn) (
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"status": "pending", "request_id": r.ID}, nil
+	return map[string]any{"status": hub.StatusPending, "request_id": r.ID}, nil
 }
 
 type askOwnerIn struct {
@@ -526,7 +526,7 @@ func (s *Server) askOwner(ctx context.Context, c *call, in askOwnerIn) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"status": "pending", "question_id": q.ID}, nil
+	return map[string]any{"status": hub.StatusPending, "question_id": q.ID}, nil
 }
 
 // answerView is an owner's answer in check_inbox.
