@@ -10,6 +10,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/tools v0.52.0
 	modernc.org/sqlite v1.62.0
 )
