@@ -320,4 +320,3 @@ func (h *Hub) ListConversations(ctx context.Context, c *Caller, limit int) ([]Co
 	}
 	return out, nil
 }
-
