@@ -39,7 +39,24 @@ func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
 	now := h.now()
 	a := &Agent{ID: NewID(IDAgent, now), OwnerID: u.ID, OwnerHandle: u.Handle, Slug: slug,
 		Description: desc, Goal: goal, Mode: ModeActive, CreatedAt: now}
-	err = h.store.Update(ctx, func(tx Tx) error { return tx.InsertAgent(ctx, a) })
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.InsertAgent(ctx, a); err != nil {
+			return nil, err
+		}
+		// Every agent of the owner is in the home project (§1); when it
+		// is not made yet, it takes them all in when it is.
+		home, err := tx.Project(ctx, homeProjectID(u.ID))
+		if errors.Is(err, ErrNoRows) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.PutProjectAgent(ctx, &ProjectAgent{ProjectID: home.ID, AgentID: a.ID, Access: AccessSpeak, AddedAt: now}); err != nil {
+			return nil, err
+		}
+		return syncThreads(ctx, tx, home, now)
+	})
 	if errors.Is(err, ErrDuplicate) {
 		return nil, &Error{Kind: KindConflict, Msg: "the agent " + a.Handle() + " already exists (archived agents keep their handle)"}
 	}

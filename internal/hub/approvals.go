@@ -11,29 +11,37 @@ import (
 
 // Approval kinds.
 const (
-	ApprovalHeldMessage  = "held_message"
-	ApprovalQuestion     = "question"
-	ApprovalGrantRequest = "grant_request"
-	ApprovalInboundAsk   = "inbound_ask"
+	ApprovalHeldMessage     = "held_message"
+	ApprovalQuestion        = "question"
+	ApprovalGrantRequest    = "grant_request"
+	ApprovalInboundAsk      = "inbound_ask"
+	ApprovalProjectProposal = "project_proposal"
+	ApprovalProjectAccess   = "project_access"
+	ApprovalContactRequest  = "contact_request"
 )
 
-// approvalKinds maps the kind of an id to the approval it names.
+// approvalKinds maps the kind of an id to the approval it names; a project
+// request's id names a proposal or an access request.
 var approvalKinds = map[string]string{
 	IDMessage: ApprovalHeldMessage, IDQuestion: ApprovalQuestion,
 	IDGrantRequest: ApprovalGrantRequest, IDInboundAsk: ApprovalInboundAsk,
+	IDRequest: ApprovalProjectProposal, IDContact: ApprovalContactRequest,
 }
 
 // Approval is one decision waiting for an owner (§9).
 type Approval struct {
-	Kind     string // ApprovalHeldMessage, ApprovalQuestion, ApprovalGrantRequest or ApprovalInboundAsk
+	Kind     string // one of the Approval kinds
 	ID       string
-	Agent    string // the agent's handle
+	Agent    string // the agent's handle ("" for a contact request)
 	At       time.Time
-	Message  *Message      // for held messages
-	Question *Question     // for questions
-	Grant    *GrantRequest // for grant requests
-	Contact  string        // for grant requests: the contact's handle
-	Ask      *InboundAsk   // for inbound asks
+	Message  *Message        // for held messages
+	Question *Question       // for questions
+	Grant    *GrantRequest   // for grant requests
+	Contact  string          // for grant requests: the contact's handle; for contact requests: who asks
+	Ask      *InboundAsk     // for inbound asks
+	Project  *ProjectRequest // for project proposals and access requests
+	// ProjectName is, for an access request, the project's name.
+	ProjectName string
 }
 
 // Approvals lists every decision waiting for the owner, oldest first, with
@@ -55,7 +63,31 @@ func (h *Hub) Approvals(ctx context.Context, u *User) ([]Approval, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
+	projects, err := h.store.PendingProjectRequests(ctx, u.ID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	contacts, err := h.Contacts(ctx, u)
+	if err != nil {
+		return nil, err
+	}
 	var out []Approval
+	for _, r := range projects {
+		a := Approval{Kind: ApprovalProjectProposal, ID: r.ID, Agent: r.AgentHandle, At: r.CreatedAt, Project: r}
+		if r.Kind == RequestAccess {
+			p, err := h.store.Project(ctx, r.ProjectID)
+			if err != nil {
+				return nil, AsError(err)
+			}
+			a.Kind, a.ProjectName = ApprovalProjectAccess, p.Name
+		}
+		out = append(out, a)
+	}
+	for _, cv := range contacts {
+		if cv.Contact.Status == ContactPending && cv.Contact.RequestedBy != u.ID {
+			out = append(out, Approval{Kind: ApprovalContactRequest, ID: cv.Contact.ID, At: cv.Contact.RequestedAt, Contact: cv.Other.Handle})
+		}
+	}
 	for _, r := range grants {
 		a, err := h.store.AgentByID(ctx, r.AgentID)
 		if err != nil {
@@ -102,7 +134,8 @@ type Verdict struct {
 }
 
 // Decided is what Decide did: the approval's kind and id, and the record as
-// the decision left it (one of Message, Grant, Ask, Question).
+// the decision left it (one of Message, Grant, Ask, Question, Project,
+// Contact).
 type Decided struct {
 	Kind     string
 	ID       string
@@ -110,12 +143,15 @@ type Decided struct {
 	Grant    *GrantRequest
 	Ask      *InboundAsk
 	Question *Question
+	Project  *ProjectRequest
+	Contact  *Contact
 }
 
 // Decide is an owner's decision on any approval (§9), dispatched on the
-// kind of its id: a held message (approve, edited or not, or reject), a
-// grant request or an inbound ask (approve or reject), or a question
-// (answer). Every face decides through it. An id that names nothing
+// kind of its id: a held message (approve, edited or not, or reject); a
+// grant request, an inbound ask, a project proposal or access request, or a
+// contact request (approve or reject); or a question (answer). Every face
+// decides through it. An id that names nothing
 // waiting for u is not_found; a verdict the kind does not take is invalid.
 func (h *Hub) Decide(ctx context.Context, u *User, id string, v Verdict) (*Decided, error) {
 	kind, ok := approvalKinds[idKind(id)]
@@ -146,6 +182,12 @@ func (h *Hub) Decide(ctx context.Context, u *User, id string, v Verdict) (*Decid
 		d.Ask, err = h.DecideInbound(ctx, u, id, approve)
 	case ApprovalQuestion:
 		d.Question, err = h.AnswerQuestion(ctx, u, id, v.Answer)
+	case ApprovalProjectProposal:
+		if d.Project, err = h.DecideProjectRequest(ctx, u, id, approve); err == nil && d.Project.Kind == RequestAccess {
+			d.Kind = ApprovalProjectAccess
+		}
+	case ApprovalContactRequest:
+		d.Contact, err = h.DecideContactRequest(ctx, u, id, approve)
 	}
 	if err != nil {
 		return nil, err

@@ -131,21 +131,25 @@ func TestBudgetBrake(t *testing.T) {
 	}
 }
 
-// newThread makes a project thread directly in the store (projects come
-// later) with the given agents.
-func newThread(t *testing.T, w *world, agents ...*hub.Caller) string {
+// newThread opens the thread "Plan" of the home project of the agent's
+// owner, where every agent of the owner is in with speak (§1, §8).
+func newThread(t *testing.T, w *world, by *hub.Caller) string {
 	t.Helper()
-	id, err := w.hub.NewThreadForTest(ctx, agents...)
+	me, err := w.hub.Whoami(ctx, by, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return id
+	v, err := w.hub.OpenThread(ctx, by, me.Home.Project.ID, "Plan", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Conversation.ID
 }
 
 func TestLoopBrake(t *testing.T) {
 	t.Run("two sessions of one agent answering each other", func(t *testing.T) {
 		w := newWorld(t)
-		thread := newThread(t, w, w.planner, w.reviewer)
+		thread := newThread(t, w, w.planner)
 		for i := range 30 {
 			if word := sendAs(t, w, w.planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2]); word != "" {
 				t.Fatalf("turn %d refused: %s", i+1, word)
@@ -165,10 +169,7 @@ func TestLoopBrake(t *testing.T) {
 	})
 	t.Run("a person taking part lifts it", func(t *testing.T) {
 		w := newWorld(t)
-		thread := newThread(t, w, w.planner, w.reviewer)
-		if _, err := w.hub.AddParticipant(ctx, w.planner, thread, "alice"); err != nil {
-			t.Fatal(err)
-		}
+		thread := newThread(t, w, w.planner)
 		for i := range 30 {
 			sendAs(t, w, w.planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2])
 		}
@@ -188,7 +189,7 @@ func TestLoopBrake(t *testing.T) {
 		for i := range 40 {
 			agents = append(agents, w.agent(t, fmt.Sprintf("alice/a%02d", i)))
 		}
-		thread := newThread(t, w, agents...)
+		thread := newThread(t, w, agents[0])
 		for i, a := range agents {
 			if word := sendAs(t, w, a, thread, "hello, I am here", ""); word != "" {
 				t.Fatalf("agent %d refused: %s", i, word)
@@ -197,7 +198,7 @@ func TestLoopBrake(t *testing.T) {
 	})
 	t.Run("one agent posting a series alone", func(t *testing.T) {
 		w := newWorld(t)
-		thread := newThread(t, w, w.planner, w.reviewer)
+		thread := newThread(t, w, w.planner)
 		for i := range 45 {
 			if word := sendAs(t, w, w.planner, thread, fmt.Sprintf("report part %d", i+1), "east"); word != "" {
 				t.Fatalf("part %d refused: %s", i+1, word)
@@ -206,7 +207,7 @@ func TestLoopBrake(t *testing.T) {
 	})
 	t.Run("two agents trading turns is not a loop", func(t *testing.T) {
 		w := newWorld(t)
-		thread := newThread(t, w, w.planner, w.reviewer)
+		thread := newThread(t, w, w.planner)
 		for i := range 40 {
 			if word := sendAs(t, w, []*hub.Caller{w.planner, w.reviewer}[i%2], thread, fmt.Sprintf("turn %d", i+1), ""); word != "" {
 				t.Fatalf("turn %d refused: %s", i+1, word)

@@ -20,7 +20,8 @@ import (
 func reachCheck(ctx context.Context, r Reader, from *Agent, to *Principal) (string, error) {
 	switch {
 	case to.ID == from.ID:
-		return "", deny("self", "an agent cannot message itself; sessions of one agent meet in a shared project thread")
+		return "", deny("self", "an agent cannot message itself; sessions of one agent meet in a thread of its owner's home project: "+
+			"call open_thread with project_id %q and a title your sessions share, like \"Plan\"", homeProjectID(from.OwnerID))
 	case to.OwnerID == from.OwnerID:
 		return "", nil // its own owner, or a sibling
 	}

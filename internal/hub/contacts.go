@@ -29,6 +29,10 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 			return nil, err
 		}
 		var events []*Event
+		id := NewID(IDContact, now)
+		if old != nil {
+			id = old.ID
+		}
 		switch {
 		case old != nil && old.Status == ContactAccepted:
 			c = old
@@ -40,11 +44,11 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 			return nil, &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
 		case old != nil && old.RequestedBy == other.ID && (old.Status == ContactPending || old.Status == ContactRejected):
 			// They asked (and maybe u said no before): both want it now.
-			c = &Contact{UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now}
+			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now}
 			events = contactEvents(EventContactAccepted, u, other, now)
 		default:
-			c = &Contact{UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now}
-			data, _ := json.Marshal(map[string]any{"from": u.Handle})
+			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now}
+			data, _ := json.Marshal(map[string]any{"from": u.Handle, "request_id": id})
 			events = []*Event{{RecipientID: other.ID, Type: EventContactRequest, Data: data, CreatedAt: now}}
 		}
 		return events, tx.PutContact(ctx, c)
@@ -102,6 +106,23 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 		return nil, err
 	}
 	return c, nil
+}
+
+// DecideContactRequest is DecideContact for the request under its id, as
+// approvals list it; an id that is not a request to u is not_found.
+func (h *Hub) DecideContactRequest(ctx context.Context, u *User, id string, accept bool) (*Contact, error) {
+	c, err := h.store.ContactByID(ctx, id)
+	if errors.Is(err, ErrNoRows) || (err == nil && (c.UserA != u.ID && c.UserB != u.ID || c.RequestedBy == u.ID)) {
+		return nil, notFound("no contact request %q waits for %s", cleanText(id), u.Handle)
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	other, err := h.UserByID(ctx, c.Other(u.ID))
+	if err != nil {
+		return nil, err
+	}
+	return h.DecideContact(ctx, u, other.Handle, accept)
 }
 
 // CancelContact withdraws u's own pending request.

@@ -186,15 +186,18 @@ func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, han
 		if err != nil {
 			return nil, err
 		}
+		switch {
+		case v.Conversation.Kind == KindDirect:
+			return nil, invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
+		case v.Conversation.Kind == KindThread:
+			return nil, invalid("", "a project thread's participants are the project's people and agents; ask an owner to bring them into the project")
+		}
 		targets, asks, err := h.resolveAll(ctx, tx, c.Agent, []string{handle})
 		if err != nil {
 			return asks, err
 		}
 		target := targets[0]
-		switch {
-		case v.Conversation.Kind == KindDirect:
-			return nil, invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
-		case v.Conversation.Status == StatusCloseRequested:
+		if v.Conversation.Status == StatusCloseRequested {
 			return nil, deny("closing", "a close of this conversation is pending; nobody can be added")
 		}
 		view = v

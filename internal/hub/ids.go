@@ -17,6 +17,11 @@ const (
 	IDGrantRequest = "gr"
 	IDInboundAsk   = "in"
 	IDQuestion     = "q"
+	IDContact      = "ct"
+	IDProject      = "proj"
+	IDRequest      = "pr"
+	IDItem         = "item"
+	IDImage        = "img"
 )
 
 // idKind is the kind of an id: its prefix ("" for a string with none).

@@ -225,7 +225,16 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			if v.Conversation.Status == StatusCloseRequested {
 				return nil, deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
 			}
-			if err := stillReachable(ctx, tx, c.Agent, v.Participants); err != nil {
+			held := c.Agent.Mode == ModeReview
+			if v.Conversation.Kind == KindThread {
+				// Being in the project is the whole grant (§8); its
+				// access and review there apply.
+				inReview, err := threadSend(ctx, tx, v.Conversation, c.Agent)
+				if err != nil {
+					return nil, err
+				}
+				held = held || inReview
+			} else if err := stillReachable(ctx, tx, c.Agent, v.Participants); err != nil {
 				return nil, err
 			}
 			n := countRecipients(v.Participants, c.Agent.ID)
@@ -260,7 +269,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				ClientMsgID: in.ClientMsgID, Author: AuthorAgent, Authority: AuthorityAgent,
 				OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now,
 			}
-			if c.Agent.Mode == ModeReview {
+			if held {
 				// Held for the owner (§7): it reaches nobody and takes no seq.
 				m.Status = MessageHeld
 				res = &SendResult{Message: m}

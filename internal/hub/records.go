@@ -83,6 +83,11 @@ type Conversation struct {
 	Goal      string
 	Status    string
 	DirectKey string // sorted participant ids of a direct conversation
+	// A thread's project, its item when it is an item's thread, and the key
+	// that finds it again (the trimmed, case-folded title, or the item).
+	ProjectID string
+	ItemID    string
+	ThreadKey string
 	CreatorID string
 	CreatedAt time.Time
 	UpdatedAt time.Time // time of the last message or change
@@ -179,6 +184,7 @@ const (
 
 // Contact is the relation between two people (§3); UserA < UserB.
 type Contact struct {
+	ID           string // ct_…: names the request under approvals
 	UserA, UserB string
 	Status       string // ContactPending, ContactAccepted, ContactRejected, ContactCancelled
 	RequestedBy  string
@@ -259,6 +265,9 @@ const (
 	DeliveryWaiting = "waiting"
 	DeliveryDone    = "done"
 	DeliveryFailed  = "failed"
+	// DeliveryWithdrawn: the agent lost access to the conversation before
+	// acknowledging; the message left its inbox (message.withdrawn).
+	DeliveryWithdrawn = "withdrawn"
 )
 
 // Delivery is one recipient agent's copy of a message (§5).
@@ -322,6 +331,11 @@ const (
 	EventInboundDecided     = "inbound.decided"
 	EventContactRequest     = "contact.request"
 	EventContactAccepted    = "contact.accepted"
+	EventProjectRequest     = "project.request"  // to an owner: its agent proposes a project or asks into one
+	EventProjectApproved    = "project.approved" // to the agent: its request was approved
+	EventProjectRejected    = "project.rejected"
+	EventProjectAgents      = "project.agents"    // to the agent: brought in, taken out, or its access changed
+	EventMessageWithdrawn   = "message.withdrawn" // to the agent: a message queued for it left with its access; no body
 )
 
 // Event is one entry of a recipient's stream (§6).
@@ -334,4 +348,122 @@ type Event struct {
 	Data           json.RawMessage // type-specific payload, or nil
 	CreatedAt      time.Time
 	Message        *Message // filled by EventsAfter for message.new
+}
+
+// Project access of an agent (§8): speak, listen, or off (the project's
+// owner turned every agent off).
+const (
+	AccessSpeak  = "speak"
+	AccessListen = "listen"
+	AccessOff    = "off"
+)
+
+// Project is a piece of work owned by a person (§8).
+type Project struct {
+	ID          string // proj_…
+	OwnerID     string
+	OwnerHandle string // filled by reads
+	Name        string
+	Description string
+	// AgentCap is the most any agent may do here: "" (what each agent's
+	// owner set), AccessListen or AccessOff.
+	AgentCap   string
+	Home       bool // the owner's home project (§1)
+	ArchivedAt time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// ProjectMember is a person in a project.
+type ProjectMember struct {
+	ProjectID string
+	UserID    string
+	Handle    string // filled by reads
+	Name      string // filled by reads
+	AddedAt   time.Time
+}
+
+// ProjectAgent is an agent its owner brought into a project.
+type ProjectAgent struct {
+	ProjectID string
+	AgentID   string
+	Handle    string // filled by reads
+	OwnerID   string // filled by reads: the agent's owner
+	Access    string // AccessSpeak or AccessListen, as its owner set it
+	Review    bool   // its sends here are held for its owner (§7)
+	Archived  bool   // filled by reads: the agent is archived
+	AddedAt   time.Time
+}
+
+// Project request kinds and statuses (§8).
+const (
+	RequestProposal = "proposal" // create_project
+	RequestAccess   = "access"   // request_project_access
+
+	RequestPending  = "pending"
+	RequestApproved = "approved"
+	RequestRejected = "rejected"
+)
+
+// ProjectRequest is an agent's proposal of a project, or its request to be
+// brought into one, waiting on its owner (§8).
+type ProjectRequest struct {
+	ID          string // pr_…
+	Kind        string // RequestProposal or RequestAccess
+	AgentID     string
+	AgentHandle string // filled by reads
+	OwnerID     string
+	ProjectID   string // access: the project; proposal: the project approval made
+	Name        string // proposal
+	Description string // proposal
+	Reason      string
+	Instance    string
+	Status      string
+	DecidedBy   string
+	CreatedAt   time.Time
+	DecidedAt   time.Time
+}
+
+// Item kinds and statuses (§8).
+var (
+	ItemKinds    = []string{"task", "repo", "site", "asset", "link", "note"}
+	ItemStatuses = []string{"open", "doing", "done", "dropped"}
+)
+
+// Item is a tracked piece of a project (§8).
+type Item struct {
+	ID        string // item_…
+	ProjectID string
+	Kind      string
+	Title     string
+	Note      string
+	URL       string
+	Status    string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ItemChange is one recorded change of an item: who, from which session,
+// and each field's new value.
+type ItemChange struct {
+	ItemID   string
+	ByID     string
+	ByHandle string
+	Instance string
+	Changes  map[string]string
+	At       time.Time
+}
+
+// Image is a picture stored in a project (§8), its bytes kept by SHA-256.
+type Image struct {
+	ID         string // img_…
+	ProjectID  string
+	SHA256     string // hex
+	MIME       string
+	Size       int
+	Filename   string
+	Alt        string
+	UploadedBy string
+	Instance   string
+	CreatedAt  time.Time
 }

@@ -114,6 +114,39 @@ type Reader interface {
 	InboundAskByID(ctx context.Context, id string) (*InboundAsk, error)
 	// PendingInboundAsks lists the asks waiting for the person, oldest first.
 	PendingInboundAsks(ctx context.Context, userID string) ([]*InboundAsk, error)
+	// ContactByID finds a contact row by the id its request was given.
+	ContactByID(ctx context.Context, id string) (*Contact, error)
+
+	Project(ctx context.Context, id string) (*Project, error)
+	// ProjectsOf lists the projects that are not archived which the person
+	// is a member of, or the agent was brought into: the home project first,
+	// then oldest first.
+	ProjectsOf(ctx context.Context, principalID string) ([]*Project, error)
+	// ProjectMembers lists a project's people, first added first.
+	ProjectMembers(ctx context.Context, projectID string) ([]ProjectMember, error)
+	// ProjectAgents lists the agents brought into a project, archived ones
+	// included (Archived says so).
+	ProjectAgents(ctx context.Context, projectID string) ([]ProjectAgent, error)
+	ProjectAgent(ctx context.Context, projectID, agentID string) (*ProjectAgent, error)
+	ProjectRequest(ctx context.Context, id string) (*ProjectRequest, error)
+	// PendingProjectRequests lists the proposals and access requests
+	// waiting for the owner, oldest first.
+	PendingProjectRequests(ctx context.Context, ownerID string) ([]*ProjectRequest, error)
+	// Threads lists a project's threads that are not closed, most recently
+	// active first.
+	Threads(ctx context.Context, projectID string) ([]*Conversation, error)
+	// ThreadByKey finds a project's thread, not closed, with this key.
+	ThreadByKey(ctx context.Context, projectID, key string) (*Conversation, error)
+	Item(ctx context.Context, id string) (*Item, error)
+	// Items lists a project's items, oldest first.
+	Items(ctx context.Context, projectID string) ([]*Item, error)
+	// ItemChanges lists an item's changes, oldest first.
+	ItemChanges(ctx context.Context, itemID string) ([]ItemChange, error)
+	Image(ctx context.Context, id string) (*Image, error)
+	// ImageBySHA finds the project's image with these bytes.
+	ImageBySHA(ctx context.Context, projectID, sha256 string) (*Image, error)
+	// ImageData returns the bytes stored under a SHA-256.
+	ImageData(ctx context.Context, sha256 string) ([]byte, error)
 
 	// EventsAfter returns up to limit of the recipient's events with id >
 	// after, in id order, each message.new with its Message.
@@ -149,6 +182,8 @@ type Tx interface {
 	LockConversation(ctx context.Context, id string) error
 	InsertConversation(ctx context.Context, c *Conversation) error
 	AddParticipant(ctx context.Context, p *Participant) error
+	// LeaveConversation ends the principal's part in a conversation.
+	LeaveConversation(ctx context.Context, conversationID, principalID string, at time.Time) error
 	SetConversationStatus(ctx context.Context, id, status string, at time.Time) error
 	// NextSeq increments the conversation's last seq under its row lock and
 	// returns the new value, so seq order is commit order (§13).
@@ -158,6 +193,10 @@ type Tx interface {
 	InsertDeliveries(ctx context.Context, m *Message, agentIDs []string) error
 	// MarkFetched records the first body read of the agent's deliveries.
 	MarkFetched(ctx context.Context, agentID string, messageIDs []string, at time.Time) error
+	// WithdrawDeliveries takes the agent's waiting deliveries in a
+	// conversation out of its inbox (state withdrawn) and returns their
+	// message ids, sorted.
+	WithdrawDeliveries(ctx context.Context, agentID, conversationID string, at time.Time) ([]string, error)
 	// SetDeliveryState records an acknowledgement (state done) or a failed
 	// attempt (state failed, attempts+1, errText).
 	SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error
@@ -188,6 +227,26 @@ type Tx interface {
 	// MoveRead sets a place to max(current, seq) when forward; otherwise to
 	// min(current, seq), leaving a place that does not exist yet alone.
 	MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error
+	InsertProject(ctx context.Context, p *Project) error
+	// UpdateProject stores a project's name, description, cap, archiving
+	// and update time.
+	UpdateProject(ctx context.Context, p *Project) error
+	// PutProjectMember adds a person to a project (already there: nothing).
+	PutProjectMember(ctx context.Context, m *ProjectMember) error
+	DeleteProjectMember(ctx context.Context, projectID, userID string) error
+	// PutProjectAgent brings an agent in, or changes its access and review.
+	PutProjectAgent(ctx context.Context, pa *ProjectAgent) error
+	DeleteProjectAgent(ctx context.Context, projectID, agentID string) error
+	InsertProjectRequest(ctx context.Context, r *ProjectRequest) error
+	// DecideProjectRequest stores a pending request's decision (status,
+	// project, who and when); ErrNoRows when it is no longer pending.
+	DecideProjectRequest(ctx context.Context, r *ProjectRequest) error
+	InsertItem(ctx context.Context, it *Item) error
+	// UpdateItem stores an item's title, note, url, status and update time.
+	UpdateItem(ctx context.Context, it *Item) error
+	InsertItemChange(ctx context.Context, c *ItemChange) error
+	// InsertImage stores an image row and its bytes (kept once per SHA-256).
+	InsertImage(ctx context.Context, img *Image, data []byte) error
 	// InsertEvents appends events (ids assigned by the store, in order).
 	InsertEvents(ctx context.Context, events []*Event) error
 	// PruneEvents deletes events created before t, records the highest id

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 )
@@ -22,6 +23,9 @@ type Whoami struct {
 	LatestCursor  string
 	Grants        []GrantView
 	PendingGrants []*GrantRequest
+	// Home is the owner's home project with the caller's access there
+	// ("" when its owner took it out).
+	Home ProjectListing
 }
 
 // GrantView is a grant with the contact's handle.
@@ -57,6 +61,16 @@ func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Wh
 	}
 	if w.LatestCursor, err = h.LatestCursor(ctx); err != nil {
 		return nil, err
+	}
+	if w.Home.Project, err = h.home(ctx, c.Agent.OwnerID); err != nil {
+		return nil, err
+	}
+	pa, err := h.store.ProjectAgent(ctx, w.Home.Project.ID, c.Agent.ID)
+	switch {
+	case err == nil:
+		w.Home.Access = effectiveAccess(w.Home.Project, pa)
+	case !errors.Is(err, ErrNoRows):
+		return nil, AsError(err)
 	}
 	grants, err := h.store.GrantsOf(ctx, c.Agent.ID)
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 // convColumns lists a conversation's columns, each prefixed (a table
 // alias and a dot, or ""), in scanConversation's order.
 func convColumns(prefix string) string {
-	cols := []string{"id", "kind", "title", "goal", "status", "COALESCE(" + prefix + "direct_key, '')", "creator_id", "created_at", "updated_at", "last_seq",
+	cols := []string{"id", "kind", "title", "goal", "status", "COALESCE(" + prefix + "direct_key, '')",
+		"COALESCE(" + prefix + "project_id, '')", "COALESCE(" + prefix + "item_id, '')", "COALESCE(" + prefix + "thread_key, '')",
+		"creator_id", "created_at", "updated_at", "last_seq",
 		"last_person_at", "agent_turns", "last_voice", "paused_at", "paused_reason"}
 	for i, c := range cols {
 		if !strings.HasPrefix(c, "COALESCE") {
@@ -36,7 +38,8 @@ type conversationDest struct {
 
 func (d *conversationDest) dest() []any {
 	c := &d.c
-	return []any{&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.CreatorID, &d.created, &d.updated, &c.LastSeq,
+	return []any{&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.ProjectID, &c.ItemID, &c.ThreadKey,
+		&c.CreatorID, &d.created, &d.updated, &c.LastSeq,
 		&d.person, &c.AgentTurns, &c.LastVoice, &d.paused, &c.PausedReason}
 }
 
@@ -77,9 +80,26 @@ func (d queries) LockConversation(ctx context.Context, id string) error {
 }
 
 func (d queries) InsertConversation(ctx context.Context, c *hub.Conversation) error {
-	return d.exec(ctx, "insert conversation", `INSERT INTO conversations (id, kind, title, goal, status, direct_key, creator_id, created_at, updated_at, last_seq)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.Kind, c.Title, c.Goal, c.Status, nullString(c.DirectKey), c.CreatorID, ms(c.CreatedAt), ms(c.UpdatedAt), c.LastSeq)
+	return d.exec(ctx, "insert conversation", `INSERT INTO conversations (id, kind, title, goal, status, direct_key, project_id, item_id, thread_key,
+		creator_id, created_at, updated_at, last_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Kind, c.Title, c.Goal, c.Status, nullString(c.DirectKey), nullString(c.ProjectID), nullString(c.ItemID), nullString(c.ThreadKey),
+		c.CreatorID, ms(c.CreatedAt), ms(c.UpdatedAt), c.LastSeq)
+}
+
+func (d queries) Threads(ctx context.Context, projectID string) ([]*hub.Conversation, error) {
+	return queryAll(ctx, d.q, "threads", scanConversation, `SELECT `+convCols+` FROM conversations
+		WHERE project_id = ? AND kind = 'thread' AND status <> 'closed' ORDER BY updated_at DESC, id DESC`, projectID)
+}
+
+func (d queries) ThreadByKey(ctx context.Context, projectID, key string) (*hub.Conversation, error) {
+	c, err := scanConversation(d.q.QueryRowContext(ctx, `SELECT `+convCols+` FROM conversations
+		WHERE project_id = ? AND thread_key = ? AND status <> 'closed'`, projectID, key))
+	return c, dbErr("thread by key", err)
+}
+
+func (d queries) LeaveConversation(ctx context.Context, conversationID, principalID string, at time.Time) error {
+	return d.exec(ctx, "leave conversation", `UPDATE participants SET left_at = ? WHERE conversation_id = ? AND principal_id = ? AND left_at IS NULL`,
+		ms(at), conversationID, principalID)
 }
 
 func (d queries) SetConversationStatus(ctx context.Context, id, status string, at time.Time) error {

@@ -120,3 +120,13 @@ func (d queries) SetDeliveryState(ctx context.Context, agentID, messageID, state
 	}
 	return fmt.Errorf("set delivery state: unknown state %q", state)
 }
+
+func (d queries) WithdrawDeliveries(ctx context.Context, agentID, conversationID string, at time.Time) ([]string, error) {
+	ids, err := queryAll(ctx, d.q, "withdraw deliveries", func(row scanner) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}, `UPDATE deliveries SET state = '`+hub.DeliveryWithdrawn+`', acked_at = ?
+		WHERE agent_id = ? AND conversation_id = ? AND acked_at IS NULL RETURNING message_id`, ms(at), agentID, conversationID)
+	slices.Sort(ids)
+	return ids, err
+}

@@ -1,0 +1,270 @@
+package hub_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// project makes a project of alice's with the planner and the reviewer in
+// it to speak, and a thread "Plan" the planner started.
+func (w *world) project(t *testing.T) (project, thread string) {
+	t.Helper()
+	alice := w.owner(t)
+	p, err := w.hub.CreateProject(ctx, alice, "Launch", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range []string{"planner", "reviewer"} {
+		if _, err := w.hub.SetProjectAgent(ctx, alice, p.ID, slug, hub.AccessSpeak, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := w.hub.OpenThread(ctx, w.planner, p.ID, "Plan", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ID, v.Conversation.ID
+}
+
+// TestWithdrawnWhenAccessGoes: an agent taken out of a project while a
+// message to it waits in a thread hears message.withdrawn, with no body,
+// and the message leaves its inbox.
+func TestWithdrawnWhenAccessGoes(t *testing.T) {
+	w := newWorld(t)
+	project, thread := w.project(t)
+	sent := w.send(t, w.planner, thread, "please review the plan").Message
+	start, _ := w.hub.LatestCursor(ctx)
+	if in, _ := w.hub.Inbox(ctx, w.reviewer, 0, ""); in.Total != 1 {
+		t.Fatalf("the reviewer's inbox holds %d, want the message", in.Total)
+	}
+	removed, err := w.hub.RemoveProjectAgent(ctx, w.owner(t), project, "reviewer")
+	if err != nil || removed.Handle() != "alice/reviewer" {
+		t.Fatalf("removing the reviewer: %v, %v", removed, err)
+	}
+	r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range r.Events {
+		got = append(got, fmt.Sprintf("%s %s %s msg=%v", e.Type, e.ConversationID, e.Data, e.Message != nil))
+	}
+	want := []string{
+		fmt.Sprintf(`message.withdrawn %s {"message_id":"%s"} msg=false`, thread, sent.ID),
+		fmt.Sprintf(`project.agents  {"access":"off","change":"removed","name":"Launch","project_id":"%s"} msg=false`, project),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("the reviewer heard (-want +got):\n%s", diff)
+	}
+	if in, _ := w.hub.Inbox(ctx, w.reviewer, 0, ""); in.Total != 0 {
+		t.Fatalf("after the removal the reviewer's inbox holds %d, want none", in.Total)
+	}
+	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: thread}); code(err) != "not_found" {
+		t.Fatalf("reading the thread after the removal: %v, want not_found", err)
+	}
+	if _, err := w.hub.GetProject(ctx, w.reviewer, project); code(err) != "not_found" {
+		t.Fatalf("get_project after the removal: %v, want not_found", err)
+	}
+}
+
+// TestProjectAccessAndCap: the project's owner caps every agent at listen
+// or off; an agent's owner sets review there, which holds its sends.
+func TestProjectAccessAndCap(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	project, thread := w.project(t)
+	listen, off, none := hub.AccessListen, hub.AccessOff, ""
+	if _, err := w.hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{AgentCap: &listen}); err != nil {
+		t.Fatal(err)
+	}
+	if word := sendAs(t, w, w.planner, thread, "capped", ""); word != "listen" {
+		t.Fatalf("a send under the listen cap: %q, want listen", word)
+	}
+	if _, err := w.hub.OpenThread(ctx, w.planner, project, "Another", ""); code(err) != "denied:listen" {
+		t.Fatalf("starting a thread under the listen cap: %v", err)
+	}
+	if _, err := w.hub.OpenThread(ctx, w.planner, project, "plan", ""); err != nil {
+		t.Fatalf("opening an existing thread under the listen cap: %v", err)
+	}
+	if _, err := w.hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{AgentCap: &off}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.GetProject(ctx, w.planner, project); code(err) != "denied:off" {
+		t.Fatalf("get_project with agents off: %v, want denied off", err)
+	}
+	if _, err := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: thread}); code(err) != "not_found" {
+		t.Fatalf("reading the thread with agents off: %v, want not_found", err)
+	}
+	ls, err := w.hub.ListProjects(ctx, w.planner)
+	if err != nil || len(ls.Projects) != 2 || ls.Projects[1].Access != hub.AccessOff {
+		t.Fatalf("list_projects with agents off: %+v, %v; want it listed as off", ls, err)
+	}
+	if _, err := w.hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{AgentCap: &none}); err != nil {
+		t.Fatal(err)
+	}
+	if word := sendAs(t, w, w.planner, thread, "back", ""); word != "" {
+		t.Fatalf("after lifting the cap: %q", word)
+	}
+	if _, err := w.hub.SetProjectAgent(ctx, alice, project, "planner", hub.AccessSpeak, true); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: thread, Body: "reviewed here"})
+	if err != nil || r.Message.Status != hub.MessageHeld {
+		t.Fatalf("a send with review in the project: %+v, %v; want held", r, err)
+	}
+	conv := w.open(t, w.planner, "alice/reviewer")
+	if r := w.send(t, w.planner, conv, "not reviewed outside it"); r.Message.Status != hub.MessageSent {
+		t.Fatalf("a send outside the project: %s, want sent", r.Message.Status)
+	}
+}
+
+// TestItemsKeepTheirHistory: every change of an item is recorded with who
+// made it and from which session; listen may not change items.
+func TestItemsKeepTheirHistory(t *testing.T) {
+	w := newWorld(t)
+	project, _ := w.project(t)
+	it, err := w.hub.AddItem(ctx, w.planner, project, hub.ItemSpec{Title: "Write the docs", Kind: "task", Instance: "desk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doing, same := "doing", "Write the docs"
+	if _, err := w.hub.UpdateItem(ctx, w.reviewer, project, it.Item.ID, hub.ItemEdit{Status: &doing, Title: &same, Instance: "laptop"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := w.hub.ItemAsPerson(ctx, w.owner(t), project, it.Item.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ch := range v.History {
+		got = append(got, fmt.Sprintf("%s/%s %v", ch.ByHandle, ch.Instance, ch.Changes))
+	}
+	want := []string{"alice/planner/desk map[kind:task status:open title:Write the docs]", "alice/reviewer/laptop map[status:doing]"}
+	if diff := cmp.Diff(want, got); diff != "" || v.Item.Status != "doing" {
+		t.Fatalf("history (-want +got):\n%s", diff)
+	}
+	wrong := "finished"
+	for name, f := range map[string]func() error{
+		"an unknown kind": func() error {
+			_, err := w.hub.AddItem(ctx, w.planner, project, hub.ItemSpec{Title: "x", Kind: "idea"})
+			return err
+		},
+		"a url that is not http": func() error {
+			_, err := w.hub.AddItem(ctx, w.planner, project, hub.ItemSpec{Title: "x", URL: "javascript:alert(1)"})
+			return err
+		},
+		"an unknown status": func() error {
+			_, err := w.hub.UpdateItem(ctx, w.planner, project, it.Item.ID, hub.ItemEdit{Status: &wrong})
+			return err
+		},
+		"an item of another project": func() error {
+			_, err := w.hub.UpdateItem(ctx, w.planner, project, "item_00000000000000000000000000", hub.ItemEdit{Status: &doing})
+			return err
+		},
+	} {
+		want := "invalid_argument"
+		if name == "an item of another project" {
+			want = "not_found"
+		}
+		if err := f(); code(err) != want {
+			t.Errorf("%s: %v, want %s", name, err, want)
+		}
+	}
+	if _, err := w.hub.SetProjectAgent(ctx, w.owner(t), project, "reviewer", hub.AccessListen, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.UpdateItem(ctx, w.reviewer, project, it.Item.ID, hub.ItemEdit{Status: &doing}); code(err) != "denied:listen" {
+		t.Fatalf("a listening agent changing an item: %v", err)
+	}
+	th, err := w.hub.OpenThread(ctx, w.planner, project, "", it.Item.ID)
+	if err != nil || th.Conversation.ItemID != it.Item.ID || th.Conversation.Title != "Write the docs" {
+		t.Fatalf("the item's thread: %+v, %v", th, err)
+	}
+	if again, _ := w.hub.OpenThread(ctx, w.reviewer, project, "", it.Item.ID); again.Conversation.ID != th.Conversation.ID {
+		t.Fatalf("the item's thread again: %s, want %s", again.Conversation.ID, th.Conversation.ID)
+	}
+}
+
+// TestHomeProject: every agent of an owner is in the home project with
+// speak, agents made later too; whoami names it, and the self refusal
+// names the exact open_thread call.
+func TestHomeProject(t *testing.T) {
+	w := newWorld(t)
+	me, err := w.hub.Whoami(ctx, w.planner, "", "")
+	if err != nil || me.Home.Project == nil || !me.Home.Project.Home || me.Home.Access != hub.AccessSpeak {
+		t.Fatalf("whoami's home: %+v, %v", me.Home, err)
+	}
+	later := w.agent(t, "alice/later")
+	if ls, _ := w.hub.ListProjects(ctx, later); len(ls.Projects) != 1 || ls.Projects[0].Project.ID != me.Home.Project.ID {
+		t.Fatalf("an agent made later: %+v, want it in the home project", ls)
+	}
+	if other, _ := w.hub.Whoami(ctx, w.helper, "", ""); other.Home.Project.ID == me.Home.Project.ID {
+		t.Fatalf("bob's home is alice's")
+	}
+	if _, err := w.hub.GetProject(ctx, w.helper, me.Home.Project.ID); code(err) != "not_found" {
+		t.Fatalf("bob's agent reading alice's home project: %v, want not_found", err)
+	}
+	_, err = w.hub.OpenConversation(ctx, w.planner, []string{"alice/planner"})
+	var r *hub.Refusal
+	if code(err) != "denied:self" || !errors.As(err, &r) || !strings.Contains(r.Reason, fmt.Sprintf("project_id %q", me.Home.Project.ID)) {
+		t.Fatalf("messaging itself: %v, want denied self naming the home project", err)
+	}
+	archive := true
+	if _, err := w.hub.UpdateProject(ctx, w.owner(t), me.Home.Project.ID, hub.ProjectUpdate{Archived: &archive}); code(err) != "invalid_argument" {
+		t.Fatalf("archiving the home project: %v", err)
+	}
+}
+
+// TestProjectRequests: a proposal and an access request are decided by the
+// agent's owner through Decide, each once; the agent hears the answer.
+func TestProjectRequests(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	p, err := w.hub.CreateProject(ctx, alice, "Docs", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := w.hub.ListProjects(ctx, w.planner)
+	if err != nil || len(ls.NotJoined) != 1 || ls.NotJoined[0].ID != p.ID {
+		t.Fatalf("not_joined: %+v, %v", ls, err)
+	}
+	if _, err := w.hub.RequestProjectAccess(ctx, w.helper, p.ID, "let me in"); code(err) != "not_found" {
+		t.Fatalf("bob's agent asking into alice's project: %v, want not_found", err)
+	}
+	req, err := w.hub.RequestProjectAccess(ctx, w.planner, p.ID, "to write the docs")
+	if err != nil || req.Status != hub.RequestPending {
+		t.Fatalf("access request: %+v, %v", req, err)
+	}
+	if _, err := w.hub.Decide(ctx, w.person(t, "bob"), req.ID, hub.Verdict{Action: hub.VerdictApprove}); code(err) != "not_found" {
+		t.Fatalf("bob deciding alice's agent's request: %v", err)
+	}
+	d, err := w.hub.Decide(ctx, alice, req.ID, hub.Verdict{Action: hub.VerdictApprove})
+	if err != nil || d.Kind != hub.ApprovalProjectAccess || d.Project.Status != hub.RequestApproved {
+		t.Fatalf("approving the access request: %+v, %v", d, err)
+	}
+	if _, err := w.hub.Decide(ctx, alice, req.ID, hub.Verdict{Action: hub.VerdictReject}); code(err) != "conflict" {
+		t.Fatalf("rejecting it after approving: %v, want conflict", err)
+	}
+	if g, err := w.hub.GetProject(ctx, w.planner, p.ID); err != nil || g.Access != hub.AccessSpeak {
+		t.Fatalf("the planner in the project: %+v, %v", g, err)
+	}
+	if _, err := w.hub.RequestProjectAccess(ctx, w.planner, p.ID, ""); code(err) != "invalid_argument" {
+		t.Fatalf("asking into a project it is in: %v", err)
+	}
+	prop, err := w.hub.ProposeProject(ctx, w.reviewer, "Website", "the new site", "it needs a home", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = w.hub.Decide(ctx, alice, prop.ID, hub.Verdict{Action: hub.VerdictReject}); err != nil || d.Kind != hub.ApprovalProjectProposal || d.Project.Status != hub.RequestRejected {
+		t.Fatalf("rejecting the proposal: %+v, %v", d, err)
+	}
+	if ls, _ := w.hub.ListProjects(ctx, w.reviewer); len(ls.Projects)+len(ls.NotJoined) != 2 {
+		t.Fatalf("after a rejected proposal the reviewer sees %+v; want only home and Docs", ls)
+	}
+}

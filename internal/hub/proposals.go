@@ -1,0 +1,159 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Agents never make a project real alone (§8): create_project is a
+// proposal and request_project_access a request, each waiting on the
+// agent's owner under Approvals. The agent hears project.approved or
+// project.rejected; the owner hears project.request.
+
+// ProposeProject is create_project: a proposal of a project the agent's
+// owner would own, returned pending.
+func (h *Hub) ProposeProject(ctx context.Context, c *Caller, name, description, reason, instance string) (*ProjectRequest, error) {
+	name, description, err := checkProject(name, description)
+	if err != nil {
+		return nil, err
+	}
+	r := &ProjectRequest{Kind: RequestProposal, Name: name, Description: description}
+	return h.requestProject(ctx, c, r, reason, instance)
+}
+
+// RequestProjectAccess is request_project_access: the agent asks its owner
+// to bring it into one of the owner's projects (list_projects' not_joined).
+// A project that is not its owner's, or does not exist, is not_found.
+func (h *Hub) RequestProjectAccess(ctx context.Context, c *Caller, projectID, reason string) (*ProjectRequest, error) {
+	if projectID == "" {
+		return nil, invalid("", "project_id is required: take it from not_joined in list_projects")
+	}
+	if err := h.homeOnFirstUse(ctx, c.Agent.OwnerID, projectID); err != nil {
+		return nil, err
+	}
+	if _, err := memberProject(ctx, h.store, c.Owner, projectID); err != nil {
+		return nil, asOutcome(err)
+	}
+	if _, err := h.store.ProjectAgent(ctx, projectID, c.Agent.ID); err == nil {
+		return nil, invalid("", "you are in this project already; open its threads with open_thread")
+	} else if !errors.Is(err, ErrNoRows) {
+		return nil, AsError(err)
+	}
+	return h.requestProject(ctx, c, &ProjectRequest{Kind: RequestAccess, ProjectID: projectID}, reason, "")
+}
+
+// requestProject stores a request of the caller for its owner to decide,
+// and tells the owner with project.request.
+func (h *Hub) requestProject(ctx context.Context, c *Caller, r *ProjectRequest, reason, instance string) (*ProjectRequest, error) {
+	reason, err := checkText("reason", strings.TrimSpace(reason), 0, MaxQuestion)
+	if err != nil {
+		return nil, err
+	}
+	if r.Instance, err = h.seeInstance(ctx, c, instance); err != nil {
+		return nil, err
+	}
+	now := h.now()
+	r.ID, r.AgentID, r.AgentHandle, r.OwnerID, r.Reason, r.Status, r.CreatedAt = NewID(IDRequest, now), c.Agent.ID, c.Agent.Handle(), c.Agent.OwnerID, reason, RequestPending, now
+	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "kind": r.Kind, "agent": c.Agent.Handle(), "name": r.Name, "project_id": r.ProjectID})
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		return []*Event{{RecipientID: c.Agent.OwnerID, Type: EventProjectRequest, Data: data, CreatedAt: now}}, tx.InsertProjectRequest(ctx, r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// DecideProjectRequest is the owner's answer to a proposal or an access
+// request (§8). Approving a proposal makes the project, owned by u with the
+// agent in it to speak; approving an access request brings the agent into
+// the project to speak. The agent hears project.approved (with the
+// project's id) or project.rejected. The same decision again is answered
+// the same; the other one is a conflict.
+func (h *Hub) DecideProjectRequest(ctx context.Context, u *User, id string, approve bool) (*ProjectRequest, error) {
+	var r *ProjectRequest
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+		var err error
+		r, err = tx.ProjectRequest(ctx, id)
+		if errors.Is(err, ErrNoRows) || (err == nil && r.OwnerID != u.ID) {
+			return nil, notFound("no project request %q waits for %s", cleanText(id), u.Handle)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r.Status != RequestPending {
+			if (r.Status == RequestApproved) == approve {
+				return nil, nil
+			}
+			return nil, &Error{Kind: KindConflict, Msg: "this request was already " + r.Status}
+		}
+		now := h.now()
+		r.DecidedBy, r.DecidedAt, r.Status = u.ID, now, RequestRejected
+		var p *Project
+		var events []*Event
+		if approve {
+			r.Status = RequestApproved
+			if p, events, err = h.grantProjectRequest(ctx, tx, u, r); err != nil {
+				return nil, err
+			}
+			r.ProjectID = p.ID
+		}
+		if err := tx.DecideProjectRequest(ctx, r); errors.Is(err, ErrNoRows) {
+			return nil, &Error{Kind: KindConflict, Msg: "this request was decided meanwhile; list the approvals again"}
+		} else if err != nil {
+			return nil, err
+		}
+		typ := EventProjectRejected
+		if approve {
+			typ = EventProjectApproved
+		}
+		data, _ := json.Marshal(map[string]any{"request_id": r.ID, "kind": r.Kind, "project_id": r.ProjectID, "decision": r.Status})
+		return append(events, &Event{RecipientID: r.AgentID, Type: typ, Data: data, CreatedAt: now}), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// grantProjectRequest carries out an approved request: the proposed
+// project made, or the project the agent asked into, with the agent in it
+// to speak.
+func (h *Hub) grantProjectRequest(ctx context.Context, tx Tx, u *User, r *ProjectRequest) (*Project, []*Event, error) {
+	var p *Project
+	if r.Kind == RequestProposal {
+		p = &Project{ID: NewID(IDProject, r.DecidedAt), OwnerID: u.ID, OwnerHandle: u.Handle, Name: r.Name, Description: r.Description,
+			CreatedAt: r.DecidedAt, UpdatedAt: r.DecidedAt}
+		if err := insertProject(ctx, tx, p); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		var err error
+		p, err = memberProject(ctx, tx, u, r.ProjectID)
+		if err != nil && AsError(err).Kind != KindNotFound {
+			return nil, nil, err
+		}
+		if err != nil || !p.ArchivedAt.IsZero() {
+			return nil, nil, invalid("", "the project this agent asked into is no longer open to you; reject the request instead")
+		}
+	}
+	a, err := tx.AgentByID(ctx, r.AgentID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.Archived() {
+		return nil, nil, invalid("", "%s is archived; reject the request instead", a.Handle())
+	}
+	// An agent brought in meanwhile keeps the access its owner gave it.
+	if _, err := tx.ProjectAgent(ctx, p.ID, a.ID); errors.Is(err, ErrNoRows) {
+		if err := tx.PutProjectAgent(ctx, &ProjectAgent{ProjectID: p.ID, AgentID: a.ID, Access: AccessSpeak, AddedAt: r.DecidedAt}); err != nil {
+			return nil, nil, err
+		}
+	} else if err != nil {
+		return nil, nil, err
+	}
+	events, err := syncThreads(ctx, tx, p, r.DecidedAt)
+	return p, events, err
+}
