@@ -44,7 +44,15 @@ func TestDocsStateTheSchemasNumbers(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, p := range s.Properties {
-			m := regexp.MustCompile("`" + regexp.QuoteMeta(name) + `(\?|=([^` + "`" + `]*))?(\[\])?` + "`" + `(?: \(([^)]*)\))?`).FindStringSubmatch(cell)
+			// The argument, not the same word among another's values: the
+			// first mention that carries a mark or bounds.
+			all := regexp.MustCompile("`"+regexp.QuoteMeta(name)+`(\?|=([^`+"`"+`]*))?(\[\])?`+"`"+`(?: \(([^)]*)\))?`).FindAllStringSubmatch(cell, -1)
+			var m []string
+			for _, c := range all {
+				if m == nil || (m[1] == "" && m[4] == "" && (c[1] != "" || c[4] != "")) {
+					m = c
+				}
+			}
 			if m == nil {
 				t.Errorf("%s: docs/tools.md does not list argument %s", d.tool.Name, name)
 				continue

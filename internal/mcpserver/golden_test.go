@@ -28,7 +28,7 @@ type normalizer struct {
 }
 
 var (
-	idRE     = regexp.MustCompile(`\b(conv|msg|usr|agt|tok)_[0-9a-z]{26}\b`)
+	idRE     = regexp.MustCompile(`\b(conv|msg|usr|agt|tok|proj|item|img|pr|ct|q|gr|in)_[0-9a-z]{26}\b`)
 	timeRE   = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
 	traceRE  = regexp.MustCompile(`tr_[0-9a-f]{16}`)
 	cursorRE = regexp.MustCompile(`"(cursor|latest_cursor)": ?"[A-Za-z0-9_-]+"`)

@@ -4,130 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
-
-// defaultTools is the default profile's tool list (§10.3), in one place.
-func (s *Server) defaultTools() []toolDef {
-	return []toolDef{
-		newTool(toolSpec{name: "whoami", title: "Who am I",
-			description: "Your handle, owner, sibling agents, scopes, session names in use, and latest_cursor (where wait_for_messages starts). With instance, registers this session's name (and instance_note) first.",
-			scope:       "", readOnly: false, idempotent: true,
-			schema: func(p map[string]*jsonschema.Schema) { withMaxLength(p, "instance_note", hub.MaxNote) },
-		}, s.whoami),
-		newTool(toolSpec{name: "list_contacts", title: "List contacts",
-			description: "Who you may reach: your owner, your sibling agents (with what each is for), and contacts of your owner.",
-			scope:       hub.ScopeContacts, readOnly: true, idempotent: true,
-		}, s.listContacts),
-		newTool(toolSpec{name: "list_conversations", title: "List conversations",
-			description: "Your open conversations, most recently active first, with participants, unread count and the last message's summary. Check it before opening a new conversation.",
-			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
-			schema: func(p map[string]*jsonschema.Schema) { withPage(p, hub.ConversationsPage) },
-		}, s.listConversations),
-		newTool(toolSpec{name: "open_conversation", title: "Open a direct conversation",
-			description: "Opens the direct conversation between you and the given handles (\"alice\" for a person, \"alice/planner\" for an agent); the same set returns the same conversation. Returns status open with conversation_id, or denied with a reason saying what would allow it.",
-			scope:       hub.ScopeWrite, idempotent: true,
-		}, s.openConversation),
-		newTool(toolSpec{name: "create_thread", title: "Create a group conversation",
-			description: "Starts a new group conversation for one task, with you as its owner and the given participants. Give it a goal so the others know why they are there.",
-			scope:       hub.ScopeWrite,
-			schema: func(p map[string]*jsonschema.Schema) {
-				withMaxLength(p, "title", hub.MaxTitle)
-				withMaxLength(p, "goal", hub.MaxGoal)
-			},
-		}, s.createThread),
-		newTool(toolSpec{name: "add_participant", title: "Add a participant",
-			description: "Brings a person or agent you may reach into a group conversation you take part in; they see its whole history.",
-			scope:       hub.ScopeWrite, idempotent: true,
-		}, s.addParticipant),
-		newTool(toolSpec{name: "send_message", title: "Send a message",
-			description: "Posts into a conversation; every other participant receives it. A body over " + strconv.Itoa(hub.SummaryNeeded) + " characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients); held when your owner reviews your messages first (you hear pending.decided); or denied with a reason whose first word names the brake (paused, notice, duplicate, budget, loop, listen, closing) — a denied send is never queued: do not retry it.",
-			scope:       hub.ScopeWrite,
-			schema: func(p map[string]*jsonschema.Schema) {
-				withMaxLength(p, "body", hub.MaxBody)
-				withMaxLength(p, "summary", hub.MaxSummary)
-				p["summary"].Description = fmt.Sprintf("what you ask the reader for, up to %d characters; required when body is over %d", hub.MaxSummary, hub.SummaryNeeded)
-				withMaxLength(p, "client_msg_id", hub.MaxClientMsgID)
-				withDefault(p, "format", hub.FormatText)
-				withEnum(p, "format", hub.FormatText, hub.FormatMarkdown)
-				withDefault(p, "kind", hub.MessageText)
-				withEnum(p, "kind", append([]string{hub.MessageText}, hub.EventPostKinds...)...)
-				// json.RawMessage would infer a byte array.
-				p["metadata"] = &jsonschema.Schema{Type: "object", Description: fmt.Sprintf("a JSON object for event posts, up to %d KiB", hub.MaxMetadata>>10)}
-			},
-		}, s.sendMessage),
-		newTool(toolSpec{name: "read_messages", title: "Read a conversation",
-			description: "Messages after after_seq, oldest first, with bodies. With mark_read (default) moves your place to the last one returned and records each as fetched. Page on with next_after_seq while has_more. reads shows how far each participant has read.",
-			scope:       hub.ScopeRead,
-			schema: func(p map[string]*jsonschema.Schema) {
-				withDefault(p, "after_seq", 0)
-				withPage(p, hub.MessagesPage)
-				withDefault(p, "mark_read", true)
-			},
-		}, s.readMessages),
-		newTool(toolSpec{name: "read_message", title: "Read one message",
-			description: "One message with its body and provenance; records that you fetched it. It stays in your inbox until you acknowledge it.",
-			scope:       hub.ScopeRead,
-		}, s.readMessage),
-		newTool(toolSpec{name: "check_inbox", title: "Check inbox",
-			description: "Every message waiting for you (not yet acknowledged), oldest first, one line each with its summary, and total. Marks nothing read; already_read tells a second look from new mail.",
-			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
-			schema: func(p map[string]*jsonschema.Schema) { withPage(p, hub.InboxPage) },
-		}, s.checkInbox),
-		newTool(toolSpec{name: "acknowledge", title: "Acknowledge a message",
-			description: "Says you have acted on a message (outcome done, the default) — acknowledge declined ones too: the acknowledgement is the answer. outcome failed with error records a failed attempt and leaves it waiting.",
-			scope:       hub.ScopeRead, idempotent: true,
-			schema: func(p map[string]*jsonschema.Schema) {
-				withDefault(p, "outcome", hub.OutcomeDone)
-				withEnum(p, "outcome", hub.OutcomeDone, hub.OutcomeFailed)
-				withMaxLength(p, "error", hub.MaxErrorText)
-			},
-		}, s.acknowledge),
-		newTool(toolSpec{name: "wait_for_messages", title: "Wait for messages",
-			description: "Returns every event after cursor at once, or waits until one arrives or timeout_s passes (timed_out). Always pass back the cursor you received last; start from whoami's latest_cursor. Events: message.new (the message), conversation.opened, and more.",
-			scope:       hub.ScopeRead, readOnly: true,
-			schema: func(p map[string]*jsonschema.Schema) {
-				withDefault(p, "timeout_s", int(hub.DefaultWait/time.Second))
-				withRange(p, "timeout_s", 0, int(hub.MaxWait/time.Second))
-			},
-		}, s.waitForMessages),
-		newTool(toolSpec{name: "mark_unread", title: "Mark unread",
-			description: "Moves your place in a conversation back so that seq and what follows read as new again: the named session's place with instance, otherwise the agent's. Returns the new place.",
-			scope:       hub.ScopeRead, idempotent: true,
-		}, s.markUnread),
-		newTool(toolSpec{name: "claim_conversation", title: "Claim a conversation",
-			description: "Makes this session the one that answers what is addressed to nobody in a conversation (the session that last spoke holds it too). Refused with status held_by_other while another live session of yours holds it, unless takeover is true.",
-			scope:       hub.ScopeWrite, idempotent: true,
-			schema: func(p map[string]*jsonschema.Schema) { withDefault(p, "takeover", false) },
-		}, s.claimConversation),
-		newTool(toolSpec{name: "request_grant", title: "Request a grant",
-			description: "Asks your owner for reach to one of their contacts: the person (allow_human, the default) and/or their agents (allow_agents). Returns status pending with request_id; you hear grant.changed when your owner decides.",
-			scope:       hub.ScopeWrite,
-			schema: func(p map[string]*jsonschema.Schema) {
-				withDefault(p, "allow_human", hub.DefaultAllowHuman)
-				withDefault(p, "allow_agents", false)
-				withMaxLength(p, "reason", hub.MaxQuestion)
-			},
-		}, s.requestGrant),
-		newTool(toolSpec{name: "ask_owner", title: "Ask your owner",
-			description: "Puts a question to your owner (with options, they pick one). Returns status pending with question_id; the answer arrives as an owner.answer event and under answers in check_inbox until you acknowledge it (acknowledge with the question_id).",
-			scope:       hub.ScopeWrite,
-			schema: func(p map[string]*jsonschema.Schema) {
-				withMaxLength(p, "question", hub.MaxQuestion)
-				p["options"].Description = fmt.Sprintf("the choices, up to %d; the owner picks one", hub.MaxOptions)
-			},
-		}, s.askOwner),
-		newTool(toolSpec{name: "request_close", title: "Request close",
-			description: "Asks your owner to close a group conversation you created whose goal is met (the owner confirms it); while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
-			scope:       hub.ScopeWrite, idempotent: true,
-		}, s.requestClose),
-	}
-}
 
 type whoamiIn struct {
 	Instance     string `json:"instance,omitempty" jsonschema:"this session's name, 2-40 of a-z 0-9 _ - (derive it from your working folder)"`
@@ -166,6 +45,11 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 	if len(w.Siblings) > 0 {
 		next = append(next, "open_conversation with a sibling's handle to talk to it")
 	}
+	var home any
+	if w.Home.Access != "" {
+		home = map[string]any{"id": w.Home.Project.ID, "name": w.Home.Project.Name, "your_access": w.Home.Access}
+		next = append(next, fmt.Sprintf("open_thread with project_id %q and a title your sessions share, like \"Plan\", to meet your other sessions and sibling agents in your home project", w.Home.Project.ID))
+	}
 	return map[string]any{
 		"agent":                  agentView{Handle: a.Handle(), Description: a.Description, Goal: a.Goal, Mode: a.Mode},
 		"owner":                  userView{Handle: c.caller.Owner.Handle, Name: c.caller.Owner.Name},
@@ -175,7 +59,7 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 		"scopes":                 c.caller.Scopes,
 		"grants":                 grants,
 		"pending_grant_requests": pending,
-		"home_project":           nil,
+		"home_project":           home,
 		"latest_cursor":          w.LatestCursor,
 		"next_steps":             next,
 		"server_build":           s.build,

@@ -55,6 +55,12 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 		s.schema(schema.Properties)
 	}
 	for name, p := range schema.Properties {
+		// An optional argument is left out, not sent as null: a plain type
+		// is what strict clients take (an argument given as null is still
+		// accepted, as left out).
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
 		if err := fillBounds(p); err != nil {
 			panic(fmt.Sprintf("tool %s: argument %s: %v", s.name, name, err))
 		}
