@@ -71,6 +71,20 @@ func (a *API) routes() []route {
 		{"POST /agents/{slug}/tokens", a.mintToken},
 		{"DELETE /tokens/{id}", a.revokeToken},
 
+		{"GET /projects", a.projects},
+		{"POST /projects", a.createProject},
+		{"GET /projects/{id}", a.project},
+		{"PATCH /projects/{id}", a.updateProject},
+		{"POST /projects/{id}/archive", a.archiveProject(true)},
+		{"POST /projects/{id}/unarchive", a.archiveProject(false)},
+		{"PUT /projects/{id}/members/{handle}", a.addMember},
+		{"DELETE /projects/{id}/members/{handle}", a.removeMember},
+		{"PUT /projects/{id}/agents/{agent...}", a.setProjectAgent},
+		{"DELETE /projects/{id}/agents/{agent...}", a.removeProjectAgent},
+		{"POST /projects/{id}/threads", a.openThread},
+		{"GET /projects/{id}/items/{item}", a.item},
+		{"GET /projects/{id}/images/{image}", a.image},
+
 		{"GET /conversations/{id}/messages", a.messages},
 		{"POST /conversations/{id}/messages", a.post},
 		{"POST /conversations/{id}/resume", a.resume},
@@ -87,6 +101,24 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		a.writeError(w, r, hub.Errorf(hub.KindNotFound, "no route %s %s; the routes are listed in docs/api.md", r.Method, r.URL.Path))
 	})
+}
+
+// file is an answer that is not JSON: bytes of a content type, an image.
+type file struct {
+	contentType string
+	data        []byte
+}
+
+// write sends the bytes as what they are and nothing else: no sniffing,
+// no scripts, kept only by the person's own browser.
+func (f file) write(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", f.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(f.data)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Cache-Control", "private, max-age=3600")
+	w.Write(f.data)
 }
 
 // maxBody bounds a request body (§15).
@@ -108,6 +140,10 @@ func (a *API) serve(h handler) http.Handler {
 		v, err := h(r.Context(), &request{Request: r, user: u})
 		if err != nil {
 			a.writeError(w, r, err)
+			return
+		}
+		if f, ok := v.(file); ok {
+			f.write(w)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

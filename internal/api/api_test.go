@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -222,6 +223,20 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Alice's project, with a thread, an item and an image of her planner's.
+	alice, _ := s.hub.User(ctx, "alice")
+	project, err := s.hub.CreateProject(ctx, alice, "Secret plans", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.SetProjectAgent(ctx, alice, project.ID, "planner", hub.AccessSpeak, false); err != nil {
+		t.Fatal(err)
+	}
+	home := s.tool(t, "alice/planner", "whoami", nil)["home_project"].(map[string]any)["id"].(string)
+	thread := s.tool(t, "alice/planner", "open_thread", map[string]any{"project_id": project.ID, "title": "Plan"})["conversation_id"].(string)
+	item := s.tool(t, "alice/planner", "add_item", map[string]any{"project_id": project.ID, "title": "Step one"})["item"].(map[string]any)["item_id"].(string)
+	img := s.tool(t, "alice/planner", "upload_image", map[string]any{"project_id": project.ID, "data_base64": base64.StdEncoding.EncodeToString(pngOf(t))})["image_id"].(string)
+	bobsHome := s.tool(t, "bob/helper", "whoami", nil)["home_project"].(map[string]any)["id"].(string)
 
 	for _, tc := range []struct {
 		tool string
@@ -237,6 +252,18 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 		{"mark_unread", map[string]any{"conversation_id": conv, "seq": 1}},
 		{"claim_conversation", map[string]any{"conversation_id": conv, "instance": "desk"}},
 		{"ask_owner", map[string]any{"question": "about that?", "conversation_id": conv}},
+		{"get_project", map[string]any{"project_id": project.ID}},
+		{"get_project", map[string]any{"project_id": home}},
+		{"request_project_access", map[string]any{"project_id": project.ID}},
+		{"open_thread", map[string]any{"project_id": project.ID, "title": "Plan"}},
+		{"open_thread", map[string]any{"project_id": home, "title": "Plan"}},
+		{"open_thread", map[string]any{"project_id": bobsHome, "item_id": item}},
+		{"add_item", map[string]any{"project_id": project.ID, "title": "mine now"}},
+		{"update_item", map[string]any{"project_id": project.ID, "item_id": item, "status": "done"}},
+		{"update_item", map[string]any{"project_id": bobsHome, "item_id": item, "status": "done"}},
+		{"upload_image", map[string]any{"project_id": project.ID, "data_base64": base64.StdEncoding.EncodeToString(pngOf(t))}},
+		{"read_messages", map[string]any{"conversation_id": thread}},
+		{"send_message", map[string]any{"conversation_id": thread, "body": "hi"}},
 	} {
 		got := s.tool(t, "bob/helper", tc.tool, tc.args)
 		if e, _ := got["error"].(map[string]any); e == nil || e["code"] != "not_found" {
@@ -258,6 +285,21 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 		{"PUT", "/agents/planner/grants/alice"},
 		{"DELETE", "/tokens/" + tokens[0].ID},
 		{"POST", "/contacts/alice/approve"},
+		{"GET", "/projects/" + project.ID},
+		{"GET", "/projects/" + home},
+		{"PATCH", "/projects/" + project.ID},
+		{"POST", "/projects/" + project.ID + "/archive"},
+		{"POST", "/projects/" + project.ID + "/unarchive"},
+		{"PUT", "/projects/" + project.ID + "/members/bob"},
+		{"DELETE", "/projects/" + project.ID + "/members/alice"},
+		{"PUT", "/projects/" + project.ID + "/agents/helper"},
+		{"DELETE", "/projects/" + project.ID + "/agents/alice/planner"},
+		{"POST", "/projects/" + project.ID + "/threads"},
+		{"GET", "/projects/" + project.ID + "/items/" + item},
+		{"GET", "/projects/" + bobsHome + "/items/" + item},
+		{"GET", "/projects/" + project.ID + "/images/" + img},
+		{"GET", "/projects/" + bobsHome + "/images/" + img},
+		{"GET", "/conversations/" + thread + "/messages"},
 	} {
 		body := map[string]any{}
 		switch {
@@ -267,6 +309,8 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 			body["answer"] = "yes"
 		case strings.HasSuffix(tc.path, "/mode"):
 			body["mode"] = "listen"
+		case strings.HasSuffix(tc.path, "/threads"):
+			body["title"] = "Plan"
 		}
 		code, got := s.rest(t, "bob", tc.method, tc.path, body)
 		if e, _ := got["error"].(map[string]any); code != http.StatusNotFound || e == nil || e["code"] != "not_found" {

@@ -95,6 +95,13 @@ func (a *API) approvals(ctx context.Context, r *request) (any, error) {
 			v["contact"], v["allow_human"], v["allow_agents"], v["reason"] = it.Contact, it.Grant.AllowHuman, it.Grant.AllowAgents, it.Grant.Reason
 		case it.Ask != nil:
 			v["handles"] = it.Ask.Handles
+		case it.Project != nil:
+			v["request_kind"], v["name"], v["description"], v["reason"] = it.Project.Kind, it.Project.Name, it.Project.Description, it.Project.Reason
+			if it.Project.Kind == hub.RequestAccess {
+				v["project_id"], v["name"] = it.Project.ProjectID, it.ProjectName
+			}
+		case it.Kind == hub.ApprovalContactRequest:
+			v["from"] = it.Contact
 		}
 		out = append(out, v)
 	}
@@ -124,6 +131,10 @@ func (a *API) decide(action string) handler {
 			return map[string]any{"id": d.Ask.ID, "status": d.Ask.Status}, nil
 		case d.Question != nil:
 			return map[string]any{"id": d.Question.ID, "answer": d.Question.Answer}, nil
+		case d.Project != nil:
+			return map[string]any{"id": d.Project.ID, "status": d.Project.Status, "project_id": d.Project.ProjectID}, nil
+		case d.Contact != nil:
+			return map[string]any{"id": d.Contact.ID, "status": d.Contact.Status}, nil
 		}
 		return map[string]any{"id": d.Message.ID, "status": d.Message.Status, "seq": d.Message.Seq, "authority": d.Message.Authority}, nil
 	}
