@@ -43,6 +43,12 @@ func approvalsList(ctx context.Context, e *env, args []string) error {
 				what = "asks to talk to " + strings.Join(it.Ask.Handles, ", ")
 			case it.Message != nil:
 				what = fmt.Sprintf("in %s: %s", it.Message.ConversationID, oneLine(hub.Preview(it.Message.Body, 80)))
+			case it.Project != nil && it.Project.Kind == hub.RequestProposal:
+				what = fmt.Sprintf("proposes project %q: %s", oneLine(it.Project.Name), oneLine(hub.Preview(it.Project.Reason, 60)))
+			case it.Project != nil:
+				what = fmt.Sprintf("asks into project %q (%s): %s", oneLine(it.ProjectName), it.Project.ProjectID, oneLine(hub.Preview(it.Project.Reason, 60)))
+			case it.Kind == hub.ApprovalContactRequest:
+				what = it.Contact + " asks to be your contact"
 			case it.Question != nil:
 				what = oneLine(hub.Preview(it.Question.Question, 80))
 				if len(it.Question.Options) > 0 {
@@ -97,6 +103,10 @@ func decide(ctx context.Context, e *env, a *admin, user string, v hub.Verdict) e
 		fmt.Fprintf(e.stdout, "inbound ask %s: %s\n", d.Ask.ID, d.Ask.Status)
 	case d.Question != nil:
 		fmt.Fprintf(e.stdout, "answered %s: %s\n", d.Question.ID, d.Question.Answer)
+	case d.Project != nil:
+		fmt.Fprintf(e.stdout, "project request %s: %s %s\n", d.Project.ID, d.Project.Status, d.Project.ProjectID)
+	case d.Contact != nil:
+		fmt.Fprintf(e.stdout, "contact request %s: %s\n", d.Contact.ID, d.Contact.Status)
 	case d.Message.Status == hub.MessageRejected:
 		fmt.Fprintf(e.stdout, "rejected %s: it is never delivered\n", d.Message.ID)
 	default:

@@ -41,6 +41,7 @@ func commands() []command {
 		{"conversation", "close, resume, or post into a conversation as a person", runConversation},
 		{"approvals", "list and decide held messages, questions, grant requests and inbound asks", runApprovals},
 		{"contact", "contact requests between people: request, approve, reject, cancel, list", runContact},
+		{"project", "projects: create, list, show, update, archive; members and agents", runProject},
 		{"grant", "set what an agent may reach of a contact", runGrant},
 		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
 		{"wait", "stream events as JSON lines", runWait},
@@ -188,6 +189,26 @@ func adminCommand(ctx context.Context, e *env, args []string, usage string, narg
 // userFlag registers --user, the person acting.
 func userFlag(p *string) func(*flag.FlagSet) {
 	return func(fs *flag.FlagSet) { fs.StringVar(p, "user", "", "the person acting (required)") }
+}
+
+// asPerson is adminCommand for what a person does: --user names them (it
+// is required) and fn gets them resolved.
+func asPerson(ctx context.Context, e *env, args []string, usage string, nargs int, flags func(*flag.FlagSet), fn func(a *admin, u *hub.User) error) error {
+	var user string
+	return adminCommand(ctx, e, args, usage, nargs,
+		func(fs *flag.FlagSet) {
+			userFlag(&user)(fs)
+			if flags != nil {
+				flags(fs)
+			}
+		},
+		func(a *admin) error {
+			u, err := a.person(ctx, user)
+			if err != nil {
+				return err
+			}
+			return fn(a, u)
+		})
 }
 
 // person resolves the acting person's --user.

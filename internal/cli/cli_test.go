@@ -151,14 +151,16 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestOwnerFlow: an owner reviews an agent's messages and answers its
-// question from the command line while the server runs; the agent hears
-// the answer through the server (a wait wakes for another process's commit).
-func TestOwnerFlow(t *testing.T) {
+// ownerAndAgent runs the server on a fresh database with alice and her
+// agent alice/planner. admin runs an admin command on the database (failing
+// the test unless it succeeds); call calls a tool as the planner through
+// the server and returns its JSON result; vars is the planner's client
+// environment.
+func ownerAndAgent(t *testing.T) (admin func(args ...string) string, call func(tool, args string) map[string]any, vars map[string]string) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "palaver.db")
 	url := serve(t, db)
-	admin := func(args ...string) string {
+	admin = func(args ...string) string {
 		t.Helper()
 		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", db)...)
 		if code != 0 {
@@ -168,18 +170,27 @@ func TestOwnerFlow(t *testing.T) {
 	}
 	admin("user", "create", "alice")
 	admin("agent", "create", "alice/planner")
-	admin("agent", "create", "alice/reviewer")
 	lines := strings.Split(strings.TrimSpace(admin("token", "mint", "--user", "alice", "--agent", "planner")), "\n")
-	vars := map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": lines[len(lines)-1]}
-	call := func(tool, args string) map[string]any {
+	vars = map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": lines[len(lines)-1]}
+	call = func(tool, args string) map[string]any {
 		t.Helper()
-		code, stdout, stderr := run(t, ctx, vars, "call", tool, args)
+		_, stdout, stderr := run(t, ctx, vars, "call", tool, args)
 		var out map[string]any
-		if code != 0 || json.Unmarshal([]byte(stdout), &out) != nil {
-			t.Fatalf("call %s: exit %d: %s %s", tool, code, stdout, stderr)
+		if json.Unmarshal([]byte(stdout), &out) != nil {
+			t.Fatalf("call %s: %s %s", tool, stdout, stderr)
 		}
 		return out
 	}
+	return admin, call, vars
+}
+
+// TestOwnerFlow: an owner reviews an agent's messages and answers its
+// question from the command line while the server runs; the agent hears
+// the answer through the server (a wait wakes for another process's commit).
+func TestOwnerFlow(t *testing.T) {
+	ctx := context.Background()
+	admin, call, vars := ownerAndAgent(t)
+	admin("agent", "create", "alice/reviewer")
 
 	admin("agent", "mode", "alice/planner", "review")
 	conv := call("open_conversation", `{"handles": ["alice/reviewer"]}`)["conversation_id"].(string)
@@ -213,5 +224,50 @@ func TestOwnerFlow(t *testing.T) {
 	}
 	if inbox := call("check_inbox", ""); len(inbox["answers"].([]any)) != 1 {
 		t.Fatalf("check_inbox answers: %v", inbox)
+	}
+}
+
+// TestProjectCommands: the owner's side of projects from the command line
+// while the server runs, with the agent calling the project tools.
+func TestProjectCommands(t *testing.T) {
+	admin, call, _ := ownerAndAgent(t)
+
+	created := admin("project", "create", "Launch", "--user", "alice", "--description", "ship v1")
+	id := regexp.MustCompile(`proj_[0-9a-z]{26}`).FindString(created)
+	if id == "" {
+		t.Fatalf("project create printed %q", created)
+	}
+	if got := call("get_project", `{"project_id": "`+id+`"}`); got["error"] == nil {
+		t.Fatalf("get_project before the agent is brought in: %v, want not_found", got)
+	}
+	admin("project", "add-agent", id, "planner", "--user", "alice", "--access", "listen")
+	thread := call("open_thread", `{"project_id": "`+id+`", "title": "Plan"}`)
+	if thread["status"] != "denied" {
+		t.Fatalf("a listening agent starting a thread: %v, want denied", thread)
+	}
+	admin("project", "add-agent", id, "planner", "--user", "alice")
+	thread = call("open_thread", `{"project_id": "`+id+`", "title": "Plan"}`)
+	call("add_item", `{"project_id": "`+id+`", "title": "Write the notes"}`)
+	show := admin("project", "show", id, "--user", "alice")
+	for _, want := range []string{"alice/planner", "speak", thread["conversation_id"].(string), "Plan (0 messages)", "[open] task: Write the notes"} {
+		if !strings.Contains(show, want) {
+			t.Fatalf("project show lacks %q:\n%s", want, show)
+		}
+	}
+	admin("project", "update", id, "--user", "alice", "--cap", "off")
+	if got := call("get_project", `{"project_id": "`+id+`"}`); got["status"] != "denied" || !strings.HasPrefix(got["reason"].(string), "off:") {
+		t.Fatalf("get_project with agents off: %v", got)
+	}
+
+	proposal := call("create_project", `{"name": "Website", "reason": "the site needs a home"}`)
+	list := admin("approvals", "list", "--user", "alice")
+	if !strings.Contains(list, proposal["request_id"].(string)) || !strings.Contains(list, `proposes project "Website"`) {
+		t.Fatalf("approvals list:\n%s", list)
+	}
+	if out := admin("approvals", "approve", proposal["request_id"].(string), "--user", "alice"); !strings.Contains(out, "approved proj_") {
+		t.Fatalf("approving the proposal printed %s", out)
+	}
+	if projects := admin("project", "list", "--user", "alice"); !strings.Contains(projects, "Website") || !strings.Contains(projects, "Home") {
+		t.Fatalf("project list:\n%s", projects)
 	}
 }
