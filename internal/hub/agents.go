@@ -45,6 +45,9 @@ func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
 		}
 		// Every agent of the owner is in the home project (§1); when it
 		// is not made yet, it takes them all in when it is.
+		if err := tx.LockProject(ctx, homeProjectID(u.ID)); err != nil {
+			return nil, err
+		}
 		home, err := tx.Project(ctx, homeProjectID(u.ID))
 		if errors.Is(err, ErrNoRows) {
 			return nil, nil

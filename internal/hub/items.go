@@ -141,7 +141,7 @@ func (h *Hub) changeItem(ctx context.Context, c *Caller, projectID, instance str
 			return nil, err
 		}
 		if access != AccessSpeak {
-			return nil, deny(AccessListen, "your access to this project is listen: you may read its items but not change them")
+			return nil, deny(AccessListen, "%s: you may read its items but not change them", listenWhy(p))
 		}
 		var changes map[string]string
 		if it, changes, err = change(tx, p); err != nil || len(changes) == 0 {
@@ -173,6 +173,9 @@ func (h *Hub) ItemAsPerson(ctx context.Context, u *User, projectID, itemID strin
 // projectItem loads an item of the project; another project's is
 // not_found, like one that does not exist.
 func projectItem(ctx context.Context, r Reader, p *Project, itemID string) (*Item, error) {
+	if itemID == "" {
+		return nil, invalid("", "item_id is required: take it from get_project")
+	}
 	it, err := r.Item(ctx, itemID)
 	if errors.Is(err, ErrNoRows) || (err == nil && it.ProjectID != p.ID) {
 		return nil, notFound("no item %q is in this project; list them with get_project", cleanText(itemID))

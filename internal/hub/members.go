@@ -23,6 +23,9 @@ func (h *Hub) AddMember(ctx context.Context, u *User, projectID, handle string) 
 		return nil, err
 	}
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.LockProject(ctx, projectID); err != nil {
+			return nil, err
+		}
 		p, err := ownedProject(ctx, tx, u, projectID)
 		if err != nil {
 			return nil, err
@@ -57,6 +60,9 @@ func (h *Hub) RemoveMember(ctx context.Context, u *User, projectID, handle strin
 		return err
 	}
 	return h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.LockProject(ctx, projectID); err != nil {
+			return nil, err
+		}
 		p, err := memberProject(ctx, tx, u, projectID)
 		if err != nil {
 			return nil, err
@@ -109,6 +115,9 @@ func (h *Hub) SetProjectAgent(ctx context.Context, u *User, projectID, slug, acc
 	}
 	var pa *ProjectAgent
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.LockProject(ctx, projectID); err != nil {
+			return nil, err
+		}
 		p, err := memberProject(ctx, tx, u, projectID)
 		if err != nil {
 			return nil, err
@@ -151,6 +160,9 @@ func (h *Hub) RemoveProjectAgent(ctx context.Context, u *User, projectID, agentH
 		return nil, err
 	}
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.LockProject(ctx, projectID); err != nil {
+			return nil, err
+		}
 		p, err := memberProject(ctx, tx, u, projectID)
 		if err != nil {
 			return nil, err
@@ -210,6 +222,11 @@ func syncThreads(ctx context.Context, tx Tx, p *Project, now time.Time) ([]*Even
 	}
 	var events []*Event
 	for _, t := range threads {
+		// Sends into the thread take turns with this change of who may
+		// receive them.
+		if err := tx.LockConversation(ctx, t.ID); err != nil {
+			return nil, err
+		}
 		have, err := tx.Participants(ctx, t.ID)
 		if err != nil {
 			return nil, err
@@ -248,8 +265,12 @@ func syncThreads(ctx context.Context, tx Tx, p *Project, now time.Time) ([]*Even
 }
 
 // threadParticipants is who takes part in the project's threads: its
-// people, and its agents whose access is not off, each with role member.
+// people, and its agents whose access is not off, each with role member;
+// nobody while the project is archived.
 func threadParticipants(ctx context.Context, r Reader, p *Project) ([]Participant, error) {
+	if !p.ArchivedAt.IsZero() {
+		return nil, nil
+	}
 	members, err := r.ProjectMembers(ctx, p.ID)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,15 @@ func effectiveAccess(p *Project, pa *ProjectAgent) string {
 	return AccessSpeak
 }
 
+// listenWhy says why an agent's access to a project is listen, and who
+// can change it.
+func listenWhy(p *Project) string {
+	if p.AgentCap == AccessListen {
+		return "the project's owner capped every agent at listen in this project; only they can lift it"
+	}
+	return "your owner set your access to this project to listen; ask them for speak"
+}
+
 // projectMissing is the answer for a project that does not exist, is
 // archived, or is not open to the caller: the same not_found for each (§8).
 func projectMissing(id string) error {
@@ -326,6 +335,9 @@ func (h *Hub) Project(ctx context.Context, u *User, projectID string) (*ProjectD
 	return detail(ctx, h.store, p, access)
 }
 
+// CapNone names no cap on a project's agents, as "" does.
+const CapNone = "none"
+
 // ProjectUpdate is what an owner changes of a project; nil leaves a field.
 type ProjectUpdate struct {
 	Name        *string
@@ -341,14 +353,20 @@ type ProjectUpdate struct {
 // archiving or restoring it (§8). Agents whose access changes hear
 // project.agents; threads follow at once.
 func (h *Hub) UpdateProject(ctx context.Context, u *User, projectID string, up ProjectUpdate) (*Project, error) {
+	if up.AgentCap != nil && *up.AgentCap == CapNone {
+		up.AgentCap = new("")
+	}
 	if up.AgentCap != nil && !slices.Contains([]string{"", AccessListen, AccessOff}, *up.AgentCap) {
-		return nil, invalid("", "agent_cap must be \"\" (no cap), \"listen\" or \"off\" (got %q)", cleanText(*up.AgentCap))
+		return nil, invalid("", "agent_cap must be \"none\" (or \"\": no cap), \"listen\" or \"off\" (got %q)", cleanText(*up.AgentCap))
 	}
 	if err := h.homeOnFirstUse(ctx, u.ID, projectID); err != nil {
 		return nil, err
 	}
 	var p *Project
 	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.LockProject(ctx, projectID); err != nil {
+			return nil, err
+		}
 		var err error
 		if p, err = ownedProject(ctx, tx, u, projectID); err != nil {
 			return nil, err

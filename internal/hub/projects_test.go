@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -266,5 +267,98 @@ func TestProjectRequests(t *testing.T) {
 	}
 	if ls, _ := w.hub.ListProjects(ctx, w.reviewer); len(ls.Projects)+len(ls.NotJoined) != 2 {
 		t.Fatalf("after a rejected proposal the reviewer sees %+v; want only home and Docs", ls)
+	}
+}
+
+// TestApprovingNeedsTheSenderStillAllowed: a message held in a project
+// thread is let go only while its agent could send it now; once the agent
+// is out of the project, or capped at listen, approving is refused and
+// rejecting still works.
+func TestApprovingNeedsTheSenderStillAllowed(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	project, thread := w.project(t)
+	if _, err := w.hub.SetProjectAgent(ctx, alice, project, "reviewer", hub.AccessSpeak, true); err != nil {
+		t.Fatal(err)
+	}
+	held := func(body string) string {
+		t.Helper()
+		r, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: thread, Body: body})
+		if err != nil || r.Message.Status != hub.MessageHeld {
+			t.Fatalf("a send under review: %+v, %v", r, err)
+		}
+		return r.Message.ID
+	}
+	capped := held("under the cap")
+	listen := hub.AccessListen
+	if _, err := w.hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{AgentCap: &listen}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, alice, capped, hub.Decision{Approve: true}); code(err) != "sender_may_not_send" {
+		t.Fatalf("approving under the listen cap: %v, want sender_may_not_send", err)
+	}
+	none := ""
+	if _, err := w.hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{AgentCap: &none}); err != nil {
+		t.Fatal(err)
+	}
+	removed := held("before the removal")
+	if _, err := w.hub.RemoveProjectAgent(ctx, alice, project, "reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, alice, removed, hub.Decision{Approve: true}); code(err) != "sender_may_not_send" {
+		t.Fatalf("approving after the agent left: %v, want sender_may_not_send", err)
+	}
+	if m, err := w.hub.DecideHeld(ctx, alice, removed, hub.Decision{}); err != nil || m.Status != hub.MessageRejected {
+		t.Fatalf("rejecting it: %+v, %v", m, err)
+	}
+	if _, _, err := w.hub.PersonMessages(ctx, alice, thread, 0, 0); err != nil {
+		t.Fatalf("the owner reading the thread: %v", err)
+	}
+	archive := true
+	if _, err := w.hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{Archived: &archive}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.hub.PersonMessages(ctx, alice, thread, 0, 0); code(err) != "not_found" {
+		t.Fatalf("reading a thread of an archived project: %v, want not_found", err)
+	}
+	if _, err := w.hub.PostAsPerson(ctx, alice, thread, "still here?", ""); code(err) != "not_found" {
+		t.Fatalf("posting into a thread of an archived project: %v, want not_found", err)
+	}
+}
+
+// TestThreadsFollowTheProjectUnderConcurrency: threads started while an
+// agent is taken out of the project never keep it, and sends racing the
+// removal leave nothing in its inbox (on PostgreSQL the transactions run
+// side by side; the project's and threads' row locks make them take turns).
+func TestThreadsFollowTheProjectUnderConcurrency(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	for round := range 5 {
+		project, thread := w.project(t)
+		var wg sync.WaitGroup
+		for g := range 4 {
+			wg.Go(func() {
+				for i := range 5 {
+					w.hub.OpenThread(ctx, w.planner, project, fmt.Sprintf("round %d thread %d-%d", round, g, i), "")
+					w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: thread, Body: fmt.Sprintf("race %d %d %d", round, g, i)})
+				}
+			})
+		}
+		if _, err := w.hub.RemoveProjectAgent(ctx, alice, project, "reviewer"); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		ls, err := w.hub.ListConversations(ctx, w.reviewer, hub.ConversationsPage.Max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range ls {
+			if l.Conversation.ProjectID == project {
+				t.Fatalf("round %d: the removed reviewer is still in thread %q", round, l.Conversation.Title)
+			}
+		}
+		if in, _ := w.hub.Inbox(ctx, w.reviewer, 0, ""); in.Total != 0 {
+			t.Fatalf("round %d: the removed reviewer's inbox holds %d", round, in.Total)
+		}
 	}
 }

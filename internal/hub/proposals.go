@@ -84,26 +84,31 @@ func (h *Hub) DecideProjectRequest(ctx context.Context, u *User, id string, appr
 			return nil, err
 		}
 		if r.Status != RequestPending {
-			if (r.Status == RequestApproved) == approve {
-				return nil, nil
-			}
-			return nil, &Error{Kind: KindConflict, Msg: "this request was already " + r.Status}
+			return nil, requestDecidedAlready(r, approve)
 		}
 		now := h.now()
 		r.DecidedBy, r.DecidedAt, r.Status = u.ID, now, RequestRejected
-		var p *Project
-		var events []*Event
 		if approve {
 			r.Status = RequestApproved
-			if p, events, err = h.grantProjectRequest(ctx, tx, u, r); err != nil {
+			if r.Kind == RequestProposal {
+				r.ProjectID = NewID(IDProject, now)
+			}
+		}
+		// Claim the decision first: of two deciding at once, the second
+		// finds it taken and answers as if it came later.
+		if err := tx.DecideProjectRequest(ctx, r); errors.Is(err, ErrNoRows) {
+			if r, err = tx.ProjectRequest(ctx, id); err != nil {
 				return nil, err
 			}
-			r.ProjectID = p.ID
-		}
-		if err := tx.DecideProjectRequest(ctx, r); errors.Is(err, ErrNoRows) {
-			return nil, &Error{Kind: KindConflict, Msg: "this request was decided meanwhile; list the approvals again"}
+			return nil, requestDecidedAlready(r, approve)
 		} else if err != nil {
 			return nil, err
+		}
+		var events []*Event
+		if approve {
+			if events, err = h.grantProjectRequest(ctx, tx, u, r); err != nil {
+				return nil, err
+			}
 		}
 		typ := EventProjectRejected
 		if approve {
@@ -118,42 +123,53 @@ func (h *Hub) DecideProjectRequest(ctx context.Context, u *User, id string, appr
 	return r, nil
 }
 
+// requestDecidedAlready answers a decision of a request already decided:
+// the same decision again gets the same answer, the other a conflict.
+func requestDecidedAlready(r *ProjectRequest, approve bool) error {
+	if (r.Status == RequestApproved) == approve {
+		return nil
+	}
+	return &Error{Kind: KindConflict, Msg: "this request was already " + r.Status}
+}
+
 // grantProjectRequest carries out an approved request: the proposed
-// project made, or the project the agent asked into, with the agent in it
-// to speak.
-func (h *Hub) grantProjectRequest(ctx context.Context, tx Tx, u *User, r *ProjectRequest) (*Project, []*Event, error) {
+// project made (its id is r.ProjectID), or the project the agent asked
+// into, with the agent in it to speak.
+func (h *Hub) grantProjectRequest(ctx context.Context, tx Tx, u *User, r *ProjectRequest) ([]*Event, error) {
 	var p *Project
 	if r.Kind == RequestProposal {
-		p = &Project{ID: NewID(IDProject, r.DecidedAt), OwnerID: u.ID, OwnerHandle: u.Handle, Name: r.Name, Description: r.Description,
+		p = &Project{ID: r.ProjectID, OwnerID: u.ID, OwnerHandle: u.Handle, Name: r.Name, Description: r.Description,
 			CreatedAt: r.DecidedAt, UpdatedAt: r.DecidedAt}
 		if err := insertProject(ctx, tx, p); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	} else {
+		if err := tx.LockProject(ctx, r.ProjectID); err != nil {
+			return nil, err
+		}
 		var err error
 		p, err = memberProject(ctx, tx, u, r.ProjectID)
 		if err != nil && AsError(err).Kind != KindNotFound {
-			return nil, nil, err
+			return nil, err
 		}
 		if err != nil || !p.ArchivedAt.IsZero() {
-			return nil, nil, invalid("", "the project this agent asked into is no longer open to you; reject the request instead")
+			return nil, invalid("", "the project this agent asked into is no longer open to you; reject the request instead")
 		}
 	}
 	a, err := tx.AgentByID(ctx, r.AgentID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if a.Archived() {
-		return nil, nil, invalid("", "%s is archived; reject the request instead", a.Handle())
+		return nil, invalid("", "%s is archived; reject the request instead", a.Handle())
 	}
 	// An agent brought in meanwhile keeps the access its owner gave it.
 	if _, err := tx.ProjectAgent(ctx, p.ID, a.ID); errors.Is(err, ErrNoRows) {
 		if err := tx.PutProjectAgent(ctx, &ProjectAgent{ProjectID: p.ID, AgentID: a.ID, Access: AccessSpeak, AddedAt: r.DecidedAt}); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	} else if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	events, err := syncThreads(ctx, tx, p, r.DecidedAt)
-	return p, events, err
+	return syncThreads(ctx, tx, p, r.DecidedAt)
 }

@@ -56,8 +56,13 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 			}
 			if v, _, err = personAccess(ctx, tx, u, m.ConversationID); err != nil {
 				if AsError(err).Kind == KindNotFound {
-					return nil, invalid("", "the conversation of this message is closed; reject it instead")
+					return nil, invalid("", "the conversation of this message is closed or no longer open to you; reject it instead")
 				}
+				return nil, err
+			}
+			// Approving lets the agent's send go out now: it must still
+			// be one the agent may make (§7, §8).
+			if err := senderMaySend(ctx, tx, v, m); err != nil {
 				return nil, err
 			}
 			decision = "approved"
@@ -101,4 +106,30 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		return nil, err
 	}
 	return m, nil
+}
+
+// senderMaySend refuses to let a held message go when its agent could not
+// send it now: it left the conversation, its project access is no longer
+// speak, or whom it would reach is no longer within its reach.
+func senderMaySend(ctx context.Context, tx Tx, v *ConversationView, m *Message) error {
+	refuse := func(why string) error {
+		return invalid("sender_may_not_send", "%s could not send this now (%s); reject it instead", m.SenderHandle, why)
+	}
+	if _, ok := participant(v.Participants, m.SenderID); !ok {
+		return refuse("it is no longer in the conversation")
+	}
+	a, err := tx.AgentByID(ctx, m.SenderID)
+	if err != nil {
+		return err
+	}
+	if v.Conversation.Kind == KindThread {
+		_, err = threadSend(ctx, tx, v.Conversation, a)
+	} else {
+		err = stillReachable(ctx, tx, a, v.Participants)
+	}
+	var r *Refusal
+	if errors.As(err, &r) {
+		return refuse(r.Reason)
+	}
+	return err
 }

@@ -227,6 +227,10 @@ type Tx interface {
 	// MoveRead sets a place to max(current, seq) when forward; otherwise to
 	// min(current, seq), leaving a place that does not exist yet alone.
 	MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error
+	// LockProject holds the project's row until the transaction ends, so
+	// changes of who is in it and new threads take turns (a no-op where one
+	// writer commits everything).
+	LockProject(ctx context.Context, id string) error
 	InsertProject(ctx context.Context, p *Project) error
 	// UpdateProject stores a project's name, description, cap, archiving
 	// and update time.

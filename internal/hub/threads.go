@@ -48,6 +48,9 @@ func (h *Hub) OpenThread(ctx context.Context, c *Caller, projectID, title, itemI
 	var view *ConversationView
 	err = retryDuplicate(func() error {
 		return h.update(ctx, func(tx Tx) ([]*Event, error) {
+			if err := tx.LockProject(ctx, projectID); err != nil {
+				return nil, err
+			}
 			p, _, access, err := agentProject(ctx, tx, c.Agent, projectID)
 			if err != nil {
 				return nil, err
@@ -73,6 +76,9 @@ func (h *Hub) OpenThreadAsPerson(ctx context.Context, u *User, projectID, title 
 	var view *ConversationView
 	err = retryDuplicate(func() error {
 		return h.update(ctx, func(tx Tx) ([]*Event, error) {
+			if err := tx.LockProject(ctx, projectID); err != nil {
+				return nil, err
+			}
 			p, err := memberProject(ctx, tx, u, projectID)
 			if err != nil {
 				return nil, err
@@ -115,7 +121,7 @@ func (h *Hub) openThread(ctx context.Context, tx Tx, p *Project, creatorID strin
 		return nil, nil, err
 	}
 	if !canStart {
-		return nil, nil, deny(AccessListen, "your access to this project is listen: you may read its threads but not start one")
+		return nil, nil, deny(AccessListen, "%s: you may read its threads but not start one", listenWhy(p))
 	}
 	now := h.now()
 	conv = &Conversation{ID: NewID(IDConversation, now), Kind: KindThread, Title: title, Status: StatusOpen, ProjectID: p.ID, ItemID: itemID,
@@ -157,7 +163,7 @@ func threadSend(ctx context.Context, r Reader, conv *Conversation, a *Agent) (in
 		return false, err // a participant of a thread is in its project
 	}
 	if effectiveAccess(p, pa) != AccessSpeak {
-		return false, deny(AccessListen, "your access to this project is listen: you may read its threads but not send; ask your owner for speak")
+		return false, deny(AccessListen, "%s: you may read its threads but not send", listenWhy(p))
 	}
 	return pa.Review, nil
 }

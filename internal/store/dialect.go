@@ -29,8 +29,9 @@ type dialect struct {
 	// LastInsertId (SQLite, one writer); otherwise the ids come back by
 	// RETURNING.
 	consecutiveIDs bool
-	// lockConversation locks a conversation's row for the transaction.
+	// lockConversation and lockProject lock a row for the transaction.
 	lockConversation string
+	lockProject      string
 	// latestEvent selects the highest event id ever committed.
 	latestEvent string
 	// retryable reports an error after which the whole transaction may be

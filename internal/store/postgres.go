@@ -18,6 +18,7 @@ var postgresDialect = &dialect{
 	// the commit, so identity values are handed out in commit order.
 	eventLock:        `SELECT pg_advisory_xact_lock(7420002)`,
 	lockConversation: `SELECT id FROM conversations WHERE id = ? FOR UPDATE`,
+	lockProject:      `SELECT id FROM projects WHERE id = ? FOR UPDATE`,
 	// Only committed rows are seen; after pruning everything, the
 	// recorded high-water mark stands in.
 	latestEvent: `SELECT GREATEST(COALESCE((SELECT MAX(id) FROM events), 0),

@@ -34,6 +34,13 @@ func (d queries) ProjectsOf(ctx context.Context, principalID string) ([]*hub.Pro
 		ORDER BY p.home DESC, p.created_at, p.id`, principalID, principalID)
 }
 
+func (d queries) LockProject(ctx context.Context, id string) error {
+	if d.dialect.lockProject == "" {
+		return nil
+	}
+	return d.exec(ctx, "lock project", d.dialect.lockProject, id)
+}
+
 func (d queries) InsertProject(ctx context.Context, p *hub.Project) error {
 	return d.exec(ctx, "insert project", `INSERT INTO projects (id, owner_id, name, description, agent_cap, home, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, p.ID, p.OwnerID, p.Name, p.Description, p.AgentCap, p.Home, ms(p.CreatedAt), ms(p.UpdatedAt))
