@@ -8,7 +8,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"image"
+	_ "image/gif" // the decoders image.DecodeConfig reads
+	_ "image/jpeg"
+	_ "image/png"
 	"strings"
+
+	_ "golang.org/x/image/webp"
 )
 
 // Images (§8): PNG, JPEG, GIF or WebP pictures stored in a project,
@@ -18,27 +24,21 @@ import (
 // MaxImageBytes is the largest image, decoded (2 MB).
 const MaxImageBytes = 2 << 20
 
-// imageTypes are the kinds of image a project takes, by their first bytes.
-var imageTypes = []struct {
-	mime  string
-	magic func([]byte) bool
-}{
-	{"image/png", func(b []byte) bool { return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) }},
-	{"image/jpeg", func(b []byte) bool { return bytes.HasPrefix(b, []byte("\xff\xd8\xff")) }},
-	{"image/gif", func(b []byte) bool {
-		return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a"))
-	}},
-	{"image/webp", func(b []byte) bool { return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP" }},
-}
+// MaxImagePixels bounds an image's width × height (50 megapixels), so a
+// small file cannot stand for a huge picture.
+const MaxImagePixels = 50_000_000
 
-// imageMIME is the image type of data by its content, or "".
-func imageMIME(data []byte) string {
-	for _, t := range imageTypes {
-		if t.magic(data) {
-			return t.mime
-		}
+// imageMIME is the type of image data is, read from its bytes — its header
+// parses as one of the kinds a project takes — or "".
+func imageMIME(data []byte) (string, image.Config) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	switch {
+	case err != nil, cfg.Width < 1, cfg.Height < 1:
+		return "", cfg
+	case format == "png", format == "jpeg", format == "gif", format == "webp":
+		return "image/" + format, cfg
 	}
-	return ""
+	return "", cfg
 }
 
 // ImageUpload is upload_image's arguments.
@@ -58,7 +58,7 @@ func ImagePath(projectID, imageID string) string {
 // UploadImage is upload_image: the image stored in the project (it needs
 // speak), and a markdown snippet to place in a post.
 func (h *Hub) UploadImage(ctx context.Context, c *Caller, projectID string, up ImageUpload) (*Image, string, error) {
-	data, err := decodeImage(up.DataBase64)
+	data, mime, err := decodeImage(up.DataBase64)
 	if err != nil {
 		return nil, "", err
 	}
@@ -86,7 +86,7 @@ func (h *Hub) UploadImage(ctx context.Context, c *Caller, projectID string, up I
 				return nil, err
 			}
 			if access != AccessSpeak {
-				return nil, deny(AccessListen, "your access to this project is listen: you may not add images to it")
+				return nil, deny(AccessListen, "%s: you may not add images to it", listenWhy(p))
 			}
 			if img, err = tx.ImageBySHA(ctx, p.ID, hex.EncodeToString(sum[:])); err == nil {
 				return nil, nil // these bytes are in the project already
@@ -94,7 +94,7 @@ func (h *Hub) UploadImage(ctx context.Context, c *Caller, projectID string, up I
 				return nil, err
 			}
 			now := h.now()
-			img = &Image{ID: NewID(IDImage, now), ProjectID: p.ID, SHA256: hex.EncodeToString(sum[:]), MIME: imageMIME(data), Size: len(data),
+			img = &Image{ID: NewID(IDImage, now), ProjectID: p.ID, SHA256: hex.EncodeToString(sum[:]), MIME: mime, Size: len(data),
 				Filename: filename, Alt: alt, UploadedBy: c.Agent.ID, Instance: instance, CreatedAt: now}
 			return nil, tx.InsertImage(ctx, img, data)
 		})
@@ -102,12 +102,16 @@ func (h *Hub) UploadImage(ctx context.Context, c *Caller, projectID string, up I
 	if err != nil {
 		return nil, "", err
 	}
+	if alt == "" {
+		alt = filename
+	}
 	return img, imageMarkdown(img, alt), nil
 }
 
 // decodeImage decodes an upload and checks it is an image of a kind a
-// project takes, within MaxImageBytes.
-func decodeImage(s string) ([]byte, error) {
+// project takes, within MaxImageBytes and MaxImagePixels; it returns the
+// bytes and their type.
+func decodeImage(s string) ([]byte, string, error) {
 	if rest, ok := strings.CutPrefix(strings.TrimSpace(s), "data:"); ok {
 		_, s, _ = strings.Cut(rest, ",")
 	}
@@ -118,25 +122,29 @@ func decodeImage(s string) ([]byte, error) {
 		return r
 	}, s)
 	if s == "" {
-		return nil, invalid("", "data_base64 is required: the image's bytes in base64")
+		return nil, "", invalid("", "data_base64 is required: the image's bytes in base64")
 	}
 	if base64.StdEncoding.DecodedLen(len(s)) > MaxImageBytes+3 {
-		return nil, invalid("too_large", "this image is about %d bytes; the limit is %d bytes (2 MB): make it smaller", base64.StdEncoding.DecodedLen(len(s)), MaxImageBytes)
+		return nil, "", invalid("too_large", "this image is about %d bytes; the limit is %d bytes (2 MB): make it smaller", base64.StdEncoding.DecodedLen(len(s)), MaxImageBytes)
 	}
 	data, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		data, err = base64.RawStdEncoding.DecodeString(s)
 	}
 	if err != nil {
-		return nil, invalid("", "data_base64 is not base64 (%v): send the image's bytes in standard base64", err)
+		return nil, "", invalid("", "data_base64 is not base64 (%v): send the image's bytes in standard base64", err)
 	}
 	if len(data) > MaxImageBytes {
-		return nil, invalid("too_large", "this image is %d bytes; the limit is %d bytes (2 MB): make it smaller", len(data), MaxImageBytes)
+		return nil, "", invalid("too_large", "this image is %d bytes; the limit is %d bytes (2 MB): make it smaller", len(data), MaxImageBytes)
 	}
-	if imageMIME(data) == "" {
-		return nil, invalid("not_an_image", "these bytes are not a PNG, JPEG, GIF or WebP image (the kind is read from the bytes, not the name)")
+	mime, cfg := imageMIME(data)
+	if mime == "" {
+		return nil, "", invalid("not_an_image", "these bytes are not a PNG, JPEG, GIF or WebP image (the kind is read from the bytes, not the name)")
 	}
-	return data, nil
+	if cfg.Width*cfg.Height > MaxImagePixels {
+		return nil, "", invalid("too_large", "this image is %d × %d pixels; the limit is %d megapixels: make it smaller", cfg.Width, cfg.Height, MaxImagePixels/1_000_000)
+	}
+	return data, mime, nil
 }
 
 // imageMarkdown is the snippet a post places to show the image.
