@@ -26,7 +26,7 @@ func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, b
 		return deny("duplicate", "you already sent these exact words %d times in this conversation since a person last took part; say something new, or wait for a person", same)
 	}
 	if recent >= s.Budget {
-		return deny("budget", "you sent %d messages in this conversation in the last %s, the limit; wait before sending more here", recent, s.BudgetWindow)
+		return deny("budget", "you sent %d messages in this conversation in the last %s, the limit; wait before sending more here", recent, span(s.BudgetWindow))
 	}
 	if conv.Kind == KindThread {
 		return h.loopBrake(ctx, tx, conv, c, now)
@@ -72,7 +72,7 @@ func (h *Hub) loopBrake(ctx context.Context, tx Tx, conv *Conversation, c *Calle
 		}
 	}
 	if busy >= 2 && own >= 2 {
-		return deny("loop", "your own sessions have been answering each other in this thread (%d turns in the last %s with no person); only your agent is stopped — let a person or another agent take the next turn", turns, s.LoopWindow)
+		return deny("loop", "your own sessions have been answering each other in this thread (%d turns in the last %s with no person); only your agent is stopped — stop here and tell your owner: it lifts when a person takes part, or as the turns age out of the %s", turns, span(s.LoopWindow), span(s.LoopWindow))
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ func TestSendLimits(t *testing.T) {
 func TestSendStoresWhatWasSent(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer")
-	body := "bad \xff byte, emoji 🙂 stays"
+	body := "bad \xff byte, a NUL \x00, emoji 🙂 stays"
 	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: body, Instance: " Repo Main ", ToInstance: "Desk", Mentions: []string{"@Alice/Reviewer"}})
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestSendStoresWhatWasSent(t *testing.T) {
 	}
 	got := map[string]any{"body": m.Body, "seq": m.Seq, "instance": m.SenderInstance, "to": m.ToInstance, "mentions": m.Mentions,
 		"author": m.Author, "authority": m.Authority, "on_behalf_of": m.OwnerHandle, "recipients": r.Recipients}
-	want := map[string]any{"body": "bad \uFFFD byte, emoji 🙂 stays", "seq": int64(1), "instance": "repo-main", "to": "desk",
+	want := map[string]any{"body": "bad \uFFFD byte, a NUL \uFFFD, emoji 🙂 stays", "seq": int64(1), "instance": "repo-main", "to": "desk",
 		"mentions": []string{"alice/reviewer"}, "author": "agent", "authority": "agent", "on_behalf_of": "alice", "recipients": 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stored message (-want +got):\n%s", diff)

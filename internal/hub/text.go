@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -8,19 +9,20 @@ import (
 
 // Input hygiene (§4). Every limit counts Unicode code points. Text arrives as
 // UTF-8; each invalid byte (and each unpaired surrogate, which JSON decoding
-// already turns into one) becomes U+FFFD. Nothing is ever truncated: an
+// already turns into one) becomes U+FFFD, and so does NUL, which no
+// database keeps as text the same way. Nothing is ever truncated: an
 // over-limit value is refused with the limit in the message.
 
-// cleanText replaces each invalid UTF-8 byte with U+FFFD.
+// cleanText replaces each invalid UTF-8 byte, and each NUL, with U+FFFD.
 func cleanText(s string) string {
 	if utf8.ValidString(s) {
-		return s
+		return strings.ReplaceAll(s, "\x00", "\uFFFD")
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
+		if (r == utf8.RuneError && n == 1) || r == 0 {
 			b.WriteRune(utf8.RuneError)
 		} else {
 			b.WriteString(s[i : i+n])
@@ -84,3 +86,15 @@ const (
 	MaxDescription = 1000
 	MaxNote        = 200
 )
+
+// span says a duration as people do: "2 hours", "1 hour", "30 minutes".
+func span(d time.Duration) string {
+	unit, n := "minute", int(d/time.Minute)
+	if d >= time.Hour && d%time.Hour == 0 {
+		unit, n = "hour", int(d/time.Hour)
+	}
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
