@@ -67,6 +67,7 @@ func (a *API) routes() []route {
 		{"POST /agents/{slug}/archive", a.archiveAgent},
 		{"PUT /agents/{slug}/mode", a.setMode},
 		{"PUT /agents/{slug}/grants/{contact}", a.setGrant},
+		{"GET /agents/{slug}/inbox", a.agentInbox},
 		{"GET /agents/{slug}/tokens", a.tokens},
 		{"POST /agents/{slug}/tokens", a.mintToken},
 		{"DELETE /tokens/{id}", a.revokeToken},

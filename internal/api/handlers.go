@@ -234,6 +234,27 @@ func (a *API) setGrant(ctx context.Context, r *request) (any, error) {
 	return map[string]any{"agent": ag.Handle(), "contact": r.PathValue("contact"), "allow_human": g.AllowHuman, "allow_agents": g.AllowAgents}, nil
 }
 
+// agentInbox is what waits in one of the person's agents' inbox, with each
+// delivery's processing state (§5).
+func (a *API) agentInbox(ctx context.Context, r *request) (any, error) {
+	limit, err := intQuery(r, "limit", 0)
+	if err != nil {
+		return nil, err
+	}
+	in, err := a.hub.AgentInbox(ctx, r.user, r.PathValue("slug"), int(limit))
+	if err != nil {
+		return nil, err
+	}
+	rows := []map[string]any{}
+	for _, it := range in.Items {
+		rows = append(rows, map[string]any{"message_id": it.Message.ID, "conversation_id": it.Message.ConversationID, "seq": it.Message.Seq,
+			"sender": it.Message.SenderHandle, "summary": it.Message.SummaryLine(),
+			"state": it.Delivery.State, "attempts": it.Delivery.Attempts, "error": it.Delivery.Error, "stuck": a.hub.Stuck(&it.Delivery),
+			"already_read": !it.Delivery.FetchedAt.IsZero(), "at": timeText(it.Message.CreatedAt)})
+	}
+	return map[string]any{"total": in.Total, "messages": rows, "more": in.More, "untrusted": true}, nil
+}
+
 func tokenView(t *hub.Token) map[string]any {
 	return map[string]any{"id": t.ID, "name": t.Name, "scopes": t.Scopes, "created_at": timeText(t.CreatedAt),
 		"last_used_at": timeText(t.LastUsedAt), "expires_at": timeText(t.ExpiresAt), "revoked_at": timeText(t.RevokedAt)}

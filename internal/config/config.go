@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -34,6 +35,9 @@ type Config struct {
 	DuplicateLimit int // copies of the same words an agent may send since a person took part
 	Budget         int // messages per agent per conversation per hour
 	LoopTurns      int // turns in a project thread within two hours that make a loop
+	// StuckAfter is how long a processing attempt runs before it is stuck
+	// and comes back first in its agent's inbox (§5).
+	StuckAfter time.Duration
 }
 
 // Default returns the defaults: 127.0.0.1:8420, ./palaver.db, and the
@@ -41,7 +45,8 @@ type Config struct {
 func Default() Config {
 	brakes := hub.DefaultSettings()
 	return Config{Addr: "127.0.0.1:8420", Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL",
-		PauseTurns: brakes.PauseTurns, DuplicateLimit: brakes.DuplicateLimit, Budget: brakes.Budget, LoopTurns: brakes.LoopTurns}
+		PauseTurns: brakes.PauseTurns, DuplicateLimit: brakes.DuplicateLimit, Budget: brakes.Budget, LoopTurns: brakes.LoopTurns,
+		StuckAfter: brakes.StuckAfter}
 }
 
 // env names each setting's environment variable.
@@ -57,6 +62,7 @@ var env = map[string]string{
 	"duplicate-limit": "PALAVER_DUPLICATE_LIMIT",
 	"budget":          "PALAVER_BUDGET",
 	"loop-turns":      "PALAVER_LOOP_TURNS",
+	"stuck-after":     "PALAVER_STUCK_AFTER",
 }
 
 // DatabaseFlag registers only --database on fs (for the admin commands),
@@ -99,6 +105,10 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 	num(&c.DuplicateLimit, "duplicate-limit", "brake: copies of the same words an agent may send since a person took part")
 	num(&c.Budget, "budget", "brake: messages per agent per conversation per hour")
 	num(&c.LoopTurns, "loop-turns", "brake: turns in a project thread within two hours that make a loop")
+	if d, err := time.ParseDuration(getenv(env["stuck-after"])); err == nil {
+		c.StuckAfter = d
+	}
+	fs.DurationVar(&c.StuckAfter, "stuck-after", c.StuckAfter, "how long a processing attempt runs before it is stuck and comes back first, like 30m (env "+env["stuck-after"]+")")
 }
 
 // Validate checks every setting and says what to give instead.
@@ -131,6 +141,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %d: give 1 or more", name, v))
 		}
 	}
+	if c.StuckAfter <= 0 {
+		errs = append(errs, fmt.Errorf("--stuck-after %v: give a positive duration, like 30m", c.StuckAfter))
+	}
 	for i, o := range c.Origins {
 		o = strings.TrimSuffix(strings.TrimSpace(o), "/")
 		if u, err := url.Parse(o); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -144,8 +157,8 @@ func (c *Config) Validate() error {
 // String is the configuration for the start-up log, with a database URL's
 // password hidden.
 func (c Config) String() string {
-	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d",
-		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns)
+	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v",
+		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter)
 }
 
 // redactURL hides the password of a database URL.

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // InboxResult is check_inbox's answer (§5): every waiting message, oldest
@@ -17,8 +18,9 @@ type InboxResult struct {
 	Answers []*Question
 }
 
-// Inbox lists the caller's waiting (unacknowledged) messages, oldest first,
-// at most limit (1–50, default 20). Listing marks nothing read. With a
+// Inbox lists the caller's waiting (unacknowledged) messages, oldest first
+// — attempts that are stuck first of all —, at most limit (1–50, default
+// 20). Listing marks nothing read. With a
 // session name it lists only what waits for that session (§5): not
 // addressed to another session, not in a conversation another live session
 // holds, plus its sibling sessions' words in shared conversations past its
@@ -32,7 +34,8 @@ func (h *Hub) Inbox(ctx context.Context, c *Caller, limit int, instance string) 
 	if err != nil {
 		return nil, err
 	}
-	items, total, err := h.store.Inbox(ctx, c.Agent.ID, SessionFilter{Instance: instance, LiveSince: h.liveSince()}, limit)
+	f := SessionFilter{Instance: instance, LiveSince: h.liveSince(), StuckSince: h.now().Add(-h.settings.StuckAfter)}
+	items, total, err := h.store.Inbox(ctx, c.Agent.ID, f, limit)
 	if err != nil {
 		return nil, AsError(err)
 	}
@@ -48,30 +51,44 @@ func (h *Hub) Inbox(ctx context.Context, c *Caller, limit int, instance string) 
 	return r, nil
 }
 
+// AgentInbox is an owner looking at one of their agents' inboxes (§5):
+// every waiting message with its processing state, as the agent's
+// check_inbox without a session sees it.
+func (h *Hub) AgentInbox(ctx context.Context, u *User, slug string, limit int) (*InboxResult, error) {
+	a, err := h.ownAgent(ctx, u, slug)
+	if err != nil {
+		return nil, err
+	}
+	return h.Inbox(ctx, &Caller{Agent: a, Owner: u}, limit, "")
+}
+
 // Acknowledge outcomes (§5).
 const (
-	OutcomeDone   = "done"
-	OutcomeFailed = "failed"
+	OutcomeDone       = "done"
+	OutcomeFailed     = "failed"
+	OutcomeProcessing = "processing"
 )
 
-// Acknowledge records the caller's answer to a message delivered to it
-// (§5): done takes it out of the inbox for every session of the agent;
-// failed records the attempt and its error and leaves it waiting.
-// Acknowledging a message already done is not an error.
+// Acknowledge records what the caller did with a message delivered to it
+// (§5): processing starts attempt n (n counting every attempt so far);
+// failed ends the attempt with its error and leaves the message waiting,
+// to be retried; done takes it out of the inbox for every session of the
+// agent. Acknowledging a message already done again is not an error; a
+// new attempt at one is refused.
 func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, errText string) (*Delivery, error) {
 	switch outcome {
 	case "":
 		outcome = OutcomeDone
-	case OutcomeDone, OutcomeFailed:
+	case OutcomeDone, OutcomeFailed, OutcomeProcessing:
 	default:
-		return nil, invalid("", "outcome must be \"done\" or \"failed\" (got %q)", cleanText(outcome))
+		return nil, invalid("", "outcome must be \"done\", \"failed\" or \"processing\" (got %q)", cleanText(outcome))
 	}
 	if messageID == "" {
 		return nil, errNoMessageID
 	}
 	if idKind(messageID) == IDQuestion {
-		if outcome != "" && outcome != OutcomeDone {
-			return nil, invalid("", "an owner's answer is acknowledged with outcome done (the default); outcome failed is for messages")
+		if outcome != OutcomeDone {
+			return nil, invalid("", "an owner's answer is acknowledged with outcome done (the default); processing and failed are for messages")
 		}
 		return h.acknowledgeAnswer(ctx, c, messageID)
 	}
@@ -80,43 +97,62 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		return nil, err
 	}
 	if errText != "" && outcome != OutcomeFailed {
-		return nil, invalid("", "error goes with outcome \"failed\"; leave it out when the outcome is done")
+		return nil, invalid("", "error goes with outcome \"failed\"; leave it out otherwise")
 	}
 	missing := notFound("no message %q was delivered to you; message ids come from check_inbox", cleanText(messageID))
 	var d *Delivery
-	err = h.store.Update(ctx, func(tx Tx) error {
-		d, err = tx.Delivery(ctx, c.Agent.ID, messageID)
-		if errors.Is(err, ErrNoRows) {
-			if m, err := tx.Message(ctx, messageID); err == nil && m.SenderID == c.Agent.ID {
-				return invalid("", "this is your agent's own message (from another session); nothing to acknowledge — it leaves a session's inbox when that session reads past it with read_messages and its instance")
-			}
-			return missing
-		}
-		if err != nil {
-			return err
-		}
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		m, err := tx.Message(ctx, messageID)
+		if errors.Is(err, ErrNoRows) {
+			return nil, missing
+		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := access(ctx, tx, c.Agent.ID, m.ConversationID); err != nil {
-			return missing
-		}
-		if d.State == DeliveryDone {
-			return nil
-		}
-		state := DeliveryDone
-		if outcome == OutcomeFailed {
-			state = DeliveryFailed
-		}
-		if err := tx.SetDeliveryState(ctx, c.Agent.ID, messageID, state, errText, h.now()); err != nil {
-			return err
+		// The conversation's lock makes two sessions' attempts take turns.
+		if _, err := lockedAccess(ctx, tx, c.Agent.ID, m.ConversationID); err != nil {
+			if AsError(err).Kind == KindNotFound {
+				return nil, missing
+			}
+			return nil, err
 		}
 		d, err = tx.Delivery(ctx, c.Agent.ID, messageID)
-		return err
+		switch {
+		case errors.Is(err, ErrNoRows) && m.SenderID == c.Agent.ID:
+			return nil, invalid("", "this is your agent's own message (from another session); nothing to acknowledge — it leaves a session's inbox when that session reads past it with read_messages and its instance")
+		case errors.Is(err, ErrNoRows):
+			return nil, missing
+		case err != nil:
+			return nil, err
+		}
+		if d.State == DeliveryDone || d.State == DeliveryWithdrawn {
+			if outcome == OutcomeDone {
+				return nil, nil
+			}
+			return nil, invalid("", "this message is acknowledged done already; there is nothing left to process")
+		}
+		now := h.now()
+		switch outcome {
+		case OutcomeProcessing:
+			d.State, d.Attempts, d.StartedAt = DeliveryProcessing, d.Attempts+1, now
+		case OutcomeFailed:
+			if d.State != DeliveryProcessing {
+				d.Attempts++ // an attempt that was not announced
+			}
+			d.State, d.Error, d.StartedAt = DeliveryFailed, errText, time.Time{}
+		default:
+			d.State, d.StartedAt, d.AckedAt = DeliveryDone, time.Time{}, now
+		}
+		return nil, tx.SetDeliveryState(ctx, d)
 	})
 	if err != nil {
-		return nil, asOutcome(err)
+		return nil, err
 	}
 	return d, nil
+}
+
+// Stuck reports whether the delivery's attempt has run longer than
+// Settings.StuckAfter: its agent went quiet, and it comes back first (§5).
+func (h *Hub) Stuck(d *Delivery) bool {
+	return d.State == DeliveryProcessing && !d.StartedAt.After(h.now().Add(-h.settings.StuckAfter))
 }

@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -122,5 +123,77 @@ func TestReadMessagesPagesAndPlaces(t *testing.T) {
 	ls, err := w.hub.ListConversations(ctx, w.reviewer, 0)
 	if err != nil || len(ls) != 1 || ls[0].Unread != 3 || ls[0].Last.Body != "m5" {
 		t.Fatalf("list_conversations: %+v, %v; want unread 3 past the agent's place", ls, err)
+	}
+}
+
+// TestProcessingLifecycle: waiting → processing (attempt 1) → failed, with
+// its error, still waiting → processing (attempt 2) → done; each state shows
+// in the agent's inbox and its owner's view of it. An attempt left running
+// past StuckAfter comes back first.
+func TestProcessingLifecycle(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	first := w.send(t, w.planner, conv, "first").Message
+	w.send(t, w.planner, conv, "second")
+	state := func() string {
+		t.Helper()
+		in, err := w.hub.Inbox(ctx, w.reviewer, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		owners, err := w.hub.AgentInbox(ctx, w.owner(t), "reviewer", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, theirs []string
+		for _, it := range in.Items {
+			got = append(got, fmt.Sprintf("%s:%s/%d%s stuck=%v", it.Message.Body, it.Delivery.State, it.Delivery.Attempts, it.Delivery.Error, w.hub.Stuck(&it.Delivery)))
+		}
+		for _, it := range owners.Items {
+			theirs = append(theirs, fmt.Sprintf("%s:%s/%d%s stuck=%v", it.Message.Body, it.Delivery.State, it.Delivery.Attempts, it.Delivery.Error, w.hub.Stuck(&it.Delivery)))
+		}
+		if strings.Join(got, " ") != strings.Join(theirs, " ") {
+			t.Fatalf("the agent sees %v, its owner %v", got, theirs)
+		}
+		return strings.Join(got, " ")
+	}
+	step := func(outcome, errText, want string) {
+		t.Helper()
+		if _, err := w.hub.Acknowledge(ctx, w.reviewer, first.ID, outcome, errText); err != nil {
+			t.Fatalf("%s: %v", outcome, err)
+		}
+		if got := state(); got != want {
+			t.Fatalf("after %s: %s, want %s", outcome, got, want)
+		}
+	}
+	if got := state(); got != "first:waiting/0 stuck=false second:waiting/0 stuck=false" {
+		t.Fatalf("at first: %s", got)
+	}
+	step(hub.OutcomeProcessing, "", "first:processing/1 stuck=false second:waiting/0 stuck=false")
+	step(hub.OutcomeFailed, "the build broke", "first:failed/1the build broke stuck=false second:waiting/0 stuck=false")
+	step(hub.OutcomeProcessing, "", "first:processing/2the build broke stuck=false second:waiting/0 stuck=false")
+	step(hub.OutcomeDone, "", "second:waiting/0 stuck=false")
+	if _, err := w.hub.Acknowledge(ctx, w.reviewer, first.ID, hub.OutcomeProcessing, ""); code(err) != "invalid_argument" {
+		t.Fatalf("a new attempt at a message done: %v", err)
+	}
+
+	// The second message's attempt runs on past StuckAfter: it is stuck,
+	// and comes before a message that arrived earlier but waits.
+	third := w.send(t, w.planner, conv, "third").Message
+	if _, err := w.hub.Acknowledge(ctx, w.reviewer, third.ID, hub.OutcomeProcessing, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := state(); got != "second:waiting/0 stuck=false third:processing/1 stuck=false" {
+		t.Fatalf("a fresh attempt: %s", got)
+	}
+	w.clock.Advance(hub.DefaultSettings().StuckAfter)
+	if got := state(); got != "third:processing/1 stuck=true second:waiting/0 stuck=false" {
+		t.Fatalf("after StuckAfter: %s, want the stuck attempt first", got)
+	}
+	if _, err := w.hub.Acknowledge(ctx, w.reviewer, third.ID, hub.OutcomeProcessing, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := state(); got != "second:waiting/0 stuck=false third:processing/2 stuck=false" {
+		t.Fatalf("taken up again: %s", got)
 	}
 }

@@ -52,6 +52,10 @@ type Settings struct {
 	LoopTurns      int           // turns in a thread within LoopWindow that make a loop
 	LoopVoiceTurns int           // turns a voice must take to count as a party to it
 	LoopWindow     time.Duration //
+
+	// StuckAfter is how long a processing attempt may run before it is
+	// stuck and comes back first (§5).
+	StuckAfter time.Duration
 }
 
 // DefaultSettings returns the values DESIGN.md names.
@@ -60,6 +64,7 @@ func DefaultSettings() Settings {
 		WaitsPerAgent: 5, EventRetention: 30 * 24 * time.Hour,
 		PauseTurns: 50, DuplicateLimit: 2, Budget: 60, BudgetWindow: time.Hour,
 		LoopTurns: 30, LoopVoiceTurns: 3, LoopWindow: 2 * time.Hour,
+		StuckAfter: 30 * time.Minute,
 	}
 }
 
@@ -74,8 +79,8 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("setting %s must be 1 or more (got %d)", v.name, v.n)
 		}
 	}
-	if s.EventRetention <= 0 || s.BudgetWindow <= 0 || s.LoopWindow <= 0 {
-		return fmt.Errorf("event retention, budget window and loop window must be positive")
+	if s.EventRetention <= 0 || s.BudgetWindow <= 0 || s.LoopWindow <= 0 || s.StuckAfter <= 0 {
+		return fmt.Errorf("event retention, budget window, loop window and stuck-after must be positive")
 	}
 	return nil
 }

@@ -73,6 +73,15 @@ func (m *Message) Provenance() Provenance {
 		Authority: m.Authority, AttestedBy: AttestedByHub}
 }
 
+// SummaryLine is how a listing shows the message in one line (§5): its
+// summary, or a preview of its body cut on a character boundary.
+func (m *Message) SummaryLine() string {
+	if m.Summary != "" {
+		return m.Summary
+	}
+	return Preview(m.Body, MaxSummary)
+}
+
 // SendInput is a send_message call (§4, §10.3).
 type SendInput struct {
 	ConversationID string

@@ -260,11 +260,13 @@ type Question struct {
 	CreatedAt      time.Time
 }
 
-// Delivery states (§5).
+// Delivery states (§5): waiting, then an attempt (processing), then done
+// (acknowledged) or failed (the attempt's error kept; still waiting).
 const (
-	DeliveryWaiting = "waiting"
-	DeliveryDone    = "done"
-	DeliveryFailed  = "failed"
+	DeliveryWaiting    = "waiting"
+	DeliveryProcessing = "processing"
+	DeliveryDone       = "done"
+	DeliveryFailed     = "failed"
 	// DeliveryWithdrawn: the agent lost access to the conversation before
 	// acknowledging; the message left its inbox (message.withdrawn).
 	DeliveryWithdrawn = "withdrawn"
@@ -275,8 +277,9 @@ type Delivery struct {
 	MessageID string
 	AgentID   string
 	State     string
-	Attempts  int
-	Error     string
+	Attempts  int       // attempts started (or failed) so far
+	Error     string    // the last failed attempt's error
+	StartedAt time.Time // the processing attempt's start; zero when none runs
 	FetchedAt time.Time
 	AckedAt   time.Time
 }
@@ -293,10 +296,14 @@ type InboxItem struct {
 	Sibling bool
 }
 
-// SessionFilter narrows an inbox to one named session (§5).
+// SessionFilter narrows an inbox to one named session (§5), and says which
+// attempts are stuck.
 type SessionFilter struct {
 	Instance  string    // "" for the agent as a whole
 	LiveSince time.Time // holders last seen at or before this have let go
+	// StuckSince: a processing attempt started at or before this is stuck
+	// and comes first.
+	StuckSince time.Time
 }
 
 // Hold is a session holding a conversation (§5).

@@ -197,9 +197,10 @@ type Tx interface {
 	// conversation out of its inbox (state withdrawn) and returns their
 	// message ids, sorted.
 	WithdrawDeliveries(ctx context.Context, agentID, conversationID string, at time.Time) ([]string, error)
-	// SetDeliveryState records an acknowledgement (state done) or a failed
-	// attempt (state failed, attempts+1, errText).
-	SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error
+	// SetDeliveryState stores a delivery's processing state (§5): its
+	// state, attempts, error, and when its attempt started and when it was
+	// acknowledged.
+	SetDeliveryState(ctx context.Context, d *Delivery) error
 	SetAgentMode(ctx context.Context, agentID, mode string) error
 	PutContact(ctx context.Context, c *Contact) error
 	PutGrant(ctx context.Context, g *Grant) error

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"time"
 
@@ -12,21 +11,32 @@ import (
 
 // Deliveries (§5): one row per recipient agent and message; the inbox.
 
-const deliveryCols = `d.message_id, d.agent_id, d.state, d.attempts, d.error, d.fetched_at, d.acked_at`
+const deliveryCols = `d.message_id, d.agent_id, d.state, d.attempts, d.error, d.started_at, d.fetched_at, d.acked_at`
 
-func scanDelivery(dst *hub.Delivery, fetched, acked *sql.NullInt64) []any {
-	return []any{&dst.MessageID, &dst.AgentID, &dst.State, &dst.Attempts, &dst.Error, fetched, acked}
+// deliveryDest is where a row's delivery columns (deliveryCols) scan to;
+// done finishes the times.
+type deliveryDest struct {
+	d                       hub.Delivery
+	started, fetched, acked sql.NullInt64
+}
+
+func (d *deliveryDest) dest() []any {
+	dl := &d.d
+	return []any{&dl.MessageID, &dl.AgentID, &dl.State, &dl.Attempts, &dl.Error, &d.started, &d.fetched, &d.acked}
+}
+
+func (d *deliveryDest) done() hub.Delivery {
+	d.d.StartedAt, d.d.FetchedAt, d.d.AckedAt = fromMS(d.started), fromMS(d.fetched), fromMS(d.acked)
+	return d.d
 }
 
 func (d queries) Delivery(ctx context.Context, agentID, messageID string) (*hub.Delivery, error) {
-	var dl hub.Delivery
-	var fetched, acked sql.NullInt64
-	err := d.q.QueryRowContext(ctx, `SELECT `+deliveryCols+` FROM deliveries d WHERE d.agent_id = ? AND d.message_id = ?`, agentID, messageID).
-		Scan(scanDelivery(&dl, &fetched, &acked)...)
+	var dd deliveryDest
+	err := d.q.QueryRowContext(ctx, `SELECT `+deliveryCols+` FROM deliveries d WHERE d.agent_id = ? AND d.message_id = ?`, agentID, messageID).Scan(dd.dest()...)
 	if err != nil {
 		return nil, dbErr("delivery", err)
 	}
-	dl.FetchedAt, dl.AckedAt = fromMS(fetched), fromMS(acked)
+	dl := dd.done()
 	return &dl, nil
 }
 
@@ -55,17 +65,37 @@ func (d queries) Inbox(ctx context.Context, agentID string, f hub.SessionFilter,
 		return nil, 0, nil
 	}
 	heldBy := `CASE WHEN hi.last_seen_at > ? THEN h.instance ELSE '' END`
-	items, err := queryAll(ctx, d.q, "inbox", func(row scanner) (hub.InboxItem, error) {
+	scan := func(row scanner) (hub.InboxItem, error) {
 		var it hub.InboxItem
-		var fetched, acked sql.NullInt64
+		var dd deliveryDest
 		var msg scanTail
-		err := row.Scan(append(append(scanDelivery(&it.Delivery, &fetched, &acked), &it.HeldBy), msg.dest()...)...)
-		it.Delivery.FetchedAt, it.Delivery.AckedAt = fromMS(fetched), fromMS(acked)
-		it.Message = msg.message()
+		err := row.Scan(append(append(dd.dest(), &it.HeldBy), msg.dest()...)...)
+		it.Delivery, it.Message = dd.done(), msg.message()
 		return it, err
-	}, `SELECT `+deliveryCols+", "+heldBy+", "+msgCols("m")+from+` ORDER BY d.id LIMIT ?`,
-		append(append([]any{ms(f.LiveSince)}, args...), limit)...)
-	return items, total, err
+	}
+	selectRows := `SELECT ` + deliveryCols + ", " + heldBy + ", " + msgCols("m") + from
+	// Stuck attempts come back first (§5), oldest first; they are few, and
+	// found through their own index.
+	stuck, err := queryAll(ctx, d.q, "inbox stuck", scan, selectRows+` AND d.state = 'processing' AND d.started_at <= ? ORDER BY d.started_at, d.id LIMIT ?`,
+		append(append(append([]any{ms(f.LiveSince)}, args...), ms(f.StuckSince)), limit)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	rest, err := queryAll(ctx, d.q, "inbox", scan, selectRows+` ORDER BY d.id LIMIT ?`,
+		append(append([]any{ms(f.LiveSince)}, args...), limit+len(stuck))...)
+	if err != nil {
+		return nil, 0, err
+	}
+	items := stuck
+	for _, it := range rest {
+		if len(items) == limit {
+			break
+		}
+		if !slices.ContainsFunc(stuck, func(s hub.InboxItem) bool { return s.Delivery.MessageID == it.Delivery.MessageID }) {
+			items = append(items, it)
+		}
+	}
+	return items, total, nil
 }
 
 func (d queries) SiblingWords(ctx context.Context, agentID, instance string, limit int) ([]*hub.Message, int, error) {
@@ -111,14 +141,9 @@ func (d queries) MarkFetched(ctx context.Context, agentID string, messageIDs []s
 	return nil
 }
 
-func (d queries) SetDeliveryState(ctx context.Context, agentID, messageID, state, errText string, at time.Time) error {
-	switch state {
-	case hub.DeliveryDone:
-		return d.execOne(ctx, "acknowledge", `UPDATE deliveries SET state = ?, acked_at = ? WHERE agent_id = ? AND message_id = ?`, state, ms(at), agentID, messageID)
-	case hub.DeliveryFailed:
-		return d.execOne(ctx, "record failure", `UPDATE deliveries SET state = ?, attempts = attempts + 1, error = ? WHERE agent_id = ? AND message_id = ?`, state, errText, agentID, messageID)
-	}
-	return fmt.Errorf("set delivery state: unknown state %q", state)
+func (d queries) SetDeliveryState(ctx context.Context, dl *hub.Delivery) error {
+	return d.execOne(ctx, "set delivery state", `UPDATE deliveries SET state = ?, attempts = ?, error = ?, started_at = ?, acked_at = ?
+		WHERE agent_id = ? AND message_id = ?`, dl.State, dl.Attempts, dl.Error, ms(dl.StartedAt), ms(dl.AckedAt), dl.AgentID, dl.MessageID)
 }
 
 func (d queries) WithdrawDeliveries(ctx context.Context, agentID, conversationID string, at time.Time) ([]string, error) {
