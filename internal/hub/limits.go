@@ -14,6 +14,7 @@ var (
 	InboxPage         = Page{Default: 20, Max: 50}   // check_inbox
 	ConversationsPage = Page{Default: 50, Max: 100}  // list_conversations
 	MessagesPage      = Page{Default: 100, Max: 100} // read_messages
+	RecentPage        = Page{Default: 20, Max: 50}   // a thread's latest messages (read_thread)
 )
 
 // check applies the default to 0 and refuses values outside 1..Max.

@@ -503,3 +503,24 @@ func (h *Hub) ReadMessage(ctx context.Context, c *Caller, messageID, instance st
 	}
 	return m, nil
 }
+
+// Recent is a conversation's latest messages, at most limit (1–50, default
+// 20), oldest first, and whether older ones come before them (§10.5
+// read_thread, the threads resource). It marks nothing read.
+func (h *Hub) Recent(ctx context.Context, c *Caller, conversationID string, limit int) (*ConversationView, *ReadResult, error) {
+	limit, err := RecentPage.check(limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := access(ctx, h.store, c.Agent.ID, conversationID)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Delivered messages have seqs 1…LastSeq with no gaps (§4).
+	after := max(v.Conversation.LastSeq-int64(limit), 0)
+	msgs, err := h.store.Messages(ctx, v.Conversation.ID, after, limit)
+	if err != nil {
+		return nil, nil, AsError(err)
+	}
+	return v, &ReadResult{Messages: msgs, NextAfterSeq: v.Conversation.LastSeq, HasMore: after > 0}, nil
+}

@@ -212,6 +212,24 @@ type Caller struct {
 	Scopes  []string
 }
 
+// AgentHandle is the handle of the agent a username names for the caller
+// (§10.5): a sibling's username is its slug, any other agent's its handle.
+func (c *Caller) AgentHandle(username string) string {
+	if strings.Contains(username, "/") {
+		return username
+	}
+	return c.Owner.Handle + "/" + username
+}
+
+// Username is how the caller names the principal with this handle: a
+// sibling by its slug, anyone else by the handle.
+func (c *Caller) Username(handle string) string {
+	if slug, ok := strings.CutPrefix(handle, c.Owner.Handle+"/"); ok {
+		return slug
+	}
+	return handle
+}
+
 // Can reports whether the caller's token carries scope.
 func (c *Caller) Can(scope string) bool { return slices.Contains(c.Scopes, scope) }
 
@@ -233,6 +251,12 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
 	if token == "" {
 		return nil, nil, nil, unauth("no bearer token: send Authorization: Bearer " + prefix + "…")
+	}
+	switch {
+	case prefix == UserTokenPrefix && strings.HasPrefix(token, AgentTokenPrefix):
+		return nil, nil, nil, unauth("this is an agent's token (plv_…); this takes a person's API token (plu_…): mint one with palaver token mint --user HANDLE --owner")
+	case prefix == AgentTokenPrefix && strings.HasPrefix(token, UserTokenPrefix):
+		return nil, nil, nil, unauth("this is a person's API token (plu_…); agents connect with an agent token (plv_…): mint one with palaver token mint --user HANDLE --agent SLUG")
 	}
 	if err := checkTokenFormat(token, prefix, kind); err != nil {
 		return nil, nil, nil, unauth(err.Error())

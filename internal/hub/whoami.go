@@ -207,3 +207,18 @@ func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 	}
 	return out, nil
 }
+
+// ReachableAgents lists every agent the caller may reach now, never itself
+// (§3, §10.5 list_agents): its siblings, then the agents of contacts it may
+// reach.
+func (h *Hub) ReachableAgents(ctx context.Context, c *Caller) ([]*Agent, error) {
+	ct, err := h.ListContacts(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := ct.Siblings
+	for _, r := range ct.Contacts {
+		out = append(out, r.Agents...)
+	}
+	return out, nil
+}

@@ -9,6 +9,13 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
+// defaultProfile is the default tool surface at /mcp/ (§10.3, §10.4).
+func (s *Server) defaultProfile() profileSpec {
+	return profileSpec{name: "default", path: "/mcp", instructions: instructions, tools: s.defaultTools(),
+		resources: s.defaultResources(), prompts: defaultPrompts(),
+		threads: &threadsDef{template: "palaver://threads/{conversation_id}", read: s.threadHistory}}
+}
+
 // defaultTools is the default profile's tool list (§10.3), in one place.
 func (s *Server) defaultTools() []toolDef {
 	return []toolDef{
@@ -77,11 +84,11 @@ func (s *Server) defaultTools() []toolDef {
 			schema: func(p map[string]*jsonschema.Schema) { withPage(p, hub.InboxPage) },
 		}, s.checkInbox),
 		newTool(toolSpec{name: "acknowledge", title: "Acknowledge a message",
-			description: "Says you have acted on a message (outcome done, the default) — acknowledge declined ones too: the acknowledgement is the answer. outcome failed with error records a failed attempt and leaves it waiting.",
+			description: "Says you have acted on a message (outcome done, the default) — acknowledge declined ones too: the acknowledgement is the answer. outcome processing starts an attempt when you begin work on it (it stays in your inbox, marked processing); failed with error ends the attempt and leaves it waiting for the next one. An attempt left running too long is stuck and comes back first in check_inbox.",
 			scope:       hub.ScopeRead, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withDefault(p, "outcome", hub.OutcomeDone)
-				withEnum(p, "outcome", hub.OutcomeDone, hub.OutcomeFailed)
+				withEnum(p, "outcome", hub.OutcomeDone, hub.OutcomeProcessing, hub.OutcomeFailed)
 				withMaxLength(p, "error", hub.MaxErrorText)
 			},
 		}, s.acknowledge),

@@ -17,17 +17,35 @@ func TestDocsStateTheSchemasNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each profile's table is in its own section of the page.
+	sections := map[string]string{}
+	for _, sec := range strings.Split(string(doc), "\n## ")[1:] {
+		title, body, _ := strings.Cut(sec, "\n")
+		sections[title] = body
+	}
+	s := &Server{}
+	for section, tools := range map[string][]toolDef{"The tools": s.defaultTools(), "The inbox profile": s.inboxTools()} {
+		checkDocTable(t, section, sections[section], tools)
+	}
+}
+
+// checkDocTable checks a section's table of tools against their schemas.
+func checkDocTable(t *testing.T, section, body string, tools []toolDef) {
+	t.Helper()
 	rows := map[string]string{} // tool → its arguments cell
-	for _, line := range strings.Split(string(doc), "\n") {
+	for _, line := range strings.Split(body, "\n") {
 		cells := strings.Split(line, " | ")
 		if len(cells) == 4 && strings.HasPrefix(cells[0], "| `") {
 			rows[strings.Trim(cells[0], "| `")] = cells[2]
 		}
 	}
-	for _, d := range (&Server{}).defaultTools() {
+	if len(rows) != len(tools) {
+		t.Errorf("section %q lists %d tools, the profile has %d", section, len(rows), len(tools))
+	}
+	for _, d := range tools {
 		cell, ok := rows[d.tool.Name]
 		if !ok {
-			t.Errorf("docs/tools.md has no row for %s", d.tool.Name)
+			t.Errorf("docs/tools.md's %q has no row for %s", section, d.tool.Name)
 			continue
 		}
 		schema := d.tool.InputSchema.(interface{ MarshalJSON() ([]byte, error) })

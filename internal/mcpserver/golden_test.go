@@ -80,11 +80,18 @@ func checkGolden(t *testing.T, name, comment string, files []txtar.File) {
 	}
 }
 
-// rpc posts one JSON-RPC request in the older era and returns its result.
+// rpc posts one JSON-RPC request to the default profile in the older era
+// and returns its result.
 func rpc(t *testing.T, ts *testServer, token, method string, params any) any {
 	t.Helper()
+	return rpcAt(t, ts, "/mcp/", token, method, params)
+}
+
+// rpcAt is rpc to the profile at path.
+func rpcAt(t *testing.T, ts *testServer, path, token, method string, params any) any {
+	t.Helper()
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	_, body := ts.post(t, context.Background(), "/mcp/", token, string(b), nil)
+	_, body := ts.post(t, context.Background(), path, token, string(b), nil)
 	var out struct {
 		Result any `json:"result"`
 		Error  any `json:"error"`
@@ -95,24 +102,29 @@ func rpc(t *testing.T, ts *testServer, token, method string, params any) any {
 	return out.Result
 }
 
-// TestGoldenSurface freezes what a client sees before calling anything:
-// server/discover (modern era) and tools/list.
+// TestGoldenSurface freezes what a client of each profile sees before
+// calling anything: server/discover (modern era), tools/list, the
+// resources, templates and prompts.
 func TestGoldenSurface(t *testing.T) {
 	ts := newTestServer(t)
 	token := ts.tokens["alice/planner"]
-	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": modern, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
-	_, body := ts.post(t, context.Background(), "/mcp/", token,
-		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+string(must(json.Marshal(meta)))+`}}`,
-		map[string]string{"MCP-Protocol-Version": modern, "Mcp-Method": "server/discover"})
-	var discover map[string]any
-	if err := json.Unmarshal(body, &discover); err != nil {
-		t.Fatalf("server/discover: %s", body)
+	for _, p := range []struct{ path, golden string }{{"/mcp/", "surface.txtar"}, {"/mcp/inbox/", "inbox_surface.txtar"}} {
+		meta := map[string]any{"io.modelcontextprotocol/protocolVersion": modern, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+		_, body := ts.post(t, context.Background(), p.path, token,
+			`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+string(must(json.Marshal(meta)))+`}}`,
+			map[string]string{"MCP-Protocol-Version": modern, "Mcp-Method": "server/discover"})
+		var discover map[string]any
+		if err := json.Unmarshal(body, &discover); err != nil {
+			t.Fatalf("server/discover: %s", body)
+		}
+		files := []txtar.File{{Name: "server/discover", Data: []byte(pretty(t, discover))}}
+		for _, method := range []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"} {
+			files = append(files, txtar.File{Name: method, Data: []byte(pretty(t, rpcAt(t, ts, p.path, token, method, map[string]any{})))})
+		}
+		checkGolden(t, p.golden, "What a client of "+p.path+" sees: server/discover (2026-07-28), tools/list, resources, templates and prompts.\n", files)
+		tools := rpcAt(t, ts, p.path, token, "tools/list", map[string]any{}).(map[string]any)["tools"].([]any)
+		t.Logf("%s: %d tools, tools/list is %d bytes", p.path, len(tools), len(must(json.Marshal(tools))))
 	}
-	tools := rpc(t, ts, token, "tools/list", map[string]any{})
-	checkGolden(t, "surface.txtar", "What a client sees: server/discover (2026-07-28) and tools/list.\n", []txtar.File{
-		{Name: "server/discover", Data: []byte(pretty(t, discover))},
-		{Name: "tools/list", Data: []byte(pretty(t, tools))},
-	})
 }
 
 func must(b []byte, err error) []byte {

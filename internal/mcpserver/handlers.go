@@ -62,7 +62,7 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 		"home_project":           home,
 		"latest_cursor":          w.LatestCursor,
 		"next_steps":             next,
-		"server_build":           s.build,
+		"server_build":           c.prof.build,
 		"untrusted":              true,
 	}, nil
 }
@@ -245,6 +245,7 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 		AlreadyRead bool   `json:"already_read"`
 		State       string `json:"state,omitempty"`
 		Attempts    int    `json:"attempts,omitempty"`
+		Stuck       bool   `json:"stuck,omitempty"`
 		ForYou      *bool  `json:"for_you,omitempty"`
 		Unclaimed   bool   `json:"unclaimed,omitempty"`
 		HeldBy      string `json:"held_by,omitempty"`
@@ -253,7 +254,7 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 	rows := []row{}
 	for _, it := range r.Items {
 		rw := row{messageLine: lineOf(it.Message), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
-			State: it.Delivery.State, Attempts: it.Delivery.Attempts, Unclaimed: it.HeldBy == "", HeldBy: it.HeldBy, Sibling: it.Sibling}
+			State: it.Delivery.State, Attempts: it.Delivery.Attempts, Stuck: s.hub.Stuck(&it.Delivery), Unclaimed: it.HeldBy == "", HeldBy: it.HeldBy, Sibling: it.Sibling}
 		if in.Instance != "" {
 			rw.ForYou = new(true) // with a session, only what waits for it is listed
 		}
@@ -269,7 +270,7 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 
 type acknowledgeIn struct {
 	MessageID string `json:"message_id"`
-	Outcome   string `json:"outcome,omitempty" jsonschema:"done (you acted, or declined) or failed (leaves it waiting)"`
+	Outcome   string `json:"outcome,omitempty" jsonschema:"done (you acted, or declined), processing (you start work on it) or failed (the attempt failed; it stays waiting)"`
 	Error     string `json:"error,omitempty" jsonschema:"what went wrong, with outcome failed"`
 }
 
@@ -279,9 +280,11 @@ func (s *Server) acknowledge(ctx context.Context, c *call, in acknowledgeIn) (an
 		return nil, err
 	}
 	out := map[string]any{"status": "acknowledged", "message_id": d.MessageID, "state": d.State, "attempts": d.Attempts}
-	if d.State == hub.DeliveryFailed {
-		out["status"] = "failed_recorded"
-		out["error"] = d.Error
+	switch d.State {
+	case hub.DeliveryFailed:
+		out["status"], out["error"] = "failed_recorded", d.Error
+	case hub.DeliveryProcessing:
+		out["status"], out["started_at"] = "processing", timeText(d.StartedAt)
 	}
 	return out, nil
 }

@@ -20,29 +20,46 @@ import (
 // maxBody bounds an MCP request body (§15).
 const maxBody = 4 << 20
 
-// Register mounts the MCP endpoint and the protected resource metadata on
-// mux, each with and without the trailing slash: some connectors strip it,
-// and a redirect would drop the POST or its Authorization header (§10.1).
+// Register mounts each profile at its exact path, with and without the
+// trailing slash (some connectors strip it, and a redirect would drop the
+// POST or its Authorization header, §10.1), with its protected resource
+// metadata; any other path under /mcp/ is 404, never a profile the client
+// did not ask for (§10.5).
 func (s *Server) Register(mux *http.ServeMux) {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:                    true,
-		JSONResponse:                 true,
-		PropagateRequestCancellation: true,
-		MaxRequestBodyBytes:          maxBody,
-		Logger:                       quiet(s.log),
+	for _, p := range s.profiles {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.mcp }, &mcp.StreamableHTTPOptions{
+			Stateless:                    true,
+			JSONResponse:                 true,
+			PropagateRequestCancellation: true,
+			MaxRequestBodyBytes:          maxBody,
+			Logger:                       quiet(s.log),
+		})
+		var sdk http.Handler = h
+		if !s.noLean {
+			sdk = s.lean(p, h)
+		}
+		endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(p, sdk))))
+		mux.Handle(p.path, endpoint)
+		mux.Handle(p.path+"/{$}", endpoint)
+		prm := s.cors(s.protectedResourceMetadata(p))
+		mux.Handle(metadataPath+p.path, prm)
+		mux.Handle(metadataPath+p.path+"/", prm)
+		if p.name == "default" {
+			mux.Handle(metadataPath, prm)
+		}
+	}
+	var paths []string
+	for _, p := range s.profiles {
+		paths = append(paths, p.path+"/")
+	}
+	mux.HandleFunc("/mcp/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no MCP profile is served at "+r.URL.Path+"; the profiles are at "+strings.Join(paths, ", "), http.StatusNotFound)
 	})
-	var sdk http.Handler = h
-	if !s.noLean {
-		sdk = s.lean(h)
-	}
-	endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(sdk))))
-	mux.Handle("/mcp", endpoint)
-	mux.Handle("/mcp/", endpoint)
-	prm := s.cors(http.HandlerFunc(s.protectedResourceMetadata))
-	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource/mcp/"} {
-		mux.Handle(p, prm)
-	}
 }
+
+// metadataPath is where RFC 9728 protected resource metadata lives; a
+// profile's is this path followed by the profile's own.
+const metadataPath = "/.well-known/oauth-protected-resource"
 
 // base is the public base URL: configured, or this request's own.
 func (s *Server) base(r *http.Request) string {
@@ -56,21 +73,24 @@ func (s *Server) base(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// protectedResourceMetadata serves RFC 9728 metadata for the MCP endpoint.
-func (s *Server) protectedResourceMetadata(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "use GET", http.StatusMethodNotAllowed)
-		return
-	}
-	base := s.base(r)
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(&oauthex.ProtectedResourceMetadata{
-		Resource:               base + "/mcp/",
-		AuthorizationServers:   []string{base},
-		ScopesSupported:        hub.AllScopes,
-		BearerMethodsSupported: []string{"header"},
-		ResourceName:           "Palaver",
+// protectedResourceMetadata serves RFC 9728 metadata for a profile's
+// endpoint.
+func (s *Server) protectedResourceMetadata(p *profile) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "use GET", http.StatusMethodNotAllowed)
+			return
+		}
+		base := s.base(r)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(&oauthex.ProtectedResourceMetadata{
+			Resource:               base + p.path + "/",
+			AuthorizationServers:   []string{base},
+			ScopesSupported:        hub.AllScopes,
+			BearerMethodsSupported: []string{"header"},
+			ResourceName:           "Palaver",
+		})
 	})
 }
 
@@ -85,7 +105,7 @@ func callerFrom(ctx context.Context) *hub.Caller {
 // mistyped, unknown, revoked, expired or archived credential gets 401 with
 // WWW-Authenticate naming the resource metadata (RFC 9728) and a short
 // plain-text body saying what is wrong, never a JSON-RPC error.
-func (s *Server) bearer(next http.Handler) http.Handler {
+func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r) // the SDK answers GET and DELETE with 405
@@ -106,7 +126,7 @@ func (s *Server) bearer(next http.Handler) http.Handler {
 				http.Error(w, "internal error; retry later", http.StatusInternalServerError)
 				return
 			}
-			challenge := `Bearer resource_metadata="` + s.base(r) + `/.well-known/oauth-protected-resource/mcp/", scope="` + strings.Join(hub.AllScopes, " ") + `"`
+			challenge := `Bearer resource_metadata="` + s.base(r) + metadataPath + p.path + `/", scope="` + strings.Join(hub.AllScopes, " ") + `"`
 			if hasBearer && token != "" {
 				challenge += `, error="invalid_token"`
 			}

@@ -34,6 +34,7 @@ var olderVersions = []string{"", "2024-11-05", "2025-03-26", "2025-06-18", "2025
 
 // leanCall is a tools/call request the lean path takes.
 type leanCall struct {
+	prof   *profile
 	id     jsonrpc.ID
 	tool   toolDef
 	args   json.RawMessage
@@ -41,7 +42,7 @@ type leanCall struct {
 }
 
 // lean wraps the SDK's handler next with the lean path.
-func (s *Server) lean(next http.Handler) http.Handler {
+func (s *Server) lean(p *profile, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || !s.leanHeaders(r) {
 			next.ServeHTTP(w, r)
@@ -51,7 +52,7 @@ func (s *Server) lean(next http.Handler) http.Handler {
 		// its own 413.
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err == nil && len(body) <= maxBody {
-			if c, ok := s.parseLean(r.Header, body); ok {
+			if c, ok := s.parseLean(p, r.Header, body); ok {
 				s.leans.Add(1)
 				s.serveLean(w, r, c)
 				return
@@ -113,13 +114,13 @@ func isLoopback(hostport string) bool {
 
 // parseLean takes a body that is exactly one tools/call request of a lean
 // tool, with nothing the lean path does not understand.
-func (s *Server) parseLean(h http.Header, body []byte) (*leanCall, bool) {
+func (s *Server) parseLean(p *profile, h http.Header, body []byte) (*leanCall, bool) {
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(body, &msg) != nil || len(msg) != 4 ||
 		string(msg["jsonrpc"]) != `"2.0"` || string(msg["method"]) != `"tools/call"` {
 		return nil, false
 	}
-	c := &leanCall{modern: h.Get("Mcp-Protocol-Version") == modernVersion}
+	c := &leanCall{prof: p, modern: h.Get("Mcp-Protocol-Version") == modernVersion}
 	var ok bool
 	if c.id, ok = leanID(msg["id"]); !ok {
 		return nil, false
@@ -132,7 +133,7 @@ func (s *Server) parseLean(h http.Header, body []byte) (*leanCall, bool) {
 	if json.Unmarshal(params["name"], &name) != nil || !slices.Contains(leanTools, name) {
 		return nil, false
 	}
-	if c.tool, ok = s.tools[name]; !ok {
+	if c.tool, ok = p.tools[name]; !ok {
 		return nil, false
 	}
 	c.args = params["arguments"]
@@ -200,10 +201,10 @@ func modernMeta(raw json.RawMessage) bool {
 // resultType "complete".
 func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, c *leanCall) {
 	resp := &jsonrpc.Response{ID: c.id}
-	res, err := s.callTool(r.Context(), c.tool, c.args)
+	res, err := s.callTool(r.Context(), c.prof, c.tool, c.args)
 	if err == nil {
 		if c.modern {
-			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: s.impl}
+			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: c.prof.impl}
 		}
 		resp.Result, err = res.MarshalJSON()
 		if err == nil && c.modern {

@@ -16,7 +16,8 @@ import (
 type leanRequest struct {
 	as, body string
 	header   map[string]string
-	lean     bool // the lean path should serve it
+	lean     bool   // the lean path should serve it
+	path     string // the profile; "" is /mcp/
 }
 
 var escapedCursorRE = regexp.MustCompile(`(\\?"(?:cursor|latest_cursor)\\?": ?\\?")[A-Za-z0-9_-]+`)
@@ -80,12 +81,22 @@ func TestLeanPathSpeaksTheSDKsWire(t *testing.T) {
 				{as: "alice/planner", body: strings.Replace(toolCall("12", "send_message", `{"conversation_id":"CONV","body":"more"}`), `"params":{`, `"params":{"requestState":"x",`, 1), header: headers("send_message")},
 				{as: "alice/planner", body: toolCall("13", "send_message", `{"conversation_id":"CONV","body":"wrong name"}`), header: headers("check_inbox"), lean: era.meta == ""},
 				{as: "alice/planner", body: `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"send_message","arguments":{"conversation_id":"CONV","body":"no meta"}}}`, header: headers("send_message"), lean: era.meta == ""},
+				// The inbox profile's own send_message and check_inbox take
+				// the lean path too; a tool it does not have goes to the SDK.
+				{path: "/mcp/inbox/", as: "alice/planner", body: toolCall("15", "send_message", `{"threadId":"CONV","content":"inbox words"}`), header: headers("send_message"), lean: true},
+				{path: "/mcp/inbox/", as: "alice/planner", body: toolCall("16", "send_message", `{"threadId":"CONV","body":"the default's name"}`), header: headers("send_message"), lean: true},
+				{path: "/mcp/inbox/", as: "alice/reviewer", body: toolCall("17", "check_inbox", `{"limit":2}`), header: headers("check_inbox"), lean: true},
+				{path: "/mcp/inbox/", as: "alice/reviewer", body: toolCall("18", "wait_for_messages", `{"timeout_s":0}`), header: headers("wait_for_messages")},
 			}
 			for i, r := range reqs {
 				var answers [2]string
 				for k, ts := range servers {
 					before := ts.srv.LeanCalls()
-					resp, body := ts.post(t, context.Background(), "/mcp/", ts.tokens[r.as], strings.ReplaceAll(r.body, "CONV", conv[k]), r.header)
+					path := r.path
+					if path == "" {
+						path = "/mcp/"
+					}
+					resp, body := ts.post(t, context.Background(), path, ts.tokens[r.as], strings.ReplaceAll(r.body, "CONV", conv[k]), r.header)
 					if resp == nil {
 						t.Fatalf("request %d: no response", i)
 					}

@@ -143,12 +143,19 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// client connects a Go SDK MCP client as the named agent in one protocol era.
+// client connects a Go SDK MCP client to the default profile as the named
+// agent in one protocol era.
 func (ts *testServer) client(t *testing.T, name, era string) *mcp.ClientSession {
+	t.Helper()
+	return ts.clientAt(t, "/mcp/", name, era)
+}
+
+// clientAt is client for the profile at path.
+func (ts *testServer) clientAt(t *testing.T, path, name, era string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{
-		Endpoint:             ts.url + "/mcp/",
+		Endpoint:             ts.url + path,
 		HTTPClient:           &http.Client{Transport: bearer{ts.tokens[name], http.DefaultTransport}},
 		DisableStandaloneSSE: true,
 		MaxRetries:           -1,

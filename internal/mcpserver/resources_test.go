@@ -61,3 +61,39 @@ func TestResourceReadFailingInternally(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsResource: resources/list names each open conversation under
+// palaver://threads/{conversation_id}; reading one gives its latest
+// messages as lines, with no body, and marks nothing read (§10.4).
+func TestThreadsResource(t *testing.T) {
+	ts := newTestServer(t)
+	planner, reviewer := ts.client(t, "alice/planner", modern), ts.client(t, "alice/reviewer", modern)
+	conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
+	mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "the secret body of the plan", "summary": "Review the plan"})
+	list, err := reviewer.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range list.Resources {
+		found = found || r.URI == "palaver://threads/"+conv
+	}
+	if !found {
+		t.Fatalf("resources/list: %v, want palaver://threads/%s", list.Resources, conv)
+	}
+	res, err := reviewer.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "palaver://threads/" + conv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Contents[0].Text
+	if strings.Contains(text, "secret body") || !strings.Contains(text, "Review the plan") {
+		t.Fatalf("the thread resource: %s, want the summary and no body", text)
+	}
+	inbox := mustCall(t, reviewer, "check_inbox", nil)["messages"].([]any)
+	if len(inbox) != 1 || inbox[0].(map[string]any)["already_read"] != false {
+		t.Fatalf("after reading the resource the inbox is %v, want the message unread", inbox)
+	}
+	if _, err := ts.client(t, "bob/helper", modern).ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "palaver://threads/" + conv}); err == nil || !strings.Contains(err.Error(), "no conversation") {
+		t.Fatalf("bob's agent reading alice's thread resource: %v, want not found", err)
+	}
+}

@@ -6,8 +6,6 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -40,28 +37,24 @@ type Options struct {
 	Metrics prometheus.Registerer
 }
 
-// Server is the MCP face.
+// Server is the MCP face: its profiles, each at its own path.
 type Server struct {
-	hub     *hub.Hub
-	log     *slog.Logger
-	baseURL string
-	origins []string
-	tools   map[string]toolDef
-	mcp     *mcp.Server
-	impl    *mcp.Implementation // serverInfo
-	noLean  bool                // every call through the SDK (tests compare both paths)
-	leans   atomic.Int64        // calls the lean path served
-	calls   *prometheus.HistogramVec
-	version string // serverInfo.version: 2.<tool count>.<hash>
-	build   string // whoami.server_build
+	hub      *hub.Hub
+	log      *slog.Logger
+	baseURL  string
+	origins  []string
+	profiles []*profile   // the default profile first
+	noLean   bool         // every call through the SDK (tests compare both paths)
+	leans    atomic.Int64 // calls the lean path served
+	calls    *prometheus.HistogramVec
 }
 
-// New builds the MCP server and its tool list.
+// New builds the MCP server and its profiles.
 func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/"), origins: o.Origins, tools: map[string]toolDef{},
+	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/"), origins: o.Origins,
 		calls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "palaver_tool_calls_seconds",
 			Help:    "MCP tool calls by tool and outcome (ok, refused, error), and how long each took in the server.",
@@ -72,47 +65,13 @@ func New(o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	defs := s.defaultTools()
-	version, err := surfaceVersion(defs)
-	if err != nil {
-		return nil, err
-	}
-	s.version = version
-	s.build = buildName(version)
-	s.impl = &mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}
-	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
-		Instructions: instructions,
-		// The SDK logs every stateless request at info level; keep its
-		// warnings only.
-		Logger: quiet(o.Logger),
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{},
-			Resources: &mcp.ResourceCapabilities{},
-			Prompts:   &mcp.PromptCapabilities{},
-		},
-		SetCacheable: func(ctx context.Context, req mcp.Request, c *mcp.Cacheable) {
-			c.CacheScope = "private"
-			c.TTLMs = 60000
-			if _, ok := req.(*mcp.ReadResourceRequest); ok {
-				c.TTLMs = 0
-			}
-		},
-	})
-	for _, d := range defs {
-		s.tools[d.tool.Name] = d
-		s.mcp.AddTool(d.tool, s.toolHandler(d))
-	}
-	s.addResources()
-	s.addPrompts()
-	// Nothing is pushed outside a response (§10.1).
-	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "subscriptions/listen" {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: Palaver pushes nothing; wait with the wait_for_messages tool"}
-			}
-			return next(ctx, method, req)
+	for _, spec := range []profileSpec{s.defaultProfile(), s.inboxProfile()} {
+		p, err := s.newProfile(spec)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", spec.name, err)
 		}
-	})
+		s.profiles = append(s.profiles, p)
+	}
 	return s, nil
 }
 
@@ -130,23 +89,8 @@ func (h warnOnly) Enabled(ctx context.Context, level slog.Level) bool {
 // LeanCalls is how many tool calls the lean path has served (§17).
 func (s *Server) LeanCalls() int64 { return s.leans.Load() }
 
-// Version is serverInfo.version.
-func (s *Server) Version() string { return s.version }
-
-// surfaceVersion hashes everything a client sees of the tools (name, title,
-// description, schemas, annotations) and the server instructions (§10.1).
-func surfaceVersion(defs []toolDef) (string, error) {
-	h := sha256.New()
-	for _, d := range defs {
-		b, err := json.Marshal(d.tool)
-		if err != nil {
-			return "", fmt.Errorf("tool %s: %w", d.tool.Name, err)
-		}
-		h.Write(b)
-	}
-	h.Write([]byte(instructions))
-	return fmt.Sprintf("2.%d.%s", len(defs), hex.EncodeToString(h.Sum(nil))[:8]), nil
-}
+// Version is the default profile's serverInfo.version.
+func (s *Server) Version() string { return s.profiles[0].impl.Version }
 
 // buildName names the build: the surface version and the VCS revision when
 // the binary carries one.
@@ -165,23 +109,16 @@ func buildName(version string) string {
 	return "palaver " + version + " (" + rev + ")"
 }
 
-// toolHandler adapts a toolDef to the SDK.
-func (s *Server) toolHandler(d toolDef) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return s.callTool(ctx, d, req.Params.Arguments)
-	}
-}
-
 // callTool runs one tool call for the SDK and the lean path alike: it finds
 // the caller put in the context by the bearer middleware, checks the tool's
 // scope, runs the handler and maps its outcome — a value, a Refusal or an
 // error — to a result (§10.2). Each call is counted with its outcome and
 // time (§14).
-func (s *Server) callTool(ctx context.Context, d toolDef, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *Server) callTool(ctx context.Context, p *profile, d toolDef, args json.RawMessage) (*mcp.CallToolResult, error) {
 	start := time.Now()
 	outcome := "error"
 	defer func() { s.calls.WithLabelValues(d.tool.Name, outcome).Observe(time.Since(start).Seconds()) }()
-	c := &call{srv: s, tool: d.tool.Name, caller: callerFrom(ctx)}
+	c := &call{srv: s, prof: p, tool: d.tool.Name, caller: callerFrom(ctx)}
 	if c.caller == nil {
 		return c.toolError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
 	}

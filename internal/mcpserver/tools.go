@@ -21,6 +21,7 @@ import (
 // structured log line of a refusal or error should name.
 type call struct {
 	srv          *Server
+	prof         *profile
 	tool         string
 	caller       *hub.Caller
 	conversation string // set by handlers that act on one conversation
@@ -129,8 +130,11 @@ func decodeArgs(raw json.RawMessage, dst any, props []string) error {
 		if len(props) > 0 {
 			takes = strings.Join(props, ", ")
 		}
-		return &hub.Error{Kind: hub.KindInvalid, Code: "unknown_argument",
-			Msg: fmt.Sprintf("unknown argument %s: this tool takes %s (sender, provenance and authority are set by the server)", name, takes)}
+		msg := fmt.Sprintf("unknown argument %s: this tool takes %s", name, takes)
+		if slices.Contains([]string{`"sender"`, `"provenance"`, `"authority"`}, name) {
+			msg += " (sender, provenance and authority are set by the server)"
+		}
+		return &hub.Error{Kind: hub.KindInvalid, Code: "unknown_argument", Msg: msg}
 	}
 	return hub.Errorf(hub.KindInvalid, "arguments are not valid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
 }

@@ -58,20 +58,11 @@ type messageLine struct {
 	At             string     `json:"at"`
 }
 
-// summaryLine is the message's summary, or a preview of its body cut on a
-// character boundary when it has none.
-func summaryLine(m *hub.Message) string {
-	if m.Summary != "" {
-		return m.Summary
-	}
-	return hub.Preview(m.Body, hub.MaxSummary)
-}
-
 func lineOf(m *hub.Message) messageLine {
 	return messageLine{
 		MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
 		Sender:  senderView{Handle: m.SenderHandle, Kind: m.SenderKind, Instance: m.SenderInstance},
-		Summary: summaryLine(m), At: timeText(m.CreatedAt),
+		Summary: m.SummaryLine(), At: timeText(m.CreatedAt),
 	}
 }
 
