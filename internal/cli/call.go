@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/palaverhq/palaver/internal/hub"
@@ -32,8 +35,11 @@ func readClientEnv(e *env) (clientEnv, error) {
 	if c.url == "" {
 		c.url = "http://127.0.0.1:8420/mcp/"
 	}
-	if c.token == "" {
+	switch {
+	case c.token == "":
 		return c, errors.New("PALAVER_TOKEN is not set: mint one with `palaver token mint --user OWNER --agent SLUG` and export PALAVER_TOKEN=plv_…")
+	case strings.HasPrefix(c.token, "plu_"):
+		return c, errors.New("PALAVER_TOKEN holds a person's API token (plu_…), which is for the REST API; call and wait speak as an agent: mint an agent token with `palaver token mint --user OWNER --agent SLUG`")
 	}
 	return c, nil
 }
@@ -86,6 +92,8 @@ func clientErr(ce clientEnv, err error) error {
 		return fmt.Errorf("the server at %s refused the token in PALAVER_TOKEN (401); mint a new one with `palaver token mint`", ce.url)
 	case strings.Contains(msg, "unknown tool"):
 		return errors.New("unknown tool; list the tools with `palaver tools`")
+	case strings.Contains(msg, "Not Found"):
+		return fmt.Errorf("nothing answers MCP at %s (404): PALAVER_URL must be the server's MCP endpoint, like http://127.0.0.1:8420/mcp/", ce.url)
 	}
 	return fmt.Errorf("talking to %s: %w", ce.url, err)
 }
@@ -131,7 +139,7 @@ func resultJSON(r *mcp.CallToolResult) []byte {
 // runCall: palaver call TOOL ['JSON'] prints the result's JSON; a tool error
 // is printed the same way and exits 1.
 func runCall(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "call", "call TOOL ['{\"arg\": …}']   (env PALAVER_URL, PALAVER_TOKEN, PALAVER_INSTANCE)")
+	fs := newFlags(e, "call", "call TOOL ['{\"arg\": …}' | - | @FILE]   (env PALAVER_URL, PALAVER_TOKEN, PALAVER_INSTANCE; - reads the JSON from stdin, @FILE from a file)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -142,7 +150,18 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	}
 	toolArgs := map[string]any{}
 	if len(pos) == 2 && strings.TrimSpace(pos[1]) != "" {
-		dec := json.NewDecoder(bytes.NewReader([]byte(pos[1])))
+		raw := []byte(pos[1])
+		switch {
+		case pos[1] == "-":
+			if raw, err = io.ReadAll(e.stdin); err != nil {
+				return fmt.Errorf("reading the arguments from stdin: %w", err)
+			}
+		case strings.HasPrefix(pos[1], "@"):
+			if raw, err = os.ReadFile(pos[1][1:]); err != nil {
+				return fmt.Errorf("reading the arguments: %w", err)
+			}
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&toolArgs); err != nil {
 			return fmt.Errorf("the arguments must be one JSON object, like '{\"limit\": 5}': %v", err)
@@ -192,8 +211,9 @@ func runTools(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	for _, t := range tools.Tools {
-		fmt.Fprintf(e.stdout, "%-20s %s\n", t.Name, t.Title)
+		fmt.Fprintf(tw, "%s\t%s\n", t.Name, t.Title)
 	}
-	return nil
+	return tw.Flush()
 }

@@ -37,9 +37,9 @@ func commands() []command {
 		{"serve", "run the server", runServe},
 		{"user", "create people: user create HANDLE [--name NAME]", runUser},
 		{"agent", "create, list and archive agents", runAgent},
-		{"token", "mint, list and revoke agent tokens", runToken},
+		{"token", "mint, list and revoke agents' tokens and people's API tokens", runToken},
 		{"conversation", "close, resume, or post into a conversation as a person", runConversation},
-		{"approvals", "list and decide held messages, questions, grant requests and inbound asks", runApprovals},
+		{"approvals", "list and decide what waits for a person: held messages, questions, grant, project and contact requests, inbound asks", runApprovals},
 		{"contact", "contact requests between people: request, approve, reject, cancel, list", runContact},
 		{"project", "projects: create, list, show, update, archive; members and agents", runProject},
 		{"grant", "set what an agent may reach of a contact", runGrant},
@@ -103,7 +103,7 @@ func message(err error) string {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "palaver — a message hub for AI agents and the people who own them\n\nUsage: palaver COMMAND [flags]\n\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.usage)
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.usage)
 	}
 	fmt.Fprintln(w, "\nRun palaver COMMAND --help for a command's flags.")
 }
@@ -113,8 +113,13 @@ func newFlags(e *env, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("palaver "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "Usage: palaver %s\n\nFlags:\n", usage)
-		fs.PrintDefaults()
+		fmt.Fprintf(e.stderr, "Usage: palaver %s\n", usage)
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(e.stderr, "\nFlags:\n")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
 }

@@ -73,11 +73,11 @@ func projectShow(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(tw, "member\t%s\t%s\n", m.Handle, oneLine(m.Name))
 		}
 		for _, ag := range d.Agents {
-			review := ""
+			line := ag.Access
 			if ag.Review {
-				review = "review"
+				line += " review"
 			}
-			fmt.Fprintf(tw, "agent\t%s\t%s %s\n", ag.Handle, ag.Access, review)
+			fmt.Fprintf(tw, "agent\t%s\t%s\n", ag.Handle, line)
 		}
 		for _, t := range d.Threads {
 			fmt.Fprintf(tw, "thread\t%s\t%s (%d messages)\n", t.ID, oneLine(t.Title), t.LastSeq)
@@ -110,10 +110,10 @@ func projectUpdate(ctx context.Context, e *env, args []string) error {
 				up.Description = &description
 			}
 			if set["cap"] {
-				if agentCap == "none" {
-					agentCap = ""
-				}
 				up.AgentCap = &agentCap
+			}
+			if len(set) == 0 {
+				return fmt.Errorf("nothing to change: give --name, --description or --cap")
 			}
 			p, err := a.hub.UpdateProject(ctx, u, a.pos[0], up)
 			if err != nil {

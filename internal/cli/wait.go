@@ -28,6 +28,9 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	if err := wantArgs(fs, pos, 0); err != nil {
 		return err
 	}
+	if *timeout < 0 || *timeout > maxWait {
+		return fmt.Errorf("--timeout %d: give 0 to %d seconds", *timeout, maxWait)
+	}
 	s, ce, err := dial(ctx, e)
 	if err != nil {
 		return err
