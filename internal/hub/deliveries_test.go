@@ -190,6 +190,9 @@ func TestProcessingLifecycle(t *testing.T) {
 	if got := state(); got != "third:processing/1 stuck=true second:waiting/0 stuck=false" {
 		t.Fatalf("after StuckAfter: %s, want the stuck attempt first", got)
 	}
+	if in, err := w.hub.Inbox(ctx, w.reviewer, 1, ""); err != nil || len(in.Items) != 1 || in.Items[0].Message.ID != third.ID || in.Total != 2 {
+		t.Fatalf("a page of one: %+v, %v; want the stuck attempt, of 2", in, err)
+	}
 	if _, err := w.hub.Acknowledge(ctx, w.reviewer, third.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,13 @@ func (d queries) Delivery(ctx context.Context, agentID, messageID string) (*hub.
 	return &dl, nil
 }
 
-func (d queries) Inbox(ctx context.Context, agentID string, f hub.SessionFilter, limit int) ([]hub.InboxItem, int, error) {
+// inboxSQL is the inbox's two statements (§5): how many wait, and the
+// rows — stuck attempts first (oldest first, through their own index),
+// then every waiting delivery in order, in one statement. Each has a form
+// for the agent and one for a named session.
+type inboxSQL struct{ count, rows string }
+
+var inboxQueries = func() [2]inboxSQL {
 	// Each waiting delivery looks up its conversation: the cost follows the
 	// inbox, not how many conversations there are. Without a session the
 	// count needs neither the message nor its hold.
@@ -49,49 +55,55 @@ func (d queries) Inbox(ctx context.Context, agentID string, f hub.SessionFilter,
 	from := waiting + ` JOIN messages m ON m.id = d.message_id
 		LEFT JOIN holds h ON h.agent_id = d.agent_id AND h.conversation_id = d.conversation_id
 		LEFT JOIN instances hi ON hi.agent_id = h.agent_id AND hi.name = h.instance` + where
-	count := waiting + where
-	args := []any{agentID}
-	if f.Instance != "" {
-		from += ` AND (m.to_instance = ? OR (m.to_instance = '' AND
+	session := ` AND (m.to_instance = ? OR (m.to_instance = '' AND
 			(h.instance IS NULL OR h.instance = ? OR hi.last_seen_at IS NULL OR hi.last_seen_at <= ?)))`
-		count = from
-		args = append(args, f.Instance, f.Instance, ms(f.LiveSince))
+	rows := func(from string) string {
+		sel := `, ` + deliveryCols + `, CASE WHEN hi.last_seen_at > ? THEN h.instance ELSE '' END, ` + msgCols("m") + from
+		return `SELECT * FROM (SELECT 0 AS part, d.started_at AS k, d.id AS i` + sel + ` AND d.state = 'processing' AND d.started_at <= ? ORDER BY d.started_at, d.id LIMIT ?) AS stuck
+			UNION ALL SELECT * FROM (SELECT 1, 0, d.id` + sel + ` ORDER BY d.id LIMIT ?) AS waiting
+			ORDER BY part, k, i`
+	}
+	return [2]inboxSQL{
+		{count: `SELECT COUNT(*)` + waiting + where, rows: rows(from)},
+		{count: `SELECT COUNT(*)` + from + session, rows: rows(from + session)},
+	}
+}()
+
+func (d queries) Inbox(ctx context.Context, agentID string, f hub.SessionFilter, limit int) ([]hub.InboxItem, int, error) {
+	q, args := inboxQueries[0], []any{agentID}
+	if f.Instance != "" {
+		q, args = inboxQueries[1], []any{agentID, f.Instance, f.Instance, ms(f.LiveSince)}
 	}
 	var total int
-	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*)`+count, args...).Scan(&total); err != nil {
+	if err := d.q.QueryRowContext(ctx, q.count, args...).Scan(&total); err != nil {
 		return nil, 0, dbErr("inbox count", err)
 	}
 	if total == 0 {
 		return nil, 0, nil
 	}
-	heldBy := `CASE WHEN hi.last_seen_at > ? THEN h.instance ELSE '' END`
+	part := append([]any{ms(f.LiveSince)}, args...)
 	scan := func(row scanner) (hub.InboxItem, error) {
 		var it hub.InboxItem
 		var dd deliveryDest
 		var msg scanTail
-		err := row.Scan(append(append(dd.dest(), &it.HeldBy), msg.dest()...)...)
+		var part, k, i int64
+		err := row.Scan(append(append(append([]any{&part, &k, &i}, dd.dest()...), &it.HeldBy), msg.dest()...)...)
 		it.Delivery, it.Message = dd.done(), msg.message()
 		return it, err
 	}
-	selectRows := `SELECT ` + deliveryCols + ", " + heldBy + ", " + msgCols("m") + from
-	// Stuck attempts come back first (§5), oldest first; they are few, and
-	// found through their own index.
-	stuck, err := queryAll(ctx, d.q, "inbox stuck", scan, selectRows+` AND d.state = 'processing' AND d.started_at <= ? ORDER BY d.started_at, d.id LIMIT ?`,
-		append(append(append([]any{ms(f.LiveSince)}, args...), ms(f.StuckSince)), limit)...)
+	// The statement gives the first limit stuck rows, then the first limit
+	// waiting ones, where a stuck row comes again: each repeat stands for
+	// one waiting row, so the page still fills.
+	all := append(append(append(slices.Clip(part), ms(f.StuckSince), limit), part...), limit)
+	rows, err := queryAll(ctx, d.q, "inbox", scan, q.rows, all...)
 	if err != nil {
 		return nil, 0, err
 	}
-	rest, err := queryAll(ctx, d.q, "inbox", scan, selectRows+` ORDER BY d.id LIMIT ?`,
-		append(append([]any{ms(f.LiveSince)}, args...), limit+len(stuck))...)
-	if err != nil {
-		return nil, 0, err
-	}
-	items := stuck
-	for _, it := range rest {
-		if len(items) == limit {
-			break
-		}
-		if !slices.ContainsFunc(stuck, func(s hub.InboxItem) bool { return s.Delivery.MessageID == it.Delivery.MessageID }) {
+	items := rows[:0]
+	seen := make(map[string]bool, len(rows))
+	for _, it := range rows {
+		if !seen[it.Delivery.MessageID] && len(items) < limit {
+			seen[it.Delivery.MessageID] = true
 			items = append(items, it)
 		}
 	}
