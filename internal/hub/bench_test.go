@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -96,21 +97,26 @@ func BenchmarkSendToWake(b *testing.B) {
 		b.Fatal(err)
 	}
 	heard := make(chan struct{})
-	stop := make(chan struct{})
-	defer close(stop)
+	// The waiter ends, and is waited for, before the store closes.
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	defer func() { cancel(); <-done }()
 	go func() {
+		defer close(done)
 		cursor := latest
 		for {
-			r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: 5 * time.Second})
+			r, err := w.hub.Wait(wctx, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: 5 * time.Second})
 			if err != nil {
-				b.Error(err)
+				if wctx.Err() == nil {
+					b.Error(err)
+				}
 				return
 			}
 			cursor = r.Cursor
 			for range r.Events {
 				select {
 				case heard <- struct{}{}:
-				case <-stop:
+				case <-wctx.Done():
 					return
 				}
 			}
