@@ -101,6 +101,7 @@ type Hub struct {
 	touched   map[string]time.Time               // token id → last recorded use
 	seen      map[string]time.Time               // agent id/instance → last recorded sighting
 	stop      chan struct{}                      // closed by Shutdown: waits return timed_out
+	signins   throttle                           // sign-in attempts per account and per address
 	rechecked int64                              // the newest event id Recheck has looked at
 }
 

@@ -22,6 +22,8 @@ const (
 	IDRequest      = "pr"
 	IDItem         = "item"
 	IDImage        = "img"
+	IDLogin        = "lgn"
+	IDInvite       = "inv"
 )
 
 // idKind is the kind of an id: its prefix ("" for a string with none).

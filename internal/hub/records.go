@@ -13,7 +13,30 @@ type User struct {
 	ID        string // usr_…
 	Handle    string // 2–39 of [a-z0-9-], starting with [a-z0-9]
 	Name      string // display name, a label only
+	Admin     bool   // may set how people join, and invite them (§11.1)
 	CreatedAt time.Time
+}
+
+// Login is a person signed in to the dashboard from one browser (§11.1):
+// the cookie holds its secret, the store only its hash.
+type Login struct {
+	ID         string // lgn_…
+	Hash       []byte
+	UserID     string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	LastSeenAt time.Time
+}
+
+// Invite is a one-time link to make an account (§11.1).
+type Invite struct {
+	ID        string // inv_…
+	Hash      []byte
+	CreatedBy string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    time.Time
+	UsedBy    string
 }
 
 // Agent modes (§1).

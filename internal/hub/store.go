@@ -25,6 +25,13 @@ type Reader interface {
 
 	UserByID(ctx context.Context, id string) (*User, error)
 	UserByHandle(ctx context.Context, handle string) (*User, error)
+	// Users lists every person, oldest first.
+	Users(ctx context.Context) ([]*User, error)
+	// PasswordHash is the person's password hash ("" when none is set).
+	PasswordHash(ctx context.Context, userID string) (string, error)
+	// LoginByHash finds a dashboard sign-in by its secret's hash.
+	LoginByHash(ctx context.Context, hash []byte) (*Login, error)
+	InviteByHash(ctx context.Context, hash []byte) (*Invite, error)
 	AgentByID(ctx context.Context, id string) (*Agent, error)
 	AgentByHandle(ctx context.Context, owner, slug string) (*Agent, error)
 	// Agents lists the owner's agents (all owners when ownerID is ""), oldest
@@ -163,7 +170,21 @@ type Tx interface {
 	Reader
 	SetMeta(ctx context.Context, key, value string) error
 
+	// LockUsers holds off other new people until the transaction ends, so
+	// only the first is the admin (a no-op where one writer commits
+	// everything).
+	LockUsers(ctx context.Context) error
 	InsertUser(ctx context.Context, u *User) error
+	SetPasswordHash(ctx context.Context, userID, hash string) error
+	InsertLogin(ctx context.Context, l *Login) error
+	// TouchLogin records a sign-in's last use.
+	TouchLogin(ctx context.Context, id string, at time.Time) error
+	DeleteLogin(ctx context.Context, id string) error
+	// DeleteLogins ends every sign-in of the person (a new password).
+	DeleteLogins(ctx context.Context, userID string) error
+	InsertInvite(ctx context.Context, inv *Invite) error
+	// UseInvite marks an unused invite used; ErrNoRows when it was used.
+	UseInvite(ctx context.Context, id, userID string, at time.Time) error
 	InsertAgent(ctx context.Context, a *Agent) error
 	// SetAgentArchived archives (at non-zero) or restores (at zero) an agent.
 	SetAgentArchived(ctx context.Context, agentID string, at time.Time) error

@@ -3,12 +3,26 @@ package hub
 import (
 	"context"
 	"errors"
+	"strings"
 )
 
 // People (DESIGN.md §1): created by an admin, found by handle.
 
-// CreateUser adds a person (§1). name is a display label.
+// CreateUser adds a person (§1), with no password (palaver user create);
+// name is a display label. The first person ever is the admin.
 func (h *Hub) CreateUser(ctx context.Context, handle, name string) (*User, error) {
+	u, err := h.newUser(handle, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, insertUser(ctx, tx, u) }); err != nil {
+		return nil, userErr(err, u)
+	}
+	return u, nil
+}
+
+// newUser checks a new person's handle and name.
+func (h *Hub) newUser(handle, name string) (*User, error) {
 	owner, slug, err := ParseHandle(handle)
 	if err != nil {
 		return nil, err
@@ -16,18 +30,31 @@ func (h *Hub) CreateUser(ctx context.Context, handle, name string) (*User, error
 	if slug != "" {
 		return nil, invalid("", "a person's handle has no slash: %q", handle)
 	}
-	if name, err = checkText("name", name, 0, MaxTitle); err != nil {
+	if name, err = checkText("name", strings.TrimSpace(name), 0, MaxTitle); err != nil {
 		return nil, err
 	}
-	u := &User{ID: NewID(IDUser, h.now()), Handle: owner, Name: name, CreatedAt: h.now()}
-	err = h.store.Update(ctx, func(tx Tx) error { return tx.InsertUser(ctx, u) })
-	if errors.Is(err, ErrDuplicate) {
-		return nil, &Error{Kind: KindConflict, Msg: "the handle " + owner + " is taken; choose another"}
+	return &User{ID: NewID(IDUser, h.now()), Handle: owner, Name: name, CreatedAt: h.now()}, nil
+}
+
+// insertUser stores a new person; the first one ever is the admin.
+func insertUser(ctx context.Context, tx Tx, u *User) error {
+	if err := tx.LockUsers(ctx); err != nil {
+		return err
 	}
+	us, err := tx.Users(ctx)
 	if err != nil {
-		return nil, AsError(err)
+		return err
 	}
-	return u, nil
+	u.Admin = len(us) == 0
+	return tx.InsertUser(ctx, u)
+}
+
+// userErr says a taken handle is taken.
+func userErr(err error, u *User) error {
+	if errors.Is(err, ErrDuplicate) {
+		return &Error{Kind: KindConflict, Msg: "the handle " + u.Handle + " is taken; choose another"}
+	}
+	return err
 }
 
 // User returns a person by handle.

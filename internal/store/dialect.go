@@ -29,9 +29,11 @@ type dialect struct {
 	// LastInsertId (SQLite, one writer); otherwise the ids come back by
 	// RETURNING.
 	consecutiveIDs bool
-	// lockConversation and lockProject lock a row for the transaction.
+	// lockConversation and lockProject lock a row for the transaction,
+	// lockUsers the people's table against new rows.
 	lockConversation string
 	lockProject      string
+	lockUsers        string
 	// latestEvent selects the highest event id ever committed.
 	latestEvent string
 	// retryable reports an error after which the whole transaction may be

@@ -19,6 +19,7 @@ var postgresDialect = &dialect{
 	eventLock:        `SELECT pg_advisory_xact_lock(7420002)`,
 	lockConversation: `SELECT id FROM conversations WHERE id = ? FOR UPDATE`,
 	lockProject:      `SELECT id FROM projects WHERE id = ? FOR UPDATE`,
+	lockUsers:        `LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`,
 	// Only committed rows are seen; after pruning everything, the
 	// recorded high-water mark stands in.
 	latestEvent: `SELECT GREATEST(COALESCE((SELECT MAX(id) FROM events), 0),

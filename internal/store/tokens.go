@@ -51,9 +51,9 @@ func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub
 		uCreated                               sql.NullInt64
 	)
 	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
-			a.id, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at, u.id, u.handle, u.name, u.created_at
+			a.id, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at, u.id, u.handle, u.name, u.admin, u.created_at
 		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
-		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aDescription, &aGoal, &aMode, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &uCreated)...)
+		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aDescription, &aGoal, &aMode, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &u.Admin, &uCreated)...)
 	if err != nil {
 		return nil, nil, nil, dbErr("token by hash", err)
 	}
@@ -86,4 +86,8 @@ func (d queries) RevokeToken(ctx context.Context, id string, at time.Time) error
 
 func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error {
 	return d.exec(ctx, "touch token", `UPDATE tokens SET last_used_at = ? WHERE id = ?`, ms(at), id)
+}
+
+func (d queries) RevokeAgentTokens(ctx context.Context, agentID string, at time.Time) error {
+	return d.exec(ctx, "revoke agent tokens", `UPDATE tokens SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL`, ms(at), agentID)
 }

@@ -1,0 +1,192 @@
+package hub_test
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+// emptyHub is a hub on a new store with nobody in it yet.
+func emptyHub(t *testing.T) (*hub.Hub, *clock) {
+	t.Helper()
+	c := &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Clock: c, Logger: slog.New(slog.DiscardHandler), Settings: hub.DefaultSettings()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, c
+}
+
+// TestSetupMakesTheOneAdmin: first-run setup makes the admin; once anyone
+// exists it is refused and changes nothing; people made later are not
+// admins. Setups racing each other make one account.
+func TestSetupMakesTheOneAdmin(t *testing.T) {
+	h, _ := emptyHub(t)
+	if need, err := h.NeedsSetup(ctx); err != nil || !need {
+		t.Fatalf("a new server needs setup: %v, %v", need, err)
+	}
+	if _, err := h.Setup(ctx, "alice", "Alice", "short"); code(err) != "weak_password" {
+		t.Fatalf("a short password: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = h.Setup(ctx, fmt.Sprintf("first%d", i), "", "correct horse battery") })
+	}
+	wg.Wait()
+	made := 0
+	for _, err := range errs {
+		if err == nil {
+			made++
+		} else if code(err) != "set_up" {
+			t.Fatalf("a setup that lost the race: %v, want set_up", err)
+		}
+	}
+	us, err := h.Users(ctx)
+	if err != nil || made != 1 || len(us) != 1 || !us[0].Admin {
+		t.Fatalf("racing setups made %d, people %+v (%v); want one admin", made, us, err)
+	}
+	if _, err := h.Setup(ctx, "mallory", "", "correct horse battery"); code(err) != "set_up" {
+		t.Fatalf("setup once set up: %v", err)
+	}
+	bob, err := h.CreateUser(ctx, "bob", "")
+	if err != nil || bob.Admin {
+		t.Fatalf("a second person: %+v, %v; want no admin", bob, err)
+	}
+	if us, _ := h.Users(ctx); len(us) != 2 {
+		t.Fatalf("people: %+v, want the admin and bob", us)
+	}
+}
+
+// TestSignUpByInvitation: invitation only by default; an invitation works
+// once and not after it expires; open sign-up needs none; only the admin
+// changes the mode or invites.
+func TestSignUpByInvitation(t *testing.T) {
+	h, c := emptyHub(t)
+	admin, err := h.Setup(ctx, "alice", "", "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SignUp(ctx, "bob", "", "correct horse battery", ""); code(err) != "invite_only" {
+		t.Fatalf("sign-up without an invitation: %v", err)
+	}
+	_, link, err := h.CreateInvite(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SignUp(ctx, "bob", "", "short", link); code(err) != "weak_password" {
+		t.Fatalf("a weak password with an invitation: %v", err)
+	}
+	if _, err := h.SignUp(ctx, "alice", "", "correct horse battery", link); err == nil {
+		t.Fatal("a taken handle was given out")
+	}
+	bob, err := h.SignUp(ctx, "bob", "", "correct horse battery", link)
+	if err != nil || bob.Admin {
+		t.Fatalf("sign-up with an invitation: %+v, %v", bob, err)
+	}
+	if _, err := h.SignUp(ctx, "carol", "", "correct horse battery", link); code(err) != "bad_invite" {
+		t.Fatalf("an invitation used twice: %v", err)
+	}
+	if _, _, err := h.CreateInvite(ctx, bob); code(err) != "forbidden" {
+		t.Fatalf("a person who is not the admin invites: %v", err)
+	}
+	_, late, err := h.CreateInvite(ctx, nil) // the command line
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(hub.InviteLifetime)
+	if _, err := h.SignUp(ctx, "carol", "", "correct horse battery", late); code(err) != "bad_invite" {
+		t.Fatalf("an expired invitation: %v", err)
+	}
+	if err := h.SetSignupMode(ctx, bob, hub.SignupOpen); code(err) != "forbidden" {
+		t.Fatalf("bob opens sign-up: %v", err)
+	}
+	if err := h.SetSignupMode(ctx, admin, "everyone"); code(err) != "invalid_argument" {
+		t.Fatalf("an unknown mode: %v", err)
+	}
+	if err := h.SetSignupMode(ctx, admin, hub.SignupOpen); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SignUp(ctx, "carol", "", "correct horse battery", ""); err != nil {
+		t.Fatalf("open sign-up: %v", err)
+	}
+}
+
+// TestSignInThrottledAndEnding: a wrong handle and a wrong password get the
+// same answer; attempts are throttled per account (from any address) and
+// per address (for any account) until time passes; a sign-in lasts
+// LoginLifetime, ends at sign-out, and a new password ends them all.
+func TestSignInThrottledAndEnding(t *testing.T) {
+	h, c := emptyHub(t)
+	if _, err := h.Setup(ctx, "alice", "", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.CreateUser(ctx, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := h.SignIn(ctx, "bob", "anything at all", "10.0.0.9"); code(err) != "no_password" {
+		t.Fatalf("a person without a password: %v", err)
+	}
+	_, _, wrong := h.SignIn(ctx, "alice", "not the password", "10.0.0.1")
+	_, _, nobody := h.SignIn(ctx, "nobody", "not the password", "10.0.0.2")
+	if code(wrong) != "bad_credentials" || wrong.Error() != nobody.Error() {
+		t.Fatalf("a wrong password %v and an unknown handle %v differ", wrong, nobody)
+	}
+	for i := range 4 { // five wrong for alice, each from its own address
+		if _, _, err := h.SignIn(ctx, "alice", "not the password", fmt.Sprintf("10.0.1.%d", i)); code(err) != "bad_credentials" {
+			t.Fatalf("attempt %d: %v", i+2, err)
+		}
+	}
+	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.2.1"); code(err) != "throttled" {
+		t.Fatalf("the right password after five wrong: %v, want throttled", err)
+	}
+	for i := range 5 { // five from one address, each for another handle
+		h.SignIn(ctx, fmt.Sprintf("guess%d", i), "not the password", "10.0.3.1")
+	}
+	if _, _, err := h.SignIn(ctx, "bob", "anything at all", "10.0.3.1"); code(err) != "throttled" {
+		t.Fatalf("a sixth attempt from one address: %v, want throttled", err)
+	}
+	c.Advance(time.Minute)
+	u, secret, err := h.SignIn(ctx, "  Alice ", "correct horse battery", "10.0.2.1")
+	if err != nil || u.Handle != "alice" || !u.Admin {
+		t.Fatalf("a minute later: %+v, %v", u, err)
+	}
+	if got, err := h.SignedIn(ctx, secret); err != nil || got.ID != u.ID {
+		t.Fatalf("signed in: %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "pls_", secret + "x", "plu_" + secret[4:]} {
+		if _, err := h.SignedIn(ctx, bad); code(err) != "unauthenticated" {
+			t.Fatalf("signed in with %q: %v", bad, err)
+		}
+	}
+	c.Advance(hub.LoginLifetime)
+	if _, err := h.SignedIn(ctx, secret); code(err) != "unauthenticated" {
+		t.Fatalf("after LoginLifetime: %v", err)
+	}
+	_, one, _ := h.SignIn(ctx, "alice", "correct horse battery", "10.0.2.1")
+	_, two, _ := h.SignIn(ctx, "alice", "correct horse battery", "10.0.2.2")
+	if err := h.SignOut(ctx, one); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SignedIn(ctx, one); code(err) != "unauthenticated" {
+		t.Fatalf("after sign-out: %v", err)
+	}
+	if _, err := h.SignedIn(ctx, two); err != nil {
+		t.Fatalf("the other sign-in ended with the first: %v", err)
+	}
+	if err := h.SetPassword(ctx, "alice", "a new horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SignedIn(ctx, two); code(err) != "unauthenticated" {
+		t.Fatalf("a sign-in outlived a new password: %v", err)
+	}
+	if _, _, err := h.SignIn(ctx, "alice", "a new horse battery", "10.0.2.3"); err != nil {
+		t.Fatalf("the new password: %v", err)
+	}
+}
