@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 )
 
 // Agents (§1): created for an owner, archived by it, in one of three modes.
@@ -102,9 +103,25 @@ func (h *Hub) Agents(ctx context.Context, ownerHandle string, includeArchived bo
 	return as, nil
 }
 
-// ArchiveAgent archives an agent (§1): its tokens fail from the next request
-// on, it leaves every recipient list and is listed nowhere. Archiving an
-// archived agent is not an error.
+// UnarchiveAgent brings an archived agent back (§1): listed and reachable
+// again, in its conversations again; its old credentials stay dead (mint
+// new ones). Restoring an agent that is not archived is not an error.
+func (h *Hub) UnarchiveAgent(ctx context.Context, handle string) (*Agent, error) {
+	a, err := h.Agent(ctx, handle)
+	if err != nil || !a.Archived() {
+		return a, err
+	}
+	a.ArchivedAt = time.Time{}
+	if err := h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.SetAgentArchived(ctx, a.ID, time.Time{}) }); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ArchiveAgent archives an agent (§1): its tokens are revoked, so they fail
+// from the next request on and stay dead if it comes back; it leaves every
+// recipient list and is listed nowhere. Archiving an archived agent is not
+// an error.
 func (h *Hub) ArchiveAgent(ctx context.Context, handle string) (*Agent, error) {
 	a, err := h.Agent(ctx, handle)
 	if err != nil {
@@ -114,8 +131,14 @@ func (h *Hub) ArchiveAgent(ctx context.Context, handle string) (*Agent, error) {
 		return a, nil
 	}
 	a.ArchivedAt = h.now()
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetAgentArchived(ctx, a.ID, a.ArchivedAt) }); err != nil {
-		return nil, AsError(err)
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.SetAgentArchived(ctx, a.ID, a.ArchivedAt); err != nil {
+			return nil, err
+		}
+		return nil, tx.RevokeAgentTokens(ctx, a.ID, a.ArchivedAt)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return a, nil
 }

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -79,16 +81,29 @@ func (h *Hub) loopBrake(ctx context.Context, tx Tx, conv *Conversation, c *Calle
 
 // countTurn records an agent's message in the conversation's turn count
 // (voice = agent) and pauses the conversation at PauseTurns (§7 paused).
-func (h *Hub) countTurn(ctx context.Context, tx Tx, conv *Conversation, agentID string, now time.Time) error {
+// A pause is told to the people concerned — those taking part and the
+// owners of the agents that do — with conversation.paused.
+func (h *Hub) countTurn(ctx context.Context, tx Tx, v *ConversationView, agentID string, now time.Time) ([]*Event, error) {
+	conv := v.Conversation
 	if conv.LastVoice == agentID {
-		return nil
+		return nil, nil
 	}
 	conv.AgentTurns++
 	conv.LastVoice = agentID
+	var events []*Event
 	if conv.AgentTurns >= h.settings.PauseTurns {
-		conv.PausedAt, conv.PausedReason = now, "paused"
+		conv.PausedAt = now
+		conv.PausedReason = fmt.Sprintf("agents traded %d turns with no person taking part; a person writing in it or pressing Resume lifts the pause", conv.AgentTurns)
+		data, _ := json.Marshal(map[string]any{"turns": conv.AgentTurns, "reason": conv.PausedReason})
+		told := map[string]bool{}
+		for _, p := range v.Participants {
+			if !told[p.OwnerID] {
+				told[p.OwnerID] = true
+				events = append(events, &Event{RecipientID: p.OwnerID, Type: EventConversationPaused, ConversationID: conv.ID, Data: data, CreatedAt: now})
+			}
+		}
 	}
-	return tx.SetBrakeState(ctx, conv)
+	return events, tx.SetBrakeState(ctx, conv)
 }
 
 // personTookPart starts the brakes' counts again and lifts a pause, telling

@@ -37,6 +37,7 @@ func (w *world) owner(t *testing.T) *hub.User {
 func TestPausedBrake(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer", "alice")
+	heard, _ := w.hub.LatestCursor(ctx)
 	// 50 turns between the two agents are sent; the 50th pauses the
 	// conversation for every agent.
 	for i := range 50 {
@@ -50,6 +51,26 @@ func TestPausedBrake(t *testing.T) {
 			t.Fatalf("%s after 50 turns: %q, want paused", c.Agent.Handle(), word)
 		}
 	}
+	// The listings show it paused with its reason, and its people hear it
+	// once — alice takes part and owns both agents.
+	ls, err := w.hub.ListConversations(ctx, w.planner, 0)
+	if err != nil || len(ls) != 1 || ls[0].Conversation.State() != hub.StatusPaused || !strings.HasPrefix(ls[0].Conversation.PausedReason, "agents traded 50 turns") {
+		t.Fatalf("listed: %+v, %v; want paused with its reason", ls, err)
+	}
+	page, err := w.hub.PersonConversations(ctx, w.owner(t), "", 0)
+	if err != nil || len(page.Conversations) != 1 || page.Conversations[0].Conversation.State() != hub.StatusPaused {
+		t.Fatalf("alice's conversations: %+v, %v; want it paused", page, err)
+	}
+	told, err := w.hub.WaitPerson(ctx, w.owner(t), heard, 0)
+	var pauses []string
+	for _, e := range told.Events {
+		if e.Type == hub.EventConversationPaused {
+			pauses = append(pauses, e.ConversationID)
+		}
+	}
+	if err != nil || len(pauses) != 1 || pauses[0] != conv {
+		t.Fatalf("alice heard pauses %v (%v); want one for %s", pauses, err, conv)
+	}
 	// Resume lifts it and tells the agents.
 	cursor, _ := w.hub.LatestCursor(ctx)
 	if _, err := w.hub.Resume(ctx, w.owner(t), conv); err != nil {
@@ -58,6 +79,9 @@ func TestPausedBrake(t *testing.T) {
 	r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: cursor})
 	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventConversationResume {
 		t.Fatalf("after Resume: %+v, %v; want conversation.resumed", r, err)
+	}
+	if ls, _ := w.hub.ListConversations(ctx, w.planner, 0); ls[0].Conversation.State() != hub.StatusOpen {
+		t.Fatalf("after Resume it reads %s", ls[0].Conversation.State())
 	}
 	if word := sendAs(t, w, w.planner, conv, "back at it", ""); word != "" {
 		t.Fatalf("after Resume: %q", word)

@@ -305,13 +305,20 @@ func (h *Hub) ListConversations(ctx context.Context, c *Caller, limit int) ([]Co
 	if err != nil {
 		return nil, AsError(err)
 	}
+	return h.listings(ctx, convs, c.Agent.ID)
+}
+
+// listings adds to each conversation its participants, how many messages
+// wait unread past the reader's place, and the last message.
+func (h *Hub) listings(ctx context.Context, convs []*Conversation, readerID string) ([]ConversationListing, error) {
 	out := make([]ConversationListing, 0, len(convs))
 	for _, conv := range convs {
 		l := ConversationListing{ConversationView: ConversationView{Conversation: conv}}
+		var err error
 		if l.Participants, err = h.store.Participants(ctx, conv.ID); err != nil {
 			return nil, AsError(err)
 		}
-		if l.Unread, err = h.store.Unread(ctx, conv.ID, c.Agent.ID); err != nil {
+		if l.Unread, err = h.store.Unread(ctx, conv.ID, readerID); err != nil {
 			return nil, AsError(err)
 		}
 		if conv.LastSeq > 0 {

@@ -106,20 +106,54 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 	if err != nil {
 		return nil, err
 	}
-	ctx, release, err := h.acquireWait(ctx, c.Agent.ID, instance)
+	ctx, release, err := h.acquireWait(ctx, c.Agent.ID, instance, h.settings.WaitsPerAgent)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	r, err := h.park(ctx, c.Agent.ID, from, in.Timeout)
+	if err != nil || instance == "" || len(r.Events) == 0 {
+		return r, err
+	}
+	if r.Addressing, err = h.addressEvents(ctx, c.Agent.ID, instance, r.Events); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
 
+// WaitPerson is Wait on a person's own stream (§6): contact requests,
+// inbound asks, grant and project requests, held messages, questions,
+// pauses, and messages of the conversations they take part in. A person
+// holds at most Settings.WaitsPerPerson waits (a dashboard tab holds one).
+func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout time.Duration) (*WaitResult, error) {
+	if timeout < 0 || timeout > MaxWait {
+		return nil, invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), int(timeout/time.Second))
+	}
+	from, err := h.parseCursor(ctx, cursor)
+	if err != nil {
+		return nil, err
+	}
+	ctx, release, err := h.acquireWait(ctx, u.ID, "", h.settings.WaitsPerPerson)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return h.park(ctx, u.ID, from, timeout)
+}
+
+// Stopping is closed when the hub shuts down: long-lived streams end.
+func (h *Hub) Stopping() <-chan struct{} { return h.stop }
+
+// park hands over the recipient's events after from, or waits for one.
+func (h *Hub) park(ctx context.Context, recipientID string, from int64, timeout time.Duration) (*WaitResult, error) {
 	// Subscribe before the first query: a commit after this point wakes us,
 	// and one before it is seen by the query (§13).
-	wake, cancel := h.waker.Subscribe(c.Agent.ID)
+	wake, cancel := h.waker.Subscribe(recipientID)
 	defer cancel()
-	timer := time.NewTimer(in.Timeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
-		events, last, err := h.visibleEvents(ctx, c.Agent.ID, from)
+		events, last, err := h.visibleEvents(ctx, recipientID, from)
 		if err != nil && context.Cause(ctx) == errSuperseded {
 			return &WaitResult{Cursor: h.Cursor(from), Superseded: true}, nil
 		}
@@ -128,13 +162,7 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 		}
 		from = last
 		if len(events) > 0 {
-			r := &WaitResult{Events: events, Cursor: h.Cursor(from)}
-			if instance != "" {
-				if r.Addressing, err = h.addressEvents(ctx, c.Agent.ID, instance, events); err != nil {
-					return nil, err
-				}
-			}
-			return r, nil
+			return &WaitResult{Events: events, Cursor: h.Cursor(from)}, nil
 		}
 		select {
 		case <-wake:
@@ -153,19 +181,19 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 
 var errSuperseded = fmt.Errorf("a newer wait of the same session started")
 
-// acquireWait takes one of the agent's wait slots, ending the same named
-// session's earlier wait. The returned context ends when that session starts
-// another wait.
-func (h *Hub) acquireWait(ctx context.Context, agentID, instance string) (context.Context, func(), error) {
+// acquireWait takes one of the principal's wait slots (at most limit),
+// ending the same named session's earlier wait. The returned context ends
+// when that session starts another wait.
+func (h *Hub) acquireWait(ctx context.Context, agentID, instance string, limit int) (context.Context, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	key := agentID + "\x00" + instance
 	prev, hasPrev := h.named[key]
 	if instance != "" && hasPrev {
 		prev(errSuperseded) // its slot is handed to this wait below
-	} else if h.waits[agentID] >= h.settings.WaitsPerAgent {
+	} else if h.waits[agentID] >= limit {
 		return nil, nil, &Error{Kind: KindRateLimited, Code: "too_many_waits",
-			Msg:     fmt.Sprintf("this agent already holds %d waits across its sessions; end one or retry after retry_after_s seconds", h.settings.WaitsPerAgent),
+			Msg:     fmt.Sprintf("%d waits are held already (across sessions, or tabs); end one or retry after retry_after_s seconds", limit),
 			Details: map[string]any{"retry_after_s": 5}}
 	}
 	if !(instance != "" && hasPrev) {

@@ -39,8 +39,10 @@ type Waker interface {
 
 // Settings are the hub's tunable numbers; Defaults gives DESIGN.md's values.
 type Settings struct {
-	// WaitsPerAgent is how many wait_for_messages one agent may hold (§6).
-	WaitsPerAgent int
+	// WaitsPerAgent is how many wait_for_messages one agent may hold (§6),
+	// WaitsPerPerson how many waits a person's scripts and tabs may.
+	WaitsPerAgent  int
+	WaitsPerPerson int
 	// EventRetention is how long events (and so cursors) are kept (§6).
 	EventRetention time.Duration
 
@@ -61,7 +63,7 @@ type Settings struct {
 // DefaultSettings returns the values DESIGN.md names.
 func DefaultSettings() Settings {
 	return Settings{
-		WaitsPerAgent: 5, EventRetention: 30 * 24 * time.Hour,
+		WaitsPerAgent: 5, WaitsPerPerson: 20, EventRetention: 30 * 24 * time.Hour,
 		PauseTurns: 50, DuplicateLimit: 2, Budget: 60, BudgetWindow: time.Hour,
 		LoopTurns: 30, LoopVoiceTurns: 3, LoopWindow: 2 * time.Hour,
 		StuckAfter: 30 * time.Minute,
@@ -73,7 +75,7 @@ func (s Settings) Validate() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"waits per agent", s.WaitsPerAgent}, {"pause turns", s.PauseTurns}, {"duplicate limit", s.DuplicateLimit},
+	}{{"waits per agent", s.WaitsPerAgent}, {"waits per person", s.WaitsPerPerson}, {"pause turns", s.PauseTurns}, {"duplicate limit", s.DuplicateLimit},
 		{"budget", s.Budget}, {"loop turns", s.LoopTurns}, {"loop voice turns", s.LoopVoiceTurns}} {
 		if v.n < 1 {
 			return fmt.Errorf("setting %s must be 1 or more (got %d)", v.name, v.n)

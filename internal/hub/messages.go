@@ -282,7 +282,11 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				// Held for the owner (§7): it reaches nobody and takes no seq.
 				m.Status = MessageHeld
 				res = &SendResult{Message: m}
-				pending := []*Event{{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now}}
+				// The sender and its owner, who decides, both hear it.
+				pending := []*Event{
+					{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now},
+					{RecipientID: c.Agent.OwnerID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now},
+				}
 				return pending, tx.InsertMessage(ctx, m)
 			}
 			res = &SendResult{Message: m, Recipients: n}
@@ -292,10 +296,12 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			if err := tx.InsertMessage(ctx, m); err != nil {
 				return nil, err
 			}
-			if err := h.countTurn(ctx, tx, v.Conversation, c.Agent.ID, now); err != nil {
+			paused, err := h.countTurn(ctx, tx, v, c.Agent.ID, now)
+			if err != nil {
 				return nil, err
 			}
-			return deliver(ctx, tx, v, m, now)
+			delivered, err := deliver(ctx, tx, v, m, now)
+			return append(delivered, paused...), err
 		})
 	})
 	if err != nil {

@@ -2,7 +2,11 @@ package hub
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // A person in their agents' conversations (§4, §7): reading, writing, and
@@ -124,4 +128,84 @@ func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conv
 		return nil, err
 	}
 	return conv, nil
+}
+
+// PersonPage is the page of a person's conversations (§11.3).
+var PersonPage = Page{Default: 50, Max: 100}
+
+// ConversationPage is a page of conversations and where the next begins
+// ("" when this is the last).
+type ConversationPage struct {
+	Conversations []ConversationListing
+	Next          string
+}
+
+// PersonConversations lists the open conversations the person or any of
+// their agents take part in, most recently active first (§11), a page at a
+// time: after is a previous page's Next ("" for the first). Unread counts
+// the person's own place.
+func (h *Hub) PersonConversations(ctx context.Context, u *User, after string, limit int) (*ConversationPage, error) {
+	limit, err := PersonPage.check(limit)
+	if err != nil {
+		return nil, err
+	}
+	var before time.Time
+	var beforeID string
+	if after != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(after)
+		ms, id, ok := strings.Cut(string(raw), ":")
+		n, perr := strconv.ParseInt(ms, 10, 64)
+		if err != nil || !ok || perr != nil || idKind(id) != IDConversation {
+			return nil, invalid("", "after must be the next of a previous page, as the server gave it")
+		}
+		before, beforeID = time.UnixMilli(n).UTC(), id
+	}
+	convs, err := h.store.OwnersConversations(ctx, u.ID, before, beforeID, limit+1)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	page := &ConversationPage{}
+	if len(convs) > limit {
+		last := convs[limit-1]
+		convs = convs[:limit]
+		page.Next = base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(last.UpdatedAt.UnixMilli(), 10) + ":" + last.ID))
+	}
+	if page.Conversations, err = h.listings(ctx, convs, u.ID); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// PersonConversation is one conversation as a person sees it: one they
+// take part in or an agent of theirs does, with its participants.
+func (h *Hub) PersonConversation(ctx context.Context, u *User, conversationID string) (*ConversationView, error) {
+	v, _, err := personAccess(ctx, h.store, u, conversationID)
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	return v, nil
+}
+
+// ConfirmClose is a person closing a conversation (§4): the owner of the
+// agent that made it (confirming its request_close, or without one), the
+// person who made it, or, for a project thread, the project's owner.
+func (h *Hub) ConfirmClose(ctx context.Context, u *User, conversationID string) (*Conversation, error) {
+	v, _, err := personAccess(ctx, h.store, u, conversationID)
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	c := v.Conversation
+	may := c.CreatorID == u.ID
+	if creator, ok := participant(v.Participants, c.CreatorID); ok && creator.OwnerID == u.ID {
+		may = true
+	}
+	if c.Kind == KindThread {
+		if p, err := h.store.Project(ctx, c.ProjectID); err == nil && p.OwnerID == u.ID {
+			may = true
+		}
+	}
+	if !may {
+		return nil, &Error{Kind: KindForbidden, Msg: "a conversation is closed by the owner of the agent that started it (or of its project); ask them"}
+	}
+	return h.CloseConversation(ctx, conversationID)
 }

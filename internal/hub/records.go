@@ -96,6 +96,7 @@ const (
 	StatusOpen           = "open"
 	StatusCloseRequested = "close_requested"
 	StatusClosed         = "closed"
+	StatusPaused         = "paused" // shown, not stored: open but paused by the brake (§7)
 )
 
 // Conversation is one direct, group or thread conversation (§4).
@@ -123,6 +124,15 @@ type Conversation struct {
 	LastVoice    string
 	PausedAt     time.Time
 	PausedReason string
+}
+
+// State is the status to show: paused while the brake holds an unclosed
+// conversation (PausedReason says why), else its status.
+func (c *Conversation) State() string {
+	if c.Status != StatusClosed && !c.PausedAt.IsZero() {
+		return StatusPaused
+	}
+	return c.Status
 }
 
 // Principal kinds.
@@ -364,8 +374,10 @@ const (
 	EventProjectRequest     = "project.request"  // to an owner: its agent proposes a project or asks into one
 	EventProjectApproved    = "project.approved" // to the agent: its request was approved
 	EventProjectRejected    = "project.rejected"
-	EventProjectAgents      = "project.agents"    // to the agent: brought in, taken out, or its access changed
-	EventMessageWithdrawn   = "message.withdrawn" // to the agent: a message queued for it left with its access; no body
+	EventProjectAgents      = "project.agents"      // to the agent: brought in, taken out, or its access changed
+	EventMessageWithdrawn   = "message.withdrawn"   // to the agent: a message queued for it left with its access; no body
+	EventQuestionAsked      = "question.asked"      // to an owner: its agent asks it something (§9)
+	EventConversationPaused = "conversation.paused" // to the people concerned: agents traded too many turns (§7)
 )
 
 // Event is one entry of a recipient's stream (§6).

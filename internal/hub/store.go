@@ -62,6 +62,10 @@ type Reader interface {
 	// ConversationsOf lists the conversations the principal takes part in that
 	// are not closed, most recently active first.
 	ConversationsOf(ctx context.Context, principalID string, limit int) ([]*Conversation, error)
+	// OwnersConversations lists the conversations that are not closed in
+	// which the person or one of their agents takes part, most recently
+	// active first, from before (updated time, then id) on when not zero.
+	OwnersConversations(ctx context.Context, ownerID string, before time.Time, beforeID string, limit int) ([]*Conversation, error)
 
 	Message(ctx context.Context, id string) (*Message, error)
 	MessageBySeq(ctx context.Context, conversationID string, seq int64) (*Message, error)
@@ -195,6 +199,8 @@ type Tx interface {
 
 	InsertToken(ctx context.Context, t *Token) error
 	RevokeToken(ctx context.Context, id string, at time.Time) error
+	// RevokeAgentTokens revokes every token of the agent not revoked yet.
+	RevokeAgentTokens(ctx context.Context, agentID string, at time.Time) error
 	TouchToken(ctx context.Context, id string, at time.Time) error
 
 	// LockConversation holds the conversation's row until the transaction

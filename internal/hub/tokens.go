@@ -271,6 +271,8 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	}
 	now := h.now()
 	switch {
+	case a != nil && a.Archived():
+		return nil, nil, nil, unauth("the agent " + a.Handle() + " is archived")
 	case !t.RevokedAt.IsZero():
 		return nil, nil, nil, unauth("the token was revoked; mint a new one")
 	case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt):
@@ -333,13 +335,9 @@ const touchEvery = time.Minute
 // KindUnauthenticated Error whose message says what is wrong: malformed, bad
 // checksum, unknown, revoked, expired, or the agent archived.
 func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
-	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
 	t, a, owner, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
 	if err != nil {
 		return nil, err
-	}
-	if a.Archived() {
-		return nil, unauth("the agent " + a.Handle() + " is archived")
 	}
 	h.touchToken(ctx, t, h.now())
 	return &Caller{Agent: a, Owner: owner, TokenID: t.ID, Scopes: t.Scopes}, nil

@@ -78,6 +78,7 @@ type conversationView struct {
 	Title          string            `json:"title,omitempty"`
 	Goal           string            `json:"goal,omitempty"`
 	Status         string            `json:"status"`
+	PausedReason   string            `json:"paused_reason,omitempty"`
 	LastSeq        int64             `json:"last_seq"`
 	Participants   []participantView `json:"participants"`
 	CreatedAt      string            `json:"created_at"`
@@ -86,8 +87,11 @@ type conversationView struct {
 func viewConversation(v *hub.ConversationView) conversationView {
 	out := conversationView{
 		ConversationID: v.Conversation.ID, Kind: v.Conversation.Kind, Title: v.Conversation.Title,
-		Goal: v.Conversation.Goal, Status: v.Conversation.Status, LastSeq: v.Conversation.LastSeq,
+		Goal: v.Conversation.Goal, Status: v.Conversation.State(), LastSeq: v.Conversation.LastSeq,
 		CreatedAt: timeText(v.Conversation.CreatedAt), Participants: []participantView{},
+	}
+	if out.Status == hub.StatusPaused {
+		out.PausedReason = v.Conversation.PausedReason
 	}
 	for _, p := range v.Listed() {
 		out.Participants = append(out.Participants, participantView{Handle: p.Handle, Kind: p.Kind, Role: p.Role})

@@ -1,0 +1,179 @@
+package hub_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// TestPersonEvents: a person's own stream (§6) wakes a parked wait when
+// another person asks to be their contact, and carries their agents' held
+// messages and questions; a person holds at most WaitsPerPerson waits.
+func TestPersonEvents(t *testing.T) {
+	settings := hub.DefaultSettings()
+	settings.WaitsPerPerson = 1
+	w := newWorldWith(t, settings)
+	alice := w.owner(t)
+	bob, err := w.hub.User(ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		r   *hub.WaitResult
+		err error
+	}
+	woke := make(chan result, 1)
+	go func() {
+		r, err := w.hub.WaitPerson(ctx, bob, "", 30*time.Second)
+		woke <- result{r, err}
+	}()
+	w.parked(t, 1)
+	if _, err := w.hub.WaitPerson(ctx, bob, "", time.Second); code(err) != "too_many_waits" {
+		t.Fatalf("a second wait with WaitsPerPerson 1: %v", err)
+	}
+	if _, err := w.hub.RequestContact(ctx, alice, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	got := <-woke
+	if got.err != nil || len(got.r.Events) != 1 || got.r.Events[0].Type != hub.EventContactRequest {
+		t.Fatalf("bob's wait: %+v, %v; want contact.request", got.r, got.err)
+	}
+
+	cursor, _ := w.hub.LatestCursor(ctx)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+		t.Fatal(err)
+	}
+	reviewed, err := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := w.hub.SendMessage(ctx, reviewed, hub.SendInput{ConversationID: conv, Body: "may I?"}); err != nil || r.Message.Status != hub.MessageHeld {
+		t.Fatalf("a send in review mode: %+v, %v; want it held", r, err)
+	}
+	if _, err := w.hub.AskOwner(ctx, reviewed, "which branch?", "", conv, []string{"main", "next"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.hub.WaitPerson(ctx, alice, cursor, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, e := range r.Events {
+		types = append(types, e.Type)
+	}
+	if fmt.Sprint(types) != "[message.pending question.asked]" {
+		t.Fatalf("alice heard %v; want her agent's held message and question", types)
+	}
+	if _, err := w.hub.WaitPerson(ctx, alice, "", hub.MaxWait+time.Second); code(err) != "invalid_argument" {
+		t.Fatalf("a wait past MaxWait: %v", err)
+	}
+}
+
+// TestPersonConversationsPaged: a person's conversations and their agents'
+// (§11), most recent activity first, a page at a time; nobody else's.
+func TestPersonConversationsPaged(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	convs := []string{w.open(t, w.planner, "alice/reviewer")}
+	w.clock.Advance(time.Second)
+	convs = append(convs, consent(t, w, w.planner, w.person(t, "bob"), "bob/helper"))
+	w.clock.Advance(time.Second)
+	convs = append(convs, w.open(t, w.reviewer, "alice"))
+	w.clock.Advance(time.Second)
+	w.send(t, w.planner, convs[0], "the first is the latest now")
+	want := []string{convs[0], convs[2], convs[1]}
+	var got []string
+	after := ""
+	for pages := 0; ; pages++ {
+		p, err := w.hub.PersonConversations(ctx, alice, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range p.Conversations {
+			got = append(got, l.Conversation.ID)
+		}
+		if p.Next == "" {
+			if pages != 1 {
+				t.Fatalf("%d pages of 2 for 3 conversations", pages+1)
+			}
+			break
+		}
+		after = p.Next
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("alice's conversations %v, want %v", got, want)
+	}
+	carol, err := w.hub.CreateUser(ctx, "carol", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := w.hub.PersonConversations(ctx, carol, "", 0); err != nil || len(p.Conversations) != 0 {
+		t.Fatalf("carol sees %+v, %v; want nothing", p, err)
+	}
+	if _, err := w.hub.PersonConversation(ctx, carol, convs[0]); code(err) != "not_found" {
+		t.Fatalf("carol opens alice's conversation: %v", err)
+	}
+	if _, err := w.hub.PersonConversations(ctx, alice, "conv_nope", 0); code(err) != "invalid_argument" {
+		t.Fatalf("a made-up after: %v", err)
+	}
+}
+
+// TestConfirmClose: the owner of the agent that started a conversation
+// closes it (confirming its request or not); another participant's owner
+// may not, and sees the same conversation still open.
+func TestConfirmClose(t *testing.T) {
+	w := newWorld(t)
+	consent(t, w, w.planner, w.person(t, "bob"), "bob/helper")
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "release", Participants: []string{"bob/helper", "alice/reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	if _, err := w.hub.RequestClose(ctx, w.planner, conv); err != nil {
+		t.Fatal(err)
+	}
+	bob := w.person(t, "bob")
+	if _, err := w.hub.ConfirmClose(ctx, bob, conv); code(err) != "forbidden" {
+		t.Fatalf("bob closes alice's planner's conversation: %v", err)
+	}
+	if v, err := w.hub.PersonConversation(ctx, bob, conv); err != nil || v.Conversation.State() != hub.StatusCloseRequested {
+		t.Fatalf("bob's view: %+v, %v; want close_requested", v, err)
+	}
+	c, err := w.hub.ConfirmClose(ctx, w.owner(t), conv)
+	if err != nil || c.Status != hub.StatusClosed {
+		t.Fatalf("alice confirms: %+v, %v", c, err)
+	}
+}
+
+// TestUnarchiveAgent: archiving revokes the agent's tokens; bringing it
+// back lists it again, and its old tokens stay dead.
+func TestUnarchiveAgent(t *testing.T) {
+	w := newWorld(t)
+	old := w.tokens["alice/planner"]
+	if _, err := w.hub.ArchiveAgent(ctx, "alice/planner"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Authenticate(ctx, old); code(err) != "unauthenticated" {
+		t.Fatalf("an archived agent's token: %v", err)
+	}
+	a, err := w.hub.UnarchiveAgent(ctx, "alice/planner")
+	if err != nil || a.Archived() {
+		t.Fatalf("unarchive: %+v, %v", a, err)
+	}
+	if as, _ := w.hub.Agents(ctx, "alice", false); len(as) != 2 {
+		t.Fatalf("alice's agents after unarchive: %d, want 2", len(as))
+	}
+	if _, err := w.hub.Authenticate(ctx, old); code(err) != "unauthenticated" {
+		t.Fatalf("an old token after unarchive: %v, want it still dead", err)
+	}
+	if _, err := w.hub.UnarchiveAgent(ctx, "alice/planner"); err != nil {
+		t.Fatalf("unarchiving again: %v", err)
+	}
+	fresh := w.agent(t, "alice/planner")
+	if _, err := w.hub.SendMessage(ctx, fresh, hub.SendInput{ConversationID: w.open(t, fresh, "alice/reviewer"), Body: "back"}); err != nil {
+		t.Fatalf("a new token after unarchive: %v", err)
+	}
+}
