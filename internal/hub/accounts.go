@@ -330,8 +330,12 @@ func (h *Hub) SignOut(ctx context.Context, secret string) error {
 	return h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.DeleteLogin(ctx, l.ID) })
 }
 
-// Users lists every person, oldest first (palaver user list).
-func (h *Hub) Users(ctx context.Context) ([]*User, error) {
+// Users lists every person, oldest first: for the admin, or the command
+// line (by nil: palaver user list).
+func (h *Hub) Users(ctx context.Context, by *User) ([]*User, error) {
+	if by != nil && !by.Admin {
+		return nil, &Error{Kind: KindForbidden, Msg: "only the admin lists everyone"}
+	}
 	us, err := h.store.Users(ctx)
 	if err != nil {
 		return nil, AsError(err)

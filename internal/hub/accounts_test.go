@@ -48,7 +48,7 @@ func TestSetupMakesTheOneAdmin(t *testing.T) {
 			t.Fatalf("a setup that lost the race: %v, want set_up", err)
 		}
 	}
-	us, err := h.Users(ctx)
+	us, err := h.Users(ctx, nil)
 	if err != nil || made != 1 || len(us) != 1 || !us[0].Admin {
 		t.Fatalf("racing setups made %d, people %+v (%v); want one admin", made, us, err)
 	}
@@ -59,7 +59,7 @@ func TestSetupMakesTheOneAdmin(t *testing.T) {
 	if err != nil || bob.Admin {
 		t.Fatalf("a second person: %+v, %v; want no admin", bob, err)
 	}
-	if us, _ := h.Users(ctx); len(us) != 2 {
+	if us, _ := h.Users(ctx, nil); len(us) != 2 {
 		t.Fatalf("people: %+v, want the admin and bob", us)
 	}
 }

@@ -158,3 +158,32 @@ func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, er
 	}
 	return a, nil
 }
+
+// AgentDetail is one of a person's agents with what they manage of it
+// (§1, §2, §3, §5): its tokens, its named sessions, its grants.
+type AgentDetail struct {
+	Agent     *Agent
+	Tokens    []*Token
+	Instances []Instance
+	Grants    []GrantView
+}
+
+// AgentDetail is the person's agent with this slug, archived or not;
+// another's agent is not_found.
+func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDetail, error) {
+	a, err := h.store.AgentByHandle(ctx, u.Handle, slug)
+	if err != nil {
+		return nil, lookupErr(err, "%s has no agent %q", u.Handle, cleanText(slug))
+	}
+	d := &AgentDetail{Agent: a}
+	if d.Tokens, err = h.store.Tokens(ctx, u.ID, a.ID); err != nil {
+		return nil, AsError(err)
+	}
+	if d.Instances, err = h.store.Instances(ctx, a.ID); err != nil {
+		return nil, AsError(err)
+	}
+	if d.Grants, err = grantViews(ctx, h.store, a); err != nil {
+		return nil, err
+	}
+	return d, nil
+}

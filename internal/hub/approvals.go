@@ -59,7 +59,7 @@ func (h *Hub) Approvals(ctx context.Context, u *User) ([]Approval, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
-	asks, err := h.store.PendingInboundAsks(ctx, u.ID)
+	asks, err := h.store.InboundAsks(ctx, u.ID, true)
 	if err != nil {
 		return nil, AsError(err)
 	}

@@ -172,3 +172,74 @@ func (h *Hub) Contacts(ctx context.Context, u *User) ([]ContactView, error) {
 	}
 	return out, nil
 }
+
+// GrantView is one grant of an agent to a contact (§3), with both handles.
+type GrantView struct {
+	Grant   *Grant
+	Agent   string // the agent's handle
+	Contact string // the contact's handle
+}
+
+// grantViews lists the agent's grants with the handles.
+func grantViews(ctx context.Context, r Reader, a *Agent) ([]GrantView, error) {
+	gs, err := r.GrantsOf(ctx, a.ID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	var out []GrantView
+	for _, g := range gs {
+		u, err := r.UserByID(ctx, g.ContactID)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		out = append(out, GrantView{Grant: g, Agent: a.Handle(), Contact: u.Handle})
+	}
+	return out, nil
+}
+
+// InboundView is another owner's agent's ask to come in, with its handle.
+type InboundView struct {
+	Ask   *InboundAsk
+	Agent string
+}
+
+// ConsentView is everything of §3 a person decides: their contacts and
+// requests both ways, their agents' grants, and the asks of other owners'
+// agents — waiting, let in and denied (a decision may be changed).
+type ConsentView struct {
+	Contacts []ContactView
+	Grants   []GrantView
+	Inbound  []InboundView
+}
+
+// Consent is the person's ConsentView (the dashboard's Contacts page).
+func (h *Hub) Consent(ctx context.Context, u *User) (*ConsentView, error) {
+	v := &ConsentView{}
+	var err error
+	if v.Contacts, err = h.Contacts(ctx, u); err != nil {
+		return nil, err
+	}
+	agents, err := h.store.Agents(ctx, u.ID, false)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	for _, a := range agents {
+		gs, err := grantViews(ctx, h.store, a)
+		if err != nil {
+			return nil, err
+		}
+		v.Grants = append(v.Grants, gs...)
+	}
+	asks, err := h.store.InboundAsks(ctx, u.ID, false)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	for _, ask := range asks {
+		a, err := h.store.AgentByID(ctx, ask.AgentID)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		v.Inbound = append(v.Inbound, InboundView{Ask: ask, Agent: a.Handle()})
+	}
+	return v, nil
+}

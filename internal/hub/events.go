@@ -95,8 +95,8 @@ const eventsPerWait = 100
 // Settings.WaitsPerAgent waits; past that the error is rate_limited with
 // retry_after_s.
 func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, error) {
-	if in.Timeout < 0 || in.Timeout > MaxWait {
-		return nil, invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), int(in.Timeout/time.Second))
+	if err := checkWait(int64(in.Timeout / time.Second)); err != nil {
+		return nil, err
 	}
 	instance, err := h.seeInstance(ctx, c, in.Instance)
 	if err != nil {
@@ -126,8 +126,8 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 // pauses, and messages of the conversations they take part in. A person
 // holds at most Settings.WaitsPerPerson waits (a dashboard tab holds one).
 func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout time.Duration) (*WaitResult, error) {
-	if timeout < 0 || timeout > MaxWait {
-		return nil, invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), int(timeout/time.Second))
+	if err := checkWait(int64(timeout / time.Second)); err != nil {
+		return nil, err
 	}
 	from, err := h.parseCursor(ctx, cursor)
 	if err != nil {

@@ -41,10 +41,18 @@ func WaitTimeout(seconds *int64) (time.Duration, error) {
 	if seconds == nil {
 		return DefaultWait, nil
 	}
-	if *seconds < 0 || *seconds > int64(MaxWait/time.Second) {
-		return 0, invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), *seconds)
+	if err := checkWait(*seconds); err != nil {
+		return 0, err
 	}
 	return time.Duration(*seconds) * time.Second, nil
+}
+
+// checkWait refuses a wait of other than 0 to MaxWait seconds.
+func checkWait(seconds int64) error {
+	if seconds < 0 || seconds > int64(MaxWait/time.Second) {
+		return invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), seconds)
+	}
+	return nil
 }
 
 // DefaultAllowHuman is request_grant's allow_human when it is not given.

@@ -73,6 +73,15 @@ func (m *Message) Provenance() Provenance {
 		Authority: m.Authority, AttestedBy: AttestedByHub}
 }
 
+// Label is how pages name who stands behind a message (§4): "AI agent for
+// @alice" for an agent's words, "@alice" for a person's.
+func (p Provenance) Label() string {
+	if p.AI {
+		return "AI agent for @" + p.OnBehalfOf.Handle
+	}
+	return "@" + p.OnBehalfOf.Handle
+}
+
 // SummaryLine is how a listing shows the message in one line (§5): its
 // summary, or a preview of its body cut on a character boundary.
 func (m *Message) SummaryLine() string {
@@ -522,11 +531,21 @@ func (h *Hub) Recent(ctx context.Context, c *Caller, conversationID string, limi
 	if err != nil {
 		return nil, nil, err
 	}
-	// Delivered messages have seqs 1…LastSeq with no gaps (§4).
-	after := max(v.Conversation.LastSeq-int64(limit), 0)
-	msgs, err := h.store.Messages(ctx, v.Conversation.ID, after, limit)
+	res, err := recentPage(ctx, h.store, v.Conversation, limit)
 	if err != nil {
-		return nil, nil, AsError(err)
+		return nil, nil, err
 	}
-	return v, &ReadResult{Messages: msgs, NextAfterSeq: v.Conversation.LastSeq, HasMore: after > 0}, nil
+	return v, res, nil
+}
+
+// recentPage is the conversation's last limit messages, oldest first;
+// HasMore says older ones come before them.
+func recentPage(ctx context.Context, r Reader, conv *Conversation, limit int) (*ReadResult, error) {
+	// Delivered messages have seqs 1…LastSeq with no gaps (§4).
+	after := max(conv.LastSeq-int64(limit), 0)
+	msgs, err := r.Messages(ctx, conv.ID, after, limit)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return &ReadResult{Messages: msgs, NextAfterSeq: conv.LastSeq, HasMore: after > 0}, nil
 }

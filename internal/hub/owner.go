@@ -109,6 +109,29 @@ func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string
 	return v, res, nil
 }
 
+// PersonRecent is the last page of a conversation as a person reads it
+// (the dashboard's view): its latest messages, oldest first, at most
+// limit (MessagesPage), with HasMore when older ones come before them, and
+// how far everyone has read.
+func (h *Hub) PersonRecent(ctx context.Context, u *User, conversationID string, limit int) (*ConversationView, *ReadResult, error) {
+	limit, err := MessagesPage.check(limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, _, err := personAccess(ctx, h.store, u, conversationID)
+	if err != nil {
+		return nil, nil, asOutcome(err)
+	}
+	res, err := recentPage(ctx, h.store, v.Conversation, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
+		return nil, nil, AsError(err)
+	}
+	return v, res, nil
+}
+
 // Resume is a person pressing Resume on a conversation (§7): the pause is
 // lifted and the brakes' counts start again.
 func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conversation, error) {
@@ -174,16 +197,6 @@ func (h *Hub) PersonConversations(ctx context.Context, u *User, after string, li
 		return nil, err
 	}
 	return page, nil
-}
-
-// PersonConversation is one conversation as a person sees it: one they
-// take part in or an agent of theirs does, with its participants.
-func (h *Hub) PersonConversation(ctx context.Context, u *User, conversationID string) (*ConversationView, error) {
-	v, _, err := personAccess(ctx, h.store, u, conversationID)
-	if err != nil {
-		return nil, asOutcome(err)
-	}
-	return v, nil
 }
 
 // ConfirmClose is a person closing a conversation (§4): the owner of the

@@ -113,7 +113,7 @@ func TestPersonConversationsPaged(t *testing.T) {
 	if p, err := w.hub.PersonConversations(ctx, carol, "", 0); err != nil || len(p.Conversations) != 0 {
 		t.Fatalf("carol sees %+v, %v; want nothing", p, err)
 	}
-	if _, err := w.hub.PersonConversation(ctx, carol, convs[0]); code(err) != "not_found" {
+	if _, _, err := w.hub.PersonRecent(ctx, carol, convs[0], 0); code(err) != "not_found" {
 		t.Fatalf("carol opens alice's conversation: %v", err)
 	}
 	if _, err := w.hub.PersonConversations(ctx, alice, "conv_nope", 0); code(err) != "invalid_argument" {
@@ -139,7 +139,7 @@ func TestConfirmClose(t *testing.T) {
 	if _, err := w.hub.ConfirmClose(ctx, bob, conv); code(err) != "forbidden" {
 		t.Fatalf("bob closes alice's planner's conversation: %v", err)
 	}
-	if v, err := w.hub.PersonConversation(ctx, bob, conv); err != nil || v.Conversation.State() != hub.StatusCloseRequested {
+	if v, _, err := w.hub.PersonRecent(ctx, bob, conv, 0); err != nil || v.Conversation.State() != hub.StatusCloseRequested {
 		t.Fatalf("bob's view: %+v, %v; want close_requested", v, err)
 	}
 	c, err := w.hub.ConfirmClose(ctx, w.owner(t), conv)

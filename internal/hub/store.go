@@ -123,8 +123,10 @@ type Reader interface {
 	GrantRequests(ctx context.Context, ownerID, agentID string) ([]*GrantRequest, error)
 	InboundAsk(ctx context.Context, agentID, userID string) (*InboundAsk, error)
 	InboundAskByID(ctx context.Context, id string) (*InboundAsk, error)
-	// PendingInboundAsks lists the asks waiting for the person, oldest first.
-	PendingInboundAsks(ctx context.Context, userID string) ([]*InboundAsk, error)
+	// InboundAsks lists the asks made of the person, oldest first: only
+	// those waiting when pending, else every one (decided ones may be
+	// changed).
+	InboundAsks(ctx context.Context, userID string, pending bool) ([]*InboundAsk, error)
 	// ContactByID finds a contact row by the id its request was given.
 	ContactByID(ctx context.Context, id string) (*Contact, error)
 

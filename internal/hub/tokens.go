@@ -154,6 +154,9 @@ func (h *Hub) MintToken(ctx context.Context, s TokenSpec) (*Token, string, error
 	if scopes == nil {
 		scopes = slices.Clone(AllScopes)
 	}
+	if len(scopes) == 0 {
+		return nil, "", invalid("", "a token needs at least one scope of %s", strings.Join(AllScopes, ", "))
+	}
 	secret := newTokenSecret(AgentTokenPrefix)
 	now := h.now()
 	t := &Token{ID: NewID(IDToken, now), Hash: HashToken(secret), UserID: a.OwnerID, AgentID: a.ID,

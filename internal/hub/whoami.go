@@ -28,12 +28,6 @@ type Whoami struct {
 	Home ProjectListing
 }
 
-// GrantView is a grant with the contact's handle.
-type GrantView struct {
-	Grant   *Grant
-	Contact string
-}
-
 // Whoami describes the caller. With instance it registers (or refreshes) the
 // session name, with note when given; the 51st name is refused (§5).
 func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Whoami, error) {
@@ -72,16 +66,8 @@ func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Wh
 	case !errors.Is(err, ErrNoRows):
 		return nil, AsError(err)
 	}
-	grants, err := h.store.GrantsOf(ctx, c.Agent.ID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	for _, g := range grants {
-		u, err := h.store.UserByID(ctx, g.ContactID)
-		if err != nil {
-			return nil, AsError(err)
-		}
-		w.Grants = append(w.Grants, GrantView{Grant: g, Contact: u.Handle})
+	if w.Grants, err = grantViews(ctx, h.store, c.Agent); err != nil {
+		return nil, err
 	}
 	if w.PendingGrants, err = h.store.GrantRequests(ctx, "", c.Agent.ID); err != nil {
 		return nil, AsError(err)

@@ -37,8 +37,9 @@ func (d queries) InboundAskByID(ctx context.Context, id string) (*hub.InboundAsk
 	return a, dbErr("inbound ask", err)
 }
 
-func (d queries) PendingInboundAsks(ctx context.Context, userID string) ([]*hub.InboundAsk, error) {
-	return queryAll(ctx, d.q, "inbound asks", scanInbound, `SELECT `+inboundCols+` FROM inbound_asks WHERE user_id = ? AND status = 'pending' ORDER BY created_at, id`, userID)
+func (d queries) InboundAsks(ctx context.Context, userID string, pending bool) ([]*hub.InboundAsk, error) {
+	return queryAll(ctx, d.q, "inbound asks", scanInbound, `SELECT `+inboundCols+` FROM inbound_asks WHERE user_id = ? AND (status = 'pending' OR NOT ?)
+		ORDER BY created_at, id`, userID, pending)
 }
 
 func (d queries) PutInboundAsk(ctx context.Context, a *hub.InboundAsk) error {
