@@ -49,6 +49,13 @@ type route struct {
 func (a *API) routes() []route {
 	return []route{
 		{"GET /me", a.me},
+		{"GET /events", a.events},
+		{"GET /tokens", a.userTokens},
+		{"POST /tokens", a.mintUserToken},
+
+		{"GET /people", a.people},
+		{"PUT /signup", a.setSignup},
+		{"POST /invites", a.invite},
 
 		{"GET /contacts", a.contacts},
 		{"POST /contacts", a.requestContact},
@@ -64,7 +71,9 @@ func (a *API) routes() []route {
 
 		{"GET /agents", a.agents},
 		{"POST /agents", a.createAgent},
+		{"GET /agents/{slug}", a.agent},
 		{"POST /agents/{slug}/archive", a.archiveAgent},
+		{"POST /agents/{slug}/unarchive", a.unarchiveAgent},
 		{"PUT /agents/{slug}/mode", a.setMode},
 		{"PUT /agents/{slug}/grants/{contact}", a.setGrant},
 		{"GET /agents/{slug}/inbox", a.agentInbox},
@@ -86,6 +95,9 @@ func (a *API) routes() []route {
 		{"GET /projects/{id}/items/{item}", a.item},
 		{"GET /projects/{id}/images/{image}", a.image},
 
+		{"GET /conversations", a.conversations},
+		{"GET /conversations/{id}", a.conversation},
+		{"POST /conversations/{id}/close", a.closeConversation},
 		{"GET /conversations/{id}/messages", a.messages},
 		{"POST /conversations/{id}/messages", a.post},
 		{"POST /conversations/{id}/resume", a.resume},

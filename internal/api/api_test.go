@@ -32,12 +32,14 @@ type server struct {
 	people   map[string]string // handle → plu_ token
 	agents   map[string]string // agent handle → plv_ token
 	sessions map[string]*mcp.ClientSession
+	waker    *notify.Local
 }
 
 func newServer(t *testing.T) *server {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log})
+	waker := notify.NewLocal()
+	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: waker, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func newServer(t *testing.T) *server {
 	api.New(h, log).Register(mux)
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() { h.Shutdown(); hs.Close() })
-	s := &server{url: hs.URL, hub: h, people: map[string]string{}, agents: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
+	s := &server{url: hs.URL, hub: h, people: map[string]string{}, agents: map[string]string{}, sessions: map[string]*mcp.ClientSession{}, waker: waker}
 	for _, who := range []struct{ person, agent string }{{"alice", "planner"}, {"bob", "helper"}} {
 		if _, err := h.CreateUser(ctx, who.person, ""); err != nil {
 			t.Fatal(err)

@@ -24,16 +24,33 @@ func contactView(c *hub.Contact, other *hub.User, me *hub.User) map[string]any {
 		"requested_by": by, "requested_at": timeText(c.RequestedAt), "decided_at": timeText(c.DecidedAt)}
 }
 
+// contacts is everything of §3 the person decides: contacts and requests
+// both ways, their agents' grants, and other owners' agents' asks to come
+// in (decided ones too: a decision may be changed).
 func (a *API) contacts(ctx context.Context, r *request) (any, error) {
-	cs, err := a.hub.Contacts(ctx, r.user)
+	v, err := a.hub.Consent(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
 	out := []map[string]any{}
-	for _, c := range cs {
+	for _, c := range v.Contacts {
 		out = append(out, contactView(c.Contact, c.Other, r.user))
 	}
-	return map[string]any{"contacts": out}, nil
+	grants := []map[string]any{}
+	for _, g := range v.Grants {
+		grants = append(grants, grantView(g))
+	}
+	inbound := []map[string]any{}
+	for _, in := range v.Inbound {
+		inbound = append(inbound, map[string]any{"id": in.Ask.ID, "agent": in.Agent, "handles": in.Ask.Handles, "status": in.Ask.Status,
+			"at": timeText(in.Ask.CreatedAt), "decided_at": timeText(in.Ask.DecidedAt)})
+	}
+	return map[string]any{"contacts": out, "grants": grants, "inbound": inbound}, nil
+}
+
+func grantView(g hub.GrantView) map[string]any {
+	return map[string]any{"agent": g.Agent, "contact": g.Contact, "allow_human": g.Grant.AllowHuman, "allow_agents": g.Grant.AllowAgents,
+		"updated_at": timeText(g.Grant.UpdatedAt)}
 }
 
 func (a *API) requestContact(ctx context.Context, r *request) (any, error) {
@@ -187,6 +204,39 @@ func (a *API) own(ctx context.Context, r *request) (*hub.Agent, error) {
 	return a.hub.Agent(ctx, r.user.Handle+"/"+slug)
 }
 
+// agent is one of the person's agents with its tokens, named sessions and
+// grants.
+func (a *API) agent(ctx context.Context, r *request) (any, error) {
+	d, err := a.hub.AgentDetail(ctx, r.user, r.PathValue("slug"))
+	if err != nil {
+		return nil, err
+	}
+	v := agentView(d.Agent)
+	tokens, instances, grants := []map[string]any{}, []map[string]any{}, []map[string]any{}
+	for _, t := range d.Tokens {
+		tokens = append(tokens, tokenView(t))
+	}
+	for _, in := range d.Instances {
+		instances = append(instances, map[string]any{"name": in.Name, "note": in.Note, "last_seen_at": timeText(in.LastSeen)})
+	}
+	for _, g := range d.Grants {
+		grants = append(grants, grantView(g))
+	}
+	v["tokens"], v["instances"], v["grants"] = tokens, instances, grants
+	return v, nil
+}
+
+func (a *API) unarchiveAgent(ctx context.Context, r *request) (any, error) {
+	ag, err := a.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if ag, err = a.hub.UnarchiveAgent(ctx, ag.Handle()); err != nil {
+		return nil, err
+	}
+	return agentView(ag), nil
+}
+
 func (a *API) archiveAgent(ctx context.Context, r *request) (any, error) {
 	ag, err := a.own(ctx, r)
 	if err != nil {
@@ -318,7 +368,82 @@ func messageView(m *hub.Message) map[string]any {
 		"body": m.Body, "summary": m.Summary, "format": m.Format, "kind": m.Kind, "created_at": timeText(m.CreatedAt),
 		"provenance": m.Provenance(),
 		"untrusted":  true}
+	if m.OriginalBody != "" {
+		v["original_body"] = m.OriginalBody // the agent's words before its owner's edit (§7)
+	}
 	return v
+}
+
+func conversationView(v *hub.ConversationView) map[string]any {
+	c := v.Conversation
+	out := map[string]any{"conversation_id": c.ID, "kind": c.Kind, "title": c.Title, "goal": c.Goal, "status": c.State(),
+		"last_seq": c.LastSeq, "created_at": timeText(c.CreatedAt), "updated_at": timeText(c.UpdatedAt), "untrusted": true}
+	if c.State() == hub.StatusPaused {
+		out["paused_reason"] = c.PausedReason
+	}
+	ps := []map[string]any{}
+	for _, p := range v.Listed() {
+		ps = append(ps, map[string]any{"handle": p.Handle, "kind": p.Kind, "role": p.Role})
+	}
+	out["participants"] = ps
+	if c.ProjectID != "" {
+		out["project_id"] = c.ProjectID
+	}
+	return out
+}
+
+// conversations lists the conversations of the person and their agents,
+// most recent activity first; after is the previous page's next.
+func (a *API) conversations(ctx context.Context, r *request) (any, error) {
+	limit, err := intQuery(r, "limit", 0)
+	if err != nil {
+		return nil, err
+	}
+	p, err := a.hub.PersonConversations(ctx, r.user, r.URL.Query().Get("after"), int(limit))
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, l := range p.Conversations {
+		v := conversationView(&l.ConversationView)
+		v["unread"] = l.Unread
+		if l.Last != nil {
+			v["last"] = map[string]any{"seq": l.Last.Seq, "sender": l.Last.SenderHandle, "summary": l.Last.SummaryLine(), "at": timeText(l.Last.CreatedAt)}
+		}
+		out = append(out, v)
+	}
+	return map[string]any{"conversations": out, "next": p.Next}, nil
+}
+
+// conversation is one conversation with its latest messages and how far
+// each participant and named session has read.
+func (a *API) conversation(ctx context.Context, r *request) (any, error) {
+	limit, err := intQuery(r, "limit", 0)
+	if err != nil {
+		return nil, err
+	}
+	v, res, err := a.hub.PersonRecent(ctx, r.user, r.PathValue("id"), int(limit))
+	if err != nil {
+		return nil, err
+	}
+	out := conversationView(v)
+	msgs, reads := []map[string]any{}, []map[string]any{}
+	for _, m := range res.Messages {
+		msgs = append(msgs, messageView(m))
+	}
+	for _, rd := range res.Reads {
+		reads = append(reads, map[string]any{"handle": rd.Handle, "instance": rd.Instance, "last_read_seq": rd.LastReadSeq, "at": timeText(rd.UpdatedAt)})
+	}
+	out["messages"], out["has_older"], out["reads"] = msgs, res.HasMore, reads
+	return out, nil
+}
+
+func (a *API) closeConversation(ctx context.Context, r *request) (any, error) {
+	c, err := a.hub.ConfirmClose(ctx, r.user, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"conversation_id": c.ID, "status": c.Status}, nil
 }
 
 func (a *API) messages(ctx context.Context, r *request) (any, error) {
