@@ -19,6 +19,7 @@ import (
 	"github.com/palaverhq/palaver/internal/metrics"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
+	"github.com/palaverhq/palaver/internal/web"
 )
 
 // runServe: palaver serve [--addr] [--database] [--base-url] … Runs until ctx
@@ -82,6 +83,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	mux := http.NewServeMux()
 	srv.Register(mux)
 	api.New(h, log).Register(mux)
+	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL})
+	if err != nil {
+		return err
+	}
+	dash.Register(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if _, err := db.Meta(r.Context(), hub.MetaEpoch); err != nil {
@@ -101,7 +107,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("palaver is serving", "mcp", "http://"+ln.Addr().String()+"/mcp/", "version", srv.Version(), "config", cfg.String())
+	log.Info("palaver is serving", "dashboard", "http://"+ln.Addr().String()+"/", "mcp", "http://"+ln.Addr().String()+"/mcp/", "version", srv.Version(), "config", cfg.String())
 
 	go pruneEvents(ctx, h, log)
 	// Wake waiters for events committed by other processes on the database

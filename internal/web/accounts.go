@@ -1,0 +1,125 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Accounts (§11.1): first-run setup, sign-in and out, sign-up.
+
+// accountForm is what the setup, sign-in and sign-up forms show again
+// after an error: never the password.
+type accountForm struct {
+	Handle, Name, Invite, Next string
+	Mode                       string // sign-up: hub.SignupOpen or hub.SignupInvite
+}
+
+func (w *Web) setupPage(ctx context.Context, r *request) (*reply, error) {
+	need, err := w.hub.NeedsSetup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !need {
+		return &reply{redirect: "/signin"}, nil
+	}
+	return &reply{page: "setup", data: accountForm{}}, nil
+}
+
+// setup makes the first account, the admin, and signs them in.
+func (w *Web) setup(ctx context.Context, r *request) (*reply, error) {
+	f := accountForm{Handle: form(r, "handle"), Name: form(r, "name")}
+	password := r.FormValue("password")
+	if _, err := w.hub.Setup(ctx, f.Handle, f.Name, password); err != nil {
+		return nil, &again{page: "setup", data: f, err: err}
+	}
+	return w.startSignIn(ctx, r, f.Handle, password, "/agents", "Welcome. Create your first agent, then mint it a token.")
+}
+
+func (w *Web) signinPage(ctx context.Context, r *request) (*reply, error) {
+	if r.user != nil {
+		return &reply{redirect: "/"}, nil
+	}
+	if need, err := w.hub.NeedsSetup(ctx); err != nil || need {
+		return &reply{redirect: "/setup"}, err
+	}
+	mode, err := w.hub.SignupMode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "signin", data: accountForm{Next: localPath(r.URL.Query().Get("next")), Mode: mode}}, nil
+}
+
+func (w *Web) signin(ctx context.Context, r *request) (*reply, error) {
+	f := accountForm{Handle: form(r, "handle"), Next: localPath(form(r, "next"))}
+	to := f.Next
+	if to == "" {
+		to = "/"
+	}
+	rep, err := w.startSignIn(ctx, r, f.Handle, r.FormValue("password"), to, "")
+	if err != nil {
+		return nil, &again{page: "signin", data: f, err: err}
+	}
+	return rep, nil
+}
+
+// startSignIn signs the person in and sets the cookie; a sign-in this
+// browser held before ends (the cookie is rotated).
+func (w *Web) startSignIn(ctx context.Context, r *request, handle, password, to, notice string) (*reply, error) {
+	_, secret, err := w.hub.SignIn(ctx, handle, password, clientAddr(r.Request))
+	if err != nil {
+		return nil, err
+	}
+	if r.secret != "" {
+		w.hub.SignOut(ctx, r.secret)
+	}
+	return &reply{redirect: to, notice: notice, cookies: []*http.Cookie{w.signInCookie(secret, hub.LoginLifetime)}}, nil
+}
+
+func (w *Web) signInCookie(secret string, lifetime time.Duration) *http.Cookie {
+	return &http.Cookie{Name: w.cookieName(), Value: secret, Path: "/", MaxAge: int(lifetime / time.Second),
+		HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode}
+}
+
+func (w *Web) signout(ctx context.Context, r *request) (*reply, error) {
+	if r.secret != "" {
+		if err := w.hub.SignOut(ctx, r.secret); err != nil {
+			return nil, err
+		}
+	}
+	gone := w.signInCookie("", 0)
+	gone.MaxAge = -1
+	return &reply{redirect: "/signin", notice: "Signed out.", cookies: []*http.Cookie{gone}}, nil
+}
+
+func (w *Web) signupPage(ctx context.Context, r *request) (*reply, error) {
+	mode, err := w.hub.SignupMode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "signup", data: accountForm{Invite: r.URL.Query().Get("invite"), Mode: mode}}, nil
+}
+
+// signup makes an account (open sign-up, or with an invitation) and
+// signs them in.
+func (w *Web) signup(ctx context.Context, r *request) (*reply, error) {
+	f := accountForm{Handle: form(r, "handle"), Name: form(r, "name"), Invite: form(r, "invite")}
+	password := r.FormValue("password")
+	if _, err := w.hub.SignUp(ctx, f.Handle, f.Name, password, f.Invite); err != nil {
+		f.Mode, _ = w.hub.SignupMode(ctx)
+		return nil, &again{page: "signup", data: f, err: err}
+	}
+	return w.startSignIn(ctx, r, f.Handle, password, "/", "Welcome to Palaver.")
+}
+
+// localPath keeps a next= that is a path on this site, and drops
+// anything else (another site, a scheme, a protocol-relative URL).
+func localPath(p string) string {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n") {
+		return ""
+	}
+	return p
+}

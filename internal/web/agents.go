@@ -1,0 +1,176 @@
+package web
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Agents (§1, §2, §5): create, set mode, mint and revoke tokens, see named
+// sessions and grants, archive and bring back.
+
+func (w *Web) agents(ctx context.Context, r *request) (*reply, error) {
+	as, err := w.hub.Agents(ctx, r.user.Handle, true)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "agents", data: as}, nil
+}
+
+func (w *Web) createAgent(ctx context.Context, r *request) (*reply, error) {
+	slug := strings.TrimSpace(form(r, "slug"))
+	if strings.Contains(slug, "/") {
+		return nil, hub.Errorf(hub.KindInvalid, "the name is the part after %s/, like planner", r.user.Handle)
+	}
+	a, err := w.hub.CreateAgent(ctx, hub.AgentSpec{Handle: r.user.Handle + "/" + slug, Description: form(r, "description"), Goal: form(r, "goal")})
+	if err != nil {
+		return nil, err
+	}
+	return &reply{redirect: agentPath(a), notice: "Created " + a.Handle() + ". Mint it a token to connect it."}, nil
+}
+
+func agentPath(a *hub.Agent) string { return "/agents/" + url.PathEscape(a.Slug) }
+
+func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
+	d, err := w.hub.AgentDetail(ctx, r.user, r.PathValue("slug"))
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: []string{hub.ModeActive, hub.ModeReview, hub.ModeListen}, Scopes: hub.AllScopes}}, nil
+}
+
+// agentPage is the agent's page: its detail and the choices its forms offer.
+type agentPage struct {
+	*hub.AgentDetail
+	Modes  []string
+	Scopes []string
+}
+
+// own is the person's agent named in the path (another's is not_found).
+func (w *Web) own(ctx context.Context, r *request) (*hub.Agent, error) {
+	d, err := w.hub.AgentDetail(ctx, r.user, r.PathValue("slug"))
+	if err != nil {
+		return nil, err
+	}
+	return d.Agent, nil
+}
+
+func (w *Web) setMode(ctx context.Context, r *request) (*reply, error) {
+	a, err := w.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if a, err = w.hub.SetAgentMode(ctx, a.Handle(), form(r, "mode")); err != nil {
+		return nil, err
+	}
+	return &reply{redirect: agentPath(a), notice: a.Handle() + " is now in " + a.Mode + " mode."}, nil
+}
+
+// tokenPage shows a token minted just now, its secret this once.
+type tokenPage struct {
+	Agent  *hub.Agent
+	Token  *hub.Token
+	Secret string
+	MCPURL string // where the token is used: the MCP endpoint, or /api/v1/ for a person's
+}
+
+// mintToken answers with the new token's page, not a redirect: the secret
+// is shown once and kept nowhere.
+func (w *Web) mintToken(ctx context.Context, r *request) (*reply, error) {
+	a, err := w.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	r.ParseForm()
+	scopes := []string{}
+	if ticked := r.Form["scope"]; len(ticked) > 0 {
+		if scopes, err = hub.ParseScopes(strings.Join(ticked, ",")); err != nil {
+			return nil, err
+		}
+	}
+	days, err := wholeNumber(form(r, "expires_in_days"), "expires in (days)")
+	if err != nil {
+		return nil, err
+	}
+	t, secret, err := w.hub.MintToken(ctx, hub.TokenSpec{Owner: r.user.Handle, Agent: a.Slug, Scopes: scopes, Expires: hub.Days(days), Name: form(r, "name")})
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "token", data: tokenPage{Agent: a, Token: t, Secret: secret, MCPURL: w.siteURL(r) + "/mcp/"}}, nil
+}
+
+// wholeNumber reads an optional whole number field ("" is 0).
+func wholeNumber(s, label string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, hub.Errorf(hub.KindInvalid, "%s is a whole number of 0 or more (got %q)", label, s)
+	}
+	return n, nil
+}
+
+func (w *Web) revokeToken(ctx context.Context, r *request) (*reply, error) {
+	t, err := w.hub.RevokeOwnToken(ctx, r.user, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/agents/" + url.PathEscape(r.PathValue("slug")), notice: "Revoked " + tokenLabel(t) + "; its next request is refused."}, nil
+}
+
+func tokenLabel(t *hub.Token) string {
+	if t.Name != "" {
+		return "the token " + strconv.Quote(t.Name)
+	}
+	return "token " + t.ID
+}
+
+func (w *Web) setGrant(ctx context.Context, r *request) (*reply, error) {
+	a, err := w.own(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	contact := strings.TrimSpace(form(r, "contact"))
+	g, err := w.hub.SetGrant(ctx, r.user, a.Handle(), contact, form(r, "allow_human") != "", form(r, "allow_agents") != "")
+	if err != nil {
+		return nil, err
+	}
+	return &reply{redirect: agentPath(a), notice: grantNotice(a.Handle(), contact, g)}, nil
+}
+
+func grantNotice(agent, contact string, g *hub.Grant) string {
+	switch {
+	case g.AllowHuman && g.AllowAgents:
+		return agent + " may reach " + contact + " and their agents."
+	case g.AllowHuman:
+		return agent + " may reach " + contact + ", not their agents."
+	case g.AllowAgents:
+		return agent + " may reach " + contact + "'s agents, not " + contact + "."
+	}
+	return agent + " may no longer reach " + contact + " or their agents."
+}
+
+// archive archives the agent (its tokens die) or brings it back.
+func (w *Web) archive(archived bool) handler {
+	return func(ctx context.Context, r *request) (*reply, error) {
+		a, err := w.own(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		if archived {
+			if a, err = w.hub.ArchiveAgent(ctx, a.Handle()); err != nil {
+				return nil, err
+			}
+			return &reply{redirect: agentPath(a), notice: a.Handle() + " is archived; its tokens are revoked."}, nil
+		}
+		if a, err = w.hub.UnarchiveAgent(ctx, a.Handle()); err != nil {
+			return nil, err
+		}
+		return &reply{redirect: agentPath(a), notice: a.Handle() + " is back; mint it a new token to connect it."}, nil
+	}
+}

@@ -1,0 +1,122 @@
+package web_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// secretOn is the token or link a page shows once, in its copy box.
+func secretOn(t *testing.T, p *page, id string) string {
+	t.Helper()
+	for _, n := range p.all("input") {
+		if attr(n, "id") == id {
+			return attr(n, "value")
+		}
+	}
+	t.Fatalf("%s shows no %s: %s", p.path(), id, p.text())
+	return ""
+}
+
+// TestAgentPages walks an agent's life on its pages: create (a bad name
+// refused, nothing made), set mode, mint a token shown once (it works),
+// list and revoke it (it stops working), grant a contact, archive (its
+// tokens die) and bring it back.
+func TestAgentPages(t *testing.T) {
+	s := newSite(t)
+	b := s.person(t, "alice")
+	p := b.get("/agents")
+	if p = b.submit(p, "/agents", url.Values{"slug": {"Bad Name!"}, "description": {"x"}}); p.path() != "/agents" || p.errorText() == "" {
+		t.Fatalf("a bad name: at %s, error %q", p.path(), p.errorText())
+	}
+	if as, _ := s.hub.Agents(ctx, "alice", true); len(as) != 0 {
+		t.Fatalf("a refused create made %d agents", len(as))
+	}
+	p = b.submit(p, "/agents", url.Values{"slug": {"planner"}, "description": {"Plans the release"}, "goal": {"ship 2.0"}})
+	if p.path() != "/agents/planner" || !strings.Contains(p.notice(), "Created alice/planner") {
+		t.Fatalf("create: at %s, %q %q", p.path(), p.notice(), p.errorText())
+	}
+
+	p = b.submit(p, "/agents/planner/mode", url.Values{"mode": {"review"}})
+	if a, _ := s.hub.Agent(ctx, "alice/planner"); a.Mode != hub.ModeReview || !strings.Contains(p.notice(), "review mode") {
+		t.Fatalf("set mode: %s, %q", a.Mode, p.notice())
+	}
+	if p = b.submit(p, "/agents/planner/mode", url.Values{"mode": {"shout"}}); p.errorText() == "" {
+		t.Fatal("an unknown mode was taken")
+	}
+
+	// Mint with two of the three scopes, expiring in 30 days.
+	p = b.submit(p, "/agents/planner/tokens", url.Values{"name": {"laptop"}, "scope": {hub.ScopeRead, hub.ScopeWrite}, "expires_in_days": {"30"}})
+	secret := secretOn(t, p, "secret")
+	if !strings.HasPrefix(secret, "plv_") || !strings.Contains(p.text(), "shown this once") || !strings.Contains(p.text(), "/mcp/") {
+		t.Fatalf("the minted token's page: %s", p.text())
+	}
+	c, err := s.hub.Authenticate(ctx, secret)
+	if err != nil || strings.Join(c.Scopes, ",") != "msg:read,msg:write" {
+		t.Fatalf("the minted token: %+v, %v", c, err)
+	}
+	p = b.get("/agents/planner")
+	if strings.Contains(p.raw, secret) || !strings.Contains(p.text(), "laptop") || !strings.Contains(p.text(), c.TokenID) {
+		t.Fatalf("the token list: shows the secret %v, lists it %v", strings.Contains(p.raw, secret), strings.Contains(p.text(), c.TokenID))
+	}
+	if p = b.submit(p, "/agents/planner/tokens", url.Values{"scope": nil}); p.errorText() == "" || !strings.Contains(p.errorText(), "at least one scope") {
+		t.Fatalf("a token with no scope: %q", p.errorText())
+	}
+	if p = b.submit(p, "/agents/planner/tokens", url.Values{"expires_in_days": {"soon"}}); !strings.Contains(p.errorText(), "whole number") {
+		t.Fatalf("a bad expiry: %q", p.errorText())
+	}
+	p = b.submit(p, "/agents/planner/tokens/"+c.TokenID+"/revoke", nil)
+	if !strings.Contains(p.notice(), "Revoked") {
+		t.Fatalf("revoke: %q %q", p.notice(), p.errorText())
+	}
+	if _, err := s.hub.Authenticate(ctx, secret); err == nil {
+		t.Fatal("a revoked token still works")
+	}
+
+	// A grant names a person who exists; bob becomes a contact, and the
+	// planner may reach his agents.
+	bob := s.person(t, "bob")
+	if p = b.submit(p, "/agents/planner/grants", url.Values{"contact": {"nobody"}, "allow_agents": {"1"}}); p.errorText() == "" {
+		t.Fatal("a grant to nobody was taken")
+	}
+	b.submit(b.get("/contacts"), "/contacts", url.Values{"handle": {"bob"}})
+	bob.submit(bob.get("/contacts"), "/contacts/alice/approve", nil)
+	p = b.submit(b.get("/agents/planner"), "/agents/planner/grants", url.Values{"contact": {"bob"}, "allow_agents": {"1"}})
+	if !strings.Contains(p.notice(), "may reach bob's agents") || !strings.Contains(p.text(), "@bob: not the person, their agents") {
+		t.Fatalf("the grant: %q, page %s", p.notice()+p.errorText(), p.text())
+	}
+
+	// Archive, then bring back: the old token stays dead, a new one works.
+	_, old, err := s.hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "planner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = b.submit(b.get("/agents/planner"), "/agents/planner/archive", nil)
+	if !strings.Contains(p.text(), "This agent is archived") {
+		t.Fatalf("archive: %s", p.text())
+	}
+	if _, err := s.hub.Authenticate(ctx, old); err == nil {
+		t.Fatal("an archived agent's token works")
+	}
+	if p := b.get("/agents"); !strings.Contains(p.text(), "archived") {
+		t.Fatalf("the agent list: %s", p.text())
+	}
+	p = b.submit(p, "/agents/planner/unarchive", nil)
+	if !strings.Contains(p.notice(), "is back") {
+		t.Fatalf("unarchive: %q %q", p.notice(), p.errorText())
+	}
+	p = b.submit(p, "/agents/planner/tokens", nil)
+	if _, err := s.hub.Authenticate(ctx, secretOn(t, p, "secret")); err != nil {
+		t.Fatalf("a new token after unarchive: %v", err)
+	}
+	if _, err := s.hub.Authenticate(ctx, old); err == nil {
+		t.Fatal("the old token came back with the agent")
+	}
+
+	// Another person's agent is not found, on every page and form.
+	if p := bob.get("/agents/planner"); p.status != 404 {
+		t.Fatalf("bob opens alice's agent: %d", p.status)
+	}
+}

@@ -1,0 +1,52 @@
+package web
+
+import (
+	"context"
+	"strings"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Contacts (§3): requests in and out, the grants of one's agents, and the
+// asks of other owners' agents to come in — each decision can be changed.
+
+func (w *Web) contacts(ctx context.Context, r *request) (*reply, error) {
+	v, err := w.hub.Consent(ctx, r.user)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "contacts", data: v}, nil
+}
+
+func (w *Web) requestContact(ctx context.Context, r *request) (*reply, error) {
+	c, err := w.hub.RequestContact(ctx, r.user, strings.TrimSpace(form(r, "handle")))
+	if err != nil {
+		return nil, err
+	}
+	notice := "Asked; they decide on their Approvals page."
+	if c.Status == hub.ContactAccepted {
+		notice = "You are contacts now."
+	}
+	return &reply{redirect: "/contacts", notice: notice}, nil
+}
+
+// contactAction approves, rejects or cancels the contact with the handle
+// in the path; approve and reject change a decision made before too.
+func (w *Web) contactAction(ctx context.Context, r *request) (*reply, error) {
+	handle := r.PathValue("handle")
+	var err error
+	switch r.PathValue("action") {
+	case "approve":
+		_, err = w.hub.DecideContact(ctx, r.user, handle, true)
+	case "reject":
+		_, err = w.hub.DecideContact(ctx, r.user, handle, false)
+	case "cancel":
+		_, err = w.hub.CancelContact(ctx, r.user, handle)
+	default:
+		err = hub.Errorf(hub.KindNotFound, "a contact is approved, rejected or cancelled (got %q)", r.PathValue("action"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/contacts", notice: "Done."}, nil
+}

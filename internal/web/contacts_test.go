@@ -1,0 +1,92 @@
+package web_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestContactsPage: a request goes out and is withdrawn; a request in is
+// declined, then accepted after all; the agents' grants are listed; an
+// agent let in is stopped later, then let in again — each a form on the
+// page.
+func TestContactsPage(t *testing.T) {
+	s := newSite(t)
+	alice, bob := s.person(t, "alice"), s.person(t, "bob")
+	s.person(t, "carol")
+	p := alice.submit(alice.get("/contacts"), "/contacts", url.Values{"handle": {"carol"}})
+	if !strings.Contains(p.notice(), "Asked") || !strings.Contains(p.text(), "@carol pending: you asked") {
+		t.Fatalf("asking carol: %q %s", p.notice(), p.text())
+	}
+	p = alice.submit(p, "/contacts/carol/cancel", nil)
+	if !strings.Contains(p.text(), "@carol cancelled") {
+		t.Fatalf("withdrawing: %s", p.text())
+	}
+	if p = alice.submit(p, "/contacts", url.Values{"handle": {"nobody"}}); p.errorText() == "" {
+		t.Fatal("a contact request to nobody was taken")
+	}
+
+	bob.submit(bob.get("/contacts"), "/contacts", url.Values{"handle": {"alice"}})
+	p = alice.submit(alice.get("/contacts"), "/contacts/bob/reject", nil)
+	if !strings.Contains(p.text(), "@bob rejected") {
+		t.Fatalf("declining bob: %s", p.text())
+	}
+	p = alice.submit(p, "/contacts/bob/approve", nil)
+	if !strings.Contains(p.text(), "@bob accepted") {
+		t.Fatalf("accepting bob after all: %s", p.text())
+	}
+
+	// bob's helper asks to reach alice's planner; alice lets it in, stops
+	// it, and lets it in again.
+	s.agent(t, "alice/planner")
+	helper, _ := s.agent(t, "bob/helper")
+	if _, err := s.hub.SetGrant(ctx, mustUser(t, s, "bob"), "bob/helper", "alice", true, true); err != nil {
+		t.Fatal(err)
+	}
+	s.hub.OpenConversation(ctx, helper, []string{"alice/planner"})
+	if _, err := s.hub.SetGrant(ctx, mustUser(t, s, "alice"), "alice/planner", "bob", false, true); err != nil {
+		t.Fatal(err)
+	}
+	p = alice.get("/contacts")
+	if !strings.Contains(p.text(), "alice/planner → @bob: not the person, their agents") || !strings.Contains(p.text(), "bob/helper alice/planner pending") {
+		t.Fatalf("grants and asks: %s", p.text())
+	}
+	asks, _ := s.hub.Consent(ctx, mustUser(t, s, "alice"))
+	id := asks.Inbound[0].Ask.ID
+	if p = alice.submit(p, "/approvals/"+id+"/approve", nil); p.path() != "/contacts" || !strings.Contains(p.notice(), "Let in") {
+		t.Fatalf("letting the helper in: at %s %q %q", p.path(), p.notice(), p.errorText())
+	}
+	p = alice.submit(p, "/approvals/"+id+"/reject", nil)
+	if !strings.Contains(p.text(), "bob/helper alice/planner denied") {
+		t.Fatalf("after stopping the helper: %s", p.text())
+	}
+	if _, err := s.hub.OpenConversation(ctx, helper, []string{"alice/planner"}); err == nil {
+		t.Fatal("a stopped agent opened a conversation")
+	}
+	alice.submit(p, "/approvals/"+id+"/approve", nil)
+	if _, err := s.hub.OpenConversation(ctx, helper, []string{"alice/planner"}); err != nil {
+		t.Fatalf("let in again: %v", err)
+	}
+}
+
+// TestSettingsAPITokens: a person mints an API token for scripts (shown
+// once; it works on /api/v1), sees it listed and revokes it.
+func TestSettingsAPITokens(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	p := alice.submit(alice.get("/settings"), "/settings/tokens", url.Values{"name": {"approvals script"}})
+	secret := secretOn(t, p, "secret")
+	u, err := s.hub.AuthenticateUser(ctx, secret)
+	if err != nil || u.Handle != "alice" {
+		t.Fatalf("the API token: %+v, %v", u, err)
+	}
+	p = alice.get("/settings")
+	ts, _ := s.hub.Tokens(ctx, "alice", "")
+	if len(ts) != 1 || !strings.Contains(p.text(), "approvals script") {
+		t.Fatalf("listed: %d tokens, %s", len(ts), p.text())
+	}
+	p = alice.submit(p, "/settings/tokens/"+ts[0].ID+"/revoke", nil)
+	if _, err := s.hub.AuthenticateUser(ctx, secret); err == nil || !strings.Contains(p.notice(), "Revoked") {
+		t.Fatalf("revoked: %v, %q", err, p.notice())
+	}
+}

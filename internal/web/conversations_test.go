@@ -1,0 +1,179 @@
+package web_test
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// TestConversationPages: the list shows alice's agents' conversations,
+// paused ones marked; the view labels each message's provenance with the
+// session after the byline and how far each session has read; writing
+// there is human_interject (alice is no participant) and lifts the pause;
+// Resume lifts one too; a close-requested thread is closed by its
+// creator's owner.
+func TestConversationPages(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	planner, _ := s.agent(t, "alice/planner")
+	reviewer, _ := s.agent(t, "alice/reviewer")
+	v, err := s.hub.OpenConversation(ctx, planner, []string{"alice/reviewer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	// 100 turns, with a Resume after the 50th: paused again, and more
+	// messages than one page shows.
+	for i := range 100 {
+		from, instance := planner, "laptop"
+		if i%2 == 1 {
+			from, instance = reviewer, ""
+		}
+		if _, err := s.hub.SendMessage(ctx, from, hub.SendInput{ConversationID: conv, Body: fmt.Sprintf("turn %d", i+1), Instance: instance}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 49 {
+			if _, err := s.hub.Resume(ctx, mustUser(t, s, "alice"), conv); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := s.hub.ReadMessages(ctx, reviewer, hub.ReadInput{ConversationID: conv, Instance: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+
+	p := alice.get("/conversations")
+	if !strings.Contains(p.text(), "paused") || !strings.Contains(p.text(), "alice/planner, alice/reviewer") {
+		t.Fatalf("the list: %s", p.text())
+	}
+	p = alice.get("/conversations/" + conv)
+	text := p.text()
+	for _, want := range []string{"Paused.", "agents traded 50 turns", "alice/planner · laptop AI agent for @alice", "turn 100", "Read by", "alice/reviewer · desk: up to #"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the conversation lacks %q: %s", want, text)
+		}
+	}
+	p = alice.submit(p, "/conversations/"+conv+"/resume", nil)
+	if !strings.Contains(p.notice(), "Resumed") || strings.Contains(p.text(), "Paused.") {
+		t.Fatalf("resume: %q, %s", p.notice(), p.text())
+	}
+	if _, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: "back to work"}); err != nil {
+		t.Fatalf("a send after Resume: %v", err)
+	}
+	p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {"Keep it **short**."}, "format": {"markdown"}})
+	if !strings.Contains(p.notice(), "human_interject") {
+		t.Fatalf("post: %q %q", p.notice(), p.errorText())
+	}
+	last := findAll(p.doc, "article")
+	body := last[len(last)-1]
+	if !strings.Contains(text2(body), "@alice") || !strings.Contains(text2(body), "human_interject") || len(findAll(body, "strong")) < 2 {
+		t.Fatalf("alice's post as shown: %s", text2(body))
+	}
+	if strings.Contains(p.text(), "turn 1 ") || !strings.Contains(p.actionsAndLinks(), "?after=0") {
+		t.Fatal("with 102 messages the page shows the oldest, or no link to them; want the latest 100")
+	}
+	if p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {""}}); p.errorText() == "" {
+		t.Fatal("an empty post was taken")
+	}
+	if p = alice.get("/conversations/" + conv + "?after=0"); !strings.Contains(p.text(), "turn 1 ") || !strings.Contains(p.text(), "Newer messages") {
+		t.Fatalf("the first page from the start: %s", p.actionsAndLinks())
+	}
+
+	// A thread of the planner's asks to close; alice confirms.
+	th, err := s.hub.CreateThread(ctx, planner, hub.ThreadSpec{Title: "Release notes", Participants: []string{"alice/reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.RequestClose(ctx, planner, th.Conversation.ID); err != nil {
+		t.Fatal(err)
+	}
+	p = alice.get("/conversations/" + th.Conversation.ID)
+	if !strings.Contains(p.text(), "Close requested") {
+		t.Fatalf("a close-requested thread: %s", p.text())
+	}
+	p = alice.submit(p, "/conversations/"+th.Conversation.ID+"/close", nil)
+	if p.path() != "/conversations" || !strings.Contains(p.notice(), "Closed") || strings.Contains(p.text(), "Release notes") {
+		t.Fatalf("close: at %s %q %s", p.path(), p.notice(), p.text())
+	}
+
+	// Someone else sees none of it.
+	bob := s.person(t, "bob")
+	if p := bob.get("/conversations/" + conv); p.status != 404 {
+		t.Fatalf("bob opens alice's agents' conversation: %d", p.status)
+	}
+	if p := bob.post("/conversations/"+conv+"/messages", url.Values{"body": {"hi"}}); !strings.Contains(p.errorText(), "no conversation") {
+		t.Fatalf("bob writes into it: %q", p.errorText())
+	}
+}
+
+func text2(n *html.Node) string { return strings.Join(strings.Fields(text(n)), " ") }
+
+// actionsAndLinks lists the page's hrefs, for paging checks.
+func (p *page) actionsAndLinks() string {
+	var out []string
+	for _, a := range p.all("a") {
+		out = append(out, attr(a, "href"))
+	}
+	return strings.Join(out, " ")
+}
+
+// TestBodiesShownAsText: words others wrote — a script, an image with
+// onerror, a javascript: link, in plain text and in markdown — show as
+// text on every page that shows them: conversations, a held message on
+// Approvals, a question, an agent's description.
+func TestBodiesShownAsText(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	hostile := `<script>alert(1)</script> <img src=x onerror=alert(2)> [click](javascript:alert(3)) <a href="javascript:alert(4)">x</a>`
+	if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/planner", Description: hostile}); err != nil {
+		t.Fatal(err)
+	}
+	_, secret, _ := s.hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "planner"})
+	planner := s.reauth(t, secret)
+	s.agent(t, "alice/reviewer")
+	v, err := s.hub.CreateThread(ctx, planner, hub.ThreadSpec{Title: hostile, Participants: []string{"alice/reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	for _, format := range []string{hub.FormatText, hub.FormatMarkdown} {
+		if _, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: hostile, Format: format}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.hub.AskOwner(ctx, planner, hostile, "", conv, []string{hostile}); err != nil {
+		t.Fatal(err)
+	}
+	s.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview)
+	if _, err := s.hub.SendMessage(ctx, s.reauth(t, secret), hub.SendInput{ConversationID: conv, Body: hostile + " (held)", Format: hub.FormatMarkdown}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/", "/conversations", "/conversations/" + conv, "/approvals", "/agents", "/agents/planner"} {
+		p := alice.get(path)
+		if p.status != 200 {
+			t.Fatalf("%s: %d", path, p.status)
+		}
+		if !strings.Contains(p.raw, "&lt;script&gt;") && !strings.Contains(p.raw, "&lt;img") {
+			t.Fatalf("%s does not show the words at all", path)
+		}
+		walk(p.doc, func(n *html.Node) {
+			for _, a := range n.Attr {
+				url := a.Key == "href" || a.Key == "src" || a.Key == "action" || a.Key == "formaction"
+				if strings.HasPrefix(a.Key, "on") || (url && !strings.HasPrefix(a.Val, "/") && !strings.HasPrefix(a.Val, "#")) {
+					t.Fatalf("%s: <%s %s=%q> from someone's words", path, n.Data, a.Key, a.Val)
+				}
+			}
+			if n.Data == "script" && attr(n, "src") == "" {
+				t.Fatalf("%s: an inline <script> element", path)
+			}
+			if n.Data == "img" {
+				t.Fatalf("%s: an <img> from someone's words", path)
+			}
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package web_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sse is an open event stream, read a line at a time.
+type sse struct {
+	lines  chan string
+	cancel context.CancelFunc
+}
+
+func (b *browser) stream(t *testing.T, lastEventID string) *sse {
+	t.Helper()
+	sctx, cancel := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(sctx, "GET", b.s.url+"/events/stream", nil)
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	resp, err := b.c.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		cancel()
+		t.Fatalf("the stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	s := &sse{lines: make(chan string, 100), cancel: cancel}
+	go func() {
+		defer resp.Body.Close()
+		defer close(s.lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(cancel)
+	return s
+}
+
+// next is the next event's id and data, or fails after 10 s.
+func (s *sse) next(t *testing.T) (id, data string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	event := ""
+	for {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "id: "):
+				id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				data = strings.TrimPrefix(line, "data: ")
+			case line == "" && event != "":
+				if event != "changed" {
+					t.Fatalf("an event named %q", event)
+				}
+				return id, data
+			}
+		case <-deadline:
+			t.Fatal("no event within 10s")
+		}
+	}
+}
+
+// TestEventStream: the dashboard hears the person's own events live — a
+// contact request — and a browser that reconnects with Last-Event-ID gets
+// what it missed, once. Without a sign-in there is no stream.
+func TestEventStream(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	s.person(t, "bob")
+	s.person(t, "carol")
+	st := alice.stream(t, "")
+	if line := <-st.lines; line != "retry: 5000" {
+		t.Fatalf("the stream opens with %q", line)
+	}
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	id, data := st.next(t)
+	if data != "contact.request" || id == "" {
+		t.Fatalf("heard %q (id %q), want contact.request", data, id)
+	}
+	st.cancel()
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "carol"), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	again := alice.stream(t, id)
+	<-again.lines // retry:
+	id2, data := again.next(t)
+	if data != "contact.request" || id2 == id {
+		t.Fatalf("after reconnecting: %q (id %q), want carol's contact.request once", data, id2)
+	}
+	resp, err := http.Get(s.url + "/events/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a stream without a sign-in: %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/render"
+)
+
+// funcs are the templates' helpers: how pages show bodies, times and
+// labels. Everything others wrote reaches a page through html/template's
+// escaping or the markdown renderer, never as raw HTML.
+func (w *Web) funcs() template.FuncMap {
+	return template.FuncMap{
+		"asset": func(name string) string { return "/static/" + name + "?v=" + w.static[name].version },
+		"body":  messageBody,
+		"ago":   ago,
+		"exact": exact,
+		"kind":  kindLabel,
+		"has":   slices.Contains[[]string],
+		"join":  strings.Join,
+	}
+}
+
+// messageBody is a message's words as a page shows them: markdown through
+// the one renderer (a thread's own project images allowed), anything else
+// as text with its line breaks.
+func messageBody(m *hub.Message, projectID string) template.HTML {
+	if m.Format == hub.FormatMarkdown {
+		return render.Markdown(m.Body, render.Options{Image: hub.ProjectImageSource(projectID)})
+	}
+	return template.HTML(`<p class="plain">` + template.HTMLEscapeString(m.Body) + `</p>`)
+}
+
+// ago is a time as people say it, e.g. "3 min ago".
+func ago(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := time.Since(t)
+	switch {
+	case d < 0:
+		return "in " + span(-d)
+	case d < time.Minute:
+		return "just now"
+	}
+	return span(d) + " ago"
+}
+
+func span(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+}
+
+// exact is a time to the second, in UTC, for a title attribute.
+func exact(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// kindLabel names an approval's kind for people.
+func kindLabel(kind string) string {
+	switch kind {
+	case hub.ApprovalHeldMessage:
+		return "Message held for review"
+	case hub.ApprovalQuestion:
+		return "Question"
+	case hub.ApprovalGrantRequest:
+		return "Grant request"
+	case hub.ApprovalInboundAsk:
+		return "Asks to come in"
+	case hub.ApprovalContactRequest:
+		return "Contact request"
+	case hub.ApprovalProjectProposal:
+		return "Project proposal"
+	case hub.ApprovalProjectAccess:
+		return "Project access request"
+	}
+	return kind
+}

@@ -1,0 +1,497 @@
+// Package web is Palaver's dashboard (DESIGN.md §11): server-rendered pages
+// where people sign in, decide what waits for them, read and write in their
+// agents' conversations, and manage agents, tokens and contacts. Pages are
+// html/template, progressively enhanced with htmx and server-sent events;
+// every page and form works with JavaScript off. One route table, handlers
+// that decode, make a hub call and return a reply, and one function,
+// serveError, that turns errors into a page or a form's message.
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+//go:embed templates static
+var files embed.FS
+
+// Options configure the dashboard.
+type Options struct {
+	Hub    *hub.Hub
+	Logger *slog.Logger
+	// BaseURL is where people reach the server; https makes the sign-in
+	// cookie Secure, and its origin is trusted for forms.
+	BaseURL string
+}
+
+// Web serves the dashboard.
+type Web struct {
+	hub    *hub.Hub
+	log    *slog.Logger
+	secure bool
+	origin string
+	pages  map[string]*template.Template
+	static map[string]asset
+}
+
+// asset is a static file served from memory under a name that changes
+// with its content, so browsers may keep it for good.
+type asset struct {
+	contentType string
+	data        []byte
+	version     string
+}
+
+// New parses every template and loads the static files; a broken
+// template fails here, at start.
+func New(o Options) (*Web, error) {
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}}
+	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
+		w.secure = u.Scheme == "https"
+		w.origin = u.Scheme + "://" + u.Host
+	}
+	if err := w.loadStatic(); err != nil {
+		return nil, err
+	}
+	if err := w.parse(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// loadStatic reads static/: the scripts as they are, and the one
+// stylesheet, Pico followed by Palaver's own rules.
+func (w *Web) loadStatic() error {
+	read := func(name string) ([]byte, error) { return fs.ReadFile(files, "static/"+name) }
+	add := func(name, contentType string, data []byte) {
+		sum := sha256.Sum256(data)
+		w.static[name] = asset{contentType: contentType, data: data, version: hex.EncodeToString(sum[:6])}
+	}
+	for _, name := range []string{"htmx.min.js", "sse.min.js", "palaver.js"} {
+		data, err := read(name)
+		if err != nil {
+			return err
+		}
+		add(name, "text/javascript; charset=utf-8", data)
+	}
+	pico, err := read("pico.min.css")
+	if err != nil {
+		return err
+	}
+	own, err := read("palaver.css")
+	if err != nil {
+		return err
+	}
+	add("palaver.css", "text/css; charset=utf-8", bytes.Join([][]byte{pico, own}, []byte("\n")))
+	return nil
+}
+
+// parse makes one template set per page: the layout with that page.
+func (w *Web) parse() error {
+	names, err := fs.Glob(files, "templates/*.html")
+	if err != nil {
+		return err
+	}
+	layout := template.New("layout.html").Funcs(w.funcs())
+	if _, err := layout.ParseFS(files, "templates/layout.html", "templates/parts.html"); err != nil {
+		return fmt.Errorf("dashboard templates: %w", err)
+	}
+	for _, name := range names {
+		base := path.Base(name)
+		if base == "layout.html" || base == "parts.html" {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(files, name)
+		if err != nil {
+			return fmt.Errorf("dashboard template %s: %w", base, err)
+		}
+		w.pages[strings.TrimSuffix(base, ".html")] = t
+	}
+	return nil
+}
+
+// request is one dashboard request: the HTTP request, and the person
+// signed in (nil on a public page when nobody is).
+type request struct {
+	*http.Request
+	user   *hub.User
+	secret string // the sign-in's cookie value
+}
+
+// reply is what a handler answers: a page to render, or (after a form) a
+// place to go and a notice to show there once.
+type reply struct {
+	page     string
+	status   int
+	data     any
+	redirect string
+	notice   string
+	cookies  []*http.Cookie
+	image    *hub.Image // bytes to send as they are, not a page
+	bytes    []byte
+}
+
+// again is a form shown again with the error that stopped it: sign-in,
+// setup and sign-up keep what was typed (but never a password).
+type again struct {
+	page string
+	data any
+	err  error
+}
+
+func (a *again) Error() string { return a.err.Error() }
+func (a *again) Unwrap() error { return a.err }
+
+// handler answers one route.
+type handler func(ctx context.Context, r *request) (*reply, error)
+
+// route is one line of the route table.
+type route struct {
+	pattern string
+	handle  handler
+	public  bool   // served to people who are not signed in
+	back    string // after a failed form, the page to go back to ({name}s filled from the path)
+}
+
+// routes is the whole dashboard.
+func (w *Web) routes() []route {
+	return []route{
+		{pattern: "GET /setup", handle: w.setupPage, public: true},
+		{pattern: "POST /setup", handle: w.setup, public: true},
+		{pattern: "GET /signin", handle: w.signinPage, public: true},
+		{pattern: "POST /signin", handle: w.signin, public: true},
+		{pattern: "GET /signup", handle: w.signupPage, public: true},
+		{pattern: "POST /signup", handle: w.signup, public: true},
+		{pattern: "POST /signout", handle: w.signout, public: true},
+
+		{pattern: "GET /{$}", handle: w.home},
+
+		{pattern: "GET /approvals", handle: w.approvals},
+		{pattern: "POST /approvals/{id}/{action}", handle: w.decide, back: "/approvals"},
+
+		{pattern: "GET /conversations", handle: w.conversations},
+		{pattern: "GET /conversations/{id}", handle: w.conversation},
+		{pattern: "POST /conversations/{id}/messages", handle: w.post, back: "/conversations/{id}"},
+		{pattern: "POST /conversations/{id}/resume", handle: w.resume, back: "/conversations/{id}"},
+		{pattern: "POST /conversations/{id}/close", handle: w.closeConversation, back: "/conversations/{id}"},
+
+		{pattern: "GET /agents", handle: w.agents},
+		{pattern: "POST /agents", handle: w.createAgent, back: "/agents"},
+		{pattern: "GET /agents/{slug}", handle: w.agent},
+		{pattern: "POST /agents/{slug}/mode", handle: w.setMode, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/tokens", handle: w.mintToken, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/tokens/{id}/revoke", handle: w.revokeToken, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/grants", handle: w.setGrant, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/archive", handle: w.archive(true), back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/unarchive", handle: w.archive(false), back: "/agents/{slug}"},
+
+		{pattern: "GET /contacts", handle: w.contacts},
+		{pattern: "POST /contacts", handle: w.requestContact, back: "/contacts"},
+		{pattern: "POST /contacts/{handle}/{action}", handle: w.contactAction, back: "/contacts"},
+
+		{pattern: "GET /settings", handle: w.settings},
+		{pattern: "POST /settings/signup", handle: w.setSignup, back: "/settings"},
+		{pattern: "POST /settings/invites", handle: w.invite, back: "/settings"},
+		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
+		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings"},
+
+		{pattern: "GET /projects/{id}/images/{image}", handle: w.image},
+	}
+}
+
+// Register mounts the dashboard on mux. Every state-changing request
+// passes http.CrossOriginProtection first.
+func (w *Web) Register(mux *http.ServeMux) {
+	cop := http.NewCrossOriginProtection()
+	if w.origin != "" {
+		cop.AddTrustedOrigin(w.origin)
+	}
+	cop.SetDenyHandler(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.serveError(rw, &request{Request: r}, hub.Errorf(hub.KindForbidden, "this form was sent from another site, so it was refused; open the dashboard and send it from there"), "")
+	}))
+	for _, rt := range w.routes() {
+		mux.Handle(rt.pattern, cop.Handler(w.serve(rt)))
+	}
+	mux.Handle("GET /static/{name}", http.HandlerFunc(w.serveStatic))
+	mux.Handle("GET /events/stream", http.HandlerFunc(w.stream))
+	mux.Handle("/", cop.Handler(w.serve(route{handle: func(ctx context.Context, r *request) (*reply, error) {
+		return nil, hub.Errorf(hub.KindNotFound, "there is no page at %s", r.URL.Path)
+	}})))
+}
+
+// serve signs the person in from their cookie, runs the route's handler
+// and writes its reply.
+func (w *Web) serve(rt route) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, hr *http.Request) {
+		r := &request{Request: hr}
+		if c, err := hr.Cookie(w.cookieName()); err == nil && c.Value != "" {
+			r.secret = c.Value
+			if u, err := w.hub.SignedIn(hr.Context(), c.Value); err == nil {
+				r.user = u
+			}
+		}
+		if r.user == nil && !rt.public {
+			w.serveError(rw, r, hub.Errorf(hub.KindUnauthenticated, "sign in first"), "")
+			return
+		}
+		hr.Body = http.MaxBytesReader(rw, hr.Body, maxForm)
+		rep, err := rt.handle(hr.Context(), r)
+		if err != nil {
+			w.serveError(rw, r, err, fillPath(rt.back, hr))
+			return
+		}
+		for _, c := range rep.cookies {
+			http.SetCookie(rw, c)
+		}
+		if rep.image != nil {
+			writeImage(rw, rep.image, rep.bytes)
+			return
+		}
+		if rep.redirect != "" {
+			if rep.notice != "" {
+				w.setFlash(rw, flash{Notice: rep.notice})
+			}
+			http.Redirect(rw, hr, rep.redirect, http.StatusSeeOther)
+			return
+		}
+		w.render(rw, r, rep.status, rep.page, rep.data, flash{})
+	})
+}
+
+// maxForm bounds a form's body: a message of hub.MaxBody and its fields.
+const maxForm = 1 << 20
+
+// fillPath puts the request's path values into a route's back pattern.
+func fillPath(pattern string, r *http.Request) string {
+	if pattern == "" {
+		return ""
+	}
+	parts := strings.Split(pattern, "/")
+	for i, p := range parts {
+		if name, ok := strings.CutPrefix(p, "{"); ok {
+			parts[i] = url.PathEscape(r.PathValue(strings.TrimSuffix(name, "}")))
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// status maps each hub error kind to the page's HTTP status.
+var status = map[hub.Kind]int{
+	hub.KindInternal:        http.StatusInternalServerError,
+	hub.KindNotFound:        http.StatusNotFound,
+	hub.KindInvalid:         http.StatusBadRequest,
+	hub.KindConflict:        http.StatusConflict,
+	hub.KindForbidden:       http.StatusForbidden,
+	hub.KindUnauthenticated: http.StatusUnauthorized,
+	hub.KindRateLimited:     http.StatusTooManyRequests,
+}
+
+// serveError is the dashboard's one translation of errors (CONVENTIONS
+// "Errors"). Not signed in: to the sign-in page (or first-run setup), and
+// back here after. A form shown again: that page with the message. A
+// failed form with a page to go back to: there, with the message once.
+// Anything else: an error page with the kind's status. Internal errors
+// show only a trace id; the cause goes to the log.
+func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back string) {
+	var ref *hub.Refusal
+	e := &hub.Error{Kind: hub.KindConflict}
+	if errors.As(err, &ref) {
+		e.Msg = ref.Reason
+	} else {
+		e = hub.AsError(err)
+	}
+	var ag *again
+	errors.As(err, &ag)
+	if e.Kind == hub.KindUnauthenticated && r.user == nil && ag == nil {
+		w.toSignIn(rw, r)
+		return
+	}
+	msg := e.Msg
+	if e.Kind == hub.KindInternal {
+		var b [8]byte
+		rand.Read(b[:])
+		trace := "tr_" + hex.EncodeToString(b[:])
+		w.log.Error("dashboard error", "trace", trace, "route", r.Pattern, "err", err)
+		msg = "something went wrong on the server (trace " + trace + "); try again"
+	} else {
+		w.log.Info("dashboard refused", "route", r.Pattern, "code", e.WireCode(), "message", e.Msg)
+	}
+	if retry, ok := e.Details["retry_after_s"]; ok {
+		rw.Header().Set("Retry-After", fmt.Sprint(retry))
+	}
+	switch {
+	case ag != nil:
+		w.render(rw, r, status[e.Kind], ag.page, ag.data, flash{Error: msg})
+	case r.Method != http.MethodGet && back != "":
+		w.setFlash(rw, flash{Error: msg})
+		http.Redirect(rw, r.Request, back, http.StatusSeeOther)
+	default:
+		w.render(rw, r, status[e.Kind], "error", map[string]any{"Status": status[e.Kind], "Code": e.WireCode()}, flash{Error: msg})
+	}
+}
+
+// toSignIn sends someone not signed in to sign in, or to make the first
+// account when nobody exists yet; a page they asked for is where they
+// land after.
+func (w *Web) toSignIn(rw http.ResponseWriter, r *request) {
+	if need, err := w.hub.NeedsSetup(r.Context()); err == nil && need {
+		http.Redirect(rw, r.Request, "/setup", http.StatusSeeOther)
+		return
+	}
+	to := "/signin"
+	if r.Method == http.MethodGet && r.URL.Path != "/" {
+		to += "?next=" + url.QueryEscape(r.URL.RequestURI())
+	}
+	http.Redirect(rw, r.Request, to, http.StatusSeeOther)
+}
+
+// flash is a message shown once on the next page, kept in a short cookie
+// across the redirect after a form.
+type flash struct {
+	Notice string `json:"n,omitempty"`
+	Error  string `json:"e,omitempty"`
+}
+
+const flashCookie = "palaver_flash"
+
+func (w *Web) setFlash(rw http.ResponseWriter, f flash) {
+	b, _ := json.Marshal(f)
+	http.SetCookie(rw, &http.Cookie{Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString(b), Path: "/",
+		MaxAge: 60, HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode})
+}
+
+// takeFlash reads the flash left by the last form, and clears it.
+func (w *Web) takeFlash(rw http.ResponseWriter, r *http.Request) flash {
+	var f flash
+	c, err := r.Cookie(flashCookie)
+	if err != nil {
+		return f
+	}
+	http.SetCookie(rw, &http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode})
+	if b, err := base64.RawURLEncoding.DecodeString(c.Value); err == nil {
+		json.Unmarshal(b, &f)
+	}
+	return f
+}
+
+// view is what every page's template gets.
+type view struct {
+	User    *hub.User
+	Page    string // the page's name, for the navigation
+	Notice  string
+	Error   string
+	Waiting int // approvals waiting, in the navigation
+	Path    string
+	Data    any
+}
+
+// render writes a page: the layout around the page's template.
+func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, data any, f flash) {
+	t := w.pages[page]
+	if t == nil {
+		panic("dashboard: no template " + page)
+	}
+	if old := w.takeFlash(rw, r.Request); f == (flash{}) {
+		f = old
+	}
+	v := view{User: r.user, Page: page, Notice: f.Notice, Error: f.Error, Path: r.URL.RequestURI(), Data: data}
+	if r.user != nil {
+		if as, err := w.hub.Approvals(r.Context(), r.user); err == nil {
+			v.Waiting = len(as)
+		}
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
+		w.log.Error("rendering a page", "page", page, "err", err)
+		http.Error(rw, "the page could not be drawn", http.StatusInternalServerError)
+		return
+	}
+	h := rw.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", contentPolicy)
+	h.Set("Vary", "Cookie, HX-Request")
+	if code == 0 {
+		code = http.StatusOK
+	}
+	rw.WriteHeader(code)
+	rw.Write(buf.Bytes())
+}
+
+// contentPolicy lets pages run only the dashboard's own scripts and
+// styles: no inline script, no other origin, no framing.
+const contentPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+
+// writeImage sends an image as what it is and nothing else: no sniffing,
+// no scripts, kept only by the person's own browser.
+func writeImage(rw http.ResponseWriter, img *hub.Image, data []byte) {
+	h := rw.Header()
+	h.Set("Content-Type", img.MIME)
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Cache-Control", "private, max-age=3600")
+	rw.Write(data)
+}
+
+// serveStatic serves the embedded scripts and the stylesheet.
+func (w *Web) serveStatic(rw http.ResponseWriter, r *http.Request) {
+	a, ok := w.static[r.PathValue("name")]
+	if !ok {
+		http.NotFound(rw, r)
+		return
+	}
+	h := rw.Header()
+	h.Set("Content-Type", a.contentType)
+	h.Set("Content-Length", strconv.Itoa(len(a.data)))
+	if r.URL.Query().Get("v") == a.version {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	rw.Write(a.data)
+}
+
+// form reads a form field. Browsers send a textarea's line ends as CRLF;
+// they come back as the LF they were shown as, so a held message approved
+// unchanged is not taken for an edit.
+func form(r *request, name string) string {
+	return strings.ReplaceAll(r.FormValue(name), "\r\n", "\n")
+}
+
+// clientAddr is the address sign-ins are throttled by.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// cookieName is the sign-in cookie's name; over https it takes the
+// __Host- prefix, so no other host or path can set it.
+func (w *Web) cookieName() string {
+	if w.secure {
+		return "__Host-palaver"
+	}
+	return "palaver"
+}
