@@ -208,14 +208,19 @@ func (h *Hub) ConfirmClose(ctx context.Context, u *User, conversationID string) 
 		return nil, asOutcome(err)
 	}
 	c := v.Conversation
+	if c.Kind == KindDirect {
+		return nil, invalid("", "a direct conversation is not closed; its agents stop by acknowledging its messages and not replying")
+	}
 	may := c.CreatorID == u.ID
 	if creator, ok := participant(v.Participants, c.CreatorID); ok && creator.OwnerID == u.ID {
 		may = true
 	}
-	if c.Kind == KindThread {
-		if p, err := h.store.Project(ctx, c.ProjectID); err == nil && p.OwnerID == u.ID {
-			may = true
+	if c.Kind == KindThread && !may {
+		p, err := h.store.Project(ctx, c.ProjectID)
+		if err != nil {
+			return nil, AsError(err)
 		}
+		may = p.OwnerID == u.ID
 	}
 	if !may {
 		return nil, &Error{Kind: KindForbidden, Msg: "a conversation is closed by the owner of the agent that started it (or of its project); ask them"}

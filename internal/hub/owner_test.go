@@ -123,10 +123,14 @@ func TestPersonConversationsPaged(t *testing.T) {
 
 // TestConfirmClose: the owner of the agent that started a conversation
 // closes it (confirming its request or not); another participant's owner
-// may not, and sees the same conversation still open.
+// may not, and sees the same conversation still open; a direct
+// conversation is never closed.
 func TestConfirmClose(t *testing.T) {
 	w := newWorld(t)
-	consent(t, w, w.planner, w.person(t, "bob"), "bob/helper")
+	direct := consent(t, w, w.planner, w.person(t, "bob"), "bob/helper")
+	if _, err := w.hub.ConfirmClose(ctx, w.owner(t), direct); code(err) != "invalid_argument" {
+		t.Fatalf("closing a direct conversation: %v", err)
+	}
 	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "release", Participants: []string{"bob/helper", "alice/reviewer"}})
 	if err != nil {
 		t.Fatal(err)
