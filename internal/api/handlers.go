@@ -306,7 +306,11 @@ func (a *API) agentInbox(ctx context.Context, r *request) (any, error) {
 }
 
 func tokenView(t *hub.Token) map[string]any {
-	return map[string]any{"id": t.ID, "name": t.Name, "scopes": t.Scopes, "created_at": timeText(t.CreatedAt),
+	scopes := t.Scopes
+	if scopes == nil {
+		scopes = []string{} // a person's token has none: it acts as them
+	}
+	return map[string]any{"id": t.ID, "name": t.Name, "scopes": scopes, "created_at": timeText(t.CreatedAt),
 		"last_used_at": timeText(t.LastUsedAt), "expires_at": timeText(t.ExpiresAt), "revoked_at": timeText(t.RevokedAt)}
 }
 
