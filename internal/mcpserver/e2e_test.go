@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // TestAgentsTalk is the first story end to end (issue: agents of one owner
@@ -410,5 +411,22 @@ func TestEveryTraceMatchesOneLogLine(t *testing.T) {
 	}
 	if line := ts.logLines(traces[0])[0]; !strings.Contains(line, `"conversation":"`+conv+`"`) || !strings.Contains(line, `"reason":"duplicate:`) {
 		t.Errorf("the brake's log line %s does not name the conversation and the brake", line)
+	}
+}
+
+// TestPausedShowsInListings: a conversation paused by the brake reads
+// "paused" in list_conversations, with the reason and what lifts it.
+func TestPausedShowsInListings(t *testing.T) {
+	settings := hub.DefaultSettings()
+	settings.PauseTurns = 2
+	ts := newTestServerWith(t, settings)
+	planner := ts.client(t, "alice/planner", modern)
+	reviewer := ts.client(t, "alice/reviewer", modern)
+	conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
+	mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "one"})
+	mustCall(t, reviewer, "send_message", map[string]any{"conversation_id": conv, "body": "two"})
+	listed := mustCall(t, planner, "list_conversations", nil)["conversations"].([]any)[0].(map[string]any)
+	if listed["status"] != "paused" || !strings.Contains(listed["paused_reason"].(string), "pressing Resume lifts the pause") {
+		t.Fatalf("a paused conversation is listed as %v", listed)
 	}
 }
