@@ -173,6 +173,14 @@ func TestBrowserFlow(t *testing.T) {
 				t.Fatalf("a send in review mode: %v", sent)
 			}
 
+			// More for the pages to show: a question, and bob asking to be
+			// alice's contact.
+			call(t, planner, "ask_owner", map[string]any{"question": "Tag the release v2.0 or v2.0.0?", "options": []string{"v2.0", "v2.0.0"}, "instance": "laptop"})
+			s.hub.CreateUser(ctx, "bob", "Bob")
+			if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice"); err != nil {
+				t.Fatal(err)
+			}
+
 			b.open("/approvals", "approvals")
 			b.waitText(byID("approval-list"), "The release is ready to go.")
 			b.screenshot("approvals")
