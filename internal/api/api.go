@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -122,18 +123,6 @@ type file struct {
 	data        []byte
 }
 
-// write sends the bytes as what they are and nothing else: no sniffing,
-// no scripts, kept only by the person's own browser.
-func (f file) write(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Type", f.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(f.data)))
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Cache-Control", "private, max-age=3600")
-	w.Write(f.data)
-}
-
 // maxBody bounds a request body (§15).
 const maxBody = 1 << 20
 
@@ -156,7 +145,7 @@ func (a *API) serve(h handler) http.Handler {
 			return
 		}
 		if f, ok := v.(file); ok {
-			f.write(w)
+			httpx.WriteBytes(w, f.contentType, f.data)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -1,5 +1,6 @@
 // Package httpx holds the HTTP middleware every face shares: request ids,
-// the access log, panic recovery and security headers.
+// the access log, panic recovery and security headers; and the two answers
+// they share: the public base URL, and uploaded bytes sent safely.
 package httpx
 
 import (
@@ -8,6 +9,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -75,4 +77,30 @@ func Wrap(next http.Handler, log *slog.Logger) http.Handler {
 		}()
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
 	})
+}
+
+// BaseURL is the server's public base URL: the configured one, or else
+// the one this request reached it by.
+func BaseURL(configured string, r *http.Request) string {
+	if configured != "" {
+		return configured
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// WriteBytes sends bytes that people uploaded (a project's images) as
+// what they are and nothing else: no sniffing, no scripts, kept only by
+// the person's own browser.
+func WriteBytes(w http.ResponseWriter, contentType string, data []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Cache-Control", "private, max-age=3600")
+	w.Write(data)
 }

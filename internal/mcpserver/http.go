@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -62,16 +63,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 const metadataPath = "/.well-known/oauth-protected-resource"
 
 // base is the public base URL: configured, or this request's own.
-func (s *Server) base(r *http.Request) string {
-	if s.baseURL != "" {
-		return s.baseURL
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
+func (s *Server) base(r *http.Request) string { return httpx.BaseURL(s.baseURL, r) }
 
 // protectedResourceMetadata serves RFC 9728 metadata for a profile's
 // endpoint.

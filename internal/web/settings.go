@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -64,16 +65,7 @@ func (w *Web) invite(ctx context.Context, r *request) (*reply, error) {
 
 // siteURL is the server's base URL as configured, or as this browser
 // reached it.
-func (w *Web) siteURL(r *request) string {
-	if w.origin != "" {
-		return w.origin
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
+func (w *Web) siteURL(r *request) string { return httpx.BaseURL(w.base, r.Request) }
 
 func (w *Web) mintUserToken(ctx context.Context, r *request) (*reply, error) {
 	days, err := wholeNumber(form(r, "expires_in_days"), "expires in (days)")

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -48,7 +49,7 @@ type Web struct {
 	hub    *hub.Hub
 	log    *slog.Logger
 	secure bool
-	origin string
+	base   string // the configured public URL, scheme and host ("" when none)
 	pages  map[string]*template.Template
 	static map[string]asset
 }
@@ -67,7 +68,7 @@ func New(o Options) (*Web, error) {
 	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
-		w.origin = u.Scheme + "://" + u.Host
+		w.base = u.Scheme + "://" + u.Host
 	}
 	if err := w.loadStatic(); err != nil {
 		return nil, err
@@ -222,8 +223,8 @@ func (w *Web) routes() []route {
 // passes http.CrossOriginProtection first.
 func (w *Web) Register(mux *http.ServeMux) {
 	cop := http.NewCrossOriginProtection()
-	if w.origin != "" {
-		cop.AddTrustedOrigin(w.origin)
+	if w.base != "" {
+		cop.AddTrustedOrigin(w.base)
 	}
 	cop.SetDenyHandler(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.serveError(rw, &request{Request: r}, hub.Errorf(hub.KindForbidden, "this form was sent from another site, so it was refused; open the dashboard and send it from there"), "")
@@ -263,7 +264,7 @@ func (w *Web) serve(rt route) http.Handler {
 			http.SetCookie(rw, c)
 		}
 		if rep.image != nil {
-			writeImage(rw, rep.image, rep.bytes)
+			httpx.WriteBytes(rw, rep.image.MIME, rep.bytes)
 			return
 		}
 		if rep.redirect != "" {
@@ -441,17 +442,6 @@ func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, 
 // styles: no inline script, no other origin, no framing.
 const contentPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
 	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
-
-// writeImage sends an image as what it is and nothing else: no sniffing,
-// no scripts, kept only by the person's own browser.
-func writeImage(rw http.ResponseWriter, img *hub.Image, data []byte) {
-	h := rw.Header()
-	h.Set("Content-Type", img.MIME)
-	h.Set("Content-Length", strconv.Itoa(len(data)))
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Cache-Control", "private, max-age=3600")
-	rw.Write(data)
-}
 
 // serveStatic serves the embedded scripts and the stylesheet.
 func (w *Web) serveStatic(rw http.ResponseWriter, r *http.Request) {
