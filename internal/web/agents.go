@@ -84,7 +84,6 @@ func (w *Web) mintToken(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.ParseForm()
 	scopes := []string{}
 	if ticked := r.Form["scope"]; len(ticked) > 0 {
 		if scopes, err = hub.ParseScopes(strings.Join(ticked, ",")); err != nil {

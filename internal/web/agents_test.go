@@ -31,6 +31,9 @@ func TestAgentPages(t *testing.T) {
 	if p = b.submit(p, "/agents", url.Values{"slug": {"Bad Name!"}, "description": {"x"}}); p.path() != "/agents" || p.errorText() == "" {
 		t.Fatalf("a bad name: at %s, error %q", p.path(), p.errorText())
 	}
+	if p = b.post("/agents", url.Values{"slug": {"big"}, "description": {strings.Repeat("x", 2<<20)}}); p.path() != "/agents" || !strings.Contains(p.errorText(), "over 1024 KiB") {
+		t.Fatalf("a 2 MiB form: at %s, error %q", p.path(), p.errorText())
+	}
 	if as, _ := s.hub.Agents(ctx, "alice", true); len(as) != 0 {
 		t.Fatalf("a refused create made %d agents", len(as))
 	}

@@ -142,7 +142,6 @@ type request struct {
 // place to go and a notice to show there once.
 type reply struct {
 	page     string
-	status   int
 	data     any
 	redirect string
 	notice   string
@@ -255,6 +254,15 @@ func (w *Web) serve(rt route) http.Handler {
 			return
 		}
 		hr.Body = http.MaxBytesReader(rw, hr.Body, maxForm)
+		if err := hr.ParseForm(); err != nil {
+			var tooBig *http.MaxBytesError
+			msg := "this form could not be read; send it again from the page"
+			if errors.As(err, &tooBig) {
+				msg = fmt.Sprintf("this form is over %d KiB; a message is at most %d characters", maxForm>>10, hub.MaxBody)
+			}
+			w.serveError(rw, r, hub.Errorf(hub.KindInvalid, "%s", msg), fillPath(rt.back, hr))
+			return
+		}
 		rep, err := rt.handle(hr.Context(), r)
 		if err != nil {
 			w.serveError(rw, r, err, fillPath(rt.back, hr))
@@ -274,7 +282,7 @@ func (w *Web) serve(rt route) http.Handler {
 			http.Redirect(rw, hr, rep.redirect, http.StatusSeeOther)
 			return
 		}
-		w.render(rw, r, rep.status, rep.page, rep.data, flash{})
+		w.render(rw, r, http.StatusOK, rep.page, rep.data, flash{})
 	})
 }
 
@@ -431,9 +439,6 @@ func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, 
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", contentPolicy)
 	h.Set("Vary", "Cookie, HX-Request")
-	if code == 0 {
-		code = http.StatusOK
-	}
 	rw.WriteHeader(code)
 	rw.Write(buf.Bytes())
 }
