@@ -271,3 +271,48 @@ func TestProjectCommands(t *testing.T) {
 		t.Fatalf("project list:\n%s", projects)
 	}
 }
+
+// TestUserCommands: the first person made on the command line is the
+// admin and is told how to sign in; user password (from stdin) lets them
+// sign in to the dashboard the server serves; user invite prints a
+// one-time link; user list shows who is the admin.
+func TestUserCommands(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "palaver.db")
+	vars := map[string]string{"PALAVER_DATABASE": db}
+	if code, out, errOut := run(t, ctx, vars, "user", "create", "alice", "--name", "Alice"); code != 0 || !strings.Contains(out, "palaver user password alice") {
+		t.Fatalf("user create: %d %s %s", code, out, errOut)
+	}
+	password := func(stdin string) (int, string) {
+		var out, errOut bytes.Buffer
+		code := Main(ctx, []string{"user", "password", "alice"}, strings.NewReader(stdin), &out, &errOut, func(k string) string { return vars[k] })
+		return code, out.String() + errOut.String()
+	}
+	if code, out := password("short\n"); code == 0 || !strings.Contains(out, "at least 10 characters") {
+		t.Fatalf("a short password: %d %s", code, out)
+	}
+	if code, out := password(""); code == 0 || !strings.Contains(out, "no password was given on stdin") {
+		t.Fatalf("no password: %d %s", code, out)
+	}
+	if code, out := password("correct horse battery\n"); code != 0 || !strings.Contains(out, "can sign in") {
+		t.Fatalf("user password: %d %s", code, out)
+	}
+	code, out, errOut := run(t, ctx, vars, "user", "invite", "--base-url", "https://palaver.example.com")
+	if code != 0 || !regexp.MustCompile(`^https://palaver\.example\.com/signup\?invite=pli_\w+\n$`).MatchString(out) || !strings.Contains(errOut, "makes one account") {
+		t.Fatalf("user invite: %d %q %q", code, out, errOut)
+	}
+	if code, out, _ := run(t, ctx, vars, "user", "list"); code != 0 || !regexp.MustCompile(`alice\s+Alice\s+yes`).MatchString(out) {
+		t.Fatalf("user list: %d %s", code, out)
+	}
+
+	base := strings.TrimSuffix(serve(t, db), "/mcp/")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(base+"/signin", map[string][]string{"handle": {"alice"}, "password": {"correct horse battery"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" || len(resp.Cookies()) == 0 {
+		t.Fatalf("signing in to the dashboard: %d %v", resp.StatusCode, resp.Header)
+	}
+}
