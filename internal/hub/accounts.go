@@ -1,8 +1,11 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -38,21 +41,38 @@ const (
 // passwordParams are OWASP's argon2id parameters: 19 MiB, 2 passes, 1 lane.
 var passwordParams = &argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
 
-// throttle limits sign-in attempts by key: a few at once, then one a
-// minute. It keeps only keys that have spent some of their allowance.
+// throttle limits failed sign-in attempts by key, each key with its own
+// allowance: a burst, then one more every so often. It keeps only keys
+// that have spent some of their allowance, and only keys for what exists
+// (accounts) or is scarce (addresses), so it stays small.
 type throttle struct {
 	mu   sync.Mutex
 	keys map[string]*rate.Limiter
 }
 
-const (
-	attemptsAtOnce = 5
-	attemptsEvery  = time.Minute
+// allowance is how many attempts a key has at once, and how soon one more.
+type allowance struct {
+	burst int
+	every time.Duration
+}
+
+// The sign-in allowances (§11.1). A person mistyping from their own
+// address is stopped after five; an address guessing across accounts after
+// twenty (a shared address, such as a proxy's, has room for many people);
+// an account guessed at from many addresses after fifty — so failures
+// from elsewhere do not lock its owner out quickly.
+var (
+	perAccountAddress = allowance{5, time.Minute}
+	perAddress        = allowance{20, 15 * time.Second}
+	perAccount        = allowance{50, time.Minute}
+	signups           = allowance{5, time.Minute} // accounts made from one address
 )
 
-// allow spends one attempt of each key at now, or says how long until one
-// is left for all of them.
-func (t *throttle) allow(now time.Time, keys ...string) (bool, time.Duration) {
+// take spends one attempt of the key at now and returns how to give it
+// back (an attempt that succeeds costs nothing), or says how long until
+// one is left. Spending before the password is checked keeps attempts
+// made at once from all passing.
+func (t *throttle) take(now time.Time, key string, a allowance) (refund func(), wait time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.keys == nil {
@@ -60,39 +80,77 @@ func (t *throttle) allow(now time.Time, keys ...string) (bool, time.Duration) {
 	}
 	if len(t.keys) > 10000 { // forget the keys whose allowance is whole again
 		for k, l := range t.keys {
-			if l.TokensAt(now) >= attemptsAtOnce {
+			if l.TokensAt(now) >= float64(l.Burst()) {
 				delete(t.keys, k)
 			}
 		}
 	}
-	var wait time.Duration
-	for _, k := range keys {
-		l := t.keys[k]
-		if l == nil {
-			l = rate.NewLimiter(rate.Every(attemptsEvery), attemptsAtOnce)
-			t.keys[k] = l
-		}
-		if r := l.ReserveN(now, 1); r.DelayFrom(now) > 0 {
-			wait = max(wait, r.DelayFrom(now))
-			r.CancelAt(now)
+	l := t.keys[key]
+	if l == nil {
+		l = rate.NewLimiter(rate.Every(a.every), a.burst)
+		t.keys[key] = l
+	}
+	r := l.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return nil, d
+	}
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		r.CancelAt(now)
+	}, 0
+}
+
+// takeAll takes one attempt of each key, all or none.
+func (t *throttle) takeAll(now time.Time, keys map[string]allowance) (refund func(), wait time.Duration) {
+	var refunds []func()
+	refund = func() {
+		for _, f := range refunds {
+			f()
 		}
 	}
-	if wait > 0 {
-		return false, wait
+	for k, a := range keys {
+		f, d := t.take(now, k, a)
+		if f == nil {
+			refund()
+			return nil, d
+		}
+		refunds = append(refunds, f)
 	}
-	return true, 0
+	return refund, 0
+}
+
+// hashing bounds how many argon2id hashes run at once: each takes 19 MiB.
+var hashing = make(chan struct{}, max(2, runtime.NumCPU()))
+
+// withHashing runs fn while holding one of the hashing slots, or gives up
+// when ctx ends first.
+func withHashing(ctx context.Context, fn func()) error {
+	select {
+	case hashing <- struct{}{}:
+	case <-ctx.Done():
+		return &Error{Kind: KindRateLimited, Msg: "the server is busy checking passwords; try again in a moment", Details: map[string]any{"retry_after_s": 1}}
+	}
+	defer func() { <-hashing }()
+	fn()
+	return nil
 }
 
 // hashPassword refuses a password that is too short or too long, and
 // hashes one that is not.
-func hashPassword(password string) (string, error) {
+func hashPassword(ctx context.Context, password string) (string, error) {
 	switch n := utf8.RuneCountInString(password); {
 	case n < MinPassword:
 		return "", invalid("weak_password", "a password needs at least %d characters (got %d); a few words make a good one", MinPassword, n)
 	case n > MaxPassword:
 		return "", invalid("too_long", "a password is at most %d characters (got %d)", MaxPassword, n)
 	}
-	hash, err := argon2id.CreateHash(password, passwordParams)
+	var hash string
+	var err error
+	if werr := withHashing(ctx, func() { hash, err = argon2id.CreateHash(password, passwordParams) }); werr != nil {
+		return "", werr
+	}
 	if err != nil {
 		return "", AsError(err)
 	}
@@ -109,16 +167,26 @@ func (h *Hub) NeedsSetup(ctx context.Context) (bool, error) {
 	return len(us) == 0, nil
 }
 
-// Setup makes the first person, the admin, with a password (§11.1). Once
-// anyone exists it is refused.
-func (h *Hub) Setup(ctx context.Context, handle, name, password string) (*User, error) {
-	hash, err := hashPassword(password)
+// Setup makes the first person, the admin, with a password (§11.1), and
+// signs them in (the secret is the cookie's value). Once anyone exists it
+// is refused.
+func (h *Hub) Setup(ctx context.Context, handle, name, password string) (*User, string, error) {
+	setUp := &Error{Kind: KindForbidden, Code: "set_up", Msg: "this server is set up already; sign in instead"}
+	// Refuse what is refused before the costly hash (and again below, in
+	// the transaction, for setups racing each other).
+	if need, err := h.NeedsSetup(ctx); err != nil || !need {
+		return nil, "", cmp.Or(err, error(setUp))
+	}
+	if _, err := h.newUser(handle, name); err != nil {
+		return nil, "", err
+	}
+	hash, err := hashPassword(ctx, password)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	return h.createUser(ctx, handle, name, hash, func(_ Tx, u *User) error {
 		if !u.Admin {
-			return &Error{Kind: KindForbidden, Code: "set_up", Msg: "this server is set up already; sign in instead"}
+			return setUp
 		}
 		return nil
 	})
@@ -142,7 +210,7 @@ func (h *Hub) SetSignupMode(ctx context.Context, u *User, mode string) error {
 		return &Error{Kind: KindForbidden, Msg: "only the admin sets how people join"}
 	}
 	if mode != SignupInvite && mode != SignupOpen {
-		return invalid("", "sign-up is %q or %q (got %q)", SignupInvite, SignupOpen, cleanText(mode))
+		return invalid("", "sign-up is %q or %q (got %q)", SignupInvite, SignupOpen, echo(mode))
 	}
 	return h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.SetMeta(ctx, MetaSignup, mode) })
 }
@@ -165,34 +233,54 @@ func (h *Hub) CreateInvite(ctx context.Context, by *User) (*Invite, string, erro
 	return inv, secret, nil
 }
 
-// SignUp makes a person's account: with open sign-up, or with an unused,
-// unexpired invitation (which it uses up).
-func (h *Hub) SignUp(ctx context.Context, handle, name, password, invite string) (*User, error) {
+// SignUp makes a person's account — with open sign-up, or with an unused,
+// unexpired invitation (which it uses up) — and signs them in. One address
+// (addr) makes at most a few accounts a minute.
+func (h *Hub) SignUp(ctx context.Context, handle, name, password, invite, addr string) (u *User, secret string, err error) {
+	refund, wait := h.signins.take(h.now(), "signup:"+addr, signups)
+	if refund == nil {
+		secs := max(1, int(wait.Round(time.Second)/time.Second))
+		return nil, "", &Error{Kind: KindRateLimited, Code: "throttled", Details: map[string]any{"retry_after_s": secs},
+			Msg: fmt.Sprintf("too many accounts made from here; wait %d seconds and try again", secs)}
+	}
+	defer func() {
+		if err != nil {
+			refund() // only accounts made count
+		}
+	}()
 	mode, err := h.SignupMode(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if mode != SignupOpen && invite == "" {
-		return nil, &Error{Kind: KindForbidden, Code: "invite_only", Msg: "this server takes new people by invitation only; ask its admin for an invitation link"}
+		return nil, "", &Error{Kind: KindForbidden, Code: "invite_only", Msg: "this server takes new people by invitation only; ask its admin for an invitation link"}
 	}
-	hash, err := hashPassword(password)
+	// Refuse what is refused before the costly hash; the invitation is
+	// checked again, and used up, in the transaction.
+	if invite != "" {
+		if _, err := h.validInvite(ctx, h.store, invite); err != nil {
+			return nil, "", err
+		}
+	}
+	if u, err := h.newUser(handle, name); err != nil {
+		return nil, "", err
+	} else if _, err := h.store.UserByHandle(ctx, u.Handle); err == nil {
+		return nil, "", userErr(ErrDuplicate, u)
+	}
+	hash, err := hashPassword(ctx, password)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	return h.createUser(ctx, handle, name, hash, func(tx Tx, u *User) error {
 		if invite == "" {
 			return nil
 		}
-		bad := &Error{Kind: KindForbidden, Code: "bad_invite", Msg: "this invitation link is not known, used, or expired; ask for a new one"}
-		inv, err := tx.InviteByHash(ctx, HashToken(strings.TrimSpace(invite)))
-		if errors.Is(err, ErrNoRows) || (err == nil && (!inv.UsedAt.IsZero() || !h.now().Before(inv.ExpiresAt))) {
-			return bad
-		}
+		inv, err := h.validInvite(ctx, tx, invite)
 		if err != nil {
 			return err
 		}
 		if err := tx.UseInvite(ctx, inv.ID, u.ID, h.now()); errors.Is(err, ErrNoRows) {
-			return bad
+			return errBadInvite
 		} else if err != nil {
 			return err
 		}
@@ -200,13 +288,36 @@ func (h *Hub) SignUp(ctx context.Context, handle, name, password, invite string)
 	})
 }
 
-// createUser stores a person with a password hash, kept only if check
-// then passes in the same transaction; the first person ever is the admin.
-func (h *Hub) createUser(ctx context.Context, handle, name, hash string, check func(Tx, *User) error) (*User, error) {
+var errBadInvite = &Error{Kind: KindForbidden, Code: "bad_invite", Msg: "this invitation link is not known, used, or expired; ask for a new one"}
+
+// validInvite is the unused, unexpired invitation with this secret.
+func (h *Hub) validInvite(ctx context.Context, r Reader, secret string) (*Invite, error) {
+	inv, err := r.InviteByHash(ctx, HashToken(strings.TrimSpace(secret)))
+	if errors.Is(err, ErrNoRows) || (err == nil && (!inv.UsedAt.IsZero() || !h.now().Before(inv.ExpiresAt))) {
+		return nil, errBadInvite
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return inv, nil
+}
+
+// CheckInvite says whether an invitation link still works, for the
+// sign-up page to say so before anyone fills it in.
+func (h *Hub) CheckInvite(ctx context.Context, secret string) error {
+	_, err := h.validInvite(ctx, h.store, secret)
+	return err
+}
+
+// createUser stores a person with a password hash, signed in, kept only
+// if check then passes in the same transaction; the first person ever is
+// the admin.
+func (h *Hub) createUser(ctx context.Context, handle, name, hash string, check func(Tx, *User) error) (*User, string, error) {
 	u, err := h.newUser(handle, name)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	secret, l := h.newLogin(u)
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := insertUser(ctx, tx, u); err != nil {
 			return nil, err
@@ -214,12 +325,15 @@ func (h *Hub) createUser(ctx context.Context, handle, name, hash string, check f
 		if err := tx.SetPasswordHash(ctx, u.ID, hash); err != nil {
 			return nil, err
 		}
-		return nil, check(tx, u)
+		if err := check(tx, u); err != nil {
+			return nil, err
+		}
+		return nil, tx.InsertLogin(ctx, l)
 	})
 	if err != nil {
-		return nil, userErr(err, u)
+		return nil, "", userErr(err, u)
 	}
-	return u, nil
+	return u, secret, nil
 }
 
 // SetPassword sets a person's password (palaver user password) and ends
@@ -229,7 +343,7 @@ func (h *Hub) SetPassword(ctx context.Context, handle, password string) error {
 	if err != nil {
 		return err
 	}
-	hash, err := hashPassword(password)
+	hash, err := hashPassword(ctx, password)
 	if err != nil {
 		return err
 	}
@@ -242,46 +356,75 @@ func (h *Hub) SetPassword(ctx context.Context, handle, password string) error {
 }
 
 // SignIn checks a person's password and starts a sign-in: its secret is
-// the cookie's value, shown once. Attempts are throttled per account and
-// per address (addr, the client's); a wrong handle and a wrong password
-// are answered alike.
+// the cookie's value, shown once. Failed attempts are throttled per
+// address (addr, the client's), per account from that address, and per
+// account; a refused or successful attempt costs nothing. A wrong handle,
+// a wrong password and a person with no password yet are answered alike.
 func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User, string, error) {
 	now := h.now()
-	if ok, wait := h.signins.allow(now, "user:"+strings.ToLower(strings.TrimSpace(handle)), "addr:"+addr); !ok {
-		secs := int(wait.Round(time.Second) / time.Second)
-		return nil, "", &Error{Kind: KindRateLimited, Code: "throttled", Details: map[string]any{"retry_after_s": secs},
-			Msg: "too many sign-in attempts; wait a minute and try again"}
+	throttled := func(wait time.Duration) error {
+		secs := max(1, int(wait.Round(time.Second)/time.Second))
+		return &Error{Kind: KindRateLimited, Code: "throttled", Details: map[string]any{"retry_after_s": secs},
+			Msg: fmt.Sprintf("too many sign-in attempts; wait %d seconds and try again", secs)}
 	}
-	wrong := &Error{Kind: KindUnauthenticated, Code: "bad_credentials", Msg: "that handle and password do not match; check both and try again"}
+	wrong := &Error{Kind: KindUnauthenticated, Code: "bad_credentials",
+		Msg: "that handle and password do not match; check both and try again (someone made on the command line first needs: palaver user password HANDLE)"}
+	refundAddr, wait := h.signins.take(now, "addr:"+addr, perAddress)
+	if refundAddr == nil {
+		return nil, "", throttled(wait)
+	}
+	compare := func(hash string) (match bool, err error) {
+		if werr := withHashing(ctx, func() { match, err = argon2id.ComparePasswordAndHash(password, hash) }); werr != nil {
+			return false, werr
+		}
+		return match, err
+	}
 	u, err := h.store.UserByHandle(ctx, strings.ToLower(strings.TrimSpace(handle)))
-	if errors.Is(err, ErrNoRows) {
-		argon2id.ComparePasswordAndHash(password, dummyHash()) // answer in the same time
+	var hash string
+	if err == nil {
+		hash, err = h.store.PasswordHash(ctx, u.ID)
+	}
+	switch {
+	case errors.Is(err, ErrNoRows):
+		compare(dummyHash()) // answer in the same time
 		return nil, "", wrong
-	}
-	if err != nil {
+	case err != nil:
+		refundAddr()
 		return nil, "", AsError(err)
 	}
-	hash, err := h.store.PasswordHash(ctx, u.ID)
-	if err != nil {
-		return nil, "", AsError(err)
+	refundAccount, wait := h.signins.takeAll(now, map[string]allowance{"user:" + u.ID + "\x00" + addr: perAccountAddress, "user:" + u.ID: perAccount})
+	if refundAccount == nil {
+		refundAddr()
+		return nil, "", throttled(wait)
 	}
 	if hash == "" {
-		argon2id.ComparePasswordAndHash(password, dummyHash())
-		return nil, "", &Error{Kind: KindUnauthenticated, Code: "no_password", Msg: "this person has no password yet; set one with: palaver user password " + u.Handle}
+		compare(dummyHash())
+		return nil, "", wrong
 	}
-	match, err := argon2id.ComparePasswordAndHash(password, hash)
+	match, err := compare(hash)
 	if err != nil {
+		refundAddr()
+		refundAccount()
 		return nil, "", AsError(err)
 	}
 	if !match {
 		return nil, "", wrong
 	}
-	secret := newTokenSecret(LoginSecretFlag)
-	l := &Login{ID: NewID(IDLogin, now), Hash: HashToken(secret), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(LoginLifetime), LastSeenAt: now}
+	refundAddr()
+	refundAccount()
+	secret, l := h.newLogin(u)
 	if err := h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.InsertLogin(ctx, l) }); err != nil {
 		return nil, "", err
 	}
 	return u, secret, nil
+}
+
+// newLogin is a new sign-in of the person and its secret, shown once: the
+// cookie's value.
+func (h *Hub) newLogin(u *User) (string, *Login) {
+	now := h.now()
+	secret := newTokenSecret(LoginSecretFlag)
+	return secret, &Login{ID: NewID(IDLogin, now), Hash: HashToken(secret), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(LoginLifetime), LastSeenAt: now}
 }
 
 // dummyHash is compared against when there is no hash to compare, so a

@@ -31,13 +31,13 @@ func TestSetupMakesTheOneAdmin(t *testing.T) {
 	if need, err := h.NeedsSetup(ctx); err != nil || !need {
 		t.Fatalf("a new server needs setup: %v, %v", need, err)
 	}
-	if _, err := h.Setup(ctx, "alice", "Alice", "short"); code(err) != "weak_password" {
+	if _, _, err := h.Setup(ctx, "alice", "Alice", "short"); code(err) != "weak_password" {
 		t.Fatalf("a short password: %v", err)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
-		wg.Go(func() { _, errs[i] = h.Setup(ctx, fmt.Sprintf("first%d", i), "", "correct horse battery") })
+		wg.Go(func() { _, _, errs[i] = h.Setup(ctx, fmt.Sprintf("first%d", i), "", "correct horse battery") })
 	}
 	wg.Wait()
 	made := 0
@@ -52,7 +52,7 @@ func TestSetupMakesTheOneAdmin(t *testing.T) {
 	if err != nil || made != 1 || len(us) != 1 || !us[0].Admin {
 		t.Fatalf("racing setups made %d, people %+v (%v); want one admin", made, us, err)
 	}
-	if _, err := h.Setup(ctx, "mallory", "", "correct horse battery"); code(err) != "set_up" {
+	if _, _, err := h.Setup(ctx, "mallory", "", "correct horse battery"); code(err) != "set_up" {
 		t.Fatalf("setup once set up: %v", err)
 	}
 	bob, err := h.CreateUser(ctx, "bob", "")
@@ -69,28 +69,31 @@ func TestSetupMakesTheOneAdmin(t *testing.T) {
 // changes the mode or invites.
 func TestSignUpByInvitation(t *testing.T) {
 	h, c := emptyHub(t)
-	admin, err := h.Setup(ctx, "alice", "", "correct horse battery")
+	admin, _, err := h.Setup(ctx, "alice", "", "correct horse battery")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SignUp(ctx, "bob", "", "correct horse battery", ""); code(err) != "invite_only" {
+	if _, _, err := h.SignUp(ctx, "bob", "", "correct horse battery", "", "10.0.0.1"); code(err) != "invite_only" {
 		t.Fatalf("sign-up without an invitation: %v", err)
 	}
 	_, link, err := h.CreateInvite(ctx, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SignUp(ctx, "bob", "", "short", link); code(err) != "weak_password" {
+	if _, _, err := h.SignUp(ctx, "bob", "", "short", link, "10.0.0.1"); code(err) != "weak_password" {
 		t.Fatalf("a weak password with an invitation: %v", err)
 	}
-	if _, err := h.SignUp(ctx, "alice", "", "correct horse battery", link); err == nil {
+	if _, _, err := h.SignUp(ctx, "alice", "", "correct horse battery", link, "10.0.0.1"); err == nil {
 		t.Fatal("a taken handle was given out")
 	}
-	bob, err := h.SignUp(ctx, "bob", "", "correct horse battery", link)
+	bob, signedIn, err := h.SignUp(ctx, "bob", "", "correct horse battery", link, "10.0.0.1")
 	if err != nil || bob.Admin {
 		t.Fatalf("sign-up with an invitation: %+v, %v", bob, err)
 	}
-	if _, err := h.SignUp(ctx, "carol", "", "correct horse battery", link); code(err) != "bad_invite" {
+	if u, err := h.SignedIn(ctx, signedIn); err != nil || u.ID != bob.ID {
+		t.Fatalf("signed in by signing up: %+v, %v", u, err)
+	}
+	if _, _, err := h.SignUp(ctx, "carol", "", "correct horse battery", link, "10.0.0.1"); code(err) != "bad_invite" {
 		t.Fatalf("an invitation used twice: %v", err)
 	}
 	if _, _, err := h.CreateInvite(ctx, bob); code(err) != "forbidden" {
@@ -101,7 +104,7 @@ func TestSignUpByInvitation(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Advance(hub.InviteLifetime)
-	if _, err := h.SignUp(ctx, "carol", "", "correct horse battery", late); code(err) != "bad_invite" {
+	if _, _, err := h.SignUp(ctx, "carol", "", "correct horse battery", late, "10.0.0.1"); code(err) != "bad_invite" {
 		t.Fatalf("an expired invitation: %v", err)
 	}
 	if err := h.SetSignupMode(ctx, bob, hub.SignupOpen); code(err) != "forbidden" {
@@ -113,8 +116,19 @@ func TestSignUpByInvitation(t *testing.T) {
 	if err := h.SetSignupMode(ctx, admin, hub.SignupOpen); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SignUp(ctx, "carol", "", "correct horse battery", ""); err != nil {
+	if _, _, err := h.SignUp(ctx, "carol", "", "correct horse battery", "", "10.0.0.1"); err != nil {
 		t.Fatalf("open sign-up: %v", err)
+	}
+	// One address makes five accounts a minute; refused attempts do not
+	// count.
+	for i := range 5 {
+		h.SignUp(ctx, "carol", "", "correct horse battery", "", "10.0.5.1") // taken: refused
+		if _, _, err := h.SignUp(ctx, fmt.Sprintf("new%d", i), "", "correct horse battery", "", "10.0.5.1"); err != nil {
+			t.Fatalf("account %d from one address: %v", i+1, err)
+		}
+	}
+	if _, _, err := h.SignUp(ctx, "new6", "", "correct horse battery", "", "10.0.5.1"); code(err) != "throttled" {
+		t.Fatalf("a sixth account from one address: %v, want throttled", err)
 	}
 }
 
@@ -124,35 +138,52 @@ func TestSignUpByInvitation(t *testing.T) {
 // LoginLifetime, ends at sign-out, and a new password ends them all.
 func TestSignInThrottledAndEnding(t *testing.T) {
 	h, c := emptyHub(t)
-	if _, err := h.Setup(ctx, "alice", "", "correct horse battery"); err != nil {
+	if _, _, err := h.Setup(ctx, "alice", "", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.CreateUser(ctx, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := h.SignIn(ctx, "bob", "anything at all", "10.0.0.9"); code(err) != "no_password" {
-		t.Fatalf("a person without a password: %v", err)
-	}
 	_, _, wrong := h.SignIn(ctx, "alice", "not the password", "10.0.0.1")
 	_, _, nobody := h.SignIn(ctx, "nobody", "not the password", "10.0.0.2")
-	if code(wrong) != "bad_credentials" || wrong.Error() != nobody.Error() {
-		t.Fatalf("a wrong password %v and an unknown handle %v differ", wrong, nobody)
+	_, _, noPassword := h.SignIn(ctx, "bob", "not the password", "10.0.0.3")
+	if code(wrong) != "bad_credentials" || wrong.Error() != nobody.Error() || wrong.Error() != noPassword.Error() {
+		t.Fatalf("a wrong password %v, an unknown handle %v and no password yet %v differ", wrong, nobody, noPassword)
 	}
-	for i := range 4 { // five wrong for alice, each from its own address
-		if _, _, err := h.SignIn(ctx, "alice", "not the password", fmt.Sprintf("10.0.1.%d", i)); code(err) != "bad_credentials" {
-			t.Fatalf("attempt %d: %v", i+2, err)
+	// Five wrong for alice from one address stop her there, not elsewhere.
+	for i := range 5 {
+		if _, _, err := h.SignIn(ctx, "alice", "not the password", "10.0.1.1"); code(err) != "bad_credentials" {
+			t.Fatalf("attempt %d: %v", i+1, err)
 		}
 	}
-	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.2.1"); code(err) != "throttled" {
-		t.Fatalf("the right password after five wrong: %v, want throttled", err)
+	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.1.1"); code(err) != "throttled" {
+		t.Fatalf("the right password after five wrong from that address: %v, want throttled", err)
 	}
-	for i := range 5 { // five from one address, each for another handle
+	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.2.1"); err != nil {
+		t.Fatalf("the right password from another address: %v", err)
+	}
+	// Twenty wrong from one address across handles stop that address.
+	for i := range 20 {
 		h.SignIn(ctx, fmt.Sprintf("guess%d", i), "not the password", "10.0.3.1")
 	}
-	if _, _, err := h.SignIn(ctx, "bob", "anything at all", "10.0.3.1"); code(err) != "throttled" {
-		t.Fatalf("a sixth attempt from one address: %v, want throttled", err)
+	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.3.1"); code(err) != "throttled" {
+		t.Fatalf("after twenty from one address: %v, want throttled", err)
+	}
+	// Fifty wrong for alice from many addresses stop her account, for a
+	// while; refused attempts spent nothing of hers.
+	for i := range 50 {
+		h.SignIn(ctx, "alice", "not the password", fmt.Sprintf("10.1.%d.%d", i/10, i%10))
+	}
+	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.9.9"); code(err) != "throttled" {
+		t.Fatalf("after fifty from many addresses: %v, want throttled", err)
 	}
 	c.Advance(time.Minute)
+	// Signing in right costs no attempt: ten in a row from one address.
+	for i := range 10 {
+		if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.4.1"); err != nil {
+			t.Fatalf("right sign-in %d: %v", i+1, err)
+		}
+	}
 	u, secret, err := h.SignIn(ctx, "  Alice ", "correct horse battery", "10.0.2.1")
 	if err != nil || u.Handle != "alice" || !u.Admin {
 		t.Fatalf("a minute later: %+v, %v", u, err)

@@ -146,7 +146,7 @@ func (h *Hub) ArchiveAgent(ctx context.Context, handle string) (*Agent, error) {
 // SetAgentMode sets an agent's mode (§1): active, review or listen.
 func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, error) {
 	if !slices.Contains([]string{ModeActive, ModeReview, ModeListen}, mode) {
-		return nil, invalid("", "mode must be active, review or listen (got %q)", cleanText(mode))
+		return nil, invalid("", "mode must be active, review or listen (got %q)", echo(mode))
 	}
 	a, err := h.Agent(ctx, handle)
 	if err != nil {
@@ -173,7 +173,7 @@ type AgentDetail struct {
 func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDetail, error) {
 	a, err := h.store.AgentByHandle(ctx, u.Handle, slug)
 	if err != nil {
-		return nil, lookupErr(err, "%s has no agent %q", u.Handle, cleanText(slug))
+		return nil, lookupErr(err, "%s has no agent %q", u.Handle, echo(slug))
 	}
 	d := &AgentDetail{Agent: a}
 	if d.Tokens, err = h.store.Tokens(ctx, u.ID, a.ID); err != nil {

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -116,6 +117,13 @@ func (h *Hub) Approvals(ctx context.Context, u *User) ([]Approval, error) {
 	return out, nil
 }
 
+// decided is the event that tells the person who decided (their other
+// pages and scripts) that an approval no longer waits (§9).
+func decided(u *User, kind, id, decision string, now time.Time) *Event {
+	data, _ := json.Marshal(map[string]any{"id": id, "kind": kind, "decision": decision})
+	return &Event{RecipientID: u.ID, Type: EventApprovalDecided, Data: data, CreatedAt: now}
+}
+
 // Verdicts an owner gives on an approval (§9).
 const (
 	VerdictApprove = "approve" // let a held message go (Body: edited first), grant, let in
@@ -156,11 +164,11 @@ type Decided struct {
 func (h *Hub) Decide(ctx context.Context, u *User, id string, v Verdict) (*Decided, error) {
 	kind, ok := approvalKinds[idKind(id)]
 	if !ok {
-		return nil, notFound("no approval %q waits for %s; the ids come from the list of approvals", cleanText(id), u.Handle)
+		return nil, notFound("no approval %q waits for %s; the ids come from the list of approvals", echo(id), u.Handle)
 	}
 	switch {
 	case v.Action != VerdictApprove && v.Action != VerdictReject && v.Action != VerdictAnswer:
-		return nil, invalid("", "a decision is approve, reject or answer (got %q)", cleanText(v.Action))
+		return nil, invalid("", "a decision is approve, reject or answer (got %q)", echo(v.Action))
 	case kind == ApprovalQuestion && v.Action != VerdictAnswer:
 		return nil, invalid("", "a question is answered, not approved or rejected: give the answer")
 	case kind != ApprovalQuestion && v.Action == VerdictAnswer:

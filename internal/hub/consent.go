@@ -209,7 +209,7 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 			var err error
 			ask, err = tx.InboundAskByID(ctx, id)
 			if errors.Is(err, ErrNoRows) || (err == nil && ask.UserID != u.ID) {
-				return nil, notFound("no inbound ask %q waits for %s", cleanText(id), u.Handle)
+				return nil, notFound("no inbound ask %q waits for %s", echo(id), u.Handle)
 			}
 			if err != nil {
 				return nil, err
@@ -226,7 +226,8 @@ func (h *Hub) DecideInbound(ctx context.Context, u *User, id string, approve boo
 			}
 			ask.Status, ask.DecidedAt = want, now
 			data, _ := json.Marshal(map[string]any{"ask_id": ask.ID, "decision": ask.Status, "by": u.Handle})
-			events := []*Event{{RecipientID: ask.AgentID, Type: EventInboundDecided, Data: data, CreatedAt: now}}
+			events := []*Event{{RecipientID: ask.AgentID, Type: EventInboundDecided, Data: data, CreatedAt: now},
+				decided(u, ApprovalInboundAsk, ask.ID, ask.Status, now)}
 			if !approve {
 				return events, nil
 			}

@@ -96,9 +96,9 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 		}
 		now := h.now()
 		c.Status, c.DecidedBy, c.DecidedAt = want, u.ID, now
-		var events []*Event
+		events := []*Event{decided(u, ApprovalContactRequest, c.ID, c.Status, now)}
 		if accept {
-			events = contactEvents(EventContactAccepted, u, other, now)
+			events = append(events, contactEvents(EventContactAccepted, u, other, now)...)
 		}
 		return events, tx.PutContact(ctx, c)
 	})
@@ -113,7 +113,7 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 func (h *Hub) DecideContactRequest(ctx context.Context, u *User, id string, accept bool) (*Contact, error) {
 	c, err := h.store.ContactByID(ctx, id)
 	if errors.Is(err, ErrNoRows) || (err == nil && (c.UserA != u.ID && c.UserB != u.ID || c.RequestedBy == u.ID)) {
-		return nil, notFound("no contact request %q waits for %s", cleanText(id), u.Handle)
+		return nil, notFound("no contact request %q waits for %s", echo(id), u.Handle)
 	}
 	if err != nil {
 		return nil, AsError(err)

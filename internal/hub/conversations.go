@@ -23,7 +23,7 @@ func access(ctx context.Context, r Reader, agentID, conversationID string) (*Con
 	if conversationID == "" {
 		return nil, invalid("", "conversation_id is required: take it from list_conversations, check_inbox or open_conversation")
 	}
-	missing := notFound("no conversation %q is open to you; list yours with list_conversations", cleanText(conversationID))
+	missing := notFound("no conversation %q is open to you; list yours with list_conversations", echo(conversationID))
 	v, err := r.ConversationView(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) {
 		return nil, missing
@@ -261,7 +261,7 @@ func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Co
 		var err error
 		conv, err = tx.Conversation(ctx, conversationID)
 		if errors.Is(err, ErrNoRows) {
-			return nil, notFound("no conversation has the id %q", cleanText(conversationID))
+			return nil, notFound("no conversation has the id %q", echo(conversationID))
 		}
 		if err != nil || conv.Status == StatusClosed {
 			return nil, err
@@ -318,8 +318,12 @@ func (h *Hub) listings(ctx context.Context, convs []*Conversation, readerID stri
 		if l.Participants, err = h.store.Participants(ctx, conv.ID); err != nil {
 			return nil, AsError(err)
 		}
-		if l.Unread, err = h.store.Unread(ctx, conv.ID, readerID); err != nil {
-			return nil, AsError(err)
+		// Only a participant has a place to count from; an owner in
+		// their agent's conversation has none.
+		if _, in := participant(l.Participants, readerID); in {
+			if l.Unread, err = h.store.Unread(ctx, conv.ID, readerID); err != nil {
+				return nil, AsError(err)
+			}
 		}
 		if conv.LastSeq > 0 {
 			if l.Last, err = h.store.MessageBySeq(ctx, conv.ID, conv.LastSeq); err != nil {

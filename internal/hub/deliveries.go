@@ -81,7 +81,7 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		outcome = OutcomeDone
 	case OutcomeDone, OutcomeFailed, OutcomeProcessing:
 	default:
-		return nil, invalid("", "outcome must be \"done\", \"failed\" or \"processing\" (got %q)", cleanText(outcome))
+		return nil, invalid("", "outcome must be \"done\", \"failed\" or \"processing\" (got %q)", echo(outcome))
 	}
 	if messageID == "" {
 		return nil, errNoMessageID
@@ -99,7 +99,7 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	if errText != "" && outcome != OutcomeFailed {
 		return nil, invalid("", "error goes with outcome \"failed\"; leave it out otherwise")
 	}
-	missing := notFound("no message %q was delivered to you; message ids come from check_inbox", cleanText(messageID))
+	missing := notFound("no message %q was delivered to you; message ids come from check_inbox", echo(messageID))
 	var d *Delivery
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		m, err := tx.Message(ctx, messageID)

@@ -76,7 +76,7 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 		var err error
 		r, err = tx.GrantRequest(ctx, id)
 		if errors.Is(err, ErrNoRows) || (err == nil && r.OwnerID != u.ID) {
-			return nil, notFound("no grant request %q waits for %s", cleanText(id), u.Handle)
+			return nil, notFound("no grant request %q waits for %s", echo(id), u.Handle)
 		}
 		if err != nil {
 			return nil, err
@@ -121,7 +121,7 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 		ev := grantChanged(r.AgentID, contact.Handle, g)
 		ev.Data, _ = json.Marshal(map[string]any{"request_id": r.ID, "decision": r.Status, "contact": contact.Handle,
 			"allow_human": g.AllowHuman, "allow_agents": g.AllowAgents})
-		return []*Event{ev}, nil
+		return []*Event{ev, decided(u, ApprovalGrantRequest, r.ID, r.Status, now)}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -177,7 +177,7 @@ func (h *Hub) ProjectImage(ctx context.Context, u *User, projectID, imageID stri
 	}
 	img, err := h.store.Image(ctx, imageID)
 	if errors.Is(err, ErrNoRows) || (err == nil && img.ProjectID != p.ID) {
-		return nil, nil, notFound("no image %q is in this project", cleanText(imageID))
+		return nil, nil, notFound("no image %q is in this project", echo(imageID))
 	}
 	if err != nil {
 		return nil, nil, AsError(err)

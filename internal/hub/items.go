@@ -51,7 +51,7 @@ func (h *Hub) AddItem(ctx context.Context, c *Caller, projectID string, s ItemSp
 		it.Kind = ItemKinds[0]
 	}
 	if !slices.Contains(ItemKinds, it.Kind) {
-		return nil, invalid("", "kind must be one of %s (got %q)", strings.Join(ItemKinds, ", "), cleanText(it.Kind))
+		return nil, invalid("", "kind must be one of %s (got %q)", strings.Join(ItemKinds, ", "), echo(it.Kind))
 	}
 	var err error
 	if it.Title, it.Note, it.URL, err = checkItem(s.Title, s.Note, s.URL); err != nil {
@@ -83,7 +83,7 @@ func (h *Hub) UpdateItem(ctx context.Context, c *Caller, projectID, itemID strin
 		return nil, invalid("", "give at least one of status, title, note or url to change")
 	}
 	if e.Status != nil && !slices.Contains(ItemStatuses, *e.Status) {
-		return nil, invalid("", "status must be one of %s (got %q)", strings.Join(ItemStatuses, ", "), cleanText(*e.Status))
+		return nil, invalid("", "status must be one of %s (got %q)", strings.Join(ItemStatuses, ", "), echo(*e.Status))
 	}
 	instance, err := h.seeInstance(ctx, c, e.Instance)
 	if err != nil {
@@ -178,7 +178,7 @@ func projectItem(ctx context.Context, r Reader, p *Project, itemID string) (*Ite
 	}
 	it, err := r.Item(ctx, itemID)
 	if errors.Is(err, ErrNoRows) || (err == nil && it.ProjectID != p.ID) {
-		return nil, notFound("no item %q is in this project; list them with get_project", cleanText(itemID))
+		return nil, notFound("no item %q is in this project; list them with get_project", echo(itemID))
 	}
 	return it, err
 }

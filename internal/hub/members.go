@@ -104,7 +104,7 @@ func (h *Hub) SetProjectAgent(ctx context.Context, u *User, projectID, slug, acc
 		access = AccessSpeak
 	}
 	if access != AccessSpeak && access != AccessListen {
-		return nil, invalid("", "access must be \"speak\" or \"listen\" (got %q)", cleanText(access))
+		return nil, invalid("", "access must be \"speak\" or \"listen\" (got %q)", echo(access))
 	}
 	a, err := h.ownAgent(ctx, u, slug)
 	if err != nil {
@@ -193,7 +193,7 @@ func (h *Hub) ownAgent(ctx context.Context, u *User, slug string) (*Agent, error
 	if strings.Contains(slug, "/") {
 		owner, s, _ := strings.Cut(slug, "/")
 		if owner != u.Handle {
-			return nil, notFound("%s has no agent %q", u.Handle, cleanText(slug))
+			return nil, notFound("%s has no agent %q", u.Handle, echo(slug))
 		}
 		slug = s
 	}

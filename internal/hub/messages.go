@@ -45,7 +45,7 @@ func NormalizeInstance(name, arg string) (string, error) {
 		return "", nil
 	}
 	if !instanceRE.MatchString(n) {
-		return "", invalid("", "%s must be 2–40 of a-z, 0-9, _ and - (spaces become dashes), like \"palaver-main\"; got %q", arg, cleanText(name))
+		return "", invalid("", "%s must be 2–40 of a-z, 0-9, _ and - (spaces become dashes), like \"palaver-main\"; got %q", arg, echo(name))
 	}
 	return n, nil
 }
@@ -166,13 +166,13 @@ func checkSend(in *SendInput, byPerson bool) error {
 		in.Format = FormatText
 	case FormatText, FormatMarkdown:
 	default:
-		return invalid("", "format must be \"text\" or \"markdown\" (got %q)", cleanText(in.Format))
+		return invalid("", "format must be \"text\" or \"markdown\" (got %q)", echo(in.Format))
 	}
 	switch {
 	case in.Kind == "":
 		in.Kind = MessageText
 	case in.Kind != MessageText && !slices.Contains(EventPostKinds, in.Kind):
-		return invalid("", "kind must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), cleanText(in.Kind))
+		return invalid("", "kind must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), echo(in.Kind))
 	}
 	if len(in.Metadata) > 0 && !bytes.Equal(bytes.TrimSpace(in.Metadata), []byte("null")) {
 		if len(in.Metadata) > MaxMetadata {
@@ -504,13 +504,13 @@ func (h *Hub) ReadMessage(ctx context.Context, c *Caller, messageID, instance st
 	}
 	m, err := h.store.Message(ctx, messageID)
 	if errors.Is(err, ErrNoRows) {
-		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", cleanText(messageID))
+		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", echo(messageID))
 	}
 	if err != nil {
 		return nil, AsError(err)
 	}
 	if _, err := access(ctx, h.store, c.Agent.ID, m.ConversationID); err != nil || (m.Status != MessageSent && m.SenderID != c.Agent.ID) {
-		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", cleanText(messageID))
+		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", echo(messageID))
 	}
 	err = h.store.Update(ctx, func(tx Tx) error { return tx.MarkFetched(ctx, c.Agent.ID, []string{m.ID}, h.now()) })
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // in, or one where an agent of theirs does (§4 human_interject). Closed and
 // other conversations are not_found. participant reports which.
 func personAccess(ctx context.Context, r Reader, u *User, conversationID string) (v *ConversationView, participant bool, err error) {
-	missing := notFound("no conversation %q is open to %s", cleanText(conversationID), u.Handle)
+	missing := notFound("no conversation %q is open to %s", echo(conversationID), u.Handle)
 	c, err := r.Conversation(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) || (err == nil && c.Status == StatusClosed) {
 		return nil, false, missing
@@ -88,14 +88,14 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 }
 
 // PersonMessages reads a conversation as a person (§11.3): one they take
-// part in, or one an agent of theirs does. Reading as a person moves no
-// agent's place.
+// part in, or one an agent of theirs does. Reading moves the person's own
+// place where they take part, and no agent's.
 func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string, afterSeq int64, limit int) (*ConversationView, *ReadResult, error) {
 	limit, err := checkPage(afterSeq, limit)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, _, err := personAccess(ctx, h.store, u, conversationID)
+	v, participant, err := personAccess(ctx, h.store, u, conversationID)
 	if err != nil {
 		return nil, nil, asOutcome(err)
 	}
@@ -103,10 +103,30 @@ func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string
 	if err != nil {
 		return nil, nil, err
 	}
-	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
-		return nil, nil, AsError(err)
+	if err := h.personRead(ctx, u, v, participant, res); err != nil {
+		return nil, nil, err
 	}
 	return v, res, nil
+}
+
+// personRead records that a person read a page of a conversation: their
+// place moves forward to its last message when they take part (an owner
+// reading an agent's conversation has no place there, and moves no
+// agent's), and the page gets everyone's places.
+func (h *Hub) personRead(ctx context.Context, u *User, v *ConversationView, participant bool, res *ReadResult) error {
+	if n := len(res.Messages); participant && n > 0 {
+		seq, now := res.Messages[n-1].Seq, h.now()
+		if err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+			return nil, tx.MoveRead(ctx, v.Conversation.ID, u.ID, "", seq, true, now)
+		}); err != nil {
+			return err
+		}
+	}
+	var err error
+	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
+		return AsError(err)
+	}
+	return nil
 }
 
 // PersonRecent is the last page of a conversation as a person reads it
@@ -118,7 +138,7 @@ func (h *Hub) PersonRecent(ctx context.Context, u *User, conversationID string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	v, _, err := personAccess(ctx, h.store, u, conversationID)
+	v, participant, err := personAccess(ctx, h.store, u, conversationID)
 	if err != nil {
 		return nil, nil, asOutcome(err)
 	}
@@ -126,8 +146,8 @@ func (h *Hub) PersonRecent(ctx context.Context, u *User, conversationID string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
-		return nil, nil, AsError(err)
+	if err := h.personRead(ctx, u, v, participant, res); err != nil {
+		return nil, nil, err
 	}
 	return v, res, nil
 }
@@ -166,7 +186,7 @@ type ConversationPage struct {
 // PersonConversations lists the open conversations the person or any of
 // their agents take part in, most recently active first (§11), a page at a
 // time: after is a previous page's Next ("" for the first). Unread counts
-// the person's own place.
+// past the person's own place where they take part (0 where they do not).
 func (h *Hub) PersonConversations(ctx context.Context, u *User, after string, limit int) (*ConversationPage, error) {
 	limit, err := PersonPage.check(limit)
 	if err != nil {

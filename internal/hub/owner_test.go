@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,8 +51,9 @@ func TestPersonEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := w.hub.SendMessage(ctx, reviewed, hub.SendInput{ConversationID: conv, Body: "may I?"}); err != nil || r.Message.Status != hub.MessageHeld {
-		t.Fatalf("a send in review mode: %+v, %v; want it held", r, err)
+	held, err := w.hub.SendMessage(ctx, reviewed, hub.SendInput{ConversationID: conv, Body: "may I?"})
+	if err != nil || held.Message.Status != hub.MessageHeld {
+		t.Fatalf("a send in review mode: %+v, %v; want it held", held, err)
 	}
 	if _, err := w.hub.AskOwner(ctx, reviewed, "which branch?", "", conv, []string{"main", "next"}); err != nil {
 		t.Fatal(err)
@@ -66,6 +68,14 @@ func TestPersonEvents(t *testing.T) {
 	}
 	if fmt.Sprint(types) != "[message.pending question.asked]" {
 		t.Fatalf("alice heard %v; want her agent's held message and question", types)
+	}
+	// Deciding is heard by the person who decided too (their other pages).
+	if _, err := w.hub.Decide(ctx, alice, held.Message.ID, hub.Verdict{Action: hub.VerdictReject}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = w.hub.WaitPerson(ctx, alice, r.Cursor, 0)
+	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventApprovalDecided || !strings.Contains(string(r.Events[0].Data), held.Message.ID) {
+		t.Fatalf("after deciding: %+v, %v; want approval.decided for %s", r, err, held.Message.ID)
 	}
 	if _, err := w.hub.WaitPerson(ctx, alice, "", hub.MaxWait+time.Second); code(err) != "invalid_argument" {
 		t.Fatalf("a wait past MaxWait: %v", err)
@@ -179,5 +189,53 @@ func TestUnarchiveAgent(t *testing.T) {
 	fresh := w.agent(t, "alice/planner")
 	if _, err := w.hub.SendMessage(ctx, fresh, hub.SendInput{ConversationID: w.open(t, fresh, "alice/reviewer"), Body: "back"}); err != nil {
 		t.Fatalf("a new token after unarchive: %v", err)
+	}
+}
+
+// TestPersonReading: a person reading a conversation they take part in
+// moves their own place (unread goes to 0, reads show them there); an
+// owner reading their agents' conversation has no place and no unread.
+func TestPersonReading(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	withAlice := w.open(t, w.planner, "alice")
+	agentsOnly := w.open(t, w.planner, "alice/reviewer")
+	for _, conv := range []string{withAlice, agentsOnly} {
+		w.send(t, w.planner, conv, "one")
+		w.send(t, w.planner, conv, "two")
+	}
+	unread := func() map[string]int {
+		p, err := w.hub.PersonConversations(ctx, alice, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, l := range p.Conversations {
+			out[l.Conversation.ID] = l.Unread
+		}
+		return out
+	}
+	if got := unread(); got[withAlice] != 2 || got[agentsOnly] != 0 {
+		t.Fatalf("unread before reading: %v; want 2 where alice takes part, 0 in her agents' own", got)
+	}
+	for _, conv := range []string{withAlice, agentsOnly} {
+		_, res, err := w.hub.PersonRecent(ctx, alice, conv, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var places []string
+		for _, r := range res.Reads {
+			places = append(places, fmt.Sprintf("%s@%d", r.Handle, r.LastReadSeq))
+		}
+		want := "[alice/planner@2]"
+		if conv == withAlice {
+			want = "[alice@2 alice/planner@2]"
+		}
+		if fmt.Sprint(places) != want {
+			t.Fatalf("reads after alice read %s: %v, want %s", conv, places, want)
+		}
+	}
+	if got := unread(); got[withAlice] != 0 {
+		t.Fatalf("unread after reading: %v", got)
 	}
 }

@@ -21,7 +21,7 @@ func ParseHandle(handle string) (owner, slug string, err error) {
 	h := strings.ToLower(strings.TrimSpace(handle))
 	owner, slug, isAgent := strings.Cut(h, "/")
 	if !userHandleRE.MatchString(owner) || (isAgent && !slugRE.MatchString(slug)) {
-		return "", "", invalid("", "%q is not a handle: a person is like \"alice\" (2–39 of a-z, 0-9, -) and an agent like \"alice/planner\"", cleanText(handle))
+		return "", "", invalid("", "%q is not a handle: a person is like \"alice\" (2–39 of a-z, 0-9, -) and an agent like \"alice/planner\"", echo(handle))
 	}
 	return owner, slug, nil
 }

@@ -54,7 +54,7 @@ func listenWhy(p *Project) string {
 // projectMissing is the answer for a project that does not exist, is
 // archived, or is not open to the caller: the same not_found for each (§8).
 func projectMissing(id string) error {
-	return notFound("no project %q is open to you; list the projects you are in for their ids", cleanText(id))
+	return notFound("no project %q is open to you; list the projects you are in for their ids", echo(id))
 }
 
 // agentProject loads a project the agent was brought into, with its place
@@ -357,7 +357,7 @@ func (h *Hub) UpdateProject(ctx context.Context, u *User, projectID string, up P
 		up.AgentCap = new("")
 	}
 	if up.AgentCap != nil && !slices.Contains([]string{"", AccessListen, AccessOff}, *up.AgentCap) {
-		return nil, invalid("", "agent_cap must be \"none\" (or \"\": no cap), \"listen\" or \"off\" (got %q)", cleanText(*up.AgentCap))
+		return nil, invalid("", "agent_cap must be \"none\" (or \"\": no cap), \"listen\" or \"off\" (got %q)", echo(*up.AgentCap))
 	}
 	if err := h.homeOnFirstUse(ctx, u.ID, projectID); err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ func (h *Hub) DecideProjectRequest(ctx context.Context, u *User, id string, appr
 		var err error
 		r, err = tx.ProjectRequest(ctx, id)
 		if errors.Is(err, ErrNoRows) || (err == nil && r.OwnerID != u.ID) {
-			return nil, notFound("no project request %q waits for %s", cleanText(id), u.Handle)
+			return nil, notFound("no project request %q waits for %s", echo(id), u.Handle)
 		}
 		if err != nil {
 			return nil, err
@@ -115,7 +115,8 @@ func (h *Hub) DecideProjectRequest(ctx context.Context, u *User, id string, appr
 			typ = EventProjectApproved
 		}
 		data, _ := json.Marshal(map[string]any{"request_id": r.ID, "kind": r.Kind, "project_id": r.ProjectID, "decision": r.Status})
-		return append(events, &Event{RecipientID: r.AgentID, Type: typ, Data: data, CreatedAt: now}), nil
+		return append(events, &Event{RecipientID: r.AgentID, Type: typ, Data: data, CreatedAt: now},
+			decided(u, ApprovalProjectProposal, r.ID, r.Status, now)), nil
 	})
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 		var err error
 		q, err = tx.Question(ctx, questionID)
 		if errors.Is(err, ErrNoRows) || (err == nil && q.OwnerID != u.ID) {
-			return nil, notFound("no question %q waits for %s; list them with approvals", cleanText(questionID), u.Handle)
+			return nil, notFound("no question %q waits for %s; list them with approvals", echo(questionID), u.Handle)
 		}
 		if err != nil {
 			return nil, err
@@ -92,7 +92,8 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 			return nil, err
 		}
 		data, _ := json.Marshal(map[string]any{"question_id": q.ID, "question": q.Question, "answer": answer, "instance": q.Instance})
-		return []*Event{{RecipientID: q.AgentID, Type: EventOwnerAnswer, ConversationID: q.ConversationID, Data: data, CreatedAt: now}}, nil
+		return []*Event{{RecipientID: q.AgentID, Type: EventOwnerAnswer, ConversationID: q.ConversationID, Data: data, CreatedAt: now},
+			decided(u, ApprovalQuestion, q.ID, "answered", now)}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (h *Hub) AnswerQuestion(ctx context.Context, u *User, questionID, answer st
 func (h *Hub) acknowledgeAnswer(ctx context.Context, c *Caller, questionID string) (*Delivery, error) {
 	q, err := h.store.Question(ctx, questionID)
 	if errors.Is(err, ErrNoRows) || (err == nil && (q.AgentID != c.Agent.ID || q.AnsweredAt.IsZero())) {
-		return nil, notFound("no answer to question %q waits for you", cleanText(questionID))
+		return nil, notFound("no answer to question %q waits for you", echo(questionID))
 	}
 	if err != nil {
 		return nil, AsError(err)

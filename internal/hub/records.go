@@ -378,6 +378,7 @@ const (
 	EventMessageWithdrawn   = "message.withdrawn"   // to the agent: a message queued for it left with its access; no body
 	EventQuestionAsked      = "question.asked"      // to an owner: its agent asks it something (§9)
 	EventConversationPaused = "conversation.paused" // to the people concerned: agents traded too many turns (§7)
+	EventApprovalDecided    = "approval.decided"    // to the person who decided: their other pages and scripts hear it (§9)
 )
 
 // Event is one entry of a recipient's stream (§6).

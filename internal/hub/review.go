@@ -34,7 +34,7 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		var err error
 		m, err = tx.Message(ctx, messageID)
 		if errors.Is(err, ErrNoRows) || (err == nil && (m.OwnerID != u.ID || m.DecidedBy == "" && m.Status != MessageHeld)) {
-			return nil, notFound("no message %q is held for %s's review; list them with: palaver approvals list --user %s", cleanText(messageID), u.Handle, u.Handle)
+			return nil, notFound("no message %q is held for %s's review; list them with: palaver approvals list --user %s", echo(messageID), u.Handle, u.Handle)
 		}
 		if err != nil {
 			return nil, err
@@ -100,7 +100,7 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		}
 		data, _ := json.Marshal(map[string]any{"message_id": m.ID, "decision": decision, "seq": m.Seq})
 		ev := &Event{RecipientID: m.SenderID, Type: EventPendingDecided, ConversationID: m.ConversationID, MessageID: m.ID, Data: data, CreatedAt: now}
-		return append(events, ev), nil
+		return append(events, ev, decided(u, ApprovalHeldMessage, m.ID, decision, now)), nil
 	})
 	if err != nil {
 		return nil, err

@@ -48,6 +48,10 @@ func checkText(name, s string, min, max int) (string, error) {
 	return s, nil
 }
 
+// echo is a value someone gave, as an error message quotes it: cleaned,
+// and cut to a line, so a message never carries a huge input back.
+func echo(s string) string { return Preview(cleanText(s), 60) }
+
 // Preview returns s cut to at most n code points on a character boundary,
 // with "…" appended when it was cut.
 func Preview(s string, n int) string {

@@ -104,7 +104,7 @@ func (h *Hub) openThread(ctx context.Context, tx Tx, p *Project, creatorID strin
 	if itemID != "" {
 		it, err := tx.Item(ctx, itemID)
 		if errors.Is(err, ErrNoRows) || (err == nil && it.ProjectID != p.ID) {
-			return nil, nil, notFound("no item %q is in this project; list them with get_project", cleanText(itemID))
+			return nil, nil, notFound("no item %q is in this project; list them with get_project", echo(itemID))
 		}
 		if err != nil {
 			return nil, nil, err

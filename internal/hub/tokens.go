@@ -326,7 +326,7 @@ func (h *Hub) MintUserToken(ctx context.Context, owner, name string, expires tim
 func (h *Hub) RevokeOwnToken(ctx context.Context, u *User, id string) (*Token, error) {
 	t, err := h.store.TokenByID(ctx, id)
 	if err != nil || t.UserID != u.ID {
-		return nil, notFound("%s has no token %q", u.Handle, cleanText(id))
+		return nil, notFound("%s has no token %q", u.Handle, echo(id))
 	}
 	return h.RevokeToken(ctx, id)
 }

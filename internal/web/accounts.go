@@ -32,11 +32,11 @@ func (w *Web) setupPage(ctx context.Context, r *request) (*reply, error) {
 // setup makes the first account, the admin, and signs them in.
 func (w *Web) setup(ctx context.Context, r *request) (*reply, error) {
 	f := accountForm{Handle: form(r, "handle"), Name: form(r, "name")}
-	password := r.FormValue("password")
-	if _, err := w.hub.Setup(ctx, f.Handle, f.Name, password); err != nil {
+	_, secret, err := w.hub.Setup(ctx, f.Handle, f.Name, r.FormValue("password"))
+	if err != nil {
 		return nil, &again{page: "setup", data: f, err: err}
 	}
-	return w.startSignIn(ctx, r, f.Handle, password, "/agents", "Welcome. Create your first agent, then mint it a token.")
+	return w.signedIn(ctx, r, secret, "/agents", "Welcome. Create your first agent, then mint it a token."), nil
 }
 
 func (w *Web) signinPage(ctx context.Context, r *request) (*reply, error) {
@@ -59,24 +59,22 @@ func (w *Web) signin(ctx context.Context, r *request) (*reply, error) {
 	if to == "" {
 		to = "/"
 	}
-	rep, err := w.startSignIn(ctx, r, f.Handle, r.FormValue("password"), to, "")
+	_, secret, err := w.hub.SignIn(ctx, f.Handle, r.FormValue("password"), clientAddr(r.Request))
 	if err != nil {
 		return nil, &again{page: "signin", data: f, err: err}
 	}
-	return rep, nil
+	return w.signedIn(ctx, r, secret, to, ""), nil
 }
 
-// startSignIn signs the person in and sets the cookie; a sign-in this
-// browser held before ends (the cookie is rotated).
-func (w *Web) startSignIn(ctx context.Context, r *request, handle, password, to, notice string) (*reply, error) {
-	_, secret, err := w.hub.SignIn(ctx, handle, password, clientAddr(r.Request))
-	if err != nil {
-		return nil, err
-	}
+// signedIn sets the cookie of a new sign-in and goes on to the page; a
+// sign-in this browser held before ends (the cookie is rotated).
+func (w *Web) signedIn(ctx context.Context, r *request, secret, to, notice string) *reply {
 	if r.secret != "" {
-		w.hub.SignOut(ctx, r.secret)
+		if err := w.hub.SignOut(ctx, r.secret); err != nil {
+			w.log.Warn("ending the sign-in a new one replaces", "err", err)
+		}
 	}
-	return &reply{redirect: to, notice: notice, cookies: []*http.Cookie{w.signInCookie(secret, hub.LoginLifetime)}}, nil
+	return &reply{redirect: to, notice: notice, cookies: []*http.Cookie{w.signInCookie(secret, hub.LoginLifetime)}}
 }
 
 func (w *Web) signInCookie(secret string, lifetime time.Duration) *http.Cookie {
@@ -107,12 +105,12 @@ func (w *Web) signupPage(ctx context.Context, r *request) (*reply, error) {
 // signs them in.
 func (w *Web) signup(ctx context.Context, r *request) (*reply, error) {
 	f := accountForm{Handle: form(r, "handle"), Name: form(r, "name"), Invite: form(r, "invite")}
-	password := r.FormValue("password")
-	if _, err := w.hub.SignUp(ctx, f.Handle, f.Name, password, f.Invite); err != nil {
+	_, secret, err := w.hub.SignUp(ctx, f.Handle, f.Name, r.FormValue("password"), f.Invite, clientAddr(r.Request))
+	if err != nil {
 		f.Mode, _ = w.hub.SignupMode(ctx)
 		return nil, &again{page: "signup", data: f, err: err}
 	}
-	return w.startSignIn(ctx, r, f.Handle, password, "/", "Welcome to Palaver.")
+	return w.signedIn(ctx, r, secret, "/", "Welcome to Palaver."), nil
 }
 
 // localPath keeps a next= that is a path on this site, and drops
