@@ -83,7 +83,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	mux := http.NewServeMux()
 	srv.Register(mux)
 	api.New(h, log).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL})
+	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies()})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -30,6 +31,10 @@ type Config struct {
 	Synchronous string
 	// Origins are extra browser origins allowed to call the MCP endpoint.
 	Origins []string
+	// Proxies are the reverse proxies (addresses or CIDR prefixes) whose
+	// X-Forwarded-For names the client; a proxy on the same machine is
+	// always trusted.
+	Proxies []string
 	// Brake thresholds (§7).
 	PauseTurns     int // agent turns with no person that pause a conversation
 	DuplicateLimit int // copies of the same words an agent may send since a person took part
@@ -56,6 +61,7 @@ var env = map[string]string{
 	"base-url":    "PALAVER_BASE_URL",
 	"log-format":  "PALAVER_LOG_FORMAT",
 	"synchronous": "PALAVER_SYNCHRONOUS",
+	"proxy":       "PALAVER_PROXIES",
 	"origin":      "PALAVER_ORIGINS",
 
 	"pause-turns":     "PALAVER_PAUSE_TURNS",
@@ -93,6 +99,13 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 	}
 	fs.Func("origin", "extra browser origin allowed to call /mcp (repeatable; env PALAVER_ORIGINS, comma-separated)", func(s string) error {
 		c.Origins = append(c.Origins, s)
+		return nil
+	})
+	if v := getenv(env["proxy"]); v != "" {
+		c.Proxies = strings.Split(v, ",")
+	}
+	fs.Func("proxy", "address or CIDR of a reverse proxy whose X-Forwarded-For names the client, for sign-in throttling (repeatable; env PALAVER_PROXIES, comma-separated)", func(s string) error {
+		c.Proxies = append(c.Proxies, s)
 		return nil
 	})
 	num := func(p *int, name, usage string) {
@@ -151,14 +164,40 @@ func (c *Config) Validate() error {
 		}
 		c.Origins[i] = o
 	}
+	for i, p := range c.Proxies {
+		p = strings.TrimSpace(p)
+		if _, err := ParseProxy(p); err != nil {
+			errs = append(errs, fmt.Errorf("--proxy %q: give an address or a CIDR prefix, like 10.0.0.5 or 10.0.0.0/24", p))
+		}
+		c.Proxies[i] = p
+	}
 	return errors.Join(errs...)
+}
+
+// ParseProxy reads a --proxy value: an address, or a CIDR prefix.
+func ParseProxy(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	return netip.ParsePrefix(s)
+}
+
+// TrustedProxies is Proxies parsed (after Validate).
+func (c Config) TrustedProxies() []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range c.Proxies {
+		if pre, err := ParseProxy(p); err == nil {
+			out = append(out, pre.Masked())
+		}
+	}
+	return out
 }
 
 // String is the configuration for the start-up log, with a database URL's
 // password hidden.
 func (c Config) String() string {
-	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v",
-		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter)
+	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v proxies=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v",
+		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.Proxies, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter)
 }
 
 // redactURL hides the password of a database URL.

@@ -23,12 +23,12 @@ func TestFlagsOverEnvOverDefaults(t *testing.T) {
 }
 
 func TestValidateSaysWhatToGive(t *testing.T) {
-	c := Config{Addr: "nowhere", Database: "", BaseURL: "ftp://x/y", LogFormat: "xml", Synchronous: "OFF", Origins: []string{"claude.ai"}}
+	c := Config{Addr: "nowhere", Database: "", BaseURL: "ftp://x/y", LogFormat: "xml", Synchronous: "OFF", Origins: []string{"claude.ai"}, Proxies: []string{"10.0.0.0/33"}}
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, want := range []string{"host:port", "file path", "scheme and host only", "text or json", "FULL or NORMAL", "https://claude.ai"} {
+	for _, want := range []string{"host:port", "file path", "scheme and host only", "text or json", "FULL or NORMAL", "https://claude.ai", "10.0.0.0/24"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}

@@ -9,7 +9,9 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -103,4 +105,41 @@ func WriteBytes(w http.ResponseWriter, contentType string, data []byte) {
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("Cache-Control", "private, max-age=3600")
 	w.Write(data)
+}
+
+// ClientAddr is the address of the client a request came from: its peer,
+// or, when the peer is a trusted reverse proxy (one on this machine, or in
+// trusted), the last address X-Forwarded-For names that is not one.
+func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
+	isProxy := func(a netip.Addr) bool {
+		a = a.Unmap()
+		if a.IsLoopback() {
+			return true
+		}
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	addr := peer.Addr().Unmap()
+	if !isProxy(addr) {
+		return addr.String()
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		if addr = a.Unmap(); !isProxy(addr) {
+			break
+		}
+	}
+	return addr.String()
 }
