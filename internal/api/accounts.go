@@ -14,7 +14,7 @@ import (
 // after cursor at once, or the first one to come within timeout_s.
 func (a *API) events(ctx context.Context, r *request) (any, error) {
 	var timeout *int64
-	if r.URL.Query().Has("timeout_s") {
+	if r.URL.Query().Get("timeout_s") != "" {
 		n, err := intQuery(r, "timeout_s", 0)
 		if err != nil {
 			return nil, err

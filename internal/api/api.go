@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -191,6 +192,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		a.log.Log(r.Context(), level, "api error", attrs...)
 		body = map[string]any{"error": map[string]any{"code": e.WireCode(), "message": msg}, "trace": trace}
+		if retry, ok := e.Details["retry_after_s"]; ok {
+			body["retry_after_s"] = retry
+			w.Header().Set("Retry-After", fmt.Sprint(retry))
+		}
 		if e.Kind == hub.KindUnauthenticated {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="palaver"`)
 		}

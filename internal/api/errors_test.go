@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -31,6 +32,11 @@ func TestWriteErrorTable(t *testing.T) {
 		}
 	}
 	w := httptest.NewRecorder()
+	a.writeError(w, httptest.NewRequest(http.MethodGet, "/api/v1/events", nil), &hub.Error{Kind: hub.KindRateLimited, Code: "too_many_waits", Msg: "wait", Details: map[string]any{"retry_after_s": 5}})
+	if w.Code != 429 || w.Header().Get("Retry-After") != "5" || !strings.Contains(w.Body.String(), `"retry_after_s":5`) {
+		t.Errorf("a rate limit with a retry: %d %v %s", w.Code, w.Header(), w.Body)
+	}
+	w = httptest.NewRecorder()
 	a.writeError(w, httptest.NewRequest(http.MethodGet, "/", nil), &hub.Refusal{Status: "pending_approval", Reason: "pending_approval: asked"})
 	if w.Code != http.StatusConflict {
 		t.Errorf("a refusal: %d, want 409", w.Code)
