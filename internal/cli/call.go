@@ -28,10 +28,11 @@ var errDenied = errors.New("denied")
 // local server), PALAVER_TOKEN, PALAVER_INSTANCE.
 type clientEnv struct {
 	url, token, instance string
+	refused              *string // why the server refused the token, once it has
 }
 
 func readClientEnv(e *env) (clientEnv, error) {
-	c := clientEnv{url: e.getenv("PALAVER_URL"), token: e.getenv("PALAVER_TOKEN"), instance: e.getenv("PALAVER_INSTANCE")}
+	c := clientEnv{url: e.getenv("PALAVER_URL"), token: e.getenv("PALAVER_TOKEN"), instance: e.getenv("PALAVER_INSTANCE"), refused: new(string)}
 	if c.url == "" {
 		c.url = "http://127.0.0.1:8420/mcp/"
 	}
@@ -46,14 +47,22 @@ func readClientEnv(e *env) (clientEnv, error) {
 
 // bearerTransport adds the Authorization header to every request.
 type bearerTransport struct {
-	token string
-	next  http.RoundTripper
+	token   string
+	next    http.RoundTripper
+	refused *string // the server's words when it refuses the token (401)
 }
 
 func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+t.token)
-	return t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized && t.refused != nil {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		resp.Body.Close()
+		*t.refused = strings.TrimSpace(string(b))
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	return resp, err
 }
 
 // dial reads the client environment and opens an MCP session to the server.
@@ -71,7 +80,7 @@ func connect(ctx context.Context, ce clientEnv) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "palaver-cli", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:             ce.url,
-		HTTPClient:           &http.Client{Transport: bearerTransport{token: ce.token, next: http.DefaultTransport}},
+		HTTPClient:           &http.Client{Transport: bearerTransport{token: ce.token, next: http.DefaultTransport, refused: ce.refused}},
 		DisableStandaloneSSE: true,
 		MaxRetries:           -1,
 	}
@@ -89,7 +98,11 @@ func clientErr(ce clientEnv, err error) error {
 	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
 		return fmt.Errorf("cannot reach a Palaver server at %s: is `palaver serve` running there? (set PALAVER_URL to its /mcp/ URL)", ce.url)
 	case strings.Contains(msg, "Unauthorized"), strings.Contains(msg, "401"):
-		return fmt.Errorf("the server at %s refused the token in PALAVER_TOKEN (401); mint a new one with `palaver token mint`", ce.url)
+		why := "it is not a working agent token"
+		if *ce.refused != "" {
+			why = *ce.refused
+		}
+		return fmt.Errorf("the server at %s refused the token in PALAVER_TOKEN: %s (mint one on the agent's dashboard page or with `palaver token mint`)", ce.url, why)
 	case strings.Contains(msg, "unknown tool"):
 		return errors.New("unknown tool; list the tools with `palaver tools`")
 	case strings.Contains(msg, "Not Found"):

@@ -35,7 +35,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the server", runServe},
-		{"user", "create people: user create HANDLE [--name NAME]", runUser},
+		{"user", "people: user create HANDLE [--name NAME], user password HANDLE, user invite, user list", runUser},
 		{"agent", "create, list and archive agents", runAgent},
 		{"token", "mint, list and revoke agents' tokens and people's API tokens", runToken},
 		{"conversation", "close, resume, or post into a conversation as a person", runConversation},

@@ -112,7 +112,7 @@ func TestReadmeFlow(t *testing.T) {
 	if code, _, _ = run(t, ctx, nil, "token", "revoke", id, "--database", db); code != 0 {
 		t.Fatalf("token revoke: exit %d", code)
 	}
-	if code, _, stderr = run(t, ctx, vars, "call", "whoami"); code == 0 || !strings.Contains(stderr, "401") {
+	if code, _, stderr = run(t, ctx, vars, "call", "whoami"); code == 0 || !strings.Contains(stderr, "refused the token in PALAVER_TOKEN: the token was revoked") {
 		t.Fatalf("call with a revoked token: exit %d: %s", code, stderr)
 	}
 }

@@ -72,6 +72,9 @@ func userInvite(ctx context.Context, e *env, args []string) error {
 func userPassword(ctx context.Context, e *env, args []string) error {
 	return adminCommand(ctx, e, args, "user password HANDLE   (the password is read from stdin, one line)", 1, nil,
 		func(a *admin) error {
+			if _, err := a.hub.User(ctx, a.pos[0]); err != nil {
+				return err
+			}
 			fmt.Fprintf(e.stderr, "new password for %s (at least %d characters), then Enter: ", a.pos[0], hub.MinPassword)
 			line, err := bufio.NewReader(e.stdin).ReadString('\n')
 			if err != nil && line == "" {
