@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 type accountForm struct {
 	Handle, Name, Invite, Next string
 	Mode                       string // sign-up: hub.SignupOpen or hub.SignupInvite
+	Closed                     string // sign-up: why there is no form to fill in
 }
 
 func (w *Web) setupPage(ctx context.Context, r *request) (*reply, error) {
@@ -59,7 +61,7 @@ func (w *Web) signin(ctx context.Context, r *request) (*reply, error) {
 	if to == "" {
 		to = "/"
 	}
-	_, secret, err := w.hub.SignIn(ctx, f.Handle, r.FormValue("password"), clientAddr(r.Request))
+	_, secret, err := w.hub.SignIn(ctx, f.Handle, r.FormValue("password"), w.clientAddr(r.Request))
 	if err != nil {
 		return nil, &again{page: "signin", data: f, err: err}
 	}
@@ -98,14 +100,23 @@ func (w *Web) signupPage(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "signup", data: accountForm{Invite: r.URL.Query().Get("invite"), Mode: mode}}, nil
+	f := accountForm{Invite: r.URL.Query().Get("invite"), Mode: mode}
+	switch {
+	case f.Invite != "":
+		if err := w.hub.CheckInvite(ctx, f.Invite); err != nil {
+			f.Closed = hub.AsError(err).Msg
+		}
+	case mode != hub.SignupOpen:
+		f.Closed = "This server takes new people by invitation only. Open the link its admin gave you."
+	}
+	return &reply{page: "signup", data: f}, nil
 }
 
 // signup makes an account (open sign-up, or with an invitation) and
 // signs them in.
 func (w *Web) signup(ctx context.Context, r *request) (*reply, error) {
 	f := accountForm{Handle: form(r, "handle"), Name: form(r, "name"), Invite: form(r, "invite")}
-	_, secret, err := w.hub.SignUp(ctx, f.Handle, f.Name, r.FormValue("password"), f.Invite, clientAddr(r.Request))
+	_, secret, err := w.hub.SignUp(ctx, f.Handle, f.Name, r.FormValue("password"), f.Invite, w.clientAddr(r.Request))
 	if err != nil {
 		f.Mode, _ = w.hub.SignupMode(ctx)
 		return nil, &again{page: "signup", data: f, err: err}
@@ -116,7 +127,10 @@ func (w *Web) signup(ctx context.Context, r *request) (*reply, error) {
 // localPath keeps a next= that is a path on this site, and drops
 // anything else (another site, a scheme, a protocol-relative URL).
 func localPath(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsAny(p, "\\\r\n") {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) {
+		return ""
+	}
+	if u, err := url.Parse(p); err != nil || u.Scheme != "" || u.Host != "" {
 		return ""
 	}
 	return p

@@ -175,7 +175,7 @@ func TestSignUpByInvitation(t *testing.T) {
 	if !strings.Contains(p.text(), "invitation only") {
 		t.Fatalf("sign-up without a link: %s", p.text())
 	}
-	p = b.submit(p, "/signup", url.Values{"handle": {"bob"}, "password": {"correct horse battery"}})
+	p = b.post("/signup", url.Values{"handle": {"bob"}, "password": {"correct horse battery"}})
 	if p.status != http.StatusForbidden || !strings.Contains(p.errorText(), "invitation") {
 		t.Fatalf("sign-up without an invitation: %d %q", p.status, p.errorText())
 	}
@@ -196,8 +196,10 @@ func TestSignUpByInvitation(t *testing.T) {
 		t.Fatalf("sign-up with the link: %d at %s %q", p.status, p.path(), p.errorText())
 	}
 	carol := s.browser(t)
-	p = carol.get(u.RequestURI())
-	if p = carol.submit(p, "/signup", url.Values{"handle": {"carol"}, "password": {"correct horse battery"}}); p.status != http.StatusForbidden {
+	if p = carol.get(u.RequestURI()); !strings.Contains(p.text(), "not known, used, or expired") || len(p.actions()) != 0 {
+		t.Fatalf("the link once used: %s, forms %v", p.text(), p.actions())
+	}
+	if p = carol.post("/signup", url.Values{"handle": {"carol"}, "invite": {u.Query().Get("invite")}, "password": {"correct horse battery"}}); p.status != http.StatusForbidden {
 		t.Fatalf("the link used twice: %d %q", p.status, p.errorText())
 	}
 	// bob is no admin: no sign-up setting for him, and posting it anyway
@@ -222,5 +224,36 @@ func TestSignUpByInvitation(t *testing.T) {
 		if !strings.Contains(p.text(), who) {
 			t.Fatalf("the admin's list of people lacks %s: %s", who, p.text())
 		}
+	}
+}
+
+// TestOnlyOwnHostAndPaths: a request naming another host (a page on a
+// name that resolves here) is refused and makes no account; after sign-in
+// only a path on this site is followed; form fields come from the form,
+// never the address.
+func TestOnlyOwnHostAndPaths(t *testing.T) {
+	s := newSite(t)
+	b := s.browser(t)
+	req := newPost(s.url+"/setup", url.Values{"handle": {"mallory"}, "password": {"correct horse battery"}})
+	req.Host = "attacker.example"
+	req.Header.Set("Origin", "http://attacker.example")
+	if p := b.do(req); p.status != http.StatusForbidden || !strings.Contains(p.errorText(), "not served as") {
+		t.Fatalf("setup through another host name: %d %q", p.status, p.errorText())
+	}
+	if need, _ := s.hub.NeedsSetup(ctx); !need {
+		t.Fatal("setup through another host name made an account")
+	}
+	s.person(t, "alice")
+	for _, next := range []string{"//evil.example", "/\\evil.example", "/\t/evil.example", "/\x00x", "https:evil.example", "/ok/../..//evil.example"} {
+		c := s.browser(t)
+		p := c.post("/signin", url.Values{"handle": {"alice"}, "password": {"correct horse battery"}, "next": {next}})
+		if p.url.Host != strings.TrimPrefix(s.url, "http://") {
+			t.Fatalf("next=%q led to %s", next, p.url)
+		}
+	}
+	a := s.person(t, "bob")
+	p := a.post("/agents?slug=fromquery&description=x", url.Values{})
+	if as, _ := s.hub.Agents(ctx, "bob", true); len(as) != 0 || p.errorText() == "" {
+		t.Fatalf("fields from the query string made %d agents (%q)", len(as), p.errorText())
 	}
 }

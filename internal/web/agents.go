@@ -85,7 +85,7 @@ func (w *Web) mintToken(ctx context.Context, r *request) (*reply, error) {
 		return nil, err
 	}
 	scopes := []string{}
-	if ticked := r.Form["scope"]; len(ticked) > 0 {
+	if ticked := r.PostForm["scope"]; len(ticked) > 0 {
 		if scopes, err = hub.ParseScopes(strings.Join(ticked, ",")); err != nil {
 			return nil, err
 		}

@@ -60,8 +60,9 @@ func TestAgentPages(t *testing.T) {
 	if err != nil || strings.Join(c.Scopes, ",") != "msg:read,msg:write" {
 		t.Fatalf("the minted token: %+v, %v", c, err)
 	}
-	p = b.get("/agents/planner")
-	if strings.Contains(p.raw, secret) || !strings.Contains(p.text(), "laptop") || !strings.Contains(p.text(), c.TokenID) {
+	// Reloading the token's page leads back to the agent, never the secret.
+	p = b.get("/agents/planner/tokens")
+	if p.path() != "/agents/planner" || strings.Contains(p.raw, secret) || !strings.Contains(p.text(), "laptop") || !strings.Contains(p.text(), c.TokenID) {
 		t.Fatalf("the token list: shows the secret %v, lists it %v", strings.Contains(p.raw, secret), strings.Contains(p.text(), c.TokenID))
 	}
 	if p = b.submit(p, "/agents/planner/tokens", url.Values{"scope": nil}); p.errorText() == "" || !strings.Contains(p.errorText(), "at least one scope") {

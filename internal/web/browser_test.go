@@ -208,6 +208,13 @@ func TestBrowserFlow(t *testing.T) {
 			b.screenshot("conversation")
 			b.open("/agents/planner", "agent")
 			b.screenshot("agent")
+			// And on a phone.
+			b.do(chromedp.EmulateViewport(360, 780))
+			b.open("/agents/planner", "agent")
+			b.screenshot("agent-phone")
+			b.open("/conversations", "conversations")
+			b.screenshot("conversations-phone")
+			b.do(chromedp.EmulateReset())
 			b.open("/contacts", "contacts")
 			b.screenshot("contacts")
 			b.open("/settings", "settings")
@@ -216,6 +223,13 @@ func TestBrowserFlow(t *testing.T) {
 			b.screenshot("home")
 			b.do(chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)), b.at("signin"))
 			b.screenshot("signin")
+			// A wrong password says so on the page, JavaScript or not.
+			b.do(chromedp.SendKeys(chromedp.CSS(`input[name=handle]`), "alice"),
+				chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "not the password"),
+				chromedp.Click(chromedp.CSS(`form[action="/signin"] button`)))
+			b.waitText(`//p[@class='error']`, "do not match")
+			b.do(chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
+				chromedp.Click(chromedp.CSS(`form[action="/signin"] button`)), b.at("home"))
 		})
 	}
 }

@@ -68,7 +68,11 @@ func (w *Web) post(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{redirect: "/conversations/" + url.PathEscape(id), notice: "Sent as " + res.Message.Authority + "."}, nil
+	notice := "Sent."
+	if res.Message.Authority == hub.AuthorityInterject {
+		notice = "Sent, marked human_interject: you wrote into your agent's conversation without joining it."
+	}
+	return &reply{redirect: "/conversations/" + url.PathEscape(id), notice: notice}, nil
 }
 
 func (w *Web) resume(ctx context.Context, r *request) (*reply, error) {

@@ -18,7 +18,7 @@ const streamWait = 25 * time.Second
 
 func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 	c, err := r.Cookie(w.cookieName())
-	if err != nil {
+	if err != nil || !w.knownHost(r.Host) {
 		http.Error(rw, "sign in first", http.StatusUnauthorized)
 		return
 	}
@@ -40,6 +40,11 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 			return
 		}
 		res, err := w.hub.WaitPerson(ctx, u, cursor, streamWait)
+		// A sign-in ended (signed out, a new password) ends its streams
+		// before anything more is told.
+		if _, serr := w.hub.SignedIn(ctx, c.Value); serr != nil {
+			return
+		}
 		if err != nil {
 			e := hub.AsError(err)
 			switch {
@@ -70,9 +75,6 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 			rc.Flush()
 			return
 		default:
-		}
-		if _, err := w.hub.SignedIn(ctx, c.Value); err != nil {
-			return // signed out elsewhere
 		}
 	}
 }

@@ -103,6 +103,19 @@ func TestEventStream(t *testing.T) {
 	if data != "contact.request" || id2 == id {
 		t.Fatalf("after reconnecting: %q (id %q), want carol's contact.request once", data, id2)
 	}
+	// Signing out ends the stream before anything more is told.
+	if err := s.hub.SignOut(ctx, alice.cookie("palaver")); err != nil {
+		t.Fatal(err)
+	}
+	s.person(t, "dave")
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "dave"), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	for line := range again.lines {
+		if strings.HasPrefix(line, "data: ") {
+			t.Fatalf("after signing out the stream told %q", line)
+		}
+	}
 	resp, err := http.Get(s.url + "/events/stream")
 	if err != nil {
 		t.Fatal(err)

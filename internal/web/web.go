@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strconv"
@@ -40,18 +41,24 @@ type Options struct {
 	Hub    *hub.Hub
 	Logger *slog.Logger
 	// BaseURL is where people reach the server; https makes the sign-in
-	// cookie Secure, and its origin is trusted for forms.
+	// cookie Secure, and its origin is trusted for forms. When set, only
+	// its host is served; otherwise only addresses and localhost are.
 	BaseURL string
+	// Proxies are the reverse proxies whose X-Forwarded-For names the
+	// client, whom sign-ins are throttled by.
+	Proxies []netip.Prefix
 }
 
 // Web serves the dashboard.
 type Web struct {
-	hub    *hub.Hub
-	log    *slog.Logger
-	secure bool
-	base   string // the configured public URL, scheme and host ("" when none)
-	pages  map[string]*template.Template
-	static map[string]asset
+	hub     *hub.Hub
+	log     *slog.Logger
+	secure  bool
+	base    string // the configured public URL, scheme and host ("" when none)
+	host    string // its host, the one Host a request may name ("" when none)
+	proxies []netip.Prefix
+	pages   map[string]*template.Template
+	static  map[string]asset
 }
 
 // asset is a static file served from memory under a name that changes
@@ -65,10 +72,10 @@ type asset struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
-		w.base = u.Scheme + "://" + u.Host
+		w.base, w.host = u.Scheme+"://"+u.Host, u.Host
 	}
 	if err := w.loadStatic(); err != nil {
 		return nil, err
@@ -228,8 +235,23 @@ func (w *Web) Register(mux *http.ServeMux) {
 	cop.SetDenyHandler(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.serveError(rw, &request{Request: r}, hub.Errorf(hub.KindForbidden, "this form was sent from another site, so it was refused; open the dashboard and send it from there"), "")
 	}))
-	for _, rt := range w.routes() {
+	routes := w.routes()
+	pages := map[string]bool{}
+	for _, rt := range routes {
 		mux.Handle(rt.pattern, cop.Handler(w.serve(rt)))
+		if path, ok := strings.CutPrefix(rt.pattern, "GET "); ok {
+			pages[path] = true
+		}
+	}
+	// A form's address opened as a page (reloading after a form, going
+	// back to it) leads to the page the form is on.
+	for _, rt := range routes {
+		path, ok := strings.CutPrefix(rt.pattern, "POST ")
+		if ok && rt.back != "" && !pages[path] {
+			mux.HandleFunc("GET "+path, func(rw http.ResponseWriter, r *http.Request) {
+				http.Redirect(rw, r, fillPath(rt.back, r), http.StatusSeeOther)
+			})
+		}
 	}
 	mux.Handle("GET /static/{name}", http.HandlerFunc(w.serveStatic))
 	mux.Handle("GET /events/stream", http.HandlerFunc(w.stream))
@@ -243,6 +265,10 @@ func (w *Web) Register(mux *http.ServeMux) {
 func (w *Web) serve(rt route) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, hr *http.Request) {
 		r := &request{Request: hr}
+		if !w.knownHost(hr.Host) {
+			w.serveError(rw, r, hub.Errorf(hub.KindForbidden, "this dashboard is not served as %s; open it at its own address (the server's --base-url)", echoHost(hr.Host)), "")
+			return
+		}
 		if c, err := hr.Cookie(w.cookieName()); err == nil && c.Value != "" {
 			r.secret = c.Value
 			if u, err := w.hub.SignedIn(hr.Context(), c.Value); err == nil {
@@ -284,6 +310,34 @@ func (w *Web) serve(rt route) http.Handler {
 		}
 		w.render(rw, r, http.StatusOK, rep.page, rep.data, flash{})
 	})
+}
+
+// knownHost reports whether a request's Host is the dashboard's own: the
+// base URL's host when one is set, otherwise an address or localhost — so
+// a page on another name that resolves here (DNS rebinding) cannot drive
+// the dashboard, first-run setup included.
+func (w *Web) knownHost(host string) bool {
+	if w.host != "" {
+		return strings.EqualFold(host, w.host)
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	if _, err := netip.ParseAddr(name); err == nil {
+		return true
+	}
+	name = strings.ToLower(name)
+	return name == "localhost" || strings.HasSuffix(name, ".localhost")
+}
+
+// echoHost is a Host header as a message may quote it.
+func echoHost(h string) string {
+	if len(h) > 80 {
+		h = h[:80] + "…"
+	}
+	return strconv.Quote(h)
 }
 
 // maxForm bounds a form's body: a message of hub.MaxBody and its fields.
@@ -380,22 +434,34 @@ type flash struct {
 	Error  string `json:"e,omitempty"`
 }
 
-const flashCookie = "palaver_flash"
+// flashCookie is the flash's cookie; over https it takes the __Host-
+// prefix, so another host cannot plant a message.
+func (w *Web) flashCookie() string {
+	if w.secure {
+		return "__Host-palaver_flash"
+	}
+	return "palaver_flash"
+}
+
+// maxFlash bounds a flash's message, so its cookie stays well under what
+// browsers keep.
+const maxFlash = 500
 
 func (w *Web) setFlash(rw http.ResponseWriter, f flash) {
+	f.Notice, f.Error = hub.Preview(f.Notice, maxFlash), hub.Preview(f.Error, maxFlash)
 	b, _ := json.Marshal(f)
-	http.SetCookie(rw, &http.Cookie{Name: flashCookie, Value: base64.RawURLEncoding.EncodeToString(b), Path: "/",
+	http.SetCookie(rw, &http.Cookie{Name: w.flashCookie(), Value: base64.RawURLEncoding.EncodeToString(b), Path: "/",
 		MaxAge: 60, HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode})
 }
 
 // takeFlash reads the flash left by the last form, and clears it.
 func (w *Web) takeFlash(rw http.ResponseWriter, r *http.Request) flash {
 	var f flash
-	c, err := r.Cookie(flashCookie)
+	c, err := r.Cookie(w.flashCookie())
 	if err != nil {
 		return f
 	}
-	http.SetCookie(rw, &http.Cookie{Name: flashCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(rw, &http.Cookie{Name: w.flashCookie(), Path: "/", MaxAge: -1, HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode})
 	if b, err := base64.RawURLEncoding.DecodeString(c.Value); err == nil {
 		json.Unmarshal(b, &f)
 	}
@@ -466,21 +532,15 @@ func (w *Web) serveStatic(rw http.ResponseWriter, r *http.Request) {
 	rw.Write(a.data)
 }
 
-// form reads a form field. Browsers send a textarea's line ends as CRLF;
-// they come back as the LF they were shown as, so a held message approved
-// unchanged is not taken for an edit.
+// form reads a field of a posted form (never the URL's query). Browsers
+// send a textarea's line ends as CRLF; they come back as the LF they were
+// shown as, so a held message approved unchanged is not taken for an edit.
 func form(r *request, name string) string {
-	return strings.ReplaceAll(r.FormValue(name), "\r\n", "\n")
+	return strings.ReplaceAll(r.PostFormValue(name), "\r\n", "\n")
 }
 
 // clientAddr is the address sign-ins are throttled by.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
+func (w *Web) clientAddr(r *http.Request) string { return httpx.ClientAddr(r, w.proxies) }
 
 // cookieName is the sign-in cookie's name; over https it takes the
 // __Host- prefix, so no other host or path can set it.
