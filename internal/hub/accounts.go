@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"runtime"
 	"strings"
 	"sync"
@@ -119,6 +120,16 @@ func (t *throttle) takeAll(now time.Time, keys map[string]allowance) (refund fun
 		refunds = append(refunds, f)
 	}
 	return refund, 0
+}
+
+// addressKey is what an address is throttled as: an IPv6 address by its
+// /64, which one client commonly holds whole; anything else as it is.
+func addressKey(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return addr
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }
 
 // hashing bounds how many argon2id hashes run at once: each takes 19 MiB.
@@ -237,7 +248,7 @@ func (h *Hub) CreateInvite(ctx context.Context, by *User) (*Invite, string, erro
 // unexpired invitation (which it uses up) — and signs them in. One address
 // (addr) makes at most a few accounts a minute.
 func (h *Hub) SignUp(ctx context.Context, handle, name, password, invite, addr string) (u *User, secret string, err error) {
-	refund, wait := h.signins.take(h.now(), "signup:"+addr, signups)
+	refund, wait := h.signins.take(h.now(), "signup:"+addressKey(addr), signups)
 	if refund == nil {
 		secs := max(1, int(wait.Round(time.Second)/time.Second))
 		return nil, "", &Error{Kind: KindRateLimited, Code: "throttled", Details: map[string]any{"retry_after_s": secs},
@@ -369,7 +380,7 @@ func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User,
 	}
 	wrong := &Error{Kind: KindUnauthenticated, Code: "bad_credentials",
 		Msg: "that handle and password do not match; check both and try again (someone made on the command line first needs: palaver user password HANDLE)"}
-	refundAddr, wait := h.signins.take(now, "addr:"+addr, perAddress)
+	refundAddr, wait := h.signins.take(now, "addr:"+addressKey(addr), perAddress)
 	if refundAddr == nil {
 		return nil, "", throttled(wait)
 	}
@@ -392,7 +403,7 @@ func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User,
 		refundAddr()
 		return nil, "", AsError(err)
 	}
-	refundAccount, wait := h.signins.takeAll(now, map[string]allowance{"user:" + u.ID + "\x00" + addr: perAccountAddress, "user:" + u.ID: perAccount})
+	refundAccount, wait := h.signins.takeAll(now, map[string]allowance{"user:" + u.ID + "\x00" + addressKey(addr): perAccountAddress, "user:" + u.ID: perAccount})
 	if refundAccount == nil {
 		refundAddr()
 		return nil, "", throttled(wait)

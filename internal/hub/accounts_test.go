@@ -169,6 +169,13 @@ func TestSignInThrottledAndEnding(t *testing.T) {
 	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "10.0.3.1"); code(err) != "throttled" {
 		t.Fatalf("after twenty from one address: %v, want throttled", err)
 	}
+	// An IPv6 client's /64 is one address.
+	for i := range 20 {
+		h.SignIn(ctx, fmt.Sprintf("guess%d", i), "not the password", fmt.Sprintf("2001:db8::%x", i+1))
+	}
+	if _, _, err := h.SignIn(ctx, "alice", "correct horse battery", "2001:db8::ffff"); code(err) != "throttled" {
+		t.Fatalf("after twenty from one /64: %v, want throttled", err)
+	}
 	// Fifty wrong for alice from many addresses stop her account, for a
 	// while; refused attempts spent nothing of hers.
 	for i := range 50 {
