@@ -128,7 +128,10 @@ func (w *Web) parse() error {
 		if base == "layout.html" || base == "parts.html" {
 			continue
 		}
-		t, err := template.Must(layout.Clone()).ParseFS(files, name)
+		t, err := layout.Clone()
+		if err == nil {
+			_, err = t.ParseFS(files, name)
+		}
 		if err != nil {
 			return fmt.Errorf("dashboard template %s: %w", base, err)
 		}
