@@ -125,3 +125,25 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("a stream without a sign-in: %d", resp.StatusCode)
 	}
 }
+
+// TestPartsLeaveTheFlash: a part of a page fetching itself on an event
+// (an htmx request that is not a boosted navigation) does not take the
+// notice meant for the page a form led to.
+func TestPartsLeaveTheFlash(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	req := newPost(s.url+"/contacts", map[string][]string{"handle": {"nobody"}})
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	// The form's redirect is not followed yet: a part refresh comes first.
+	alice.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	alice.do(req)
+	alice.c.CheckRedirect = nil
+	part, _ := http.NewRequest("GET", s.url+"/approvals", nil)
+	part.Header.Set("HX-Request", "true")
+	if p := alice.do(part); p.errorText() != "" {
+		t.Fatalf("a part refresh showed the flash %q", p.errorText())
+	}
+	if p := alice.get("/contacts"); p.errorText() == "" {
+		t.Fatal("the page the form led to lost its flash to a part refresh")
+	}
+}

@@ -488,8 +488,13 @@ func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, 
 	if t == nil {
 		panic("dashboard: no template " + page)
 	}
-	if old := w.takeFlash(rw, r.Request); f == (flash{}) {
-		f = old
+	// A part of a page fetching itself again (on an event) shows no
+	// flash, so it must leave it for the page it belongs to.
+	part := r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true"
+	if !part {
+		if old := w.takeFlash(rw, r.Request); f == (flash{}) {
+			f = old
+		}
 	}
 	v := view{User: r.user, Page: page, Notice: f.Notice, Error: f.Error, Path: r.URL.RequestURI(), Data: data}
 	if r.user != nil {
