@@ -75,7 +75,7 @@ func (d queries) ConversationsOf(ctx context.Context, principalID string, limit 
 func (d queries) OwnersConversations(ctx context.Context, ownerID string, before time.Time, beforeID string, limit int) ([]*hub.Conversation, error) {
 	return queryAll(ctx, d.q, "owner's conversations", scanConversation, `SELECT `+convCols+` FROM conversations WHERE status <> 'closed'
 		AND id IN (SELECT conversation_id FROM participants WHERE owner_id = ? AND left_at IS NULL)
-		AND (? IS NULL OR updated_at < ? OR (updated_at = ? AND id < ?))
+		AND (CAST(? AS BIGINT) IS NULL OR updated_at < ? OR (updated_at = ? AND id < ?))
 		ORDER BY updated_at DESC, id DESC LIMIT ?`, ownerID, ms(before), ms(before), ms(before), beforeID, limit)
 }
 
