@@ -154,17 +154,6 @@ func (a *API) serve(h handler) http.Handler {
 	})
 }
 
-// status maps each hub error kind to its HTTP status.
-var status = map[hub.Kind]int{
-	hub.KindInternal:        http.StatusInternalServerError,
-	hub.KindNotFound:        http.StatusNotFound,
-	hub.KindInvalid:         http.StatusBadRequest,
-	hub.KindConflict:        http.StatusConflict,
-	hub.KindForbidden:       http.StatusForbidden,
-	hub.KindUnauthenticated: http.StatusUnauthorized,
-	hub.KindRateLimited:     http.StatusTooManyRequests,
-}
-
 // writeError is the REST face's one translation of errors (CONVENTIONS
 // "Errors"): {"error":{"code","message"},"trace"} with the kind's status,
 // one log line under the trace id. A refusal that is part of the contract
@@ -181,7 +170,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		a.log.Info("api refused", "trace", trace, "route", r.Pattern, "status", ref.Status, "reason", ref.Reason)
 	} else {
 		e := hub.AsError(err)
-		code = status[e.Kind]
+		code = httpx.Status(e.Kind)
 		msg, level := e.Msg, slog.LevelInfo
 		if e.Kind == hub.KindInternal {
 			msg, level = "internal error (trace "+trace+"); retry later", slog.LevelError

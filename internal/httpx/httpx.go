@@ -1,6 +1,7 @@
 // Package httpx holds the HTTP middleware every face shares: request ids,
-// the access log, panic recovery and security headers; and the two answers
-// they share: the public base URL, and uploaded bytes sent safely.
+// the access log, panic recovery and security headers; and what they
+// answer alike: each error kind's status, the public base URL, the
+// client's address behind a proxy, and uploaded bytes sent safely.
 package httpx
 
 import (
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 type requestIDKey struct{}
@@ -142,4 +145,24 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
 		}
 	}
 	return addr.String()
+}
+
+// Status is the HTTP status of each hub error kind, the same for every
+// face that answers over HTTP (CONVENTIONS "Errors").
+func Status(k hub.Kind) int {
+	switch k {
+	case hub.KindNotFound:
+		return http.StatusNotFound
+	case hub.KindInvalid:
+		return http.StatusBadRequest
+	case hub.KindConflict:
+		return http.StatusConflict
+	case hub.KindForbidden:
+		return http.StatusForbidden
+	case hub.KindUnauthenticated:
+		return http.StatusUnauthorized
+	case hub.KindRateLimited:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
 }

@@ -360,17 +360,6 @@ func fillPath(pattern string, r *http.Request) string {
 	return strings.Join(parts, "/")
 }
 
-// status maps each hub error kind to the page's HTTP status.
-var status = map[hub.Kind]int{
-	hub.KindInternal:        http.StatusInternalServerError,
-	hub.KindNotFound:        http.StatusNotFound,
-	hub.KindInvalid:         http.StatusBadRequest,
-	hub.KindConflict:        http.StatusConflict,
-	hub.KindForbidden:       http.StatusForbidden,
-	hub.KindUnauthenticated: http.StatusUnauthorized,
-	hub.KindRateLimited:     http.StatusTooManyRequests,
-}
-
 // serveError is the dashboard's one translation of errors (CONVENTIONS
 // "Errors"). Not signed in: to the sign-in page (or first-run setup), and
 // back here after. A form shown again: that page with the message. A
@@ -406,12 +395,12 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 	}
 	switch {
 	case ag != nil:
-		w.render(rw, r, status[e.Kind], ag.page, ag.data, flash{Error: msg})
+		w.render(rw, r, httpx.Status(e.Kind), ag.page, ag.data, flash{Error: msg})
 	case r.Method != http.MethodGet && back != "":
 		w.setFlash(rw, flash{Error: msg})
 		http.Redirect(rw, r.Request, back, http.StatusSeeOther)
 	default:
-		w.render(rw, r, status[e.Kind], "error", map[string]any{"Status": status[e.Kind], "Code": e.WireCode()}, flash{Error: msg})
+		w.render(rw, r, httpx.Status(e.Kind), "error", map[string]any{"Status": httpx.Status(e.Kind), "Code": e.WireCode()}, flash{Error: msg})
 	}
 }
 
