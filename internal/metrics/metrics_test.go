@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -62,6 +63,8 @@ func TestMetrics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Read to the end: a streamed answer ends after it is counted.
+		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
 
