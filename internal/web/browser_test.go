@@ -186,8 +186,13 @@ func TestBrowserFlow(t *testing.T) {
 			b.screenshot("approvals")
 			id := sent["message_id"].(string)
 			b.do(chromedp.SendKeys(chromedp.CSS(`textarea[name=body]`), "Tag it v2.0 first. "),
-				chromedp.Click(chromedp.CSS(`form[action="/approvals/`+id+`/approve"] button`)))
+				chromedp.Click(chromedp.CSS(`form[action="/approvals/`+id+`/approve"] button:not([form])`)))
 			b.waitText(notice, "owner_edited")
+			// Reject, the button beside Approve, sends nothing.
+			second := call(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "Ship it now, untested."})
+			b.open("/approvals", "approvals")
+			b.do(chromedp.Click(chromedp.CSS(`button[form="reject-` + second["message_id"].(string) + `"]`)))
+			b.waitText(notice, "Rejected")
 
 			read := call(t, reviewer, "read_messages", map[string]any{"conversation_id": conv})
 			msgs, _ := read["messages"].([]any)
@@ -214,7 +219,7 @@ func TestBrowserFlow(t *testing.T) {
 			b.screenshot("agent-phone")
 			b.open("/conversations", "conversations")
 			b.screenshot("conversations-phone")
-			b.do(chromedp.EmulateReset())
+			b.do(chromedp.EmulateViewport(1100, 800)) // back to the desktop for the rest
 			b.open("/contacts", "contacts")
 			b.screenshot("contacts")
 			b.open("/settings", "settings")
