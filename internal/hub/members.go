@@ -23,10 +23,7 @@ func (h *Hub) AddMember(ctx context.Context, u *User, projectID, handle string) 
 		return nil, err
 	}
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
-		if err := tx.LockProject(ctx, projectID); err != nil {
-			return nil, err
-		}
-		p, err := ownedProject(ctx, tx, u, projectID)
+		p, err := lockedProject(ctx, tx, u, projectID, true)
 		if err != nil {
 			return nil, err
 		}
@@ -60,10 +57,7 @@ func (h *Hub) RemoveMember(ctx context.Context, u *User, projectID, handle strin
 		return err
 	}
 	return h.update(ctx, func(tx Tx) ([]*Event, error) {
-		if err := tx.LockProject(ctx, projectID); err != nil {
-			return nil, err
-		}
-		p, err := memberProject(ctx, tx, u, projectID)
+		p, err := lockedProject(ctx, tx, u, projectID, false)
 		if err != nil {
 			return nil, err
 		}
@@ -115,15 +109,12 @@ func (h *Hub) SetProjectAgent(ctx context.Context, u *User, projectID, slug, acc
 	}
 	var pa *ProjectAgent
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
-		if err := tx.LockProject(ctx, projectID); err != nil {
-			return nil, err
-		}
-		p, err := memberProject(ctx, tx, u, projectID)
+		p, err := lockedProject(ctx, tx, u, projectID, false)
 		if err != nil {
 			return nil, err
 		}
-		if !p.ArchivedAt.IsZero() {
-			return nil, invalid("", "this project is archived; restore it first")
+		if err := notArchived(p); err != nil {
+			return nil, err
 		}
 		now := h.now()
 		change := "changed"
@@ -160,10 +151,7 @@ func (h *Hub) RemoveProjectAgent(ctx context.Context, u *User, projectID, agentH
 		return nil, err
 	}
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
-		if err := tx.LockProject(ctx, projectID); err != nil {
-			return nil, err
-		}
-		p, err := memberProject(ctx, tx, u, projectID)
+		p, err := lockedProject(ctx, tx, u, projectID, false)
 		if err != nil {
 			return nil, err
 		}

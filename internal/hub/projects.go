@@ -107,6 +107,27 @@ func memberProject(ctx context.Context, r Reader, u *User, projectID string) (*P
 	return p, nil
 }
 
+// lockedProject holds the project's row until the transaction ends (§13:
+// changes of who is in it take turns) and loads it for u, a member — its
+// owner when owned.
+func lockedProject(ctx context.Context, tx Tx, u *User, projectID string, owned bool) (*Project, error) {
+	if err := tx.LockProject(ctx, projectID); err != nil {
+		return nil, err
+	}
+	if owned {
+		return ownedProject(ctx, tx, u, projectID)
+	}
+	return memberProject(ctx, tx, u, projectID)
+}
+
+// notArchived refuses a change to an archived project's threads or agents.
+func notArchived(p *Project) error {
+	if !p.ArchivedAt.IsZero() {
+		return invalid("", "this project is archived; restore it first")
+	}
+	return nil
+}
+
 // ownedProject is memberProject for what only the project's owner may do.
 func ownedProject(ctx context.Context, r Reader, u *User, projectID string) (*Project, error) {
 	p, err := memberProject(ctx, r, u, projectID)
@@ -364,11 +385,8 @@ func (h *Hub) UpdateProject(ctx context.Context, u *User, projectID string, up P
 	}
 	var p *Project
 	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
-		if err := tx.LockProject(ctx, projectID); err != nil {
-			return nil, err
-		}
 		var err error
-		if p, err = ownedProject(ctx, tx, u, projectID); err != nil {
+		if p, err = lockedProject(ctx, tx, u, projectID, true); err != nil {
 			return nil, err
 		}
 		before := *p

@@ -76,15 +76,12 @@ func (h *Hub) OpenThreadAsPerson(ctx context.Context, u *User, projectID, title 
 	var view *ConversationView
 	err = retryDuplicate(func() error {
 		return h.update(ctx, func(tx Tx) ([]*Event, error) {
-			if err := tx.LockProject(ctx, projectID); err != nil {
-				return nil, err
-			}
-			p, err := memberProject(ctx, tx, u, projectID)
+			p, err := lockedProject(ctx, tx, u, projectID, false)
 			if err != nil {
 				return nil, err
 			}
-			if !p.ArchivedAt.IsZero() {
-				return nil, invalid("", "this project is archived; restore it first")
+			if err := notArchived(p); err != nil {
+				return nil, err
 			}
 			var events []*Event
 			view, events, err = h.openThread(ctx, tx, p, u.ID, true, title, "")
