@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"strings"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -185,10 +184,7 @@ func (a *API) createAgent(ctx context.Context, r *request) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	if strings.Contains(in.Slug, "/") {
-		return nil, hub.Errorf(hub.KindInvalid, "slug is the part after the slash, like planner")
-	}
-	ag, err := a.hub.CreateAgent(ctx, hub.AgentSpec{Handle: r.user.Handle + "/" + in.Slug, Description: in.Description, Goal: in.Goal})
+	ag, err := a.hub.CreateOwnAgent(ctx, r.user, in.Slug, in.Description, in.Goal)
 	if err != nil {
 		return nil, err
 	}
@@ -197,11 +193,7 @@ func (a *API) createAgent(ctx context.Context, r *request) (any, error) {
 
 // own is the person's agent with this slug (another's is not_found).
 func (a *API) own(ctx context.Context, r *request) (*hub.Agent, error) {
-	slug := r.PathValue("slug")
-	if strings.Contains(slug, "/") {
-		return nil, hub.Errorf(hub.KindNotFound, "%s has no agent %q", r.user.Handle, slug)
-	}
-	return a.hub.Agent(ctx, r.user.Handle+"/"+slug)
+	return a.hub.OwnAgent(ctx, r.user, r.PathValue("slug"))
 }
 
 // agent is one of the person's agents with its tokens, named sessions and

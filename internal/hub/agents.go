@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -159,6 +160,34 @@ func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, er
 	return a, nil
 }
 
+// CreateOwnAgent is a person creating an agent of their own (§1): slug is
+// the part of its handle after the slash.
+func (h *Hub) CreateOwnAgent(ctx context.Context, u *User, slug, description, goal string) (*Agent, error) {
+	if strings.Contains(slug, "/") {
+		return nil, invalid("", "give the name after %s/, like planner (got %q)", u.Handle, echo(slug))
+	}
+	return h.CreateAgent(ctx, AgentSpec{Handle: u.Handle + "/" + slug, Description: description, Goal: goal})
+}
+
+// OwnAgent is the person's agent named by slug (or by its whole handle),
+// archived or not; anyone else's is not_found (§15).
+func (h *Hub) OwnAgent(ctx context.Context, u *User, slug string) (*Agent, error) {
+	if owner, s, ok := strings.Cut(slug, "/"); ok {
+		if owner != u.Handle {
+			return nil, notFound("%s has no agent %q", u.Handle, echo(slug))
+		}
+		slug = s
+	}
+	if strings.Contains(slug, "/") {
+		return nil, notFound("%s has no agent %q", u.Handle, echo(slug))
+	}
+	a, err := h.store.AgentByHandle(ctx, u.Handle, slug)
+	if err != nil {
+		return nil, lookupErr(err, "%s has no agent %q", u.Handle, echo(slug))
+	}
+	return a, nil
+}
+
 // AgentDetail is one of a person's agents with what they manage of it
 // (§1, §2, §3, §5): its tokens, its named sessions, its grants.
 type AgentDetail struct {
@@ -171,9 +200,9 @@ type AgentDetail struct {
 // AgentDetail is the person's agent with this slug, archived or not;
 // another's agent is not_found.
 func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDetail, error) {
-	a, err := h.store.AgentByHandle(ctx, u.Handle, slug)
+	a, err := h.OwnAgent(ctx, u, slug)
 	if err != nil {
-		return nil, lookupErr(err, "%s has no agent %q", u.Handle, echo(slug))
+		return nil, err
 	}
 	d := &AgentDetail{Agent: a}
 	if d.Tokens, err = h.store.Tokens(ctx, u.ID, a.ID); err != nil {

@@ -178,14 +178,7 @@ func (h *Hub) RemoveProjectAgent(ctx context.Context, u *User, projectID, agentH
 
 // ownAgent is the person's agent with this slug; another's is not_found.
 func (h *Hub) ownAgent(ctx context.Context, u *User, slug string) (*Agent, error) {
-	if strings.Contains(slug, "/") {
-		owner, s, _ := strings.Cut(slug, "/")
-		if owner != u.Handle {
-			return nil, notFound("%s has no agent %q", u.Handle, echo(slug))
-		}
-		slug = s
-	}
-	a, err := h.Agent(ctx, u.Handle+"/"+slug)
+	a, err := h.OwnAgent(ctx, u, slug)
 	if err != nil {
 		return nil, err
 	}

@@ -21,11 +21,7 @@ func (w *Web) agents(ctx context.Context, r *request) (*reply, error) {
 }
 
 func (w *Web) createAgent(ctx context.Context, r *request) (*reply, error) {
-	slug := strings.TrimSpace(form(r, "slug"))
-	if strings.Contains(slug, "/") {
-		return nil, hub.Errorf(hub.KindInvalid, "the name is the part after %s/, like planner", r.user.Handle)
-	}
-	a, err := w.hub.CreateAgent(ctx, hub.AgentSpec{Handle: r.user.Handle + "/" + slug, Description: form(r, "description"), Goal: form(r, "goal")})
+	a, err := w.hub.CreateOwnAgent(ctx, r.user, strings.TrimSpace(form(r, "slug")), form(r, "description"), form(r, "goal"))
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +47,7 @@ type agentPage struct {
 
 // own is the person's agent named in the path (another's is not_found).
 func (w *Web) own(ctx context.Context, r *request) (*hub.Agent, error) {
-	d, err := w.hub.AgentDetail(ctx, r.user, r.PathValue("slug"))
-	if err != nil {
-		return nil, err
-	}
-	return d.Agent, nil
+	return w.hub.OwnAgent(ctx, r.user, r.PathValue("slug"))
 }
 
 func (w *Web) setMode(ctx context.Context, r *request) (*reply, error) {
