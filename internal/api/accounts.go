@@ -50,15 +50,13 @@ func (a *API) events(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) userTokens(ctx context.Context, r *request) (any, error) {
-	ts, err := a.hub.Tokens(ctx, r.user.Handle, "")
+	ts, err := a.hub.APITokens(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
 	out := []map[string]any{}
 	for _, t := range ts {
-		if t.AgentID == "" {
-			out = append(out, tokenView(t))
-		}
+		out = append(out, tokenView(t))
 	}
 	return map[string]any{"tokens": out}, nil
 }

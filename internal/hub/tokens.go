@@ -191,6 +191,15 @@ func (h *Hub) Tokens(ctx context.Context, owner, agentSlug string) ([]*Token, er
 	return ts, nil
 }
 
+// APITokens lists the person's own API tokens (§2), not their agents'.
+func (h *Hub) APITokens(ctx context.Context, u *User) ([]*Token, error) {
+	ts, err := h.store.Tokens(ctx, u.ID, "")
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return slices.DeleteFunc(ts, func(t *Token) bool { return t.AgentID != "" }), nil
+}
+
 // RevokeToken revokes a token by id; its next request gets 401.
 func (h *Hub) RevokeToken(ctx context.Context, id string) (*Token, error) {
 	t, err := h.store.TokenByID(ctx, id)

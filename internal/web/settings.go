@@ -20,16 +20,11 @@ type settingsPage struct {
 }
 
 func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
-	ts, err := w.hub.Tokens(ctx, r.user.Handle, "")
+	ts, err := w.hub.APITokens(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
-	p := settingsPage{}
-	for _, t := range ts {
-		if t.AgentID == "" {
-			p.Tokens = append(p.Tokens, t)
-		}
-	}
+	p := settingsPage{Tokens: ts}
 	if r.user.Admin {
 		if p.Mode, err = w.hub.SignupMode(ctx); err != nil {
 			return nil, err
