@@ -146,7 +146,7 @@ func (h *Hub) ArchiveAgent(ctx context.Context, handle string) (*Agent, error) {
 
 // SetAgentMode sets an agent's mode (§1): active, review or listen.
 func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, error) {
-	if !slices.Contains([]string{ModeActive, ModeReview, ModeListen}, mode) {
+	if !slices.Contains(Modes, mode) {
 		return nil, invalid("", "mode must be active, review or listen (got %q)", echo(mode))
 	}
 	a, err := h.Agent(ctx, handle)

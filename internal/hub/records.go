@@ -46,6 +46,9 @@ const (
 	ModeListen = "listen"
 )
 
+// Modes lists the agent modes, the first the default.
+var Modes = []string{ModeActive, ModeReview, ModeListen}
+
 // Agent belongs to exactly one owner (§1).
 type Agent struct {
 	ID          string // agt_…

@@ -35,7 +35,7 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: []string{hub.ModeActive, hub.ModeReview, hub.ModeListen}, Scopes: hub.AllScopes}}, nil
+	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: hub.Modes, Scopes: hub.AllScopes}}, nil
 }
 
 // agentPage is the agent's page: its detail and the choices its forms offer.

@@ -11,7 +11,7 @@ import (
 // with its context and its decisions.
 
 func (w *Web) approvals(ctx context.Context, r *request) (*reply, error) {
-	as, err := w.hub.Approvals(ctx, r.user)
+	as, err := w.waiting(ctx, r)
 	if err != nil {
 		return nil, err
 	}

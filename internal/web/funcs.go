@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"html/template"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +20,6 @@ func (w *Web) funcs() template.FuncMap {
 		"ago":   ago,
 		"exact": exact,
 		"kind":  kindLabel,
-		"has":   slices.Contains[[]string],
 		"join":  strings.Join,
 	}
 }

@@ -23,7 +23,7 @@ const homeRecent = 8
 func (w *Web) home(ctx context.Context, r *request) (*reply, error) {
 	var p homePage
 	var err error
-	if p.Approvals, err = w.hub.Approvals(ctx, r.user); err != nil {
+	if p.Approvals, err = w.waiting(ctx, r); err != nil {
 		return nil, err
 	}
 	convs, err := w.hub.PersonConversations(ctx, r.user, "", 0)

@@ -144,8 +144,22 @@ func (w *Web) parse() error {
 // signed in (nil on a public page when nobody is).
 type request struct {
 	*http.Request
-	user   *hub.User
-	secret string // the sign-in's cookie value
+	user      *hub.User
+	secret    string          // the sign-in's cookie value
+	approvals *[]hub.Approval // what waits for the person, once read
+}
+
+// waiting is what waits for the person, read once per request: the page
+// and the count in the navigation share it.
+func (w *Web) waiting(ctx context.Context, r *request) ([]hub.Approval, error) {
+	if r.approvals == nil {
+		as, err := w.hub.Approvals(ctx, r.user)
+		if err != nil {
+			return nil, err
+		}
+		r.approvals = &as
+	}
+	return *r.approvals, nil
 }
 
 // reply is what a handler answers: a page to render, or (after a form) a
@@ -487,7 +501,7 @@ func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, 
 	}
 	v := view{User: r.user, Page: page, Notice: f.Notice, Error: f.Error, Path: r.URL.RequestURI(), Data: data}
 	if r.user != nil {
-		if as, err := w.hub.Approvals(r.Context(), r.user); err == nil {
+		if as, err := w.waiting(r.Context(), r); err == nil {
 			v.Waiting = len(as)
 		}
 	}
