@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"net/netip"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/alexedwards/argon2id"
-	"golang.org/x/time/rate"
 )
 
 // Accounts (§11.1): people sign in to the dashboard with a password. The
@@ -41,96 +38,6 @@ const (
 
 // passwordParams are OWASP's argon2id parameters: 19 MiB, 2 passes, 1 lane.
 var passwordParams = &argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
-
-// throttle limits failed sign-in attempts by key, each key with its own
-// allowance: a burst, then one more every so often. It keeps only keys
-// that have spent some of their allowance, and only keys for what exists
-// (accounts) or is scarce (addresses), so it stays small.
-type throttle struct {
-	mu   sync.Mutex
-	keys map[string]*rate.Limiter
-}
-
-// allowance is how many attempts a key has at once, and how soon one more.
-type allowance struct {
-	burst int
-	every time.Duration
-}
-
-// The sign-in allowances (§11.1). A person mistyping from their own
-// address is stopped after five; an address guessing across accounts after
-// twenty (a shared address, such as a proxy's, has room for many people);
-// an account guessed at from many addresses after fifty — so failures
-// from elsewhere do not lock its owner out quickly.
-var (
-	perAccountAddress = allowance{5, time.Minute}
-	perAddress        = allowance{20, 15 * time.Second}
-	perAccount        = allowance{50, time.Minute}
-	signups           = allowance{5, time.Minute} // accounts made from one address
-)
-
-// take spends one attempt of the key at now and returns how to give it
-// back (an attempt that succeeds costs nothing), or says how long until
-// one is left. Spending before the password is checked keeps attempts
-// made at once from all passing.
-func (t *throttle) take(now time.Time, key string, a allowance) (refund func(), wait time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.keys == nil {
-		t.keys = map[string]*rate.Limiter{}
-	}
-	if len(t.keys) > 10000 { // forget the keys whose allowance is whole again
-		for k, l := range t.keys {
-			if l.TokensAt(now) >= float64(l.Burst()) {
-				delete(t.keys, k)
-			}
-		}
-	}
-	l := t.keys[key]
-	if l == nil {
-		l = rate.NewLimiter(rate.Every(a.every), a.burst)
-		t.keys[key] = l
-	}
-	r := l.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return nil, d
-	}
-	return func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		r.CancelAt(now)
-	}, 0
-}
-
-// takeAll takes one attempt of each key, all or none.
-func (t *throttle) takeAll(now time.Time, keys map[string]allowance) (refund func(), wait time.Duration) {
-	var refunds []func()
-	refund = func() {
-		for _, f := range refunds {
-			f()
-		}
-	}
-	for k, a := range keys {
-		f, d := t.take(now, k, a)
-		if f == nil {
-			refund()
-			return nil, d
-		}
-		refunds = append(refunds, f)
-	}
-	return refund, 0
-}
-
-// addressKey is what an address is throttled as: an IPv6 address by its
-// /64, which one client commonly holds whole; anything else as it is.
-func addressKey(addr string) string {
-	a, err := netip.ParseAddr(addr)
-	if err != nil || !a.Is6() || a.Is4In6() {
-		return addr
-	}
-	return netip.PrefixFrom(a, 64).Masked().String()
-}
 
 // hashing bounds how many argon2id hashes run at once: each takes 19 MiB.
 var hashing = make(chan struct{}, max(2, runtime.NumCPU()))
@@ -250,9 +157,7 @@ func (h *Hub) CreateInvite(ctx context.Context, by *User) (*Invite, string, erro
 func (h *Hub) SignUp(ctx context.Context, handle, name, password, invite, addr string) (u *User, secret string, err error) {
 	refund, wait := h.signins.take(h.now(), "signup:"+addressKey(addr), signups)
 	if refund == nil {
-		secs := max(1, int(wait.Round(time.Second)/time.Second))
-		return nil, "", &Error{Kind: KindRateLimited, Code: "throttled", Details: map[string]any{"retry_after_s": secs},
-			Msg: fmt.Sprintf("too many accounts made from here; wait %d seconds and try again", secs)}
+		return nil, "", throttled("accounts made from here", wait)
 	}
 	defer func() {
 		if err != nil {
@@ -373,16 +278,11 @@ func (h *Hub) SetPassword(ctx context.Context, handle, password string) error {
 // a wrong password and a person with no password yet are answered alike.
 func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User, string, error) {
 	now := h.now()
-	throttled := func(wait time.Duration) error {
-		secs := max(1, int(wait.Round(time.Second)/time.Second))
-		return &Error{Kind: KindRateLimited, Code: "throttled", Details: map[string]any{"retry_after_s": secs},
-			Msg: fmt.Sprintf("too many sign-in attempts; wait %d seconds and try again", secs)}
-	}
 	wrong := &Error{Kind: KindUnauthenticated, Code: "bad_credentials",
 		Msg: "that handle and password do not match; check both and try again (someone made on the command line first needs: palaver user password HANDLE)"}
 	refundAddr, wait := h.signins.take(now, "addr:"+addressKey(addr), perAddress)
 	if refundAddr == nil {
-		return nil, "", throttled(wait)
+		return nil, "", throttled("sign-in attempts", wait)
 	}
 	compare := func(hash string) (match bool, err error) {
 		if werr := withHashing(ctx, func() { match, err = argon2id.ComparePasswordAndHash(password, hash) }); werr != nil {
@@ -406,7 +306,7 @@ func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User,
 	refundAccount, wait := h.signins.takeAll(now, map[string]allowance{"user:" + u.ID + "\x00" + addressKey(addr): perAccountAddress, "user:" + u.ID: perAccount})
 	if refundAccount == nil {
 		refundAddr()
-		return nil, "", throttled(wait)
+		return nil, "", throttled("sign-in attempts", wait)
 	}
 	if hash == "" {
 		compare(dummyHash())
