@@ -184,20 +184,20 @@ var errSuperseded = fmt.Errorf("a newer wait of the same session started")
 // acquireWait takes one of the principal's wait slots (at most limit),
 // ending the same named session's earlier wait. The returned context ends
 // when that session starts another wait.
-func (h *Hub) acquireWait(ctx context.Context, agentID, instance string, limit int) (context.Context, func(), error) {
+func (h *Hub) acquireWait(ctx context.Context, principalID, instance string, limit int) (context.Context, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	key := agentID + "\x00" + instance
+	key := principalID + "\x00" + instance
 	prev, hasPrev := h.named[key]
 	if instance != "" && hasPrev {
 		prev(errSuperseded) // its slot is handed to this wait below
-	} else if h.waits[agentID] >= limit {
+	} else if h.waits[principalID] >= limit {
 		return nil, nil, &Error{Kind: KindRateLimited, Code: "too_many_waits",
 			Msg:     fmt.Sprintf("%d waits are held already (across sessions, or tabs); end one or retry after retry_after_s seconds", limit),
 			Details: map[string]any{"retry_after_s": 5}}
 	}
 	if !(instance != "" && hasPrev) {
-		h.waits[agentID]++
+		h.waits[principalID]++
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	if instance != "" {
@@ -213,8 +213,8 @@ func (h *Hub) acquireWait(ctx context.Context, agentID, instance string, limit i
 			}
 			delete(h.named, key)
 		}
-		if h.waits[agentID]--; h.waits[agentID] == 0 {
-			delete(h.waits, agentID)
+		if h.waits[principalID]--; h.waits[principalID] == 0 {
+			delete(h.waits, principalID)
 		}
 	}
 	return ctx, release, nil

@@ -17,17 +17,12 @@ import (
 const streamWait = 25 * time.Second
 
 func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
-	c, err := r.Cookie(w.cookieName())
-	if err != nil || !w.knownHost(r.Host) {
+	in := w.fromCookie(r)
+	if in.user == nil || !w.knownHost(r.Host) {
 		http.Error(rw, "sign in first", http.StatusUnauthorized)
 		return
 	}
-	ctx := r.Context()
-	u, err := w.hub.SignedIn(ctx, c.Value)
-	if err != nil {
-		http.Error(rw, "sign in first", http.StatusUnauthorized)
-		return
-	}
+	ctx, u := r.Context(), in.user
 	rc := http.NewResponseController(rw)
 	h := rw.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -42,7 +37,7 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 		res, err := w.hub.WaitPerson(ctx, u, cursor, streamWait)
 		// A sign-in ended (signed out, a new password) ends its streams
 		// before anything more is told.
-		if _, serr := w.hub.SignedIn(ctx, c.Value); serr != nil {
+		if _, serr := w.hub.SignedIn(ctx, in.secret); serr != nil {
 			return
 		}
 		if err != nil {

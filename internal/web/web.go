@@ -281,17 +281,11 @@ func (w *Web) Register(mux *http.ServeMux) {
 // and writes its reply.
 func (w *Web) serve(rt route) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, hr *http.Request) {
-		r := &request{Request: hr}
 		if !w.knownHost(hr.Host) {
-			w.serveError(rw, r, hub.Errorf(hub.KindForbidden, "this dashboard is not served as %s; open it at its own address (the server's --base-url)", echoHost(hr.Host)), "")
+			w.serveError(rw, &request{Request: hr}, hub.Errorf(hub.KindForbidden, "this dashboard is not served as %s; open it at its own address (the server's --base-url)", echoHost(hr.Host)), "")
 			return
 		}
-		if c, err := hr.Cookie(w.cookieName()); err == nil && c.Value != "" {
-			r.secret = c.Value
-			if u, err := w.hub.SignedIn(hr.Context(), c.Value); err == nil {
-				r.user = u
-			}
-		}
+		r := w.fromCookie(hr)
 		if r.user == nil && !rt.public {
 			w.serveError(rw, r, hub.Errorf(hub.KindUnauthenticated, "sign in first"), "")
 			return
@@ -355,6 +349,19 @@ func echoHost(h string) string {
 		h = h[:80] + "…"
 	}
 	return strconv.Quote(h)
+}
+
+// fromCookie is the request with the person its sign-in cookie names,
+// while that sign-in lasts.
+func (w *Web) fromCookie(hr *http.Request) *request {
+	r := &request{Request: hr}
+	if c, err := hr.Cookie(w.cookieName()); err == nil && c.Value != "" {
+		r.secret = c.Value
+		if u, err := w.hub.SignedIn(hr.Context(), c.Value); err == nil {
+			r.user = u
+		}
+	}
+	return r
 }
 
 // maxForm bounds a form's body: a message of hub.MaxBody and its fields.
