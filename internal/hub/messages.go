@@ -138,14 +138,8 @@ func cleanObject(raw json.RawMessage) (json.RawMessage, error) {
 }
 
 // checkBody cleans a message body and checks it is 1–MaxBody characters,
-// not all blank.
-func checkBody(body string) (string, error) {
-	body, err := checkText("body", body, 1, MaxBody)
-	if err == nil && strings.TrimSpace(body) == "" {
-		err = invalid("", "body is blank: write what you want to say")
-	}
-	return body, err
-}
+// not blank.
+func checkBody(body string) (string, error) { return checkText("body", body, 1, MaxBody) }
 
 // checkSend validates and cleans a send's arguments (§4 input hygiene).
 // People are never asked for a summary.
@@ -154,7 +148,7 @@ func checkSend(in *SendInput, byPerson bool) error {
 	if in.Body, err = checkBody(in.Body); err != nil {
 		return err
 	}
-	if in.Summary, err = checkText("summary", strings.TrimSpace(in.Summary), 0, MaxSummary); err != nil {
+	if in.Summary, err = checkLine("summary", strings.TrimSpace(in.Summary), MaxSummary); err != nil {
 		return err
 	}
 	if !byPerson && in.Summary == "" && utf8.RuneCountInString(in.Body) > SummaryNeeded {
@@ -193,7 +187,7 @@ func checkSend(in *SendInput, byPerson bool) error {
 	if in.ToInstance, err = NormalizeInstance(in.ToInstance, "to_instance"); err != nil {
 		return err
 	}
-	if in.ClientMsgID, err = checkText("client_msg_id", in.ClientMsgID, 0, MaxClientMsgID); err != nil {
+	if in.ClientMsgID, err = checkLine("client_msg_id", in.ClientMsgID, MaxClientMsgID); err != nil {
 		return err
 	}
 	return nil

@@ -68,6 +68,15 @@ func TestSendLimits(t *testing.T) {
 		{"summary of 200", hub.SendInput{Body: strings.Repeat("a", 201), Summary: strings.Repeat("s", 200)}, ""},
 		{"summary of 201", hub.SendInput{Body: "hi", Summary: strings.Repeat("s", 201)}, "too_long"},
 		{"empty body", hub.SendInput{Body: ""}, "invalid_argument"},
+		{"white space only", hub.SendInput{Body: " \n\t\u00a0\u3000"}, "invalid_argument"},
+		{"NUL only", hub.SendInput{Body: "\x00\x00"}, "invalid_argument"},
+		{"zero-width spaces only", hub.SendInput{Body: "\u200b\u200c\u200d"}, "invalid_argument"},
+		{"word joiner, BOM and soft hyphen only", hub.SendInput{Body: "\u2060 \ufeff\u00ad"}, "invalid_argument"},
+		{"Hangul filler and a variation selector only", hub.SendInput{Body: "\u3164\ufe0f"}, "invalid_argument"},
+		{"one letter among invisible ones", hub.SendInput{Body: "\u200bk\u200b"}, ""},
+		{"an invisible summary is none", hub.SendInput{Body: strings.Repeat("a", 201), Summary: "\u200b\u2060"}, "summary_required"},
+		{"summary with a NUL", hub.SendInput{Body: "hi", Summary: "please\x00 review"}, "invalid_argument"},
+		{"client_msg_id with a NUL", hub.SendInput{Body: "hi", ClientMsgID: "job\x001"}, "invalid_argument"},
 		{"bad format", hub.SendInput{Body: "hi", Format: "html"}, "invalid_argument"},
 		{"bad kind", hub.SendInput{Body: "hi", Kind: "shout"}, "invalid_argument"},
 		{"metadata not an object", hub.SendInput{Body: "hi", Kind: "task", Metadata: json.RawMessage(`[1]`)}, "invalid_argument"},
@@ -89,6 +98,21 @@ func TestSendLimits(t *testing.T) {
 				t.Fatalf("messages grew by %d", grew)
 			}
 		})
+	}
+}
+
+// TestBlankTitles: the rule that refuses a blank body refuses a blank
+// title too (§4).
+func TestBlankTitles(t *testing.T) {
+	w := newWorld(t)
+	for _, title := range []string{"\x00", "\u200b", " \ufeff\u2060 "} {
+		_, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: title})
+		if code(err) != "invalid_argument" || !strings.Contains(err.Error(), "title is blank") {
+			t.Errorf("create_thread with title %q: %v; want invalid_argument, title is blank", title, err)
+		}
+	}
+	if _, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "\u200bPlan"}); err != nil {
+		t.Errorf("a title with a word: %v", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -32,9 +33,27 @@ func cleanText(s string) string {
 	return b.String()
 }
 
-// checkText cleans s and checks it holds between min and max code points.
-// name is the argument's name as the caller knows it.
+// blank reports whether s shows nothing: every character in it is white
+// space, a control or format character (NUL, zero-width space, word joiner,
+// byte order mark …) or another one Unicode says to ignore in display
+// (variation selectors, Hangul fillers). One rule for every text that must
+// say something, looked at before NUL becomes U+FFFD.
+func blank(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.In(r, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) && r != '\u2800' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkText cleans s and checks it holds between min and max code points;
+// a required value (min 1 or more) must not be blank. name is the
+// argument's name as the caller knows it.
 func checkText(name, s string, min, max int) (string, error) {
+	if min >= 1 && s != "" && blank(s) {
+		return "", invalid("", "%s is blank: white space and invisible characters alone say nothing; write what you mean", name)
+	}
 	s = cleanText(s)
 	n := utf8.RuneCountInString(s)
 	switch {
@@ -46,6 +65,20 @@ func checkText(name, s string, min, max int) (string, error) {
 		return "", invalid("too_long", "%s is %d characters; the limit is %d characters (Unicode code points). Shorten it — nothing is ever truncated", name, n, max)
 	}
 	return s, nil
+}
+
+// checkLine checks an optional value that names or sums up something (a
+// summary, a client_msg_id): a blank one is none, and a NUL is refused
+// rather than replaced, so two values that differ only there are never
+// taken for the same.
+func checkLine(name, s string, max int) (string, error) {
+	if strings.ContainsRune(s, 0) {
+		return "", invalid("", "%s contains a NUL character; leave it out", name)
+	}
+	if blank(s) {
+		return "", nil
+	}
+	return checkText(name, s, 0, max)
 }
 
 // echo is a value someone gave, as an error message quotes it: cleaned,
