@@ -166,27 +166,44 @@ func checkMix(ctx context.Context, r Reader, newOwner, newHandle string, ps []Pa
 	return nil
 }
 
+// agentPrincipal is a as a principal of reach.
+func agentPrincipal(a *Agent) *Principal {
+	return &Principal{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), OwnerID: a.OwnerID, Agent: a}
+}
+
+// mayAnswer decides whether agent from may speak to principal to in a
+// conversation (§3): reachCheck's answer, except that consent given one way
+// covers the answer — an agent of another owner that may reach from may be
+// answered by it. One rule for a send (stillReachable) and for what
+// list_contacts tells the agent (ListContacts).
+func mayAnswer(ctx context.Context, r Reader, from *Agent, to *Principal) (string, error) {
+	b, err := reachCheck(ctx, r, from, to)
+	if err == nil || to.Kind != PrincipalAgent || to.OwnerID == from.OwnerID {
+		return b, err
+	}
+	other := to.Agent
+	if other == nil {
+		var aerr error
+		if other, aerr = r.AgentByID(ctx, to.ID); aerr != nil {
+			return "", aerr
+		}
+	}
+	if _, back := reachCheck(ctx, r, other, agentPrincipal(from)); back == nil {
+		return "", nil
+	}
+	return b, err
+}
+
 // stillReachable refuses a send when a participant of another owner is no
 // longer within reach (a contact ended, a grant withdrawn, an inbound ask
-// denied). Consent given one way covers the answer: an agent that was let
-// reach another owner's agent may be answered by it.
+// denied), by mayAnswer.
 func stillReachable(ctx context.Context, tx Tx, from *Agent, ps []Participant) error {
-	self := &Principal{ID: from.ID, Kind: PrincipalAgent, Handle: from.Handle(), OwnerID: from.OwnerID, Agent: from}
 	for _, p := range ps {
 		if p.Archived || p.OwnerID == from.OwnerID {
 			continue
 		}
 		to := &Principal{ID: p.PrincipalID, Kind: p.Kind, Handle: p.Handle, OwnerID: p.OwnerID}
-		_, err := reachCheck(ctx, tx, from, to)
-		if err != nil && p.Kind == PrincipalAgent {
-			other, aerr := tx.AgentByID(ctx, p.PrincipalID)
-			if aerr != nil {
-				return aerr
-			}
-			if _, back := reachCheck(ctx, tx, other, self); back == nil {
-				err = nil
-			}
-		}
+		_, err := mayAnswer(ctx, tx, from, to)
 		if isPending(err) {
 			return deny("denied", "%s has not let you in; ask again with open_conversation", p.Handle)
 		}

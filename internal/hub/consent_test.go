@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -94,6 +95,13 @@ func TestConsentPath(t *testing.T) {
 	}
 	w.send(t, w.planner, opened, "hello bob's helper")
 	w.send(t, w.helper, opened, "hello alice's planner")
+	// The helper may answer the planner, and its list_contacts says so.
+	if got := contactsOf(t, w, w.helper); got != "alice:allowed:alice/planner" {
+		t.Fatalf("the helper's contacts: %s; want alice allowed with the planner it may answer", got)
+	}
+	if got := contactsOf(t, w, w.planner); got != "bob:allowed:bob/helper" {
+		t.Fatalf("the planner's contacts: %s", got)
+	}
 
 	// Bob changes his mind: further sends and opens are refused.
 	if _, err := w.hub.DecideInbound(ctx, bob, approvals[0].ID, false); err != nil {
@@ -103,6 +111,30 @@ func TestConsentPath(t *testing.T) {
 		t.Fatalf("send after the denial: %v", err)
 	}
 	open("denied:denied")
+	if _, err := w.hub.SendMessage(ctx, w.helper, hub.SendInput{ConversationID: opened, Body: "still there?"}); code(err) != "denied:grant" {
+		t.Fatalf("the helper's send after the denial: %v", err)
+	}
+	if got := contactsOf(t, w, w.helper); got != "alice:denied:" {
+		t.Fatalf("the helper's contacts after the denial: %s; want alice denied", got)
+	}
+}
+
+// contactsOf is c's list_contacts as "person:status:agents" lines.
+func contactsOf(t *testing.T, w *world, c *hub.Caller) string {
+	t.Helper()
+	ct, err := w.hub.ListContacts(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, r := range ct.Contacts {
+		var agents []string
+		for _, a := range r.Agents {
+			agents = append(agents, a.Handle())
+		}
+		lines = append(lines, r.Person.Handle+":"+r.Status+":"+strings.Join(agents, ","))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func TestMutualContactRequests(t *testing.T) {

@@ -156,7 +156,11 @@ type ContactReach struct {
 }
 
 // ListContacts returns the caller's owner, sibling agents, and the owner's
-// contacts with what the caller may do about each (§3).
+// contacts with what the caller may do about each (§3). A contact's status
+// is what a send would meet, by the rule sends use (mayAnswer): allowed
+// when the caller may speak to the person or to one of their agents (also
+// one that may reach the caller, and so be answered), pending_approval when
+// only the contact's letting in is missing, denied otherwise.
 func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 	sib, err := h.siblings(ctx, c)
 	if err != nil {
@@ -172,21 +176,40 @@ func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 			continue
 		}
 		r := ContactReach{Person: cv.Other, Status: StatusDenied}
-		if g, err := h.store.Grant(ctx, c.Agent.ID, cv.Other.ID); err == nil {
-			r.AllowHuman, r.AllowAgents = g.AllowHuman, g.AllowAgents
-		}
-		ask, err := h.store.InboundAsk(ctx, c.Agent.ID, cv.Other.ID)
+		g, err := h.store.Grant(ctx, c.Agent.ID, cv.Other.ID)
 		switch {
-		case !r.AllowHuman && !r.AllowAgents:
-		case err == nil && ask.Status == AskApproved:
-			r.Status = StatusAllowed
-		case err == nil && ask.Status == AskDenied:
-		default:
-			r.Status = StatusPendingApproval
+		case err == nil:
+			r.AllowHuman, r.AllowAgents = g.AllowHuman, g.AllowAgents
+		case !errors.Is(err, ErrNoRows):
+			return nil, AsError(err)
 		}
-		if r.Status == StatusAllowed && r.AllowAgents {
-			if r.Agents, err = h.store.Agents(ctx, cv.Other.ID, false); err != nil {
-				return nil, AsError(err)
+		// The best outcome over the person and each of their agents.
+		note := func(err error) error {
+			switch {
+			case err == nil:
+				r.Status = StatusAllowed
+			case isPending(err) && r.Status == StatusDenied:
+				r.Status = StatusPendingApproval
+			case !refused(err):
+				return AsError(err)
+			}
+			return nil
+		}
+		person := &Principal{ID: cv.Other.ID, Kind: PrincipalUser, Handle: cv.Other.Handle, OwnerID: cv.Other.ID, User: cv.Other}
+		if _, err := mayAnswer(ctx, h.store, c.Agent, person); note(err) != nil {
+			return nil, AsError(err)
+		}
+		agents, err := h.store.Agents(ctx, cv.Other.ID, false)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		for _, a := range agents {
+			_, err := mayAnswer(ctx, h.store, c.Agent, agentPrincipal(a))
+			if err == nil {
+				r.Agents = append(r.Agents, a)
+			}
+			if err := note(err); err != nil {
+				return nil, err
 			}
 		}
 		out.Contacts = append(out.Contacts, r)
