@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -179,42 +180,55 @@ func (h *Hub) park(ctx context.Context, recipientID string, from int64, timeout 
 	}
 }
 
+// namedWait is a named session's live wait, which its next one ends.
+type namedWait struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
 var errSuperseded = fmt.Errorf("a newer wait of the same session started")
 
 // acquireWait takes one of the principal's wait slots (at most limit),
 // ending the same named session's earlier wait. The returned context ends
-// when that session starts another wait.
+// when that session starts another wait. A wait whose context is done —
+// its client hung up, or a newer wait of its session ended it — holds no
+// slot from that moment, though it may not have returned yet: a client
+// that hangs up and waits again is never told to retry.
 func (h *Hub) acquireWait(ctx context.Context, principalID, instance string, limit int) (context.Context, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	key := principalID + "\x00" + instance
-	prev, hasPrev := h.named[key]
-	if instance != "" && hasPrev {
-		prev(errSuperseded) // its slot is handed to this wait below
-	} else if h.waits[principalID] >= limit {
+	if prev, ok := h.named[key]; instance != "" && ok {
+		prev.cancel(errSuperseded)
+	}
+	live := 0
+	for _, w := range h.waits[principalID] {
+		if w.Err() == nil {
+			live++
+		}
+	}
+	if live >= limit {
 		return nil, nil, &Error{Kind: KindRateLimited, Code: "too_many_waits",
 			Msg:     fmt.Sprintf("%d waits are held already (across sessions, or tabs); end one or retry after retry_after_s seconds", limit),
 			Details: map[string]any{"retry_after_s": 5}}
 	}
-	if !(instance != "" && hasPrev) {
-		h.waits[principalID]++
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
+	h.waits[principalID] = append(h.waits[principalID], ctx)
 	if instance != "" {
-		h.named[key] = cancel
+		h.named[key] = namedWait{ctx, cancel}
 	}
 	release := func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		cancel(nil)
-		if instance != "" {
-			if context.Cause(ctx) == errSuperseded {
-				return // the slot now belongs to the newer wait
-			}
-			delete(h.named, key)
+		if h.named[key].ctx == ctx {
+			delete(h.named, key) // unless a newer wait of the session has it
 		}
-		if h.waits[principalID]--; h.waits[principalID] == 0 {
+		ws := slices.DeleteFunc(h.waits[principalID], func(w context.Context) bool { return w == ctx })
+		if len(ws) == 0 {
 			delete(h.waits, principalID)
+		} else {
+			h.waits[principalID] = ws
 		}
 	}
 	return ctx, release, nil

@@ -98,8 +98,8 @@ type Hub struct {
 	epoch string // the database's epoch, carried in cursors
 
 	mu        sync.Mutex
-	waits     map[string]int                     // live waits per agent id
-	named     map[string]context.CancelCauseFunc // live wait per agent id + "\x00" + instance
+	waits     map[string][]context.Context       // each principal's waits, until they return
+	named     map[string]namedWait               // live wait per agent id + "\x00" + instance
 	touched   map[string]time.Time               // token id → last recorded use
 	seen      map[string]time.Time               // agent id/instance → last recorded sighting
 	stop      chan struct{}                      // closed by Shutdown: waits return timed_out
@@ -145,8 +145,8 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		log:       o.Logger,
 		settings:  o.Settings,
 		epoch:     epoch,
-		waits:     map[string]int{},
-		named:     map[string]context.CancelCauseFunc{},
+		waits:     map[string][]context.Context{},
+		named:     map[string]namedWait{},
 		touched:   map[string]time.Time{},
 		seen:      map[string]time.Time{},
 		stop:      make(chan struct{}),
