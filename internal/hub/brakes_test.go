@@ -53,11 +53,12 @@ func TestPausedBrake(t *testing.T) {
 	}
 	// The listings show it paused with its reason, and its people hear it
 	// once — alice takes part and owns both agents.
-	ls, err := w.hub.ListConversations(ctx, w.planner, 0)
+	page, err := w.hub.ListConversations(ctx, w.planner, "", 0)
+	ls := page.Conversations
 	if err != nil || len(ls) != 1 || ls[0].Conversation.State() != hub.StatusPaused || !strings.HasPrefix(ls[0].Conversation.PausedReason, "agents traded 50 turns") {
 		t.Fatalf("listed: %+v, %v; want paused with its reason", ls, err)
 	}
-	page, err := w.hub.PersonConversations(ctx, w.owner(t), "", 0)
+	page, err = w.hub.PersonConversations(ctx, w.owner(t), "", 0)
 	if err != nil || len(page.Conversations) != 1 || page.Conversations[0].Conversation.State() != hub.StatusPaused {
 		t.Fatalf("alice's conversations: %+v, %v; want it paused", page, err)
 	}
@@ -80,8 +81,8 @@ func TestPausedBrake(t *testing.T) {
 	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventConversationResume {
 		t.Fatalf("after Resume: %+v, %v; want conversation.resumed", r, err)
 	}
-	if ls, _ := w.hub.ListConversations(ctx, w.planner, 0); ls[0].Conversation.State() != hub.StatusOpen {
-		t.Fatalf("after Resume it reads %s", ls[0].Conversation.State())
+	if ls, _ := w.hub.ListConversations(ctx, w.planner, "", 0); ls.Conversations[0].Conversation.State() != hub.StatusOpen {
+		t.Fatalf("after Resume it reads %s", ls.Conversations[0].Conversation.State())
 	}
 	if word := sendAs(t, w, w.planner, conv, "back at it", ""); word != "" {
 		t.Fatalf("after Resume: %q", word)

@@ -2,9 +2,12 @@ package hub
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // participant finds the principal among ps.
@@ -294,18 +297,66 @@ type ConversationListing struct {
 	Last   *Message // nil when nothing was sent yet
 }
 
+// ConversationPage is a page of conversations and where the next begins
+// ("" when this is the last).
+type ConversationPage struct {
+	Conversations []ConversationListing
+	Next          string
+}
+
 // ListConversations lists the caller's conversations that are not closed,
-// most recently active first (§10.3), at most limit (1–100, default 50).
-func (h *Hub) ListConversations(ctx context.Context, c *Caller, limit int) ([]ConversationListing, error) {
+// most recently active first (§10.3), a page of at most limit (1–100,
+// default 50) at a time: after is a previous page's Next ("" for the
+// first).
+func (h *Hub) ListConversations(ctx context.Context, c *Caller, after string, limit int) (*ConversationPage, error) {
 	limit, err := ConversationsPage.check(limit)
 	if err != nil {
 		return nil, err
 	}
-	convs, err := h.store.ConversationsOf(ctx, c.Agent.ID, limit)
+	before, beforeID, err := pageStart(after)
+	if err != nil {
+		return nil, err
+	}
+	convs, err := h.store.ConversationsOf(ctx, c.Agent.ID, before, beforeID, limit+1)
 	if err != nil {
 		return nil, AsError(err)
 	}
-	return h.listings(ctx, convs, c.Agent.ID)
+	return h.conversationPage(ctx, convs, limit, c.Agent.ID)
+}
+
+// Pages of conversations go from most to least recently active; a page's
+// Next, opaque to clients, is base64url of the last one's "updated ms:id",
+// where the next page starts after.
+
+// pageStart decodes where a page of conversations starts: the zero time
+// for the first.
+func pageStart(after string) (time.Time, string, error) {
+	if after == "" {
+		return time.Time{}, "", nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(after)
+	ms, id, ok := strings.Cut(string(raw), ":")
+	n, perr := strconv.ParseInt(ms, 10, 64)
+	if err != nil || !ok || perr != nil || idKind(id) != IDConversation {
+		return time.Time{}, "", invalid("", "after must be the next of a previous page, as the server gave it")
+	}
+	return time.UnixMilli(n).UTC(), id, nil
+}
+
+// conversationPage cuts convs, fetched one past limit, to a page with its
+// Next, and lists each for the reader.
+func (h *Hub) conversationPage(ctx context.Context, convs []*Conversation, limit int, readerID string) (*ConversationPage, error) {
+	page := &ConversationPage{}
+	if len(convs) > limit {
+		last := convs[limit-1]
+		convs = convs[:limit]
+		page.Next = base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(last.UpdatedAt.UnixMilli(), 10) + ":" + last.ID))
+	}
+	var err error
+	if page.Conversations, err = h.listings(ctx, convs, readerID); err != nil {
+		return nil, err
+	}
+	return page, nil
 }
 
 // listings adds to each conversation its participants, how many messages

@@ -120,7 +120,8 @@ func TestReadMessagesPagesAndPlaces(t *testing.T) {
 			t.Errorf("message %d read with mark_read is not marked fetched", it.Message.Seq)
 		}
 	}
-	ls, err := w.hub.ListConversations(ctx, w.reviewer, 0)
+	page, err := w.hub.ListConversations(ctx, w.reviewer, "", 0)
+	ls := page.Conversations
 	if err != nil || len(ls) != 1 || ls[0].Unread != 3 || ls[0].Last.Body != "m5" {
 		t.Fatalf("list_conversations: %+v, %v; want unread 3 past the agent's place", ls, err)
 	}

@@ -361,10 +361,11 @@ func TestArchivedAgentsAreListedNowhere(t *testing.T) {
 	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
 		t.Fatal(err)
 	}
-	ls, err := w.hub.ListConversations(ctx, w.planner, 0)
+	page, err := w.hub.ListConversations(ctx, w.planner, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ls := page.Conversations
 	var handles []string
 	for _, p := range ls[0].Listed() {
 		handles = append(handles, p.Handle)

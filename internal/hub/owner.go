@@ -2,11 +2,7 @@ package hub
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
-	"strconv"
-	"strings"
-	"time"
 )
 
 // A person in their agents' conversations (§4, §7): reading, writing, and
@@ -176,13 +172,6 @@ func (h *Hub) Resume(ctx context.Context, u *User, conversationID string) (*Conv
 // PersonPage is the page of a person's conversations (§11.3).
 var PersonPage = Page{Default: 50, Max: 100}
 
-// ConversationPage is a page of conversations and where the next begins
-// ("" when this is the last).
-type ConversationPage struct {
-	Conversations []ConversationListing
-	Next          string
-}
-
 // PersonConversations lists the open conversations the person or any of
 // their agents take part in, most recently active first (§11), a page at a
 // time: after is a previous page's Next ("" for the first). Unread counts
@@ -192,31 +181,15 @@ func (h *Hub) PersonConversations(ctx context.Context, u *User, after string, li
 	if err != nil {
 		return nil, err
 	}
-	var before time.Time
-	var beforeID string
-	if after != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(after)
-		ms, id, ok := strings.Cut(string(raw), ":")
-		n, perr := strconv.ParseInt(ms, 10, 64)
-		if err != nil || !ok || perr != nil || idKind(id) != IDConversation {
-			return nil, invalid("", "after must be the next of a previous page, as the server gave it")
-		}
-		before, beforeID = time.UnixMilli(n).UTC(), id
+	before, beforeID, err := pageStart(after)
+	if err != nil {
+		return nil, err
 	}
 	convs, err := h.store.OwnersConversations(ctx, u.ID, before, beforeID, limit+1)
 	if err != nil {
 		return nil, AsError(err)
 	}
-	page := &ConversationPage{}
-	if len(convs) > limit {
-		last := convs[limit-1]
-		convs = convs[:limit]
-		page.Next = base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(last.UpdatedAt.UnixMilli(), 10) + ":" + last.ID))
-	}
-	if page.Conversations, err = h.listings(ctx, convs, u.ID); err != nil {
-		return nil, err
-	}
-	return page, nil
+	return h.conversationPage(ctx, convs, limit, u.ID)
 }
 
 // ConfirmClose is a person closing a conversation (§4): the owner of the

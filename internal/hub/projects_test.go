@@ -348,10 +348,11 @@ func TestThreadsFollowTheProjectUnderConcurrency(t *testing.T) {
 			t.Fatal(err)
 		}
 		wg.Wait()
-		ls, err := w.hub.ListConversations(ctx, w.reviewer, hub.ConversationsPage.Max)
+		page, err := w.hub.ListConversations(ctx, w.reviewer, "", hub.ConversationsPage.Max)
 		if err != nil {
 			t.Fatal(err)
 		}
+		ls := page.Conversations
 		for _, l := range ls {
 			if l.Conversation.ProjectID == project {
 				t.Fatalf("round %d: the removed reviewer is still in thread %q", round, l.Conversation.Title)

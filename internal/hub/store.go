@@ -60,8 +60,9 @@ type Reader interface {
 	// with their handle and whether the agent is archived.
 	Participants(ctx context.Context, conversationID string) ([]Participant, error)
 	// ConversationsOf lists the conversations the principal takes part in that
-	// are not closed, most recently active first.
-	ConversationsOf(ctx context.Context, principalID string, limit int) ([]*Conversation, error)
+	// are not closed, most recently active first, from before (updated time,
+	// then id) on when not zero.
+	ConversationsOf(ctx context.Context, principalID string, before time.Time, beforeID string, limit int) ([]*Conversation, error)
 	// OwnersConversations lists the conversations that are not closed in
 	// which the person or one of their agents takes part, most recently
 	// active first, from before (updated time, then id) on when not zero.

@@ -29,7 +29,7 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeContacts, readOnly: true, idempotent: true,
 		}, s.listContacts),
 		newTool(toolSpec{name: "list_conversations", title: "List conversations",
-			description: "Your open conversations, most recently active first, with participants, unread count and the last message's summary. Check it before opening a new conversation.",
+			description: "Your open conversations, most recently active first, with participants, unread count and the last message's summary. Check it before opening a new conversation. Page on by passing next as after while has_more.",
 			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) { withPage(p, hub.ConversationsPage) },
 		}, s.listConversations),

@@ -88,11 +88,12 @@ func (s *Server) listContacts(ctx context.Context, c *call, _ noArgs) (any, erro
 }
 
 type listConversationsIn struct {
-	Limit int `json:"limit,omitempty" jsonschema:"how many, {min}-{max}"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many, {min}-{max}"`
+	After string `json:"after,omitempty" jsonschema:"next of the previous page, to read on"`
 }
 
 func (s *Server) listConversations(ctx context.Context, c *call, in listConversationsIn) (any, error) {
-	ls, err := s.hub.ListConversations(ctx, c.caller, in.Limit)
+	ls, err := s.hub.ListConversations(ctx, c.caller, in.After, in.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (s *Server) listConversations(ctx context.Context, c *call, in listConversa
 		LastMessage *messageLine `json:"last_message"`
 	}
 	rows := []row{}
-	for _, l := range ls {
+	for _, l := range ls.Conversations {
 		r := row{conversationView: viewConversation(&l.ConversationView), Unread: l.Unread}
 		if l.Last != nil {
 			line := lineOf(l.Last)
@@ -110,7 +111,11 @@ func (s *Server) listConversations(ctx context.Context, c *call, in listConversa
 		}
 		rows = append(rows, r)
 	}
-	return map[string]any{"conversations": rows, "untrusted": true}, nil
+	out := map[string]any{"conversations": rows, "has_more": ls.Next != "", "untrusted": true}
+	if ls.Next != "" {
+		out["next"] = ls.Next
+	}
+	return out, nil
 }
 
 type openConversationIn struct {

@@ -157,12 +157,12 @@ func (c *call) inboxThread(v *hub.ConversationView) inboxThreadView {
 }
 
 func (s *Server) inboxThreads(ctx context.Context, c *call, _ noArgs) (any, error) {
-	ls, err := s.hub.ListConversations(ctx, c.caller, hub.ConversationsPage.Max)
+	ls, err := s.hub.ListConversations(ctx, c.caller, "", hub.ConversationsPage.Max)
 	if err != nil {
 		return nil, err
 	}
 	out := []inboxThreadView{}
-	for _, l := range ls {
+	for _, l := range ls.Conversations {
 		t := c.inboxThread(&l.ConversationView)
 		if l.Last != nil {
 			line := c.inboxLine(l.Last, false)

@@ -157,11 +157,11 @@ func (s *Server) addThreads(p *profile, t *threadsDef) {
 			if err != nil || !ok || list.NextCursor != "" || c == nil || !c.Can(hub.ScopeRead) {
 				return res, err
 			}
-			convs, err := s.hub.ListConversations(ctx, c, 0)
+			convs, err := s.hub.ListConversations(ctx, c, "", 0)
 			if err != nil {
 				return nil, (&call{srv: s, prof: p, tool: "resources/list", caller: c}).resourceError(ctx, err)
 			}
-			for _, l := range convs {
+			for _, l := range convs.Conversations {
 				title := l.Conversation.Title
 				if title == "" {
 					title = "direct conversation"

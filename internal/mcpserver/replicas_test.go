@@ -188,7 +188,8 @@ func TestReplicaBurst(t *testing.T) {
 	senders.Wait()
 	waiters.Wait()
 
-	c, err := rs[1].hub.ListConversations(ctx, auth(rs[1], "alice/reviewer"), 0)
+	page, err := rs[1].hub.ListConversations(ctx, auth(rs[1], "alice/reviewer"), "", 0)
+	c := page.Conversations
 	if err != nil || len(c) != 1 || c[0].Conversation.LastSeq != 1000 {
 		t.Fatalf("last seq: %+v, %v; want 1000", c, err)
 	}

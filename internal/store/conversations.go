@@ -66,10 +66,11 @@ func (d queries) DirectConversation(ctx context.Context, key string) (*hub.Conve
 	return c, dbErr("direct conversation", err)
 }
 
-func (d queries) ConversationsOf(ctx context.Context, principalID string, limit int) ([]*hub.Conversation, error) {
+func (d queries) ConversationsOf(ctx context.Context, principalID string, before time.Time, beforeID string, limit int) ([]*hub.Conversation, error) {
 	return queryAll(ctx, d.q, "conversations of", scanConversation, `SELECT `+convCols+` FROM conversations WHERE status <> 'closed' AND id IN
 		(SELECT conversation_id FROM participants WHERE principal_id = ? AND left_at IS NULL)
-		ORDER BY updated_at DESC, id DESC LIMIT ?`, principalID, limit)
+		AND (CAST(? AS BIGINT) IS NULL OR updated_at < ? OR (updated_at = ? AND id < ?))
+		ORDER BY updated_at DESC, id DESC LIMIT ?`, principalID, ms(before), ms(before), ms(before), beforeID, limit)
 }
 
 func (d queries) OwnersConversations(ctx context.Context, ownerID string, before time.Time, beforeID string, limit int) ([]*hub.Conversation, error) {
