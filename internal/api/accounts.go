@@ -31,7 +31,7 @@ func (a *API) events(ctx context.Context, r *request) (any, error) {
 	}
 	events := []map[string]any{}
 	for _, e := range res.Events {
-		v := map[string]any{"cursor": a.hub.Cursor(e.ID), "type": e.Type, "at": timeText(e.CreatedAt)}
+		v := map[string]any{"cursor": a.hub.Cursor(e), "type": e.Type, "at": timeText(e.CreatedAt)}
 		if e.ConversationID != "" {
 			v["conversation_id"] = e.ConversationID
 		}

@@ -92,7 +92,7 @@ func BenchmarkCheckInbox(b *testing.B) {
 // parked wait: each op is SendMessage until Wait returns it (§6, §17).
 func BenchmarkSendToWake(b *testing.B) {
 	w := benchWorld(b)
-	latest, err := w.hub.LatestCursor(ctx)
+	latest, err := w.hub.LatestCursor(ctx, w.reviewer.Agent.ID)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func BenchmarkSendToWake(b *testing.B) {
 	defer func() { cancel(); <-done }()
 	go func() {
 		defer close(done)
-		cursor := latest
+		cursor := &latest
 		for {
 			r, err := w.hub.Wait(wctx, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: 5 * time.Second})
 			if err != nil {
@@ -112,7 +112,7 @@ func BenchmarkSendToWake(b *testing.B) {
 				}
 				return
 			}
-			cursor = r.Cursor
+			cursor = &r.Cursor
 			for range r.Events {
 				select {
 				case heard <- struct{}{}:

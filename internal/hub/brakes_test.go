@@ -37,7 +37,7 @@ func (w *world) owner(t *testing.T) *hub.User {
 func TestPausedBrake(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer", "alice")
-	heard, _ := w.hub.LatestCursor(ctx)
+	heard, _ := w.hub.LatestCursor(ctx, w.owner(t).ID)
 	// 50 turns between the two agents are sent; the 50th pauses the
 	// conversation for every agent.
 	for i := range 50 {
@@ -73,7 +73,7 @@ func TestPausedBrake(t *testing.T) {
 		t.Fatalf("alice heard pauses %v (%v); want one for %s", pauses, err, conv)
 	}
 	// Resume lifts it and tells the agents.
-	cursor, _ := w.hub.LatestCursor(ctx)
+	cursor := w.latest(t, w.planner)
 	if _, err := w.hub.Resume(ctx, w.owner(t), conv); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestReviewMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	planner, _ := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, planner)
 	owner := w.owner(t)
 
 	held := 0
@@ -359,7 +359,7 @@ func TestReviewMode(t *testing.T) {
 func TestAskOwner(t *testing.T) {
 	w := newWorld(t)
 	owner := w.owner(t)
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.planner)
 	q, err := w.hub.AskOwner(ctx, w.planner, "Ship on Friday?", "desk", "", []string{"Yes", "No"})
 	if err != nil {
 		t.Fatal(err)
@@ -439,7 +439,7 @@ func TestDecisionsReachTheSenderAfterAClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cursor, _ := w.hub.LatestCursor(ctx)
+	cursor := w.latest(t, w.planner)
 	if _, err := w.hub.CloseConversation(ctx, conv); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func (w *world) person(t *testing.T, handle string) *hub.User {
 func TestConsentPath(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.planner)
 
 	open := func(want string) string {
 		t.Helper()
@@ -241,7 +241,7 @@ func TestInboundDecisionsAreIdempotent(t *testing.T) {
 	w.hub.RequestContact(ctx, alice, "bob")
 	w.hub.RequestContact(ctx, bob, "alice")
 	w.hub.SetGrant(ctx, alice, "alice/planner", "bob", false, true)
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.planner)
 	w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"})
 	asks, _ := w.hub.Approvals(ctx, bob)
 	for range 3 {
@@ -270,7 +270,7 @@ func TestParallelDecisionsDecideOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.planner)
 	var wg sync.WaitGroup
 	errs := make([]error, 10)
 	for i := range 10 {

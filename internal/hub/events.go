@@ -2,57 +2,135 @@ package hub
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
-// Cursors (§6) are opaque to clients: base64url of "epoch:event id". The
-// epoch is made when the database is created, so a cursor from another (or
-// a restored-over) database is told apart.
+// Cursors (§6) are opaque to clients: base64url of the event id (a uvarint)
+// and a tag, the first cursorTag bytes of HMAC-SHA256 keyed with the
+// database's epoch over the reader's id, the generation and the event id.
+// The tag binds a cursor to its reader and its database: another
+// principal's cursor, or one from another database, fails it. The epoch
+// itself never leaves the database. The tag is a check, not a secret's
+// guard: a wait only ever hands over the authenticated reader's own events.
+//
+// A restore (palaver restore) starts a new generation and records where
+// the backup's log ended; a cursor of an earlier generation is honoured up
+// to that point and is cursor_invalid past it for ever, so a cursor issued
+// after the backup is never silently reused once the log regrows (§6, §13).
 
-// Cursor encodes an event id as a cursor of this database.
-func (h *Hub) Cursor(id int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(h.epoch + ":" + strconv.FormatInt(id, 10)))
+// cursorTag is how many bytes of the MAC a cursor carries.
+const cursorTag = 6
+
+// Generation is a span of the event log that cursors were issued in. A
+// restore ends the one its backup was taken in at Through, the last event
+// id the backup holds.
+type Generation struct {
+	ID      string `json:"generation"`
+	Through int64  `json:"through"`
 }
 
+// Meta keys of generations: MetaGeneration is the current one's id ("" for
+// a database never restored), MetaGenerations the JSON list of the
+// generations before it.
+const (
+	MetaGeneration  = "generation"
+	MetaGenerations = "generations"
+)
+
+// cursorTagOf is the tag of event id for reader in generation gen.
+func (h *Hub) cursorTagOf(readerID, gen string, id int64) []byte {
+	m := hmac.New(sha256.New, h.cursorKey)
+	m.Write([]byte(readerID))
+	m.Write([]byte{0})
+	m.Write([]byte(gen))
+	m.Write([]byte{0})
+	var b [binary.MaxVarintLen64]byte
+	m.Write(b[:binary.PutUvarint(b[:], uint64(id))])
+	return m.Sum(nil)[:cursorTag]
+}
+
+// cursor encodes event id as a cursor of readerID in the current
+// generation.
+func (h *Hub) cursor(readerID string, id int64) string {
+	b := make([]byte, 0, binary.MaxVarintLen64+cursorTag)
+	b = binary.AppendUvarint(b, uint64(id))
+	b = append(b, h.cursorTagOf(readerID, h.generation, id)...)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Cursor is the cursor that resumes after event e, for e's recipient.
+func (h *Hub) Cursor(e *Event) string { return h.cursor(e.RecipientID, e.ID) }
+
 // LatestCursor is where a new reader starts: after every event committed so
-// far (§6 whoami.latest_cursor).
-func (h *Hub) LatestCursor(ctx context.Context) (string, error) {
+// far (§6 whoami.latest_cursor). It is bound to readerID, the agent's or
+// person's id.
+func (h *Hub) LatestCursor(ctx context.Context, readerID string) (string, error) {
 	id, err := h.store.LatestEventID(ctx)
 	if err != nil {
 		return "", AsError(err)
 	}
-	return h.Cursor(id), nil
+	return h.cursor(readerID, id), nil
 }
 
-// parseCursor returns the event id a cursor names. "" means the latest.
-// A malformed, foreign-epoch or ahead-of-the-log cursor is cursor_invalid;
-// one older than the kept events is cursor_expired; both carry
-// latest_cursor.
-func (h *Hub) parseCursor(ctx context.Context, cursor string) (int64, error) {
+// parseCursor returns the event id a cursor of readerID names; nil means
+// none was given, which starts at the latest. An empty, malformed,
+// foreign (another reader's or another database's), after-the-backup or
+// ahead-of-the-log cursor is cursor_invalid; one older than the kept events
+// is cursor_expired; both carry latest_cursor.
+func (h *Hub) parseCursor(ctx context.Context, readerID string, cursor *string) (int64, error) {
 	latest, err := h.store.LatestEventID(ctx)
 	if err != nil {
 		return 0, AsError(err)
 	}
-	if cursor == "" {
+	if cursor == nil {
 		return latest, nil
 	}
 	fail := func(code, msg string) error {
-		return &Error{Kind: KindInvalid, Code: code, Msg: msg, Details: map[string]any{"latest_cursor": h.Cursor(latest)}}
+		return &Error{Kind: KindInvalid, Code: code, Msg: msg, Details: map[string]any{"latest_cursor": h.cursor(readerID, latest)}}
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	epoch, idText, ok := strings.Cut(string(raw), ":")
-	id, perr := strconv.ParseInt(idText, 10, 64)
-	switch {
-	case err != nil || !ok || perr != nil || id < 0 || strings.Trim(idText, "0123456789") != "":
+	if *cursor == "" {
+		return 0, fail("cursor_invalid", "cursor is empty; pass back a cursor exactly as the server gave it, or leave cursor out to start from now")
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(*cursor)
+	n := len(raw) - cursorTag
+	var u uint64
+	var used int
+	if err == nil && n > 0 {
+		u, used = binary.Uvarint(raw[:n])
+	}
+	// One encoding per id: a cursor is compared by value, so no second
+	// spelling of it is accepted.
+	if err != nil || n <= 0 || used != n || u > math.MaxInt64 || len(binary.AppendUvarint(nil, u)) != n {
 		return 0, fail("cursor_invalid", "this cursor is malformed; pass back a cursor exactly as the server gave it, or start again from latest_cursor after check_inbox")
-	case epoch != h.epoch:
-		return 0, fail("cursor_invalid", "this cursor comes from another database; resync with check_inbox and continue from latest_cursor")
+	}
+	id, tag := int64(u), raw[n:]
+	through := int64(math.MaxInt64) // how far the cursor's generation reaches
+	if !hmac.Equal(tag, h.cursorTagOf(readerID, h.generation, id)) {
+		found := false
+		for _, g := range h.generations {
+			if hmac.Equal(tag, h.cursorTagOf(readerID, g.ID, id)) {
+				found, through = true, g.Through
+				break
+			}
+		}
+		if !found {
+			return 0, fail("cursor_invalid", "this cursor was not issued to you by this database (it is another reader's, or another database's); pass back only the cursors you received, or resync with check_inbox and continue from latest_cursor")
+		}
+	}
+	switch {
+	case id > through:
+		return 0, fail("cursor_invalid", "this cursor was issued after the backup this database was restored from, and the events it follows are gone; resync with check_inbox and continue from latest_cursor")
 	case id > latest:
 		return 0, fail("cursor_invalid", "this cursor is ahead of the event log; resync with check_inbox and continue from latest_cursor")
 	}
@@ -66,9 +144,61 @@ func (h *Hub) parseCursor(ctx context.Context, cursor string) (int64, error) {
 	return id, nil
 }
 
+// loadGenerations reads the current generation and the ones before it.
+func loadGenerations(ctx context.Context, r Reader) (string, []Generation, error) {
+	gen, err := r.Meta(ctx, MetaGeneration)
+	if err != nil {
+		return "", nil, err
+	}
+	text, err := r.Meta(ctx, MetaGenerations)
+	if err != nil || text == "" {
+		return gen, nil, err
+	}
+	var gs []Generation
+	if err := json.Unmarshal([]byte(text), &gs); err != nil {
+		return "", nil, fmt.Errorf("meta %s: %w", MetaGenerations, err)
+	}
+	return gen, gs, nil
+}
+
+// MarkRestored starts a new generation of the database's event log (§6,
+// §13): the current one ends at the last event id the database holds, so
+// its cursors up to there keep working and every cursor issued past it is
+// cursor_invalid for ever. palaver restore calls it on the restored copy;
+// after restoring PostgreSQL by other means, run palaver restore --mark
+// before any server starts. It returns the generation that ended.
+func MarkRestored(ctx context.Context, s Store) (Generation, error) {
+	var ended Generation
+	err := s.Update(ctx, func(tx Tx) error {
+		gen, gs, err := loadGenerations(ctx, tx)
+		if err != nil {
+			return err
+		}
+		through, err := tx.LatestEventID(ctx)
+		if err != nil {
+			return err
+		}
+		ended = Generation{ID: gen, Through: through}
+		text, err := json.Marshal(append(gs, ended))
+		if err != nil {
+			return err
+		}
+		if err := tx.SetMeta(ctx, MetaGenerations, string(text)); err != nil {
+			return err
+		}
+		var b [8]byte
+		rand.Read(b[:])
+		return tx.SetMeta(ctx, MetaGeneration, hex.EncodeToString(b[:]))
+	})
+	if err != nil {
+		return Generation{}, AsError(err)
+	}
+	return ended, nil
+}
+
 // WaitInput is a wait_for_messages call (§6).
 type WaitInput struct {
-	Cursor   string
+	Cursor   *string       // nil: none given, start at the latest
 	Timeout  time.Duration // 0..55 s
 	Instance string
 }
@@ -103,7 +233,7 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 	if err != nil {
 		return nil, err
 	}
-	from, err := h.parseCursor(ctx, in.Cursor)
+	from, err := h.parseCursor(ctx, c.Agent.ID, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +256,17 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 // inbound asks, grant and project requests, held messages, questions,
 // pauses, and messages of the conversations they take part in. A person
 // holds at most Settings.WaitsPerPerson waits (a dashboard tab holds one).
+// A cursor "" is none (an empty query parameter or Last-Event-ID): the
+// stream starts at the latest.
 func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout time.Duration) (*WaitResult, error) {
 	if err := checkWait(int64(timeout / time.Second)); err != nil {
 		return nil, err
 	}
-	from, err := h.parseCursor(ctx, cursor)
+	var given *string
+	if cursor != "" {
+		given = &cursor
+	}
+	from, err := h.parseCursor(ctx, u.ID, given)
 	if err != nil {
 		return nil, err
 	}
@@ -156,24 +292,24 @@ func (h *Hub) park(ctx context.Context, recipientID string, from int64, timeout 
 	for {
 		events, last, err := h.visibleEvents(ctx, recipientID, from)
 		if err != nil && context.Cause(ctx) == errSuperseded {
-			return &WaitResult{Cursor: h.Cursor(from), Superseded: true}, nil
+			return &WaitResult{Cursor: h.cursor(recipientID, from), Superseded: true}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		from = last
 		if len(events) > 0 {
-			return &WaitResult{Events: events, Cursor: h.Cursor(from)}, nil
+			return &WaitResult{Events: events, Cursor: h.cursor(recipientID, from)}, nil
 		}
 		select {
 		case <-wake:
 		case <-timer.C:
-			return &WaitResult{Cursor: h.Cursor(from), TimedOut: true}, nil
+			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
 		case <-h.stop:
-			return &WaitResult{Cursor: h.Cursor(from), TimedOut: true}, nil
+			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
 		case <-ctx.Done():
 			if context.Cause(ctx) == errSuperseded {
-				return &WaitResult{Cursor: h.Cursor(from), Superseded: true}, nil
+				return &WaitResult{Cursor: h.cursor(recipientID, from), Superseded: true}, nil
 			}
 			return nil, ctx.Err()
 		}

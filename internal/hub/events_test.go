@@ -3,10 +3,13 @@ package hub_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/binary"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"runtime"
-	"strings"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,10 +47,7 @@ func within(t *testing.T, ch <-chan waitResult) waitResult {
 func TestWaitReturnsPastEventsAtOnce(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer")
-	start, err := w.hub.LatestCursor(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	start, ownStart := w.latest(t, w.reviewer), w.latest(t, w.planner)
 	sent := w.send(t, w.planner, conv, "hello")
 	r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: start, Timeout: hub.MaxWait})
 	if err != nil {
@@ -57,12 +57,12 @@ func TestWaitReturnsPastEventsAtOnce(t *testing.T) {
 		t.Fatalf("wait from before the send: %+v", r)
 	}
 	// The sender's own stream carries its message too (sibling sessions).
-	own, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: start})
+	own, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: ownStart})
 	if err != nil || len(own.Events) != 1 {
 		t.Fatalf("sender's wait: %+v, %v", own, err)
 	}
 	// From the newest cursor nothing is waiting: a zero timeout times out.
-	r, err = w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: r.Cursor})
+	r, err = w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &r.Cursor})
 	if err != nil || !r.TimedOut || len(r.Events) != 0 {
 		t.Fatalf("wait from the newest cursor: %+v, %v", r, err)
 	}
@@ -71,7 +71,7 @@ func TestWaitReturnsPastEventsAtOnce(t *testing.T) {
 func TestParkedWaitWakesOnCommit(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer")
-	cursor, _ := w.hub.LatestCursor(ctx)
+	cursor := w.latest(t, w.reviewer)
 	ch := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
 	sent := w.send(t, w.planner, conv, "wake up")
 	got := within(t, ch)
@@ -82,7 +82,7 @@ func TestParkedWaitWakesOnCommit(t *testing.T) {
 
 func TestWaitSlots(t *testing.T) {
 	w := newWorld(t)
-	cursor, _ := w.hub.LatestCursor(ctx)
+	cursor := w.latest(t, w.reviewer)
 	var cancels []context.CancelFunc
 	var chans []<-chan waitResult
 	for range 5 {
@@ -97,7 +97,7 @@ func TestWaitSlots(t *testing.T) {
 		t.Fatalf("6th wait: %v, want rate_limited too_many_waits with retry_after_s", err)
 	}
 	// Another agent's waits are not counted.
-	if r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: cursor}); err != nil || !r.TimedOut {
+	if r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: w.latest(t, w.planner)}); err != nil || !r.TimedOut {
 		t.Fatalf("another agent's wait: %v", err)
 	}
 	// A client hanging up frees its slot at once.
@@ -120,14 +120,75 @@ func TestWaitSlots(t *testing.T) {
 	}
 }
 
+// heldWaker is a Waker whose next subscription to end, once armed, holds
+// its waiter at the end of its wait until let go: a wait whose client hung
+// up but which has not returned yet.
+type heldWaker struct {
+	*notify.Local
+	armed   atomic.Bool
+	holding chan struct{} // receives when a waiter is held
+	letGo   chan struct{}
+}
+
+func (k *heldWaker) Subscribe(id string) (<-chan struct{}, func()) {
+	ch, cancel := k.Local.Subscribe(id)
+	return ch, func() {
+		if k.armed.CompareAndSwap(true, false) {
+			k.holding <- struct{}{}
+			<-k.letGo
+		}
+		cancel()
+	}
+}
+
+// TestHungUpWaitFreesItsSlotAtOnce: the slot of a wait whose client hung up
+// is free as soon as the hang-up is seen, before that wait has returned
+// (§6): a client that hangs up and waits again is not told to retry.
+func TestHungUpWaitFreesItsSlotAtOnce(t *testing.T) {
+	w := newWorld(t)
+	k := &heldWaker{Local: w.waker, holding: make(chan struct{}), letGo: make(chan struct{})}
+	h, err := hub.New(ctx, hub.Options{Store: w.store, Waker: k, Clock: w.clock, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor := w.latest(t, w.reviewer)
+	var cancels []context.CancelFunc
+	var chans []chan waitResult
+	for i := range 5 {
+		c, cancel := context.WithCancel(ctx)
+		cancels = append(cancels, cancel)
+		chans = append(chans, make(chan waitResult, 1))
+		go func() {
+			r, err := h.Wait(c, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
+			chans[i] <- waitResult{r, err}
+		}()
+	}
+	w.parked(t, 5)
+	k.armed.Store(true)
+	cancels[0]()
+	<-k.holding // the first wait saw its client hang up and has not returned
+	r, err := h.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor})
+	if err != nil || !r.TimedOut {
+		t.Errorf("a wait right after one hung up: %+v, %v; want timed_out, not too_many_waits", r, err)
+	}
+	close(k.letGo)
+	h.Shutdown()
+	for _, c := range cancels {
+		c()
+	}
+	for _, ch := range chans {
+		within(t, ch)
+	}
+}
+
 func TestNewWaitOfSameSessionEndsTheOld(t *testing.T) {
 	w := newWorld(t)
-	cursor, _ := w.hub.LatestCursor(ctx)
+	cursor := w.latest(t, w.reviewer)
 	first := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait, Instance: "desk"})
 	w.parked(t, 1)
 	second := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: time.Second, Instance: "desk"})
 	got := within(t, first)
-	if got.err != nil || !got.r.Superseded || len(got.r.Events) != 0 || got.r.Cursor != cursor {
+	if got.err != nil || !got.r.Superseded || len(got.r.Events) != 0 || got.r.Cursor != *cursor {
 		t.Fatalf("first wait: %+v, %v; want superseded with nothing consumed", got.r, got.err)
 	}
 	if r := within(t, second); r.err != nil || !r.r.TimedOut {
@@ -139,45 +200,108 @@ func TestCursorErrors(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer")
 	w.send(t, w.planner, conv, "one")
-	latest, _ := w.hub.LatestCursor(ctx)
+	latest := *w.latest(t, w.reviewer)
+	me := w.reviewer.Agent.ID
 	raw, _ := base64.RawURLEncoding.DecodeString(latest)
-	epoch, _, _ := strings.Cut(string(raw), ":")
-	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	tag := raw[len(raw)-6:]
+	enc := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+	tampered := slices.Clone(raw)
+	tampered[len(raw)-1] ^= 1
+	other := newWorld(t)
 
 	for _, tc := range []struct{ name, cursor, want string }{
 		{"garbage", "not a cursor!", "cursor_invalid"},
-		{"another database", enc("0123456789abcdef01:1"), "cursor_invalid"},
-		{"ahead of the log", enc(epoch + ":999"), "cursor_invalid"},
-		{"negative", enc(epoch + ":-1"), "cursor_invalid"},
-		{"signed", enc(epoch + ":+1"), "cursor_invalid"},
+		{"empty", "", "cursor_invalid"},
+		{"too short", enc(raw[:3]), "cursor_invalid"},
+		{"tampered", enc(tampered), "cursor_invalid"},
+		{"another reader's", *w.latest(t, w.planner), "cursor_invalid"},
+		{"another database's", other.hub.CursorForTest(me, "", 1), "cursor_invalid"},
+		{"ahead of the log", w.hub.CursorForTest(me, "", 999), "cursor_invalid"},
+		{"a second spelling", enc(append([]byte{0x80 | raw[0], 0}, tag...)), "cursor_invalid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: tc.cursor})
+			r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &tc.cursor})
 			e, ok := err.(*hub.Error)
 			if code(err) != tc.want || !ok || e.Details["latest_cursor"] != latest {
-				t.Fatalf("err = %v, want %s carrying latest_cursor %s", err, tc.want, latest)
+				t.Fatalf("wait = %+v, %v; want %s carrying latest_cursor %s", r, err, tc.want, latest)
 			}
 		})
 	}
+	// No cursor at all starts at the latest.
+	if r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{}); err != nil || !r.TimedOut || r.Cursor != latest {
+		t.Fatalf("a wait with no cursor: %+v, %v; want timed_out at %s", r, err, latest)
+	}
 
 	// Events older than 30 days are pruned; a cursor before them expires.
-	start := enc(epoch + ":0")
+	start := w.hub.CursorForTest(me, "", 0)
 	w.clock.Advance(31 * 24 * time.Hour)
 	if err := w.hub.PruneEvents(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: start})
+	_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &start})
 	if code(err) != "cursor_expired" {
 		t.Fatalf("cursor older than the kept events: %v, want cursor_expired", err)
 	}
-	if r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: latest}); err != nil || !r.TimedOut {
+	if r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &latest}); err != nil || !r.TimedOut {
 		t.Fatalf("the latest cursor after pruning: %+v, %v", r, err)
+	}
+}
+
+// TestCursorsAcrossARestore: a restore ends the generation its backup was
+// taken in where the backup's log ended (§6). Cursors of that generation up
+// to there keep working; one issued past it — on the database the backup
+// was taken from — is cursor_invalid, also once the restored log has grown
+// past it.
+func TestCursorsAcrossARestore(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	w.send(t, w.planner, conv, "before the backup")
+	before := *w.latest(t, w.reviewer)
+	raw, _ := base64.RawURLEncoding.DecodeString(before)
+	through, _ := binary.Uvarint(raw[:len(raw)-6])
+	old := w.hub.GenerationForTest()
+	// The restored copy: a new generation begins at the backup's end.
+	ended, err := hub.MarkRestored(ctx, w.store)
+	if err != nil || ended.ID != old || ended.Through != int64(through) {
+		t.Fatalf("MarkRestored = %+v, %v; want generation %q through %d", ended, err, old, through)
+	}
+	w.reopen(t)
+	if w.hub.GenerationForTest() == old {
+		t.Fatal("the restore kept the generation")
+	}
+	// The original database went on past the backup and issued this one.
+	stale := w.hub.CursorForTest(w.reviewer.Agent.ID, old, int64(through)+1)
+	for i := range 3 {
+		w.send(t, w.planner, conv, fmt.Sprintf("after the restore, %d", i+1))
+	}
+	_, err = w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &stale})
+	if code(err) != "cursor_invalid" {
+		t.Fatalf("a cursor issued after the backup, once the log regrew past it: %v; want cursor_invalid", err)
+	}
+	r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &before})
+	if err != nil || len(r.Events) != 3 {
+		t.Fatalf("a cursor from before the backup: %+v, %v; want the 3 messages after it", r, err)
+	}
+	// Cursors the restored database issues work, and a second restore
+	// keeps the first's limit.
+	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &r.Cursor}); err != nil {
+		t.Fatalf("a cursor of the new generation: %v", err)
+	}
+	if _, err := hub.MarkRestored(ctx, w.store); err != nil {
+		t.Fatal(err)
+	}
+	w.reopen(t)
+	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &before}); err != nil {
+		t.Fatalf("a cursor from before the first backup, after a second restore: %v", err)
+	}
+	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &stale}); code(err) != "cursor_invalid" {
+		t.Fatalf("the stale cursor after a second restore: %v; want cursor_invalid", err)
 	}
 }
 
 func TestClosedConversationEventsAreNotHandedOver(t *testing.T) {
 	w := newWorld(t)
-	cursor, _ := w.hub.LatestCursor(ctx)
+	cursor := w.latest(t, w.helper)
 	conv := w.open(t, w.planner, "alice/reviewer")
 	w.send(t, w.planner, conv, "hello")
 	// Archiving the recipient's peer does not hide past events; leaving
@@ -226,10 +350,10 @@ func TestRecheckWakesForAnotherProcess(t *testing.T) {
 		}
 		callers = append(callers, c)
 	}
-	cursor, _ := server.LatestCursor(ctx)
+	cursor, _ := server.LatestCursor(ctx, callers[1].Agent.ID)
 	ch := make(chan waitResult, 1)
 	go func() {
-		r, err := server.Wait(ctx, callers[1], hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
+		r, err := server.Wait(ctx, callers[1], hub.WaitInput{Cursor: &cursor, Timeout: hub.MaxWait})
 		ch <- waitResult{r, err}
 	}()
 	for waker.Waiters() != 1 {

@@ -2,3 +2,15 @@ package hub
 
 // NewTokenForTest returns a well-formed agent token that was never minted.
 func NewTokenForTest() string { return newTokenSecret(AgentTokenPrefix) }
+
+// CursorForTest is the cursor of event id for readerID in generation gen,
+// as this database would have issued it then.
+func (h *Hub) CursorForTest(readerID, gen string, id int64) string {
+	keep := h.generation
+	h.generation = gen
+	defer func() { h.generation = keep }()
+	return h.cursor(readerID, id)
+}
+
+// GenerationForTest is the current generation.
+func (h *Hub) GenerationForTest() string { return h.generation }

@@ -58,7 +58,7 @@ func TestApprovalFailingInternallyIsNotReportedDone(t *testing.T) {
 	if err != nil || len(asks) != 1 {
 		t.Fatalf("bob's approvals: %+v, %v", asks, err)
 	}
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.planner)
 
 	fs.failAgentByHandle.Store(true)
 	if _, err := w.hub.DecideInbound(ctx, bob, asks[0].ID, true); code(err) != "internal" || !errors.Is(err, errDisk) {

@@ -95,16 +95,21 @@ type Hub struct {
 	log      *slog.Logger
 	settings Settings
 
-	epoch string // the database's epoch, carried in cursors
+	// What cursors are checked against (events.go): the database's epoch
+	// as the key of their tags, the current generation, and the ones
+	// before it (a restore ends one).
+	cursorKey   []byte
+	generation  string
+	generations []Generation
 
 	mu        sync.Mutex
-	waits     map[string][]context.Context       // each principal's waits, until they return
-	named     map[string]namedWait               // live wait per agent id + "\x00" + instance
-	touched   map[string]time.Time               // token id → last recorded use
-	seen      map[string]time.Time               // agent id/instance → last recorded sighting
-	stop      chan struct{}                      // closed by Shutdown: waits return timed_out
-	signins   throttle                           // sign-in attempts per account and per address
-	rechecked int64                              // the newest event id Recheck has looked at
+	waits     map[string][]context.Context // each principal's waits, until they return
+	named     map[string]namedWait         // live wait per agent id + "\x00" + instance
+	touched   map[string]time.Time         // token id → last recorded use
+	seen      map[string]time.Time         // agent id/instance → last recorded sighting
+	stop      chan struct{}                // closed by Shutdown: waits return timed_out
+	signins   throttle                     // sign-in attempts per account and per address
+	rechecked int64                        // the newest event id Recheck has looked at
 }
 
 // Options configure New.
@@ -134,23 +139,29 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
+	gen, gens, err := loadGenerations(ctx, o.Store)
+	if err != nil {
+		return nil, AsError(err)
+	}
 	latest, err := o.Store.LatestEventID(ctx)
 	if err != nil {
 		return nil, AsError(err)
 	}
 	return &Hub{
-		store:     o.Store,
-		waker:     o.Waker,
-		clock:     o.Clock,
-		log:       o.Logger,
-		settings:  o.Settings,
-		epoch:     epoch,
-		waits:     map[string][]context.Context{},
-		named:     map[string]namedWait{},
-		touched:   map[string]time.Time{},
-		seen:      map[string]time.Time{},
-		stop:      make(chan struct{}),
-		rechecked: latest,
+		store:       o.Store,
+		waker:       o.Waker,
+		clock:       o.Clock,
+		log:         o.Logger,
+		settings:    o.Settings,
+		cursorKey:   []byte(epoch),
+		generation:  gen,
+		generations: gens,
+		waits:       map[string][]context.Context{},
+		named:       map[string]namedWait{},
+		touched:     map[string]time.Time{},
+		seen:        map[string]time.Time{},
+		stop:        make(chan struct{}),
+		rechecked:   latest,
 	}, nil
 }
 

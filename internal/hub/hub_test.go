@@ -42,6 +42,8 @@ type world struct {
 	hub                       *hub.Hub
 	clock                     *clock
 	waker                     *notify.Local
+	store                     hub.Store
+	settings                  hub.Settings
 	planner, reviewer, helper *hub.Caller
 	tokens                    map[string]string // handle → secret
 }
@@ -65,13 +67,8 @@ func newWorldOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) hub.St
 	if wrap != nil {
 		db = wrap(db)
 	}
-	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, tokens: map[string]string{}}
-	var err error
-	w.waker = notify.NewLocal()
-	w.hub, err = hub.New(ctx, hub.Options{Store: db, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Settings: settings})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, tokens: map[string]string{}, store: db, settings: settings}
+	w.reopen(t)
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := w.hub.CreateUser(ctx, u, ""); err != nil {
 			t.Fatal(err)
@@ -81,6 +78,18 @@ func newWorldOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) hub.St
 	w.reviewer = w.agent(t, "alice/reviewer")
 	w.helper = w.agent(t, "bob/helper")
 	return w
+}
+
+// reopen starts the hub afresh over the world's store, as a server does
+// when it starts.
+func (w *world) reopen(t testing.TB) {
+	t.Helper()
+	w.waker = notify.NewLocal()
+	h, err := hub.New(ctx, hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Settings: w.settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.hub = h
 }
 
 // agent creates an agent, mints a token and authenticates it.
@@ -143,6 +152,17 @@ func code(err error) string {
 		return e.WireCode()
 	}
 	return "untyped: " + err.Error()
+}
+
+// latest is c's cursor at the end of the event log now, as its whoami
+// gives it.
+func (w *world) latest(t testing.TB, c *hub.Caller) *string {
+	t.Helper()
+	cursor, err := w.hub.LatestCursor(ctx, c.Agent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cursor
 }
 
 // parked waits until n waits are parked on the waker, or fails after 10s.

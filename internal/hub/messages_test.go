@@ -286,7 +286,7 @@ func TestMetadataIsStoredClean(t *testing.T) {
 func TestPagesStayUnderResultCaps(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer")
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.reviewer)
 	for i := range 12 {
 		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: strings.Repeat(string(rune('a'+i)), 10000), Summary: "big"}); err != nil {
 			t.Fatal(err)
@@ -321,7 +321,7 @@ func TestPagesStayUnderResultCaps(t *testing.T) {
 			t.Fatalf("one wait handed over %d big messages", len(r.Events))
 		}
 		got += len(r.Events)
-		cursor = r.Cursor
+		cursor = &r.Cursor
 	}
 	if got != 12 { // none lost between pages
 		t.Fatalf("waits handed over %d events in all, want 12", got)

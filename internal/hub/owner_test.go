@@ -42,7 +42,7 @@ func TestPersonEvents(t *testing.T) {
 		t.Fatalf("bob's wait: %+v, %v; want contact.request", got.r, got.err)
 	}
 
-	cursor, _ := w.hub.LatestCursor(ctx)
+	cursor, _ := w.hub.LatestCursor(ctx, alice.ID)
 	conv := w.open(t, w.planner, "alice/reviewer")
 	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func TestWithdrawnWhenAccessGoes(t *testing.T) {
 	w := newWorld(t)
 	project, thread := w.project(t)
 	sent := w.send(t, w.planner, thread, "please review the plan").Message
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.reviewer)
 	if in, _ := w.hub.Inbox(ctx, w.reviewer, 0, ""); in.Total != 1 {
 		t.Fatalf("the reviewer's inbox holds %d, want the message", in.Total)
 	}

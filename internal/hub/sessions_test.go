@@ -27,7 +27,7 @@ func inboxIDs(t *testing.T, w *world, c *hub.Caller, instance string) map[string
 }
 
 // waitAs hands over the session's events after cursor.
-func waitAs(t *testing.T, w *world, c *hub.Caller, instance, cursor string) map[string]hub.Addressing {
+func waitAs(t *testing.T, w *world, c *hub.Caller, instance string, cursor *string) map[string]hub.Addressing {
 	t.Helper()
 	r, err := w.hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Instance: instance})
 	if err != nil {
@@ -47,7 +47,7 @@ func waitAs(t *testing.T, w *world, c *hub.Caller, instance, cursor string) map[
 func TestSessionsShareAnAgent(t *testing.T) {
 	w := newWorld(t)
 	conv := w.open(t, w.planner, "alice/reviewer")
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.reviewer)
 	for _, s := range []string{"desk", "laptop"} {
 		if _, err := w.hub.Whoami(ctx, w.reviewer, s, "working on "+s); err != nil {
 			t.Fatal(err)
@@ -125,7 +125,7 @@ func TestOwnWordsAndSiblingWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv := v.Conversation.ID
-	start, _ := w.hub.LatestCursor(ctx)
+	start := w.latest(t, w.planner)
 	// Session "two" was seen before; a session that appears later does not
 	// inherit the words its siblings wrote before it.
 	if _, err := w.hub.Whoami(ctx, w.planner, "two", ""); err != nil {

@@ -53,7 +53,7 @@ func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Wh
 	if w.Siblings, err = h.siblings(ctx, c); err != nil {
 		return nil, err
 	}
-	if w.LatestCursor, err = h.LatestCursor(ctx); err != nil {
+	if w.LatestCursor, err = h.LatestCursor(ctx, c.Agent.ID); err != nil {
 		return nil, err
 	}
 	if w.Home.Project, err = h.home(ctx, c.Agent.OwnerID); err != nil {

@@ -295,9 +295,9 @@ func (s *Server) acknowledge(ctx context.Context, c *call, in acknowledgeIn) (an
 }
 
 type waitIn struct {
-	Cursor   string `json:"cursor,omitempty" jsonschema:"the last cursor you received (from whoami or a previous wait)"`
-	TimeoutS *int64 `json:"timeout_s,omitempty" jsonschema:"seconds to wait, {min}-{max}"`
-	Instance string `json:"instance,omitempty" jsonschema:"your session's name: a new wait of it ends its previous one"`
+	Cursor   *string `json:"cursor,omitempty" jsonschema:"the last cursor you received (from whoami or a previous wait)"`
+	TimeoutS *int64  `json:"timeout_s,omitempty" jsonschema:"seconds to wait, {min}-{max}"`
+	Instance string  `json:"instance,omitempty" jsonschema:"your session's name: a new wait of it ends its previous one"`
 }
 
 type eventView struct {
@@ -332,7 +332,7 @@ func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, 
 	}
 	events := []eventView{}
 	for _, e := range r.Events {
-		ev := eventView{Cursor: s.hub.Cursor(e.ID), Type: e.Type, At: timeText(e.CreatedAt), ConversationID: e.ConversationID}
+		ev := eventView{Cursor: s.hub.Cursor(e), Type: e.Type, At: timeText(e.CreatedAt), ConversationID: e.ConversationID}
 		if len(e.Data) > 0 {
 			ev.Data = e.Data
 		}

@@ -143,7 +143,6 @@ func TestReplicaBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv := v.Conversation.ID
-	start, _ := rs[0].hub.LatestCursor(ctx)
 
 	// A waiter per replica follows the reviewer's stream until it has seen
 	// 1,000 messages.
@@ -152,8 +151,9 @@ func TestReplicaBurst(t *testing.T) {
 	for i, r := range rs {
 		seen[i] = map[int64]int{}
 		reviewer := auth(r, "alice/reviewer")
+		start, _ := r.hub.LatestCursor(ctx, reviewer.Agent.ID)
 		waiters.Go(func() {
-			cursor := start
+			cursor := &start
 			deadline := time.Now().Add(2 * time.Minute)
 			for count := 0; count < 1000 && time.Now().Before(deadline); {
 				res, err := r.hub.Wait(ctx, reviewer, hub.WaitInput{Cursor: cursor, Timeout: 5 * time.Second})
@@ -167,7 +167,7 @@ func TestReplicaBurst(t *testing.T) {
 						count++
 					}
 				}
-				cursor = res.Cursor
+				cursor = &res.Cursor
 			}
 		})
 	}

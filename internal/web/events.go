@@ -59,7 +59,7 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, e := range res.Events {
-			fmt.Fprintf(rw, "event: changed\nid: %s\ndata: %s\n\n", w.hub.Cursor(e.ID), e.Type)
+			fmt.Fprintf(rw, "event: changed\nid: %s\ndata: %s\n\n", w.hub.Cursor(e), e.Type)
 		}
 		if len(res.Events) == 0 {
 			fmt.Fprint(rw, ": still here\n\n")
