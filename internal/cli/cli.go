@@ -48,6 +48,7 @@ func commands() []command {
 		{"tools", "list the tools a server offers", runTools},
 		{"migrate", "apply database migrations", runMigrate},
 		{"backup", "copy a SQLite database while the server runs: backup FILE", runBackup},
+		{"restore", "put a SQLite backup back with the server stopped: restore FILE; after restoring PostgreSQL: restore --mark", runRestore},
 		{"bench", "measure this machine's floors and the server under load", runBench},
 	}
 }

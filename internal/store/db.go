@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -277,29 +276,6 @@ func (db *DB) commit(batch []*op) {
 		}
 	}
 	reply(errs)
-}
-
-// Backup writes a consistent copy of a SQLite database to path, while the
-// server runs (§13): the copy keeps every id, so tokens, cursors and inboxes
-// are the same after a restore. PostgreSQL is backed up with its own tools.
-func (db *DB) Backup(ctx context.Context, path string) error {
-	if db.dialect != sqliteDialect {
-		return errors.New("palaver backup copies a SQLite database; back up PostgreSQL with pg_dump")
-	}
-	if _, err := os.Stat(path); err == nil {
-		return fmt.Errorf("%s already exists; give a new file name", path)
-	}
-	// VACUUM INTO reads one snapshot: writers go on while it copies. The
-	// read pool is query-only, so the copy gets a connection of its own.
-	src, err := sql.Open("sqlite", "file:"+db.path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	if _, err := src.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
-		return fmt.Errorf("backup to %s: %w", path, err)
-	}
-	return nil
 }
 
 // updateDirect runs fn in its own transaction (PostgreSQL), again when the

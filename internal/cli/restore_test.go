@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store"
+)
+
+// TestBackupAndRestore: a backup and a restored database are the owner's
+// alone, and a restore starts a new generation of cursors (§6, §13): one
+// from before the backup hands over what followed it; one the database
+// issued after the backup is cursor_invalid, also once the restored log has
+// grown past it.
+func TestBackupAndRestore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path, backup := filepath.Join(dir, "palaver.db"), filepath.Join(dir, "backup.db")
+	type world struct {
+		h                 *hub.Hub
+		planner, reviewer *hub.Caller
+		conv              string
+	}
+	var secrets []string
+	open := func() (*world, func()) {
+		db, err := store.Open(ctx, store.Options{Database: path, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &world{h: h}
+		if secrets == nil {
+			if _, err := h.CreateUser(ctx, "alice", ""); err != nil {
+				t.Fatal(err)
+			}
+			for _, slug := range []string{"planner", "reviewer"} {
+				if _, err := h.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/" + slug}); err != nil {
+					t.Fatal(err)
+				}
+				_, secret, err := h.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: slug})
+				if err != nil {
+					t.Fatal(err)
+				}
+				secrets = append(secrets, secret)
+			}
+		}
+		if w.planner, err = h.Authenticate(ctx, secrets[0]); err != nil {
+			t.Fatal(err)
+		}
+		if w.reviewer, err = h.Authenticate(ctx, secrets[1]); err != nil {
+			t.Fatal(err)
+		}
+		v, err := h.OpenConversation(ctx, w.planner, []string{"alice/reviewer"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.conv = v.Conversation.ID
+		return w, func() { db.Close() }
+	}
+	send := func(w *world, bodies ...string) {
+		t.Helper()
+		for _, b := range bodies {
+			if _, err := w.h.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: w.conv, Body: b}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mode := func(p string) os.FileMode {
+		t.Helper()
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
+	}
+
+	w, closeDB := open()
+	send(w, "one")
+	before, _ := w.h.LatestCursor(ctx, w.reviewer.Agent.ID)
+	closeDB()
+	if code, _, stderr := run(t, ctx, nil, "backup", backup, "--database", path); code != 0 {
+		t.Fatalf("backup: exit %d: %s", code, stderr)
+	}
+	if m := mode(backup); m != 0o600 {
+		t.Errorf("the backup's mode is %v, want 0600", m)
+	}
+
+	w, closeDB = open()
+	send(w, "two", "three")
+	r, err := w.h.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &before})
+	if err != nil || len(r.Events) != 2 {
+		t.Fatalf("wait before the restore: %+v, %v", r, err)
+	}
+	stale := r.Cursor
+	closeDB()
+
+	if code, _, stderr := run(t, ctx, nil, "restore", backup, "--database", path); code != 0 {
+		t.Fatalf("restore: exit %d: %s", code, stderr)
+	}
+	if m := mode(path); m != 0o600 {
+		t.Errorf("the restored database's mode is %v, want 0600", m)
+	}
+	w, closeDB = open()
+	defer closeDB()
+	send(w, "four", "five", "six", "seven")
+	if _, err := w.h.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &stale}); hub.AsError(err).Code != "cursor_invalid" {
+		t.Fatalf("a cursor issued after the backup, once the log regrew past it: %v; want cursor_invalid", err)
+	}
+	r, err = w.h.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &before})
+	var bodies []string
+	for _, e := range r.Events {
+		if e.Message != nil {
+			bodies = append(bodies, e.Message.Body)
+		}
+	}
+	if err != nil || len(bodies) != 4 || bodies[0] != "four" {
+		t.Fatalf("a cursor from before the backup: %v, %v; want four to seven", bodies, err)
+	}
+	if code, _, stderr := run(t, ctx, nil, "restore", path, "--database", path); code == 0 {
+		t.Errorf("restoring the database onto itself succeeded: %s", stderr)
+	}
+}
