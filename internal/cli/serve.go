@@ -54,6 +54,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	settings := hub.DefaultSettings()
 	settings.PauseTurns, settings.DuplicateLimit, settings.Budget, settings.LoopTurns = cfg.PauseTurns, cfg.DuplicateLimit, cfg.Budget, cfg.LoopTurns
 	settings.StuckAfter = cfg.StuckAfter
+	settings.TokenRate, settings.TokenBurst = cfg.TokenRate, cfg.TokenBurst
 	var waker hub.Waker = notify.NewLocal()
 	var pg *notify.Postgres
 	if store.IsPostgresURL(cfg.Database) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -43,6 +44,10 @@ type Config struct {
 	// StuckAfter is how long a processing attempt runs before it is stuck
 	// and comes back first in its agent's inbox (§5).
 	StuckAfter time.Duration
+	// TokenRate is how many requests a second one token may make, and
+	// TokenBurst how many at once (§15).
+	TokenRate  float64
+	TokenBurst int
 }
 
 // Default returns the defaults: 127.0.0.1:8420, ./palaver.db, and the
@@ -51,7 +56,7 @@ func Default() Config {
 	brakes := hub.DefaultSettings()
 	return Config{Addr: "127.0.0.1:8420", Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL",
 		PauseTurns: brakes.PauseTurns, DuplicateLimit: brakes.DuplicateLimit, Budget: brakes.Budget, LoopTurns: brakes.LoopTurns,
-		StuckAfter: brakes.StuckAfter}
+		StuckAfter: brakes.StuckAfter, TokenRate: brakes.TokenRate, TokenBurst: brakes.TokenBurst}
 }
 
 // env names each setting's environment variable.
@@ -69,6 +74,8 @@ var env = map[string]string{
 	"budget":          "PALAVER_BUDGET",
 	"loop-turns":      "PALAVER_LOOP_TURNS",
 	"stuck-after":     "PALAVER_STUCK_AFTER",
+	"token-rate":      "PALAVER_TOKEN_RATE",
+	"token-burst":     "PALAVER_TOKEN_BURST",
 }
 
 // DatabaseFlag registers only --database on fs (for the admin commands),
@@ -122,6 +129,11 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 		c.StuckAfter = d
 	}
 	fs.DurationVar(&c.StuckAfter, "stuck-after", c.StuckAfter, "how long a processing attempt runs before it is stuck and comes back first, like 30m (env "+env["stuck-after"]+")")
+	if v, err := strconv.ParseFloat(getenv(env["token-rate"]), 64); err == nil {
+		c.TokenRate = v
+	}
+	fs.Float64Var(&c.TokenRate, "token-rate", c.TokenRate, "requests a second one token may make; over it, 429 or a rate_limited tool error (env "+env["token-rate"]+")")
+	num(&c.TokenBurst, "token-burst", "requests one token may make at once, above --token-rate")
 }
 
 // Validate checks every setting and says what to give instead.
@@ -149,10 +161,13 @@ func (c *Config) Validate() error {
 	if c.Synchronous != "FULL" && c.Synchronous != "NORMAL" {
 		errs = append(errs, fmt.Errorf("--synchronous %q: give FULL or NORMAL", c.Synchronous))
 	}
-	for name, v := range map[string]int{"--pause-turns": c.PauseTurns, "--duplicate-limit": c.DuplicateLimit, "--budget": c.Budget, "--loop-turns": c.LoopTurns} {
+	for name, v := range map[string]int{"--pause-turns": c.PauseTurns, "--duplicate-limit": c.DuplicateLimit, "--budget": c.Budget, "--loop-turns": c.LoopTurns, "--token-burst": c.TokenBurst} {
 		if v < 1 {
 			errs = append(errs, fmt.Errorf("%s %d: give 1 or more", name, v))
 		}
+	}
+	if !(c.TokenRate > 0) || math.IsInf(c.TokenRate, 0) {
+		errs = append(errs, fmt.Errorf("--token-rate %v: give a positive number of requests a second, like %d", c.TokenRate, hub.DefaultTokenRate))
 	}
 	if c.StuckAfter <= 0 {
 		errs = append(errs, fmt.Errorf("--stuck-after %v: give a positive duration, like 30m", c.StuckAfter))
@@ -196,8 +211,8 @@ func (c Config) TrustedProxies() []netip.Prefix {
 // String is the configuration for the start-up log, with a database URL's
 // password hidden.
 func (c Config) String() string {
-	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v proxies=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v",
-		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.Proxies, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter)
+	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v proxies=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v token_rate=%v token_burst=%d",
+		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.Proxies, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter, c.TokenRate, c.TokenBurst)
 }
 
 // redactURL hides the password of a database URL.

@@ -34,3 +34,32 @@ func TestValidateSaysWhatToGive(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenRate: the per-token request rate defaults to the hub's, is set
+// by PALAVER_TOKEN_RATE and PALAVER_TOKEN_BURST or the flags, and must be
+// positive.
+func TestTokenRate(t *testing.T) {
+	c := Default()
+	if c.TokenRate != 1000 || c.TokenBurst != 2000 {
+		t.Fatalf("defaults: rate %v burst %d, want 1000 and 2000", c.TokenRate, c.TokenBurst)
+	}
+	env := map[string]string{"PALAVER_TOKEN_RATE": "2.5", "PALAVER_TOKEN_BURST": "10"}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.ServeFlags(fs, func(k string) string { return env[k] })
+	if err := fs.Parse([]string{"--token-burst", "20"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil || c.TokenRate != 2.5 || c.TokenBurst != 20 {
+		t.Fatalf("rate %v burst %d (%v), want 2.5 and 20", c.TokenRate, c.TokenBurst, err)
+	}
+	if !strings.Contains(c.String(), "token_rate=2.5 token_burst=20") {
+		t.Errorf("String() = %s", c)
+	}
+	c.TokenRate, c.TokenBurst = 0, 0
+	err := c.Validate()
+	for _, want := range []string{"--token-rate 0: give a positive number of requests a second, like 1000", "--token-burst 0: give 1 or more"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+}

@@ -14,3 +14,6 @@ func (h *Hub) CursorForTest(readerID, gen string, id int64) string {
 
 // GenerationForTest is the current generation.
 func (h *Hub) GenerationForTest() string { return h.generation }
+
+// RequestBuckets is how many tokens' request buckets h holds.
+func RequestBuckets(h *Hub) int { return h.requests.len() }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 )
@@ -58,6 +59,11 @@ type Settings struct {
 	// StuckAfter is how long a processing attempt may run before it is
 	// stuck and comes back first (§5).
 	StuckAfter time.Duration
+
+	// TokenRate is how many requests a second one token may make, and
+	// TokenBurst how many at once (§15).
+	TokenRate  float64
+	TokenBurst int
 }
 
 // DefaultSettings returns the values DESIGN.md names.
@@ -67,6 +73,7 @@ func DefaultSettings() Settings {
 		PauseTurns: 50, DuplicateLimit: 2, Budget: 60, BudgetWindow: time.Hour,
 		LoopTurns: 30, LoopVoiceTurns: 3, LoopWindow: 2 * time.Hour,
 		StuckAfter: 30 * time.Minute,
+		TokenRate:  DefaultTokenRate, TokenBurst: DefaultTokenBurst,
 	}
 }
 
@@ -76,13 +83,16 @@ func (s Settings) Validate() error {
 		name string
 		n    int
 	}{{"waits per agent", s.WaitsPerAgent}, {"waits per person", s.WaitsPerPerson}, {"pause turns", s.PauseTurns}, {"duplicate limit", s.DuplicateLimit},
-		{"budget", s.Budget}, {"loop turns", s.LoopTurns}, {"loop voice turns", s.LoopVoiceTurns}} {
+		{"budget", s.Budget}, {"loop turns", s.LoopTurns}, {"loop voice turns", s.LoopVoiceTurns}, {"token burst", s.TokenBurst}} {
 		if v.n < 1 {
 			return fmt.Errorf("setting %s must be 1 or more (got %d)", v.name, v.n)
 		}
 	}
 	if s.EventRetention <= 0 || s.BudgetWindow <= 0 || s.LoopWindow <= 0 || s.StuckAfter <= 0 {
 		return fmt.Errorf("event retention, budget window, loop window and stuck-after must be positive")
+	}
+	if !(s.TokenRate > 0) || math.IsInf(s.TokenRate, 0) {
+		return fmt.Errorf("setting token rate must be a positive number of requests a second (got %v)", s.TokenRate)
 	}
 	return nil
 }
@@ -109,6 +119,7 @@ type Hub struct {
 	seen      map[string]time.Time         // agent id/instance → last recorded sighting
 	stop      chan struct{}                // closed by Shutdown: waits return timed_out
 	signins   throttle                     // sign-in attempts per account and per address
+	requests  requestLimiter               // requests per token (§15)
 	rechecked int64                        // the newest event id Recheck has looked at
 }
 

@@ -258,7 +258,8 @@ func (c *Caller) Require(scope string) error {
 // lookupToken checks a token's shape, finds it with its agent (nil for a
 // person's token) and its user, and refuses a revoked or expired one or one
 // of the other kind, each with a KindUnauthenticated Error saying what is
-// wrong.
+// wrong. A good token then spends one request of its rate (§15), or is
+// refused with a KindRateLimited Error carrying retry_after_s.
 func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Token, *Agent, *User, error) {
 	unauth := func(msg string) error { return &Error{Kind: KindUnauthenticated, Msg: msg} }
 	if token == "" {
@@ -292,11 +293,14 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	case (prefix == AgentTokenPrefix) != (a != nil):
 		return nil, nil, nil, unauth("this is not " + kind + " token")
 	}
+	if err := h.admit(t.ID, now); err != nil {
+		return nil, nil, nil, err
+	}
 	return t, a, u, nil
 }
 
 // AuthenticateUser resolves a person's API token (plu_…) for the REST API
-// (§2, §11.3), with the same refusals as Authenticate.
+// (§2, §11.3), with the same refusals and request rate as Authenticate.
 func (h *Hub) AuthenticateUser(ctx context.Context, token string) (*User, error) {
 	t, _, u, err := h.lookupToken(ctx, token, UserTokenPrefix, "a person's API")
 	if err != nil {
@@ -345,7 +349,8 @@ const touchEvery = time.Minute
 
 // Authenticate resolves a bearer token to its agent (§2). Every failure is a
 // KindUnauthenticated Error whose message says what is wrong: malformed, bad
-// checksum, unknown, revoked, expired, or the agent archived.
+// checksum, unknown, revoked, expired, or the agent archived. A token over
+// its request rate (§15) gets a KindRateLimited Error with retry_after_s.
 func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
 	t, a, owner, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
 	if err != nil {

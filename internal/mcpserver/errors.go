@@ -20,6 +20,19 @@ func newTrace() string {
 	return "tr_" + hex.EncodeToString(b[:])
 }
 
+type refusedKey struct{}
+
+// noCaller is why a request has no caller: the hub's refusal of its token
+// (over its request rate, §15), which bearer leaves in the context so that
+// the tool or resource asked for answers it in its own shape — a
+// rate_limited tool error with retry_after_s — or else no credential.
+func noCaller(ctx context.Context) error {
+	if err, ok := ctx.Value(refusedKey{}).(error); ok {
+		return err
+	}
+	return hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…")
+}
+
 // result turns a handler's value into a tool result: structured content and
 // the same JSON as text, for clients older than structured output (§10.2).
 func result(v any) (*mcp.CallToolResult, error) {

@@ -113,6 +113,10 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 		c, err := s.hub.Authenticate(r.Context(), token)
 		if err != nil {
 			e := hub.AsError(err)
+			if e.Kind == hub.KindRateLimited { // answered by the tool or resource asked for (noCaller)
+				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), refusedKey{}, err)))
+				return
+			}
 			if e.Kind != hub.KindUnauthenticated {
 				s.log.Error("authenticating", "err", err)
 				http.Error(w, "internal error; retry later", http.StatusInternalServerError)

@@ -46,7 +46,7 @@ func (s *Server) resource(p *profile, scope string, read func(ctx context.Contex
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		c := &call{srv: s, prof: p, tool: "resource " + req.Params.URI, caller: callerFrom(ctx)}
 		if c.caller == nil {
-			return nil, c.resourceError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
+			return nil, c.resourceError(ctx, noCaller(ctx))
 		}
 		if err := c.caller.Require(scope); err != nil {
 			return nil, c.resourceError(ctx, err)

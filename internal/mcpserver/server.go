@@ -120,7 +120,7 @@ func (s *Server) callTool(ctx context.Context, p *profile, d toolDef, args json.
 	defer func() { s.calls.WithLabelValues(d.tool.Name, outcome).Observe(time.Since(start).Seconds()) }()
 	c := &call{srv: s, prof: p, tool: d.tool.Name, caller: callerFrom(ctx)}
 	if c.caller == nil {
-		return c.toolError(ctx, hub.Errorf(hub.KindUnauthenticated, "no caller: send Authorization: Bearer plv_…"))
+		return c.toolError(ctx, noCaller(ctx))
 	}
 	if err := c.caller.Require(d.scope); err != nil {
 		return c.toolError(ctx, err)

@@ -1,0 +1,65 @@
+package api_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/api"
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+// TestTokenRateLimited: a person's token past its request rate (§15) gets
+// 429 with Retry-After and the rate_limited error.
+func TestTokenRateLimited(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	s := hub.DefaultSettings()
+	s.TokenRate, s.TokenBurst = 0.001, 2
+	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log, Settings: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	api.New(h, log).Register(mux)
+	hs := httptest.NewServer(mux)
+	t.Cleanup(func() { h.Shutdown(); hs.Close() })
+	if _, err := h.CreateUser(ctx, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	_, token, err := h.MintUserToken(ctx, "alice", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() (*http.Response, map[string]any) {
+		req, _ := http.NewRequest(http.MethodGet, hs.URL+"/api/v1/me", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var out map[string]any
+		json.Unmarshal(b, &out)
+		return resp, out
+	}
+	for range 2 {
+		if resp, out := get(); resp.StatusCode != http.StatusOK {
+			t.Fatalf("within the burst: %d %v", resp.StatusCode, out)
+		}
+	}
+	resp, out := get()
+	delete(out, "trace")
+	want := map[string]any{"retry_after_s": float64(1000), "error": map[string]any{"code": "rate_limited",
+		"message": "this token made more than 0.001 requests a second (2 at once); wait 1000 seconds and try again, and make fewer calls at once"}}
+	if diff := cmp.Diff(want, out); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1000" || diff != "" {
+		t.Errorf("over the rate: %d Retry-After %q (-want +got):\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), diff)
+	}
+}
