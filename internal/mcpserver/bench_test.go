@@ -76,3 +76,70 @@ func benchmarkSend(b *testing.B, ts *testServer, senders int) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkInboxOverMCP measures the listings an agent calls most —
+// check_inbox and read_messages (without marking read) — over a page of 20
+// messages, through the whole MCP face, and reports the bytes of each
+// answer: what the agent pays from its context window.
+func BenchmarkInboxOverMCP(b *testing.B) {
+	for _, tc := range []struct {
+		name, args string
+		sdk        bool
+	}{
+		{"check_inbox/lean", `"name":"check_inbox","arguments":{"limit":20}`, false},
+		{"check_inbox/sdk", `"name":"check_inbox","arguments":{"limit":20}`, true},
+		{"read_messages", `"name":"read_messages","arguments":{"conversation_id":%q,"limit":20,"mark_read":false}`, false},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := hub.DefaultSettings()
+			s.TokenRate = 1e9 // one token calls as fast as it can
+			var adjust []func(*mcpserver.Server)
+			if tc.sdk {
+				adjust = append(adjust, mcpserver.WithoutLean)
+			}
+			ts := newTestServerWith(b, s, adjust...)
+			planner, err := ts.hub.Authenticate(b.Context(), ts.tokens["alice/planner"])
+			if err != nil {
+				b.Fatal(err)
+			}
+			v, err := ts.hub.CreateThread(b.Context(), planner, hub.ThreadSpec{Title: "Schema migration for v2", Participants: []string{"alice/reviewer"}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range 20 {
+				if _, err := ts.hub.SendMessage(b.Context(), planner, hub.SendInput{ConversationID: v.Conversation.ID,
+					Body:    fmt.Sprintf("Step %d of the migration plan is ready for review: please check docs/plan.md and say whether the order of the steps holds up.", i),
+					Summary: fmt.Sprintf("Review step %d of the migration plan", i)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			args := tc.args
+			if strings.Contains(args, "%q") {
+				args = fmt.Sprintf(args, v.Conversation.ID)
+			}
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + args + `}}`
+			hc := &http.Client{}
+			token := ts.tokens["alice/reviewer"]
+			var size int
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, ts.url+"/mcp/", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := hc.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if bytes.Contains(out, []byte(`"isError":true`)) || resp.StatusCode != http.StatusOK {
+					b.Fatalf("%s: %d %s", tc.name, resp.StatusCode, out)
+				}
+				size = len(out)
+			}
+			b.ReportMetric(float64(size), "B/answer")
+		})
+	}
+}
