@@ -73,13 +73,13 @@ func TestAgentsTalk(t *testing.T) {
 
 			inbox := mustCall(t, reviewer, "check_inbox", nil)
 			rows := inbox["messages"].([]any)
-			if inbox["total"] != float64(1) || len(rows) != 1 || rows[0].(map[string]any)["already_read"] != false {
+			if inbox["total"] != float64(1) || len(rows) != 1 || rows[0].(map[string]any)["already_read"] != nil {
 				t.Fatalf("check_inbox before reading = %v", inbox)
 			}
 			read := mustCall(t, reviewer, "read_message", map[string]any{"message_id": sent["message_id"]})
 			msg := read["message"].(map[string]any)
 			prov := msg["provenance"].(map[string]any)
-			if msg["body"] != "Please review the plan in docs/plan.md" || msg["untrusted"] != true ||
+			if msg["body"] != "Please review the plan in docs/plan.md" || read["untrusted"] != true ||
 				prov["attested_by"] != "server" || prov["author"] != "agent" || prov["ai"] != true || prov["authority"] != "agent" ||
 				prov["on_behalf_of"].(map[string]any)["handle"] != "alice" {
 				t.Fatalf("read_message = %v", read)

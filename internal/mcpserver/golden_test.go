@@ -123,7 +123,11 @@ func TestGoldenSurface(t *testing.T) {
 		}
 		checkGolden(t, p.golden, "What a client of "+p.path+" sees: server/discover (2026-07-28), tools/list, resources, templates and prompts.\n", files)
 		tools := rpcAt(t, ts, p.path, token, "tools/list", map[string]any{}).(map[string]any)["tools"].([]any)
-		t.Logf("%s: %d tools, tools/list is %d bytes", p.path, len(tools), len(must(json.Marshal(tools))))
+		size := len(must(json.Marshal(tools)))
+		t.Logf("%s: %d tools, tools/list is %d bytes", p.path, len(tools), size)
+		if size > 32<<10 { // every byte of it is in each agent's context window
+			t.Errorf("%s: tools/list is %d bytes, over 32 KiB", p.path, size)
+		}
 	}
 }
 

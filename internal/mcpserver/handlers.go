@@ -215,9 +215,9 @@ func (s *Server) readMessages(ctx context.Context, c *call, in readMessagesIn) (
 	}
 	msgs := []messageView{}
 	for _, m := range r.Messages {
-		msgs = append(msgs, viewMessage(m))
+		msgs = append(msgs, messageIn(m))
 	}
-	return map[string]any{"messages": msgs, "next_after_seq": r.NextAfterSeq, "has_more": r.HasMore,
+	return map[string]any{"conversation_id": in.ConversationID, "messages": msgs, "next_after_seq": r.NextAfterSeq, "has_more": r.HasMore,
 		"reads": viewReads(r.Reads), "untrusted": true}, nil
 }
 
@@ -245,25 +245,9 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	type row struct {
-		messageLine
-		AlreadyRead bool   `json:"already_read"`
-		State       string `json:"state,omitempty"`
-		Attempts    int    `json:"attempts,omitempty"`
-		Stuck       bool   `json:"stuck,omitempty"`
-		ForYou      *bool  `json:"for_you,omitempty"`
-		Unclaimed   bool   `json:"unclaimed,omitempty"`
-		HeldBy      string `json:"held_by,omitempty"`
-		Sibling     bool   `json:"from_sibling_session,omitempty"`
-	}
-	rows := []row{}
+	rows := []inboxRow{}
 	for _, it := range r.Items {
-		rw := row{messageLine: lineOf(it.Message), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
-			State: it.Delivery.State, Attempts: it.Delivery.Attempts, Stuck: s.hub.Stuck(&it.Delivery), Unclaimed: it.HeldBy == "", HeldBy: it.HeldBy, Sibling: it.Sibling}
-		if in.Instance != "" {
-			rw.ForYou = new(true) // with a session, only what waits for it is listed
-		}
-		rows = append(rows, rw)
+		rows = append(rows, viewInboxItem(it, s.hub.Stuck(&it.Delivery)))
 	}
 	answers := []answerView{}
 	for _, q := range r.Answers {
@@ -338,6 +322,9 @@ func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, 
 		}
 		if e.Message != nil {
 			m := viewMessage(e.Message)
+			if e.Message.ConversationID == e.ConversationID {
+				m = messageIn(e.Message) // the event names it
+			}
 			ev.Message = &m
 		}
 		if a, ok := r.Addressing[e.ID]; ok {

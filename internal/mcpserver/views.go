@@ -6,27 +6,34 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// The JSON shapes tools return (§10.3). Every shape that carries words chosen
-// by someone else (bodies, titles, notes, names) says untrusted:true (§4).
+// The JSON shapes tools return (§10.3). Every result that carries words
+// chosen by someone else (bodies, titles, notes, names) says untrusted:true
+// once, at its top (§4).
+//
+// Every byte a tool returns is paid from the agent's context window, so
+// rows carry only what an agent acts on: false booleans, empty fields and
+// defaults are left out, and nothing the page says once is repeated in
+// each row. Provenance stays whole (§4).
 
 // timeText is hub.FormatTime, short for the views below.
 var timeText = hub.FormatTime
 
+// senderView names who wrote a message; its kind is in the handle (an
+// agent's has a slash, §1).
 type senderView struct {
 	Handle   string `json:"handle"`
-	Kind     string `json:"kind"`
 	Instance string `json:"instance,omitempty"`
 }
 
 type messageView struct {
 	MessageID      string          `json:"message_id"`
-	ConversationID string          `json:"conversation_id"`
+	ConversationID string          `json:"conversation_id,omitempty"` // left out where the page names it
 	Seq            int64           `json:"seq"`
 	Sender         senderView      `json:"sender"`
 	Body           string          `json:"body"`
 	Summary        string          `json:"summary,omitempty"`
-	Format         string          `json:"format"`
-	Kind           string          `json:"kind"`
+	Format         string          `json:"format,omitempty"` // left out for text
+	Kind           string          `json:"kind,omitempty"`   // left out for text
 	Metadata       json.RawMessage `json:"metadata,omitempty"`
 	Mentions       []string        `json:"mentions,omitempty"`
 	ReplyToSeq     int64           `json:"reply_to_seq,omitempty"`
@@ -35,17 +42,66 @@ type messageView struct {
 	ClientMsgID    string          `json:"client_msg_id,omitempty"`
 	Provenance     hub.Provenance  `json:"provenance"`
 	CreatedAt      string          `json:"created_at"`
-	Untrusted      bool            `json:"untrusted"`
 }
 
+// viewMessage is a message whole, as read_message returns it.
 func viewMessage(m *hub.Message) messageView {
-	return messageView{
+	v := messageView{
 		MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
-		Sender: senderView{Handle: m.SenderHandle, Kind: m.SenderKind, Instance: m.SenderInstance},
-		Body:   m.Body, Summary: m.Summary, Format: m.Format, Kind: m.Kind, Metadata: m.Metadata,
+		Sender: senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},
+		Body:   m.Body, Summary: m.Summary, Metadata: m.Metadata,
 		Mentions: m.Mentions, ReplyToSeq: m.ReplyToSeq, NoReply: m.NoReply, ToInstance: m.ToInstance,
-		ClientMsgID: m.ClientMsgID, Provenance: m.Provenance(), CreatedAt: timeText(m.CreatedAt), Untrusted: true,
+		ClientMsgID: m.ClientMsgID, Provenance: m.Provenance(), CreatedAt: timeText(m.CreatedAt),
 	}
+	if m.Format != hub.FormatText {
+		v.Format = m.Format
+	}
+	if m.Kind != hub.MessageText {
+		v.Kind = m.Kind
+	}
+	return v
+}
+
+// messageIn is a message on a page that names its conversation once:
+// read_messages, or an event that carries conversation_id itself.
+func messageIn(m *hub.Message) messageView {
+	v := viewMessage(m)
+	v.ConversationID = ""
+	return v
+}
+
+// inboxRow is one check_inbox line (§5). A row is waiting, unread and
+// unclaimed unless it says otherwise: already_read when its body was
+// fetched, state processing or failed with attempts (and stuck), held_by
+// naming the session that holds its conversation. With an instance every
+// row waits for that session (for_you), so no row says so. Rows come
+// oldest first; a message's time is its created_at in read_message.
+type inboxRow struct {
+	MessageID      string     `json:"message_id"`
+	ConversationID string     `json:"conversation_id"`
+	Seq            int64      `json:"seq"`
+	Sender         senderView `json:"sender"`
+	Summary        string     `json:"summary"`
+	AlreadyRead    bool       `json:"already_read,omitempty"`
+	State          string     `json:"state,omitempty"`
+	Attempts       int        `json:"attempts,omitempty"`
+	Stuck          bool       `json:"stuck,omitempty"`
+	HeldBy         string     `json:"held_by,omitempty"`
+	Sibling        bool       `json:"from_sibling_session,omitempty"`
+}
+
+// viewInboxItem is it as a check_inbox row; stuck says whether its
+// processing attempt is stuck (hub.Stuck).
+func viewInboxItem(it hub.InboxItem, stuck bool) inboxRow {
+	m := it.Message
+	r := inboxRow{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
+		Sender:  senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},
+		Summary: m.SummaryLine(), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
+		Attempts: it.Delivery.Attempts, Stuck: stuck, HeldBy: it.HeldBy, Sibling: it.Sibling}
+	if it.Delivery.State != hub.DeliveryWaiting {
+		r.State = it.Delivery.State
+	}
+	return r
 }
 
 // messageLine is a message as one line: no body (§5 listing).
@@ -61,7 +117,7 @@ type messageLine struct {
 func lineOf(m *hub.Message) messageLine {
 	return messageLine{
 		MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
-		Sender:  senderView{Handle: m.SenderHandle, Kind: m.SenderKind, Instance: m.SenderInstance},
+		Sender:  senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},
 		Summary: m.SummaryLine(), At: timeText(m.CreatedAt),
 	}
 }
