@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/palaverhq/palaver/clients"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/httpx"
@@ -90,6 +91,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	dash.Register(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /palaver.py", clients.ServePython)
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if _, err := db.Meta(r.Context(), hub.MetaEpoch); err != nil {
 			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
