@@ -55,12 +55,11 @@ func (l *requestLimiter) take(now time.Time, key string, perSecond float64, burs
 		b = rate.NewLimiter(rate.Limit(perSecond), burst)
 		l.buckets[key] = b
 	}
-	r := b.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return d
+	if b.AllowN(now, 1) {
+		return 0
 	}
-	return 0
+	// What is missing of one request, at the rate it comes back.
+	return time.Duration((1 - b.TokensAt(now)) / perSecond * float64(time.Second))
 }
 
 // len is how many buckets are held.
