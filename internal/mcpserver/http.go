@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
@@ -39,7 +40,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		if !s.noLean {
 			sdk = s.lean(p, h)
 		}
-		endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(p, sdk))))
+		endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(p, oneMessage(sdk)))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
 		prm := s.cors(s.protectedResourceMetadata(p))
@@ -131,6 +132,31 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	})
+}
+
+// oneMessage refuses a body that is not exactly one JSON value — a
+// message or a batch — with only whitespace after it: a JSON-RPC parse
+// error and HTTP 400, so a second message glued to the first is never
+// silently dropped (the SDK's decoder stops after the first value, §15).
+// A body over maxBody goes on whole, for the SDK's own 413.
+func oneMessage(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		if err == nil && len(body) <= maxBody && !json.Valid(body) {
+			b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeParseError,
+				Message: "parse error: the body must be one JSON-RPC message, or one batch, and nothing after it"}})
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(b)
+			return
+		}
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		next.ServeHTTP(w, r)
 	})
 }
 

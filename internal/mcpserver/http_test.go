@@ -1,0 +1,59 @@
+package mcpserver_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpserver"
+)
+
+// TestTrailingDataRefused: a body with anything but whitespace after its
+// one JSON-RPC message is a parse error with HTTP 400 and changes nothing,
+// on the lean path (send_message) and through the SDK (whoami) alike;
+// a trailing newline is whitespace.
+func TestTrailingDataRefused(t *testing.T) {
+	const parseError = `{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse error: the body must be one JSON-RPC message, or one batch, and nothing after it"}}`
+	for _, tc := range []struct {
+		name   string
+		adjust []func(*mcpserver.Server)
+	}{
+		{"lean", nil},
+		{"sdk", []func(*mcpserver.Server){mcpserver.WithoutLean}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServerWith(t, hub.DefaultSettings(), tc.adjust...)
+			ctx := context.Background()
+			planner := ts.client(t, "alice/planner", older)
+			conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
+			send := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_message","arguments":{"conversation_id":"` + conv + `","body":"glued"}}}`
+			whoami := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+			for _, body := range []string{
+				send + send,
+				send + whoami,
+				whoami + send,
+				send + " x",
+				send + "\n]",
+				"[" + send + "]" + send,
+				`{"jsonrpc":"2.0","id":1,`,
+			} {
+				resp, b := ts.post(t, ctx, "/mcp/", ts.tokens["alice/planner"], body, nil)
+				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/json" || string(b) != parseError {
+					t.Errorf("%s:\n%d %s %s\nwant 400 application/json %s", body, resp.StatusCode, resp.Header.Get("Content-Type"), b, parseError)
+				}
+			}
+			inbox := mustCall(t, ts.client(t, "alice/reviewer", older), "check_inbox", map[string]any{})
+			if diff := cmp.Diff([]any{}, inbox["messages"]); diff != "" {
+				t.Errorf("a refused body sent a message (-want +got):\n%s", diff)
+			}
+			for _, body := range []string{send + "\n", send + "\r\n", " \t" + whoami + " \n"} {
+				if resp, b := ts.post(t, ctx, "/mcp/", ts.tokens["alice/planner"], body, nil); resp.StatusCode != http.StatusOK {
+					t.Errorf("%q: %d %s, want 200", body, resp.StatusCode, b)
+				}
+			}
+		})
+	}
+}
