@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -53,8 +54,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Wrap applies the shared middleware: a request id (X-Request-Id), security
-// headers, panic recovery, and one access-log line per request at debug
-// level (method, path, status, bytes, duration; never a header's value).
+// headers, panic recovery, a 404 for a path that is not clean (where
+// ServeMux would redirect, and a redirect drops a POST or its
+// Authorization header at some clients, DESIGN.md §10.1), and one
+// access-log line per request at debug level (method, path, status,
+// bytes, duration; never a header's value).
 func Wrap(next http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b [8]byte
@@ -80,8 +84,28 @@ func Wrap(next http.Handler, log *slog.Logger) http.Handler {
 			log.Debug("request", "request", id, "method", r.Method, "path", r.URL.Path, "status", sw.status,
 				"bytes", sw.bytes, "duration_ms", time.Since(start).Milliseconds())
 		}()
+		if clean := cleanPath(r.URL.Path); clean != r.URL.Path && r.Method != http.MethodConnect && r.RequestURI != "*" {
+			http.Error(sw, "nothing is served at "+r.URL.Path+"; did you mean "+clean+"?", http.StatusNotFound)
+			return
+		}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
 	})
+}
+
+// cleanPath is the path ServeMux would redirect p to: rooted, without
+// empty or dot segments, keeping a trailing slash.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // BaseURL is the server's public base URL: the configured one, or else

@@ -1,10 +1,54 @@
 package httpx
 
 import (
+	"io"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 )
+
+// TestWrapRefusesUncleanPaths: a path with empty or dot segments is 404
+// naming the clean path, for every method — never the redirect ServeMux
+// would answer, which some clients follow without the POST's body or
+// Authorization header; a clean path reaches the handler.
+func TestWrapRefusesUncleanPaths(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "served "+r.URL.Path) })
+	srv := httptest.NewServer(Wrap(mux, slog.New(slog.DiscardHandler)))
+	defer srv.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, c := range []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"POST", "/mcp/", 200, "served /mcp/"},
+		{"POST", "/mcp", 200, "served /mcp"},
+		{"POST", "/mcp//", 404, "nothing is served at /mcp//; did you mean /mcp/?\n"},
+		{"POST", "//mcp/", 404, "nothing is served at //mcp/; did you mean /mcp/?\n"},
+		{"POST", "/mcp/./", 404, "nothing is served at /mcp/./; did you mean /mcp/?\n"},
+		{"POST", "/x/../mcp", 404, "nothing is served at /x/../mcp; did you mean /mcp?\n"},
+		{"GET", "/.well-known//oauth-protected-resource", 404, "nothing is served at /.well-known//oauth-protected-resource; did you mean /.well-known/oauth-protected-resource?\n"},
+	} {
+		req, err := http.NewRequest(c.method, srv.URL, strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.URL.Path = c.path // as sent, not cleaned by the client
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || string(b) != c.body {
+			t.Errorf("%s %s: %d %q, want %d %q", c.method, c.path, resp.StatusCode, b, c.status, c.body)
+		}
+	}
+}
 
 // TestClientAddr: a peer that is no proxy is the client, whatever
 // X-Forwarded-For claims; behind a proxy on this machine or a trusted one,
