@@ -40,10 +40,10 @@ func (s *Server) Register(mux *http.ServeMux) {
 		if !s.noLean {
 			sdk = s.lean(p, h)
 		}
-		endpoint := s.cors(s.keepRequestContext(s.alignVersionHeader(s.bearer(p, oneMessage(sdk)))))
+		endpoint := s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, oneMessage(sdk)))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
-		prm := s.cors(s.protectedResourceMetadata(p))
+		prm := s.cors("GET, HEAD", s.protectedResourceMetadata(p))
 		mux.Handle(metadataPath+p.path, prm)
 		mux.Handle(metadataPath+p.path+"/", prm)
 		if p.name == "default" {
@@ -203,10 +203,11 @@ func (s *Server) alignVersionHeader(next http.Handler) http.Handler {
 	})
 }
 
-// cors answers preflight before authentication and checks Origin against the
-// allowlist: the base URL's origin, configured origins, and loopback (local
-// inspectors). A bad Origin gets 403 (§10.1).
-func (s *Server) cors(next http.Handler) http.Handler {
+// cors answers preflight before authentication, advertising the methods
+// next serves, and checks Origin against the allowlist: the base URL's
+// origin, configured origins, and loopback (local inspectors). A bad
+// Origin gets 403 (§10.1).
+func (s *Server) cors(methods string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin == "" {
@@ -222,7 +223,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		h.Add("Vary", "Origin")
 		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate, Mcp-Session-Id")
 		if r.Method == http.MethodOptions {
-			h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			h.Set("Access-Control-Allow-Methods", methods)
 			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Last-Event-ID")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)

@@ -57,3 +57,38 @@ func TestTrailingDataRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCORSPreflight: preflight is answered before authentication and
+// advertises only the methods served — POST on the endpoint (GET is 405),
+// GET and HEAD on the protected resource metadata; a foreign origin gets
+// 403 (§10.1).
+func TestCORSPreflight(t *testing.T) {
+	ts := newTestServer(t)
+	for _, c := range []struct {
+		path, origin string
+		status       int
+		methods      string
+	}{
+		{"/mcp/", "http://localhost:6274", http.StatusNoContent, "POST"},
+		{"/mcp", "http://127.0.0.1:6274", http.StatusNoContent, "POST"},
+		{"/mcp/inbox/", "http://localhost:6274", http.StatusNoContent, "POST"},
+		{"/.well-known/oauth-protected-resource/mcp/", "http://localhost:6274", http.StatusNoContent, "GET, HEAD"},
+		{"/.well-known/oauth-protected-resource", "http://localhost:6274", http.StatusNoContent, "GET, HEAD"},
+		{"/mcp/", "https://evil.example", http.StatusForbidden, ""},
+	} {
+		req, err := http.NewRequest(http.MethodOptions, ts.url+c.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Origin", c.origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Methods"); resp.StatusCode != c.status || got != c.methods {
+			t.Errorf("OPTIONS %s from %s: %d, methods %q; want %d, %q", c.path, c.origin, resp.StatusCode, got, c.status, c.methods)
+		}
+	}
+}
