@@ -44,7 +44,7 @@ func TestConformance(t *testing.T) {
 		t.Skip("PALAVER_CONFORMANCE is not set; it names the MCP conformance suite's executable (CONTRIBUTING.md says how to install it)")
 	}
 	db := filepath.Join(t.TempDir(), "palaver.db")
-	target, _ := servePalaver(t, db)
+	target, logs := servePalaver(t, db)
 	for _, args := range [][]string{
 		{"user", "create", "conformance", "--name", "Conformance", "--database", db},
 		{"agent", "create", "conformance/suite", "--description", "runs the MCP conformance suite", "--database", db},
@@ -92,6 +92,11 @@ func TestConformance(t *testing.T) {
 				t.Errorf("%d scenarios ran at %s, but the suite lists %d:\n%s", n.scenarios, era, want, list)
 			}
 		})
+	}
+	// The suite makes many mistakes on purpose; they are the client's, so
+	// they are refusals, logged below ERROR.
+	if errs := logs.lines("level=ERROR"); len(errs) > 0 {
+		t.Errorf("the server logged %d errors during the conformance run:\n%s", len(errs), strings.Join(errs, "\n"))
 	}
 }
 
@@ -174,3 +179,14 @@ func servePalaver(t *testing.T, db string) (*url.URL, *serverLog) {
 
 // serverLog is the server's log, kept for the test to read.
 type serverLog struct{ syncBuffer }
+
+// lines returns the log lines containing s.
+func (l *serverLog) lines(s string) []string {
+	var out []string
+	for line := range strings.Lines(l.String()) {
+		if strings.Contains(line, s) {
+			out = append(out, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -90,5 +91,27 @@ func TestCORSPreflight(t *testing.T) {
 		if got := resp.Header.Get("Access-Control-Allow-Methods"); resp.StatusCode != c.status || got != c.methods {
 			t.Errorf("OPTIONS %s from %s: %d, methods %q; want %d, %q", c.path, c.origin, resp.StatusCode, got, c.status, c.methods)
 		}
+	}
+}
+
+// TestClientMistakesLoggedAsRefusals: a request the client got wrong —
+// here initialize in the 2026-07-28 era, which has no handshake — is
+// answered with the SDK's error and logged at INFO, as refusals are,
+// never at ERROR.
+func TestClientMistakesLoggedAsRefusals(t *testing.T) {
+	ts := newTestServer(t)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	resp, b := ts.post(t, context.Background(), "/mcp/", ts.tokens["alice/planner"],
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{`+meta+`}}`,
+		map[string]string{"MCP-Protocol-Version": modern, "Mcp-Method": "initialize"})
+	if want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"method not found: \"initialize\""}}`; resp.StatusCode != http.StatusNotFound || string(b) != want {
+		t.Errorf("%d %s, want 404 %s", resp.StatusCode, b, want)
+	}
+	got := ts.logLines(`"msg":"method removed in the new protocol"`)
+	if len(got) != 1 || !strings.Contains(got[0], `"level":"INFO"`) || !strings.Contains(got[0], `"method":"initialize"`) {
+		t.Errorf("log lines %q, want one at INFO naming the method", got)
+	}
+	if errs := ts.logLines(`"level":"ERROR"`); len(errs) > 0 {
+		t.Errorf("logged at ERROR: %q", errs)
 	}
 }

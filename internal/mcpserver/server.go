@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -75,16 +76,42 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// quiet passes on a logger's records at warning level and above.
+// quiet passes on the SDK's log records at warning level and above,
+// except that what the SDK logs at error level about a request the client
+// got wrong (an initialize in the 2026-07-28 era, a method before the
+// handshake) is a refusal, logged at info like the faces' own refusals.
 func quiet(l *slog.Logger) *slog.Logger {
-	return slog.New(warnOnly{l.Handler()})
+	return slog.New(sdkLog{l.Handler()})
 }
 
-type warnOnly struct{ slog.Handler }
-
-func (h warnOnly) Enabled(ctx context.Context, level slog.Level) bool {
-	return level >= slog.LevelWarn && h.Handler.Enabled(ctx, level)
+// clientMistakes are the messages the SDK logs at error level about a
+// client's request, not about the server.
+var clientMistakes = []string{
+	"method removed in the new protocol",
+	"method invalid during initialization",
+	"duplicate initialize request",
+	"initialized before initialize",
+	"duplicate initialized notification",
 }
+
+type sdkLog struct{ next slog.Handler }
+
+func (h sdkLog) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= slog.LevelWarn && h.next.Enabled(ctx, level)
+}
+
+func (h sdkLog) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError && slices.Contains(clientMistakes, r.Message) {
+		r.Level = slog.LevelInfo
+		if !h.next.Enabled(ctx, r.Level) {
+			return nil
+		}
+	}
+	return h.next.Handle(ctx, r)
+}
+
+func (h sdkLog) WithAttrs(as []slog.Attr) slog.Handler { return sdkLog{h.next.WithAttrs(as)} }
+func (h sdkLog) WithGroup(name string) slog.Handler    { return sdkLog{h.next.WithGroup(name)} }
 
 // LeanCalls is how many tool calls the lean path has served (§17).
 func (s *Server) LeanCalls() int64 { return s.leans.Load() }
