@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"path"
@@ -119,6 +120,23 @@ func BaseURL(configured string, r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+// LiteralHost reports whether a Host header names the server by an IP
+// address or as localhost (or a name under .localhost): the names a page
+// elsewhere cannot make resolve here by DNS rebinding, so a server with no
+// configured base URL may build URLs from them.
+func LiteralHost(host string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	if _, err := netip.ParseAddr(name); err == nil {
+		return true
+	}
+	name = strings.ToLower(name)
+	return name == "localhost" || strings.HasSuffix(name, ".localhost")
 }
 
 // WriteBytes sends bytes that people uploaded (a project's images) as

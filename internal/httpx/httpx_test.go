@@ -76,3 +76,17 @@ func TestClientAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralHost: addresses and localhost names are literal hosts; any
+// other name, however it looks, is not.
+func TestLiteralHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1": true, "127.0.0.1:8420": true, "[::1]:8420": true, "::1": true, "10.0.0.11:8420": true,
+		"localhost": true, "LOCALHOST:8420": true, "app.localhost:8420": true,
+		"evil.example": false, "evil.example:8420": false, "localhost.evil.example": false, "127.0.0.1.nip.io": false, "": false,
+	} {
+		if got := LiteralHost(host); got != want {
+			t.Errorf("LiteralHost(%q) = %t, want %t", host, got, want)
+		}
+	}
+}

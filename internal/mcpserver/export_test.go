@@ -3,3 +3,6 @@ package mcpserver
 // WithoutLean sends every call through the SDK, for tests that compare the
 // lean path with it.
 func WithoutLean(s *Server) { s.noLean = true }
+
+// WithBaseURL sets the public base URL, as --base-url does.
+func WithBaseURL(u string) func(*Server) { return func(s *Server) { s.baseURL = u } }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -40,10 +41,10 @@ func (s *Server) Register(mux *http.ServeMux) {
 		if !s.noLean {
 			sdk = s.lean(p, h)
 		}
-		endpoint := s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, oneMessage(sdk)))))
+		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, oneMessage(sdk))))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
-		prm := s.cors("GET, HEAD", s.protectedResourceMetadata(p))
+		prm := s.knownHost(s.cors("GET, HEAD", s.protectedResourceMetadata(p)))
 		mux.Handle(metadataPath+p.path, prm)
 		mux.Handle(metadataPath+p.path+"/", prm)
 		if p.name == "default" {
@@ -65,6 +66,23 @@ const metadataPath = "/.well-known/oauth-protected-resource"
 
 // base is the public base URL: configured, or this request's own.
 func (s *Server) base(r *http.Request) string { return httpx.BaseURL(s.baseURL, r) }
+
+// knownHost refuses, before anything else, a request for a host the server
+// does not know it is served as. With a configured base URL every URL is
+// built from it and the Host header is not used. Without one, the Host is
+// taken — and put into WWW-Authenticate, the resource metadata and the
+// allowed origins — only if it is an address or localhost, the rule the
+// dashboard applies, so a name merely pointed here (DNS rebinding, a
+// forged Host) is never reflected to a client (§15).
+func (s *Server) knownHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.baseURL == "" && !httpx.LiteralHost(r.Host) {
+			http.Error(w, fmt.Sprintf("this server is not served as %q: use its address, or start it with --base-url set to its public URL", r.Host), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // protectedResourceMetadata serves RFC 9728 metadata for a profile's
 // endpoint.

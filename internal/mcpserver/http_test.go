@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -113,5 +114,69 @@ func TestClientMistakesLoggedAsRefusals(t *testing.T) {
 	}
 	if errs := ts.logLines(`"level":"ERROR"`); len(errs) > 0 {
 		t.Errorf("logged at ERROR: %q", errs)
+	}
+}
+
+// TestHostNotReflected: with no base URL, a request for a Host that is
+// not an address or localhost is refused with 403 before authentication,
+// so the name is never put into WWW-Authenticate or the resource
+// metadata; an address or localhost is used as it is; with a base URL the
+// base is used whatever the Host (§15).
+func TestHostNotReflected(t *testing.T) {
+	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+	do := func(t *testing.T, method, url, host, token string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	ts := newTestServer(t)
+	port := ts.url[strings.LastIndex(ts.url, ":")+1:]
+	for _, host := range []string{"evil.example", "evil.example:" + port, "localhost.evil.example"} {
+		for _, token := range []string{"", ts.tokens["alice/planner"]} {
+			resp, b := do(t, http.MethodPost, ts.url+"/mcp/", host, token)
+			want := "this server is not served as \"" + host + "\": use its address, or start it with --base-url set to its public URL\n"
+			if resp.StatusCode != http.StatusForbidden || b != want || resp.Header.Get("WWW-Authenticate") != "" {
+				t.Errorf("POST /mcp/ for %s (token %t): %d %q, WWW-Authenticate %q; want 403 %q and none",
+					host, token != "", resp.StatusCode, b, resp.Header.Get("WWW-Authenticate"), want)
+			}
+		}
+		for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp/"} {
+			if resp, b := do(t, http.MethodGet, ts.url+path, host, ""); resp.StatusCode != http.StatusForbidden || strings.Contains(b, "http://") {
+				t.Errorf("GET %s for %s: %d %s, want 403", path, host, resp.StatusCode, b)
+			}
+		}
+	}
+	for _, host := range []string{"localhost:" + port, "127.0.0.1:" + port, "app.localhost:" + port} {
+		resp, _ := do(t, http.MethodPost, ts.url+"/mcp/", host, "")
+		want := `Bearer resource_metadata="http://` + host + `/.well-known/oauth-protected-resource/mcp/"`
+		if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(got, want) {
+			t.Errorf("POST /mcp/ for %s: %d, WWW-Authenticate %q; want 401, prefix %q", host, resp.StatusCode, got, want)
+		}
+	}
+
+	based := newTestServerWith(t, hub.DefaultSettings(), mcpserver.WithBaseURL("https://palaver.example"))
+	resp, _ := do(t, http.MethodPost, based.url+"/mcp/", "evil.example", "")
+	want := `Bearer resource_metadata="https://palaver.example/.well-known/oauth-protected-resource/mcp/"`
+	if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(got, want) {
+		t.Errorf("with a base URL, POST /mcp/ for evil.example: %d, WWW-Authenticate %q; want 401, prefix %q", resp.StatusCode, got, want)
+	}
+	resp, b := do(t, http.MethodGet, based.url+"/.well-known/oauth-protected-resource/mcp/", "evil.example", "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(b, `"resource":"https://palaver.example/mcp/"`) || strings.Contains(b, "evil") {
+		t.Errorf("with a base URL, the metadata for evil.example: %d %s", resp.StatusCode, b)
 	}
 }
