@@ -122,6 +122,15 @@ func BaseURL(configured string, r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
+// KnownHost reports whether a request's Host header names this server:
+// the configured base URL's host (baseHost, "" when none is set), or an
+// address or localhost (LiteralHost). A name merely pointed here — DNS
+// rebinding, a forged Host — is neither, so it never drives a face nor is
+// reflected into a URL the server hands out (§15).
+func KnownHost(baseHost, host string) bool {
+	return (baseHost != "" && strings.EqualFold(host, baseHost)) || LiteralHost(host)
+}
+
 // LiteralHost reports whether a Host header names the server by an IP
 // address or as localhost (or a name under .localhost): the names a page
 // elsewhere cannot make resolve here by DNS rebinding, so a server with no

@@ -90,3 +90,19 @@ func TestLiteralHost(t *testing.T) {
 		}
 	}
 }
+
+func TestKnownHost(t *testing.T) {
+	for _, c := range []struct {
+		base, host string
+		want       bool
+	}{
+		{"", "127.0.0.1:8420", true}, {"", "palaver.example", false},
+		{"palaver.example", "palaver.example", true}, {"palaver.example", "Palaver.Example", true},
+		{"palaver.example", "127.0.0.1:8420", true}, {"palaver.example", "evil.example", false},
+		{"palaver.example", "palaver.example:8443", false}, {"palaver.example:8443", "palaver.example:8443", true},
+	} {
+		if got := KnownHost(c.base, c.host); got != c.want {
+			t.Errorf("KnownHost(%q, %q) = %t, want %t", c.base, c.host, got, c.want)
+		}
+	}
+}

@@ -5,4 +5,4 @@ package mcpserver
 func WithoutLean(s *Server) { s.noLean = true }
 
 // WithBaseURL sets the public base URL, as --base-url does.
-func WithBaseURL(u string) func(*Server) { return func(s *Server) { s.baseURL = u } }
+func WithBaseURL(u string) func(*Server) { return func(s *Server) { s.setBaseURL(u) } }

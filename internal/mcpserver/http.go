@@ -36,6 +36,8 @@ func (s *Server) Register(mux *http.ServeMux) {
 			PropagateRequestCancellation: true,
 			MaxRequestBodyBytes:          maxBody,
 			Logger:                       quiet(s.log),
+			DisableLocalhostProtection:   true, // knownHost checks every request's Host first
+
 		})
 		var sdk http.Handler = h
 		if !s.noLean {
@@ -68,16 +70,20 @@ const metadataPath = "/.well-known/oauth-protected-resource"
 func (s *Server) base(r *http.Request) string { return httpx.BaseURL(s.baseURL, r) }
 
 // knownHost refuses, before anything else, a request for a host the server
-// does not know it is served as. With a configured base URL every URL is
-// built from it and the Host header is not used. Without one, the Host is
-// taken — and put into WWW-Authenticate, the resource metadata and the
-// allowed origins — only if it is an address or localhost, the rule the
-// dashboard applies, so a name merely pointed here (DNS rebinding, a
-// forged Host) is never reflected to a client (§15).
+// does not know it is served as (httpx.KnownHost, the dashboard's rule):
+// the base URL's host, or an address or localhost. So a name merely pointed
+// here (DNS rebinding, a forged Host) never reaches a tool and is never
+// reflected into WWW-Authenticate, the resource metadata or the allowed
+// origins (§15). It stands in for the SDK's own check, which refuses a
+// proxy on the same machine that forwards the public Host.
 func (s *Server) knownHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.baseURL == "" && !httpx.LiteralHost(r.Host) {
-			http.Error(w, fmt.Sprintf("this server is not served as %q: use its address, or start it with --base-url set to its public URL", r.Host), http.StatusForbidden)
+		if !httpx.KnownHost(s.baseHost, r.Host) {
+			fix := "use its address, or start it with --base-url set to its public URL"
+			if s.baseURL != "" {
+				fix = "use " + s.baseURL + " (its --base-url) or its address"
+			}
+			http.Error(w, fmt.Sprintf("this server is not served as %q: %s", r.Host, fix), http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

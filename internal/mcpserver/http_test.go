@@ -169,14 +169,27 @@ func TestHostNotReflected(t *testing.T) {
 		}
 	}
 
+	// With a base URL, its host is served — also through a proxy on this
+	// machine that forwards the public Host to the loopback listener — and
+	// so are addresses; any other name is refused as without one.
 	based := newTestServerWith(t, hub.DefaultSettings(), mcpserver.WithBaseURL("https://palaver.example"))
-	resp, _ := do(t, http.MethodPost, based.url+"/mcp/", "evil.example", "")
-	want := `Bearer resource_metadata="https://palaver.example/.well-known/oauth-protected-resource/mcp/"`
-	if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(got, want) {
-		t.Errorf("with a base URL, POST /mcp/ for evil.example: %d, WWW-Authenticate %q; want 401, prefix %q", resp.StatusCode, got, want)
+	resp, b := do(t, http.MethodPost, based.url+"/mcp/", "evil.example", "")
+	want := "this server is not served as \"evil.example\": use https://palaver.example (its --base-url) or its address\n"
+	if resp.StatusCode != http.StatusForbidden || b != want {
+		t.Errorf("with a base URL, POST /mcp/ for evil.example: %d %q; want 403 %q", resp.StatusCode, b, want)
 	}
-	resp, b := do(t, http.MethodGet, based.url+"/.well-known/oauth-protected-resource/mcp/", "evil.example", "")
-	if resp.StatusCode != http.StatusOK || !strings.Contains(b, `"resource":"https://palaver.example/mcp/"`) || strings.Contains(b, "evil") {
-		t.Errorf("with a base URL, the metadata for evil.example: %d %s", resp.StatusCode, b)
+	for _, host := range []string{"palaver.example", "PALAVER.example", "127.0.0.1:" + port} {
+		resp, _ := do(t, http.MethodPost, based.url+"/mcp/", host, "")
+		wantAuth := `Bearer resource_metadata="https://palaver.example/.well-known/oauth-protected-resource/mcp/"`
+		if got := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(got, wantAuth) {
+			t.Errorf("with a base URL, POST /mcp/ for %s: %d, WWW-Authenticate %q; want 401, prefix %q", host, resp.StatusCode, got, wantAuth)
+		}
+		if resp, b := do(t, http.MethodPost, based.url+"/mcp/", host, based.tokens["alice/planner"]); resp.StatusCode != http.StatusOK || !strings.Contains(b, `"handle\":\"alice/planner\"`) {
+			t.Errorf("with a base URL, whoami for %s: %d %s", host, resp.StatusCode, b)
+		}
+	}
+	resp, b = do(t, http.MethodGet, based.url+"/.well-known/oauth-protected-resource/mcp/", "palaver.example", "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(b, `"resource":"https://palaver.example/mcp/"`) {
+		t.Errorf("with a base URL, the metadata: %d %s", resp.StatusCode, b)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -43,6 +44,7 @@ type Server struct {
 	hub      *hub.Hub
 	log      *slog.Logger
 	baseURL  string
+	baseHost string // the base URL's host, "" without one
 	origins  []string
 	profiles []*profile   // the default profile first
 	noLean   bool         // every call through the SDK (tests compare both paths)
@@ -50,17 +52,26 @@ type Server struct {
 	calls    *prometheus.HistogramVec
 }
 
+// setBaseURL sets the public base URL and the host it names.
+func (s *Server) setBaseURL(base string) {
+	s.baseURL, s.baseHost = strings.TrimSuffix(base, "/"), ""
+	if u, err := url.Parse(s.baseURL); err == nil {
+		s.baseHost = u.Host
+	}
+}
+
 // New builds the MCP server and its profiles.
 func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/"), origins: o.Origins,
+	s := &Server{hub: o.Hub, log: o.Logger, origins: o.Origins,
 		calls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "palaver_tool_calls_seconds",
 			Help:    "MCP tool calls by tool and outcome (ok, refused, error), and how long each took in the server.",
 			Buckets: []float64{.0001, .00025, .0005, .00075, .001, .0015, .002, .003, .005, .0075, .01, .025, .05, .1, .25, .5, 1, 5, 15, 30, 60},
 		}, []string{"tool", "outcome"})}
+	s.setBaseURL(o.BaseURL)
 	if o.Metrics != nil {
 		if err := o.Metrics.Register(s.calls); err != nil {
 			return nil, err

@@ -21,7 +21,6 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -323,25 +322,10 @@ func (w *Web) serve(rt route) http.Handler {
 	})
 }
 
-// knownHost reports whether a request's Host is the dashboard's own: the
-// base URL's host when one is set, otherwise an address or localhost — so
-// a page on another name that resolves here (DNS rebinding) cannot drive
-// the dashboard, first-run setup included.
-func (w *Web) knownHost(host string) bool {
-	if w.host != "" {
-		return strings.EqualFold(host, w.host)
-	}
-	name := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
-	}
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
-	if _, err := netip.ParseAddr(name); err == nil {
-		return true
-	}
-	name = strings.ToLower(name)
-	return name == "localhost" || strings.HasSuffix(name, ".localhost")
-}
+// knownHost reports whether a request's Host is the dashboard's own
+// (httpx.KnownHost): a page on another name that resolves here (DNS
+// rebinding) cannot drive the dashboard, first-run setup included.
+func (w *Web) knownHost(host string) bool { return httpx.KnownHost(w.host, host) }
 
 // echoHost is a Host header as a message may quote it.
 func echoHost(h string) string {
