@@ -27,11 +27,20 @@ func run(t *testing.T, ctx context.Context, vars map[string]string, args ...stri
 // server stops at the end of the test.
 func serve(t *testing.T, db string) string {
 	t.Helper()
+	url, _ := startServer(t, nil, "--addr", "127.0.0.1:0", "--database", db)
+	return url
+}
+
+// startServer runs `palaver serve args…` until the end of the test and
+// returns the MCP URL it listens on (from the start-up log's addr) and that
+// log line.
+func startServer(t *testing.T, vars map[string]string, args ...string) (url, started string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database", db}, strings.NewReader(""), io.Discard, pw, func(string) string { return "" })
+		done <- Main(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, pw, func(k string) string { return vars[k] })
 		pw.Close()
 	}()
 	t.Cleanup(func() {
@@ -45,11 +54,11 @@ func serve(t *testing.T, db string) string {
 	for lines.Scan() {
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, pr) // keep draining the log
-			return m[1]
+			return m[1], lines.Text()
 		}
 	}
 	t.Fatal("serve ended without saying where it listens")
-	return ""
+	return "", ""
 }
 
 // TestReadmeFlow follows the README: serve, create a person and an agent,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/palaverhq/palaver/clients"
 	"github.com/palaverhq/palaver/internal/api"
+	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
@@ -110,7 +111,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("palaver is serving", "dashboard", "http://"+ln.Addr().String()+"/", "mcp", "http://"+ln.Addr().String()+"/mcp/", "version", srv.Version(), "config", cfg.String())
+	log.Info("palaver is serving", "dashboard", "http://"+ln.Addr().String()+"/", "mcp", "http://"+ln.Addr().String()+"/mcp/", "build", build.Current().String(), "tools", srv.Version(), "config", cfg.String())
 
 	go pruneEvents(ctx, h, log)
 	// Wake waiters for events committed by other processes on the database

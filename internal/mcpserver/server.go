@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -130,21 +130,11 @@ func (s *Server) LeanCalls() int64 { return s.leans.Load() }
 // Version is the default profile's serverInfo.version.
 func (s *Server) Version() string { return s.profiles[0].impl.Version }
 
-// buildName names the build: the surface version and the VCS revision when
-// the binary carries one.
+// buildName is whoami.server_build: the binary's version and VCS revision
+// (the same words as `palaver version` and the start-up log), then the
+// profile's surface version.
 func buildName(version string) string {
-	rev := "unknown revision"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				rev = s.Value[:12]
-			}
-		}
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" && rev == "unknown revision" {
-			rev = bi.Main.Version
-		}
-	}
-	return "palaver " + version + " (" + rev + ")"
+	return "palaver " + build.Current().String() + ", tools " + version
 }
 
 // callTool runs one tool call for the SDK and the lean path alike: it finds
