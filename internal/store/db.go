@@ -22,9 +22,12 @@ import (
 
 // Options configure Open.
 type Options struct {
-	// Database is a SQLite file path (created on first open) or a
-	// postgres:// or postgresql:// URL.
+	// Database is a SQLite file path (created on first open, readable by
+	// its owner only) or a postgres:// or postgresql:// URL.
 	Database string
+	// MustExist refuses to create a missing SQLite file (ErrNoDatabase):
+	// only serve and migrate make a new database.
+	MustExist bool
 	// Synchronous is SQLite's synchronous setting: "FULL" (default: an
 	// acknowledged write survives power loss) or "NORMAL" (faster; a power
 	// loss may roll back the last commits, never corrupts).
@@ -41,6 +44,10 @@ type Options struct {
 // ErrLocked is returned by Open when another process holds the exclusive
 // lock.
 var ErrLocked = errors.New("locked by another process")
+
+// ErrNoDatabase is returned by Open with MustExist when the SQLite file
+// does not exist.
+var ErrNoDatabase = errors.New("no database")
 
 // ErrClosed is returned by Update after Close.
 var ErrClosed = errors.New("store is closed")
@@ -97,12 +104,15 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		db.read = db.write
 	} else {
 		db.dialect, db.path = sqliteDialect, o.Database
+		if err := prepareSQLiteFile(o.Database, o.MustExist); err != nil {
+			return nil, err
+		}
 		if o.Exclusive {
 			if db.unlock, err = lockFile(o.Database); err != nil {
 				return nil, err
 			}
 		}
-		if db.write, db.read, err = openSQLite(o.Database, o.Synchronous, o.ReadConns); err != nil {
+		if db.write, db.read, err = openSQLite(o.Database, o.Synchronous, o.ReadConns, o.MustExist); err != nil {
 			return fail(err)
 		}
 	}

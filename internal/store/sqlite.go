@@ -4,7 +4,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -25,11 +28,35 @@ var sqliteDialect = &dialect{
 	retryable:   func(error) bool { return false },
 }
 
+// prepareSQLiteFile creates a missing database file empty and readable by
+// its owner only, before SQLite opens it: SQLite would make it 0644, and it
+// gives the -wal and -shm files beside it the database file's permissions.
+// With mustExist a missing file is ErrNoDatabase instead.
+func prepareSQLiteFile(path string, mustExist bool) error {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return fmt.Errorf("database path %q: give a file path without ? or #", path)
+	}
+	if mustExist {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			if abs, err := filepath.Abs(path); err == nil {
+				path = abs
+			}
+			return fmt.Errorf("%w at %s", ErrNoDatabase, path)
+		}
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	return f.Close()
+}
+
 // openSQLite opens the write connection and the read pool on one file, in
 // WAL mode. Every writing connection begins with BEGIN IMMEDIATE: a deferred
 // transaction that reads then writes fails at once with SQLITE_BUSY when
 // another writer holds the lock, whatever the busy timeout.
-func openSQLite(path, synchronous string, readConns int) (write, read *sql.DB, err error) {
+func openSQLite(path, synchronous string, readConns int, mustExist bool) (write, read *sql.DB, err error) {
 	switch strings.ToUpper(synchronous) {
 	case "":
 		synchronous = "FULL"
@@ -38,10 +65,11 @@ func openSQLite(path, synchronous string, readConns int) (write, read *sql.DB, e
 	default:
 		return nil, nil, fmt.Errorf("synchronous must be FULL or NORMAL, not %q", synchronous)
 	}
-	if path == "" || strings.ContainsAny(path, "?#") {
-		return nil, nil, fmt.Errorf("database path %q: give a file path without ? or #", path)
-	}
 	common := url.Values{}
+	if mustExist {
+		// SQLite's own: open read-write, never create.
+		common.Set("mode", "rw")
+	}
 	common.Add("_pragma", "busy_timeout(10000)")
 	common.Add("_pragma", "foreign_keys(1)")
 	common.Add("_pragma", "temp_store(MEMORY)")
