@@ -9,8 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -165,8 +168,15 @@ type admin struct {
 
 // adminCommand runs an admin subcommand: it parses flags (with --database;
 // flags registers the command's own) and exactly nargs positional
-// arguments, opens the database the way the server does, and runs fn.
+// arguments, opens the database the way the server does, and runs fn. A
+// missing SQLite file is an error: only serve and migrate make one.
 func adminCommand(ctx context.Context, e *env, args []string, usage string, nargs int, flags func(*flag.FlagSet), fn func(a *admin) error) error {
+	return openAdmin(ctx, e, args, usage, nargs, false, flags, fn)
+}
+
+// openAdmin is adminCommand; with create it makes a missing SQLite file,
+// saying where on stderr.
+func openAdmin(ctx context.Context, e *env, args []string, usage string, nargs int, create bool, flags func(*flag.FlagSet), fn func(a *admin) error) error {
 	name, _, _ := strings.Cut(usage, " [")
 	fs := newFlags(e, name, usage+" [--database PATH]")
 	cfg := config.Default()
@@ -181,16 +191,45 @@ func adminCommand(ctx context.Context, e *env, args []string, usage string, narg
 	if err := wantArgs(fs, pos, nargs); err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, store.Options{Database: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
+	isNew := create && newDatabase(cfg.Database)
+	db, err := store.Open(ctx, store.Options{Database: cfg.Database, MustExist: !create, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		return err
+		return databaseErr(err)
 	}
 	defer db.Close()
+	if isNew {
+		fmt.Fprintf(e.stderr, "created a new database at %s\n", absPath(cfg.Database))
+	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}
 	return fn(&admin{db: db, hub: h, fs: fs, pos: pos})
+}
+
+// newDatabase reports whether database is a SQLite file not made yet.
+func newDatabase(database string) bool {
+	if store.IsPostgresURL(database) {
+		return false
+	}
+	_, err := os.Stat(database)
+	return errors.Is(err, iofs.ErrNotExist)
+}
+
+// absPath is path made absolute, for messages that say where a file is.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// databaseErr says what to do about a database that is not there.
+func databaseErr(err error) error {
+	if errors.Is(err, store.ErrNoDatabase) {
+		return fmt.Errorf("%w: give the server's database with --database PATH or PALAVER_DATABASE=PATH (the default is ./palaver.db in the current folder); palaver serve or palaver migrate makes a new one", err)
+	}
+	return err
 }
 
 // userFlag registers --user, the person acting.

@@ -32,8 +32,8 @@ func serve(t *testing.T, db string) string {
 }
 
 // startServer runs `palaver serve args…` until the end of the test and
-// returns the MCP URL it listens on (from the start-up log's addr) and that
-// log line.
+// returns the MCP URL it listens on and its log up to the line that says
+// so.
 func startServer(t *testing.T, vars map[string]string, args ...string) (url, started string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -52,9 +52,10 @@ func startServer(t *testing.T, vars map[string]string, args ...string) (url, sta
 	lines := bufio.NewScanner(pr)
 	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
 	for lines.Scan() {
+		started += lines.Text() + "\n"
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, pr) // keep draining the log
-			return m[1], lines.Text()
+			return m[1], started
 		}
 	}
 	t.Fatal("serve ended without saying where it listens")
@@ -141,15 +142,16 @@ func TestSecondServeRefused(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	ctx := context.Background()
+	db := migrated(t)
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
 	}{
 		{[]string{"frobnicate"}, 2, "unknown command"},
-		{[]string{"token", "mint", "--user", "alice", "--database", filepath.Join(t.TempDir(), "x.db")}, 2, "Usage: palaver token mint"},
-		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--scope", "msg:admin", "--database", filepath.Join(t.TempDir(), "x.db")}, 1, "unknown scope"},
-		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--expires", "soon", "--database", filepath.Join(t.TempDir(), "x.db")}, 1, "30d"},
+		{[]string{"token", "mint", "--user", "alice", "--database", db}, 2, "Usage: palaver token mint"},
+		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--scope", "msg:admin", "--database", db}, 1, "unknown scope"},
+		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--expires", "soon", "--database", db}, 1, "30d"},
 		{[]string{"serve", "--addr", "nowhere"}, 1, "host:port"},
 		{[]string{"call", "whoami"}, 1, "PALAVER_TOKEN is not set"},
 	} {
@@ -289,6 +291,9 @@ func TestUserCommands(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "palaver.db")
 	vars := map[string]string{"PALAVER_DATABASE": db}
+	if code, _, errOut := run(t, ctx, vars, "migrate"); code != 0 {
+		t.Fatalf("migrate: %d %s", code, errOut)
+	}
 	if code, out, errOut := run(t, ctx, vars, "user", "create", "alice", "--name", "Alice"); code != 0 || !strings.Contains(out, "palaver user password alice") {
 		t.Fatalf("user create: %d %s %s", code, out, errOut)
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"time"
 
@@ -27,7 +28,7 @@ import (
 // runServe: palaver serve [--addr] [--database] [--base-url] … Runs until ctx
 // ends (SIGINT/SIGTERM), then ends parked waits with timed_out and lets
 // requests in flight finish (§14).
-func runServe(ctx context.Context, e *env, args []string) error {
+func runServe(ctx context.Context, e *env, args []string) (err error) {
 	fs := newFlags(e, "serve", "serve [--addr 127.0.0.1:8420] [--database ./palaver.db] [--base-url URL]")
 	cfg := config.Default()
 	cfg.ServeFlags(fs, e.getenv)
@@ -48,11 +49,32 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		debug.SetGCPercent(400)
 	}
 
+	// Listen before touching the database, so a server that cannot have its
+	// address leaves no new database behind.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another server using this address? pass --addr)", cfg.Addr, err)
+	}
+	defer ln.Close()
+	isNew := newDatabase(cfg.Database)
 	db, err := store.Open(ctx, store.Options{Database: cfg.Database, Synchronous: cfg.Synchronous, Exclusive: true, Logger: log})
 	if err != nil {
+		if isNew {
+			removeDatabase(cfg.Database)
+		}
 		return err
 	}
 	defer db.Close()
+	if isNew {
+		log.Info("created a new database", "path", absPath(cfg.Database))
+		// A server that fails before it serves takes its new database away.
+		defer func() {
+			if err != nil && isNew {
+				db.Close()
+				removeDatabase(cfg.Database)
+			}
+		}()
+	}
 	settings := hub.DefaultSettings()
 	settings.PauseTurns, settings.DuplicateLimit, settings.Budget, settings.LoopTurns = cfg.PauseTurns, cfg.DuplicateLimit, cfg.Budget, cfg.LoopTurns
 	settings.StuckAfter = cfg.StuckAfter
@@ -101,10 +123,6 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		io.WriteString(w, "ready\n")
 	})
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is another server using this address? pass --addr)", cfg.Addr, err)
-	}
 	hs := &http.Server{
 		Handler:           httpx.Wrap(m.Mount(mux), log), // GET /metrics, and every request counted
 		ReadHeaderTimeout: 10 * time.Second,
@@ -113,6 +131,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	log.Info("palaver is serving", "dashboard", "http://"+ln.Addr().String()+"/", "mcp", "http://"+ln.Addr().String()+"/mcp/", "build", build.Current().String(), "tools", srv.Version(), "config", cfg.String())
 
+	isNew = false // serving: the database stays, whatever happens next
 	go pruneEvents(ctx, h, log)
 	// Wake waiters for events committed by other processes on the database
 	// (admin commands, other replicas) whose wake-up did not reach us.
@@ -132,6 +151,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// removeDatabase deletes a SQLite file this process made, with its -wal and
+// -shm files.
+func removeDatabase(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
 }
 
 func newLogger(w io.Writer, format string) *slog.Logger {
@@ -158,9 +185,9 @@ func pruneEvents(ctx context.Context, h *hub.Hub, log *slog.Logger) {
 }
 
 // runMigrate: palaver migrate [--database PATH] applies pending migrations
-// (serve applies them on start too).
+// (serve applies them on start too), making the database if there is none.
 func runMigrate(ctx context.Context, e *env, args []string) error {
-	return adminCommand(ctx, e, args, "migrate", 0, nil, func(*admin) error {
+	return openAdmin(ctx, e, args, "migrate", 0, true, nil, func(*admin) error {
 		fmt.Fprintln(e.stdout, "the database is up to date")
 		return nil
 	})
