@@ -50,12 +50,12 @@ func startServer(t *testing.T, vars map[string]string, args ...string) (url, sta
 		}
 	})
 	lines := bufio.NewScanner(pr)
-	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
+	re := regexp.MustCompile(`msg="palaver is serving" .* addr=(\S+)`)
 	for lines.Scan() {
 		started += lines.Text() + "\n"
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, pr) // keep draining the log
-			return m[1], started
+			return "http://" + m[1] + "/mcp/", started
 		}
 	}
 	t.Fatal("serve ended without saying where it listens")

@@ -129,7 +129,13 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("palaver is serving", "dashboard", "http://"+ln.Addr().String()+"/", "mcp", "http://"+ln.Addr().String()+"/mcp/", "build", build.Current().String(), "tools", srv.Version(), "config", cfg.String())
+	// The public URL is what people and agents are told to use: the base
+	// URL behind a proxy, else the address this server listens on.
+	public := cfg.BaseURL
+	if public == "" {
+		public = "http://" + ln.Addr().String()
+	}
+	log.Info("palaver is serving", "url", public, "dashboard", public+"/", "mcp", public+"/mcp/", "addr", ln.Addr().String(), "build", build.Current().String(), "tools", srv.Version(), "config", cfg.String())
 
 	isNew = false // serving: the database stays, whatever happens next
 	go pruneEvents(ctx, h, log)

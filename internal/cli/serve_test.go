@@ -32,3 +32,20 @@ func TestServeMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestServeLogsPublicURL: the start-up log gives the public URL — the base
+// URL when one is set, else the address it listens on — and that address.
+func TestServeLogsPublicURL(t *testing.T) {
+	url, started := startServer(t, nil, "--addr", "127.0.0.1:0", "--database", filepath.Join(t.TempDir(), "palaver.db"))
+	base := strings.TrimSuffix(url, "/mcp/")
+	addr := strings.TrimPrefix(base, "http://")
+	if want := ` url=` + base + ` dashboard=` + base + `/ mcp=` + base + `/mcp/ addr=` + addr + ` `; !strings.Contains(started, want) {
+		t.Errorf("without --base-url the log does not have %q:\n%s", want, started)
+	}
+
+	url, started = startServer(t, map[string]string{"PALAVER_BASE_URL": "https://palaver.example.com/"}, "--addr", "127.0.0.1:0", "--database", filepath.Join(t.TempDir(), "palaver.db"))
+	addr = strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp/")
+	if want := ` url=https://palaver.example.com dashboard=https://palaver.example.com/ mcp=https://palaver.example.com/mcp/ addr=` + addr + ` `; !strings.Contains(started, want) {
+		t.Errorf("with a base URL the log does not have %q:\n%s", want, started)
+	}
+}
