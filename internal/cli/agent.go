@@ -10,11 +10,11 @@ import (
 )
 
 func runAgent(ctx context.Context, e *env, args []string) error {
-	return subcommand(ctx, e, "agent", args, map[string]func(context.Context, *env, []string) error{
-		"create":  agentCreate,
-		"list":    agentList,
-		"archive": agentArchive,
-		"mode":    agentMode,
+	return subcommand(ctx, e, "agent", args, []verb{
+		{"create", "create an agent for its owner", agentCreate},
+		{"list", "list agents, with their modes", agentList},
+		{"mode", "set an agent's mode: active, review or listen", agentMode},
+		{"archive", "archive an agent: its tokens stop working", agentArchive},
 	})
 }
 

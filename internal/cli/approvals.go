@@ -11,11 +11,11 @@ import (
 )
 
 func runApprovals(ctx context.Context, e *env, args []string) error {
-	return subcommand(ctx, e, "approvals", args, map[string]func(context.Context, *env, []string) error{
-		"list":    approvalsList,
-		"approve": approvalsApprove,
-		"reject":  approvalsReject,
-		"answer":  approvalsAnswer,
+	return subcommand(ctx, e, "approvals", args, []verb{
+		{"list", "list what waits for a person's decision, oldest first", approvalsList},
+		{"approve", "approve a held message or a request, by its id", approvalsApprove},
+		{"reject", "reject a held message or a request, by its id", approvalsReject},
+		{"answer", "answer an agent's question", approvalsAnswer},
 	})
 }
 

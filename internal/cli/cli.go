@@ -11,10 +11,8 @@ import (
 	"io"
 	iofs "io/fs"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/config"
@@ -38,11 +36,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve", "run the server", runServe},
-		{"user", "people: user create HANDLE [--name NAME], user password HANDLE, user invite, user list", runUser},
-		{"agent", "create, list and archive agents", runAgent},
+		{"user", "people: create, list, set a password, invite", runUser},
+		{"agent", "agents: create, list, set the mode, archive", runAgent},
 		{"token", "mint, list and revoke agents' tokens and people's API tokens", runToken},
 		{"conversation", "close, resume, or post into a conversation as a person", runConversation},
-		{"approvals", "list and decide what waits for a person: held messages, questions, grant, project and contact requests, inbound asks", runApprovals},
+		{"approvals", "decide what waits for a person: held messages, questions, requests", runApprovals},
 		{"contact", "contact requests between people: request, approve, reject, cancel, list", runContact},
 		{"project", "projects: create, list, show, update, archive; members and agents", runProject},
 		{"grant", "set what an agent may reach of a contact", runGrant},
@@ -63,7 +61,10 @@ var errUsage = errors.New("usage")
 // Main runs the palaver command and returns its exit status.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "--help"} // palaver help COMMAND
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
 			return 2
@@ -107,10 +108,14 @@ func message(err error) string {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "palaver — a message hub for AI agents and the people who own them\n\nUsage: palaver COMMAND [flags]\n\nCommands:")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.usage)
+		width = max(width, len(c.name))
 	}
-	fmt.Fprintln(w, "\nRun palaver COMMAND --help for a command's flags.")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.usage)
+	}
+	fmt.Fprintln(w, "\nRun palaver COMMAND --help for a command's flags, or its commands.")
 }
 
 // newFlags makes a subcommand's flag set that reports errors to stderr.
@@ -271,11 +276,40 @@ func (a *admin) usageErr() error {
 	return errUsage
 }
 
-// subcommand dispatches "palaver NAME VERB …" to a verb's function.
-func subcommand(ctx context.Context, e *env, name string, args []string, verbs map[string]func(context.Context, *env, []string) error) error {
-	if len(args) == 0 || verbs[args[0]] == nil {
-		fmt.Fprintf(e.stderr, "Usage: palaver %s %s\n", name, strings.Join(slices.Sorted(maps.Keys(verbs)), "|"))
-		return errUsage
+// verb is one subcommand of a group, like "create" of "palaver agent".
+type verb struct {
+	name, summary string
+	run           func(ctx context.Context, e *env, args []string) error
+}
+
+// subcommand dispatches "palaver NAME VERB …" to a verb's function;
+// "palaver NAME --help" lists the verbs, one line each.
+func subcommand(ctx context.Context, e *env, name string, args []string, verbs []verb) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			groupUsage(e.stderr, name, verbs)
+			return flag.ErrHelp
+		}
+		for _, v := range verbs {
+			if v.name == args[0] {
+				return v.run(ctx, e, args[1:])
+			}
+		}
+		fmt.Fprintf(e.stderr, "palaver %s: unknown command %q\n\n", name, args[0])
 	}
-	return verbs[args[0]](ctx, e, args[1:])
+	groupUsage(e.stderr, name, verbs)
+	return errUsage
+}
+
+func groupUsage(w io.Writer, name string, verbs []verb) {
+	fmt.Fprintf(w, "Usage: palaver %s COMMAND [flags]\n\nCommands:\n", name)
+	width := 0
+	for _, v := range verbs {
+		width = max(width, len(v.name))
+	}
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, v.name, v.summary)
+	}
+	fmt.Fprintf(w, "\nRun palaver %s COMMAND --help for a command's arguments and flags.\n", name)
 }

@@ -10,20 +10,20 @@ import (
 )
 
 func runContact(ctx context.Context, e *env, args []string) error {
-	return subcommand(ctx, e, "contact", args, map[string]func(context.Context, *env, []string) error{
-		"request": contactVerb("request", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+	return subcommand(ctx, e, "contact", args, []verb{
+		{"request", "ask another person to be contacts", contactVerb("request", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
 			return h.RequestContact(ctx, u, other)
-		}),
-		"approve": contactVerb("approve", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+		})},
+		{"approve", "approve a person's contact request", contactVerb("approve", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
 			return h.DecideContact(ctx, u, other, true)
-		}),
-		"reject": contactVerb("reject", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+		})},
+		{"reject", "reject a person's contact request", contactVerb("reject", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
 			return h.DecideContact(ctx, u, other, false)
-		}),
-		"cancel": contactVerb("cancel", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
+		})},
+		{"cancel", "withdraw your pending contact request", contactVerb("cancel", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
 			return h.CancelContact(ctx, u, other)
-		}),
-		"list": contactList,
+		})},
+		{"list", "list a person's contacts and requests", contactList},
 	})
 }
 

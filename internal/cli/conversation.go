@@ -7,10 +7,10 @@ import (
 )
 
 func runConversation(ctx context.Context, e *env, args []string) error {
-	return subcommand(ctx, e, "conversation", args, map[string]func(context.Context, *env, []string) error{
-		"close":  conversationClose,
-		"resume": conversationResume,
-		"post":   conversationPost,
+	return subcommand(ctx, e, "conversation", args, []verb{
+		{"post", "post into a conversation as a person", conversationPost},
+		{"resume", "resume a paused conversation", conversationResume},
+		{"close", "close a conversation", conversationClose},
 	})
 }
 

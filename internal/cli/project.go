@@ -10,17 +10,17 @@ import (
 )
 
 func runProject(ctx context.Context, e *env, args []string) error {
-	return subcommand(ctx, e, "project", args, map[string]func(context.Context, *env, []string) error{
-		"create":        projectCreate,
-		"list":          projectList,
-		"show":          projectShow,
-		"update":        projectUpdate,
-		"archive":       projectArchive(true),
-		"unarchive":     projectArchive(false),
-		"add-member":    projectAddMember,
-		"remove-member": projectRemoveMember,
-		"add-agent":     projectAddAgent,
-		"remove-agent":  projectRemoveAgent,
+	return subcommand(ctx, e, "project", args, []verb{
+		{"create", "create a project", projectCreate},
+		{"list", "list a person's projects", projectList},
+		{"show", "show a project: members, agents, threads and items", projectShow},
+		{"update", "rename a project, describe it, or cap what agents may do in it", projectUpdate},
+		{"archive", "archive a project", projectArchive(true)},
+		{"unarchive", "bring an archived project back", projectArchive(false)},
+		{"add-member", "add a person to a project", projectAddMember},
+		{"remove-member", "remove a person from a project", projectRemoveMember},
+		{"add-agent", "bring one of your agents into a project", projectAddAgent},
+		{"remove-agent", "take an agent out of a project", projectRemoveAgent},
 	})
 }
 

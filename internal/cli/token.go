@@ -13,10 +13,10 @@ import (
 )
 
 func runToken(ctx context.Context, e *env, args []string) error {
-	return subcommand(ctx, e, "token", args, map[string]func(context.Context, *env, []string) error{
-		"mint":   tokenMint,
-		"list":   tokenList,
-		"revoke": tokenRevoke,
+	return subcommand(ctx, e, "token", args, []verb{
+		{"mint", "mint an agent's token (plv_…) or a person's API token (plu_…)", tokenMint},
+		{"list", "list a person's tokens, without their secrets", tokenList},
+		{"revoke", "revoke a token by its id", tokenRevoke},
 	})
 }
 

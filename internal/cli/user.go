@@ -14,11 +14,11 @@ import (
 )
 
 func runUser(ctx context.Context, e *env, args []string) error {
-	return subcommand(ctx, e, "user", args, map[string]func(context.Context, *env, []string) error{
-		"create":   userCreate,
-		"invite":   userInvite,
-		"password": userPassword,
-		"list":     userList,
+	return subcommand(ctx, e, "user", args, []verb{
+		{"create", "create a person; the first one is the admin", userCreate},
+		{"list", "list people", userList},
+		{"password", "set a person's dashboard password, read from stdin", userPassword},
+		{"invite", "print a one-time sign-up link", userInvite},
 	})
 }
 

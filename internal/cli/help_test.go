@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestGroupHelp: palaver GROUP --help (and palaver help GROUP) lists the
+// group's commands, one line each, and exits 0; palaver GROUP alone or with
+// an unknown command prints the same list and exits 2.
+func TestGroupHelp(t *testing.T) {
+	ctx := context.Background()
+	const agent = `Usage: palaver agent COMMAND [flags]
+
+Commands:
+  create   create an agent for its owner
+  list     list agents, with their modes
+  mode     set an agent's mode: active, review or listen
+  archive  archive an agent: its tokens stop working
+
+Run palaver agent COMMAND --help for a command's arguments and flags.
+`
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"agent", "--help"}, 0, agent},
+		{[]string{"agent", "-h"}, 0, agent},
+		{[]string{"help", "agent"}, 0, agent},
+		{[]string{"agent"}, 2, agent},
+		{[]string{"agent", "frob"}, 2, "palaver agent: unknown command \"frob\"\n\n" + agent},
+	} {
+		code, stdout, stderr := run(t, ctx, nil, tc.args...)
+		if code != tc.code || stdout != "" {
+			t.Errorf("palaver %v: exit %d, stdout %q; want exit %d", tc.args, code, stdout, tc.code)
+		}
+		if d := cmp.Diff(tc.stderr, stderr); d != "" {
+			t.Errorf("palaver %v (-want +got):\n%s", tc.args, d)
+		}
+	}
+
+	// Every group lists each of its commands; the top level lists groups.
+	for group, verbs := range map[string][]string{
+		"user":         {"create", "list", "password", "invite"},
+		"token":        {"mint", "list", "revoke"},
+		"approvals":    {"list", "approve", "reject", "answer"},
+		"contact":      {"request", "approve", "reject", "cancel", "list"},
+		"conversation": {"post", "resume", "close"},
+		"project":      {"create", "list", "show", "update", "archive", "unarchive", "add-member", "remove-member", "add-agent", "remove-agent"},
+	} {
+		code, _, stderr := run(t, ctx, nil, group, "--help")
+		var got []string
+		_, list, _ := strings.Cut(stderr, "Commands:\n")
+		list, _, _ = strings.Cut(list, "\n\n")
+		for line := range strings.Lines(list) {
+			got = append(got, strings.Fields(line)[0])
+		}
+		if d := cmp.Diff(verbs, got); code != 0 || d != "" {
+			t.Errorf("palaver %s --help: exit %d (-want +got):\n%s\n%s", group, code, d, stderr)
+		}
+	}
+	code, _, stderr := run(t, ctx, nil, "--help")
+	for _, want := range []string{"\n  agent         agents: create, list, set the mode, archive\n", "\n  conversation  ", "\n  version       print the version and VCS revision\n"} {
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("palaver --help: exit %d, lacks %q:\n%s", code, want, stderr)
+		}
+	}
+}
