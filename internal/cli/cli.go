@@ -182,8 +182,7 @@ func adminCommand(ctx context.Context, e *env, args []string, usage string, narg
 // openAdmin is adminCommand; with create it makes a missing SQLite file,
 // saying where on stderr.
 func openAdmin(ctx context.Context, e *env, args []string, usage string, nargs int, create bool, flags func(*flag.FlagSet), fn func(a *admin) error) error {
-	name, _, _ := strings.Cut(usage, " [")
-	fs := newFlags(e, name, usage+" [--database PATH]")
+	fs := newFlags(e, commandName(usage), usage+" [--database PATH]")
 	cfg := config.Default()
 	cfg.DatabaseFlag(fs, e.getenv)
 	if flags != nil {
@@ -191,6 +190,9 @@ func openAdmin(ctx context.Context, e *env, args []string, usage string, nargs i
 	}
 	pos, err := parse(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := requireFlags(e, fs); err != nil {
 		return err
 	}
 	if err := wantArgs(fs, pos, nargs); err != nil {
@@ -210,6 +212,19 @@ func openAdmin(ctx context.Context, e *env, args []string, usage string, nargs i
 		return err
 	}
 	return fn(&admin{db: db, hub: h, fs: fs, pos: pos})
+}
+
+// commandName is the words that name a command at the start of its usage:
+// "token mint" of "token mint --user OWNER …".
+func commandName(usage string) string {
+	var words []string
+	for _, w := range strings.Fields(usage) {
+		if len(words) == 2 || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz-") != "" || strings.HasPrefix(w, "-") {
+			break
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
 }
 
 // newDatabase reports whether database is a SQLite file not made yet.
@@ -239,7 +254,50 @@ func databaseErr(err error) error {
 
 // userFlag registers --user, the person acting.
 func userFlag(p *string) func(*flag.FlagSet) {
-	return func(fs *flag.FlagSet) { fs.StringVar(p, "user", "", "the person acting (required)") }
+	return func(fs *flag.FlagSet) { requiredFlag(fs, p, "user", "HANDLE", "the person acting") }
+}
+
+// requiredFlag registers a string flag that must be given, with its
+// value's placeholder (HANDLE) and what it is; requireFlags checks it.
+func requiredFlag(fs *flag.FlagSet, p *string, name, placeholder, what string) {
+	fs.StringVar(p, name, "", "`"+placeholder+"`: "+what+" "+requiredMark)
+}
+
+// requiredMark ends the usage of a flag that must be given; a flag whose
+// usage ends "(required unless --other)" may be left out when --other is
+// given.
+const requiredMark = "(required)"
+
+// requireFlags prints one line for each required flag left out — naming
+// it, its value and what it is — and returns errUsage if any was.
+func requireFlags(e *env, fs *flag.FlagSet) error {
+	missing := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Value.String() != "" {
+			return
+		}
+		placeholder, usage := flag.UnquoteUsage(f)
+		what, ok := strings.CutSuffix(usage, " "+requiredMark)
+		if !ok {
+			i := strings.LastIndex(usage, " (required unless --")
+			if i < 0 || !strings.HasSuffix(usage, ")") {
+				return
+			}
+			other := fs.Lookup(strings.TrimSuffix(usage[i+len(" (required unless --"):], ")"))
+			if other != nil && other.Value.String() != "" && other.Value.String() != "false" {
+				return
+			}
+			what = usage[:i] + "; or give --" + other.Name
+		}
+		what = strings.TrimPrefix(what, placeholder+": ")
+		fmt.Fprintf(e.stderr, "%s: missing --%s %s: %s\n", fs.Name(), f.Name, placeholder, what)
+		missing++
+	})
+	if missing > 0 {
+		fmt.Fprintf(e.stderr, "Run %s --help for all its flags.\n", fs.Name())
+		return errUsage
+	}
+	return nil
 }
 
 // asPerson is adminCommand for what a person does: --user names them (it
@@ -262,18 +320,10 @@ func asPerson(ctx context.Context, e *env, args []string, usage string, nargs in
 		})
 }
 
-// person resolves the acting person's --user.
+// person resolves the acting person's --user (requireFlags has seen that
+// it was given).
 func (a *admin) person(ctx context.Context, handle string) (*hub.User, error) {
-	if handle == "" {
-		return nil, a.usageErr()
-	}
 	return a.hub.User(ctx, handle)
-}
-
-// usageErr prints the command's usage and returns errUsage.
-func (a *admin) usageErr() error {
-	a.fs.Usage()
-	return errUsage
 }
 
 // verb is one subcommand of a group, like "create" of "palaver agent".

@@ -149,7 +149,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"frobnicate"}, 2, "unknown command"},
-		{[]string{"token", "mint", "--user", "alice", "--database", db}, 2, "Usage: palaver token mint"},
+		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--owner", "--database", db}, 2, "not both"},
 		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--scope", "msg:admin", "--database", db}, 1, "unknown scope"},
 		{[]string{"token", "mint", "--user", "alice", "--agent", "x", "--expires", "soon", "--database", db}, 1, "30d"},
 		{[]string{"serve", "--addr", "nowhere"}, 1, "host:port"},

@@ -82,8 +82,8 @@ func runGrant(ctx context.Context, e *env, args []string) error {
 	return adminCommand(ctx, e, args, "grant --user OWNER --agent SLUG --contact HANDLE [--human=true|false] [--agents]", 0,
 		func(fs *flag.FlagSet) {
 			userFlag(&user)(fs)
-			fs.StringVar(&slug, "agent", "", "the agent's slug (required)")
-			fs.StringVar(&contact, "contact", "", "the contact's handle (required)")
+			requiredFlag(fs, &slug, "agent", "SLUG", "the agent's slug")
+			requiredFlag(fs, &contact, "contact", "HANDLE", "the contact's handle")
 			fs.BoolVar(&human, "human", true, "the agent may reach the contact")
 			fs.BoolVar(&agents, "agents", false, "the agent may reach the contact's agents")
 		},
@@ -91,9 +91,6 @@ func runGrant(ctx context.Context, e *env, args []string) error {
 			u, err := a.person(ctx, user)
 			if err != nil {
 				return err
-			}
-			if slug == "" || contact == "" {
-				return a.usageErr()
 			}
 			g, err := a.hub.SetGrant(ctx, u, u.Handle+"/"+slug, contact, human, agents)
 			if err != nil {

@@ -70,3 +70,40 @@ Run palaver agent COMMAND --help for a command's arguments and flags.
 		}
 	}
 }
+
+// TestMissingFlags: a command left without required flags names every
+// one on its own line, with its value and what it is, before it opens any
+// database, and exits 2.
+func TestMissingFlags(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"token", "mint"}, `palaver token mint: missing --agent SLUG: the agent's slug, for an agent token (plv_…); or give --owner
+palaver token mint: missing --user OWNER: the agent's owner
+Run palaver token mint --help for all its flags.
+`},
+		{[]string{"token", "mint", "--owner"}, `palaver token mint: missing --user OWNER: the agent's owner
+Run palaver token mint --help for all its flags.
+`},
+		{[]string{"grant", "--agent", "planner"}, `palaver grant: missing --contact HANDLE: the contact's handle
+palaver grant: missing --user HANDLE: the person acting
+Run palaver grant --help for all its flags.
+`},
+		{[]string{"approvals", "answer", "q_1", "yes"}, `palaver approvals answer: missing --user HANDLE: the person acting
+Run palaver approvals answer --help for all its flags.
+`},
+		{[]string{"project", "list"}, `palaver project list: missing --user HANDLE: the person acting
+Run palaver project list --help for all its flags.
+`},
+	} {
+		code, stdout, stderr := run(t, ctx, map[string]string{"PALAVER_DATABASE": "/nonexistent/palaver.db"}, tc.args...)
+		if code != 2 || stdout != "" {
+			t.Errorf("palaver %v: exit %d, stdout %q; want exit 2", tc.args, code, stdout)
+		}
+		if d := cmp.Diff(tc.want, stderr); d != "" {
+			t.Errorf("palaver %v (-want +got):\n%s", tc.args, d)
+		}
+	}
+}

@@ -44,16 +44,17 @@ func tokenMint(ctx context.Context, e *env, args []string) error {
 	var person bool
 	return adminCommand(ctx, e, args, "token mint --user OWNER (--agent SLUG [--scope msg:read,msg:write,contacts:read] | --owner) [--expires 30d] [--name NAME]", 0,
 		func(fs *flag.FlagSet) {
-			fs.StringVar(&owner, "user", "", "the agent's owner (required)")
-			fs.StringVar(&slug, "agent", "", "the agent's slug (an agent token, plv_…)")
+			requiredFlag(fs, &owner, "user", "OWNER", "the agent's owner")
+			fs.StringVar(&slug, "agent", "", "`SLUG`: the agent's slug, for an agent token (plv_…) (required unless --owner)")
 			fs.BoolVar(&person, "owner", false, "mint the person's own API token (plu_…) for the REST API instead")
 			fs.StringVar(&scope, "scope", strings.Join(hub.AllScopes, ","), "comma-separated scopes")
 			fs.StringVar(&expires, "expires", "", "lifetime, like 30d or 12h (default: never expires)")
 			fs.StringVar(&name, "name", "", "a label for the token, like laptop")
 		},
 		func(a *admin) error {
-			if owner == "" || (slug == "") == !person {
-				return a.usageErr()
+			if slug != "" && person {
+				fmt.Fprintln(e.stderr, "palaver token mint: give --agent SLUG for an agent's token or --owner for the person's own API token, not both")
+				return errUsage
 			}
 			ttl, err := parseExpiry(expires)
 			if err != nil {
@@ -90,13 +91,10 @@ func tokenList(ctx context.Context, e *env, args []string) error {
 	var owner, slug string
 	return adminCommand(ctx, e, args, "token list --user OWNER [--agent SLUG]", 0,
 		func(fs *flag.FlagSet) {
-			fs.StringVar(&owner, "user", "", "the owner (required)")
+			requiredFlag(fs, &owner, "user", "OWNER", "whose tokens")
 			fs.StringVar(&slug, "agent", "", "only this agent's tokens")
 		},
 		func(a *admin) error {
-			if owner == "" {
-				return a.usageErr()
-			}
 			ts, err := a.hub.Tokens(ctx, owner, slug)
 			if err != nil {
 				return err
