@@ -46,7 +46,7 @@ func commands() []command {
 		{"grant", "set what an agent may reach of a contact", runGrant},
 		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
 		{"wait", "stream events as JSON lines", runWait},
-		{"tools", "list the tools a server offers", runTools},
+		{"tools", "list the tools a server offers, or show one tool's arguments: tools [TOOL]", runTools},
 		{"migrate", "apply database migrations", runMigrate},
 		{"backup", "copy a SQLite database while the server runs: backup FILE", runBackup},
 		{"restore", "put a SQLite backup back with the server stopped: restore FILE; after restoring PostgreSQL: restore --mark", runRestore},
