@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,6 +37,15 @@ func serve(t *testing.T, db string) string {
 // so.
 func startServer(t *testing.T, vars map[string]string, args ...string) (url, started string) {
 	t.Helper()
+	url, started, stop := launchServer(t, vars, args...)
+	t.Cleanup(stop)
+	return url, started
+}
+
+// launchServer is startServer with the stop left to the caller: stop ends
+// the server and waits until it has, failing the test unless it exits 0.
+func launchServer(t *testing.T, vars map[string]string, args ...string) (url, started string, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
@@ -43,23 +53,27 @@ func startServer(t *testing.T, vars map[string]string, args ...string) (url, sta
 		done <- Main(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, pw, func(k string) string { return vars[k] })
 		pw.Close()
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("serve exited %d", code)
-		}
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("serve exited %d", code)
+			}
+		})
+	}
 	lines := bufio.NewScanner(pr)
 	re := regexp.MustCompile(`msg="palaver is serving" .* addr=(\S+)`)
 	for lines.Scan() {
 		started += lines.Text() + "\n"
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, pr) // keep draining the log
-			return "http://" + m[1] + "/mcp/", started
+			return "http://" + m[1] + "/mcp/", started, stop
 		}
 	}
-	t.Fatal("serve ended without saying where it listens")
-	return "", ""
+	stop()
+	t.Fatal("serve ended without saying where it listens:\n" + started)
+	return "", "", nil
 }
 
 // TestReadmeFlow follows the README: serve, create a person and an agent,
