@@ -51,6 +51,7 @@ func commands() []command {
 		{"backup", "copy a SQLite database while the server runs: backup FILE", runBackup},
 		{"restore", "put a SQLite backup back with the server stopped: restore FILE; after restoring PostgreSQL: restore --mark", runRestore},
 		{"bench", "measure this machine's floors and the server under load", runBench},
+		{"health", "ask a running server whether it is ready: exit 0 if so (for health checks)", runHealth},
 		{"version", "print the version and VCS revision", runVersion},
 	}
 }

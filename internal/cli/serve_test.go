@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -47,5 +48,26 @@ func TestServeLogsPublicURL(t *testing.T) {
 	addr = strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp/")
 	if want := ` url=https://palaver.example.com dashboard=https://palaver.example.com/ mcp=https://palaver.example.com/mcp/ addr=` + addr + ` `; !strings.Contains(started, want) {
 		t.Errorf("with a base URL the log does not have %q:\n%s", want, started)
+	}
+}
+
+// TestHealth: palaver health asks the server on --addr (or PALAVER_ADDR)
+// for /readyz: exit 0 and "ready" while it serves, 1 with the reason once
+// it is gone; a server on every interface is asked on loopback.
+func TestHealth(t *testing.T) {
+	ctx := context.Background()
+	url, _, stop := launchServer(t, nil, "--addr", "127.0.0.1:0", "--database", filepath.Join(t.TempDir(), "palaver.db"))
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp/")
+	if code, stdout, stderr := run(t, ctx, map[string]string{"PALAVER_ADDR": addr}, "health"); code != 0 || stdout != "ready\n" || stderr != "" {
+		t.Errorf("palaver health: exit %d, %q %q", code, stdout, stderr)
+	}
+	_, port, _ := strings.Cut(addr, ":")
+	if code, stdout, _ := run(t, ctx, nil, "health", "--addr", "0.0.0.0:"+port); code != 0 || stdout != "ready\n" {
+		t.Errorf("palaver health --addr 0.0.0.0:%s: exit %d, %q", port, code, stdout)
+	}
+	stop()
+	code, _, stderr := run(t, ctx, nil, "health", "--addr", addr)
+	if want := "palaver health: no answer from http://" + addr + "/readyz: "; code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("palaver health with no server: exit %d, %q; want exit 1 and %q…", code, stderr, want)
 	}
 }

@@ -87,17 +87,26 @@ func (c *Config) DatabaseFlag(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.Database, "database", c.Database, "SQLite database file, or a postgres:// URL (env PALAVER_DATABASE)")
 }
 
+// AddrFlag registers only --addr on fs (for palaver health), with its
+// PALAVER_ADDR default.
+func (c *Config) AddrFlag(fs *flag.FlagSet, getenv func(string) string) {
+	if v := getenv(env["addr"]); v != "" {
+		c.Addr = v
+	}
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (env "+env["addr"]+")")
+}
+
 // ServeFlags registers every setting on fs, each defaulting to its
 // environment variable when set.
 func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 	c.DatabaseFlag(fs, getenv)
+	c.AddrFlag(fs, getenv)
 	str := func(p *string, name, usage string) {
 		if v := getenv(env[name]); v != "" {
 			*p = v
 		}
 		fs.StringVar(p, name, *p, usage+" (env "+env[name]+")")
 	}
-	str(&c.Addr, "addr", "listen address")
 	str(&c.BaseURL, "base-url", "public URL of this server, like https://palaver.example.com")
 	str(&c.LogFormat, "log-format", "log format: text or json")
 	str(&c.Synchronous, "synchronous", "SQLite synchronous: FULL (durable) or NORMAL (faster)")
