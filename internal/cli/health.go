@@ -50,18 +50,24 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// readyURL is the /readyz URL of a server listening on addr; a server
-// listening on every interface is asked on loopback.
+// readyURL is the /readyz URL of a server listening on addr.
 func readyURL(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
 		return "", fmt.Errorf("--addr %q: give host:port, like 127.0.0.1:8420", addr)
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-		if ip != nil && ip.To4() == nil {
-			host = "::1"
-		}
+	return "http://" + loopbackIfAny(addr) + "/readyz", nil
+}
+
+// loopbackIfAny is addr (host:port) with an address that means every
+// interface (0.0.0.0, ::, none) made 127.0.0.1, where this machine reaches
+// it.
+func loopbackIfAny(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/readyz", nil
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return addr
 }

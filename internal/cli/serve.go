@@ -130,10 +130,11 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	// The public URL is what people and agents are told to use: the base
-	// URL behind a proxy, else the address this server listens on.
+	// URL behind a proxy, else the address this server listens on (on
+	// loopback when it listens on every interface).
 	public := cfg.BaseURL
 	if public == "" {
-		public = "http://" + ln.Addr().String()
+		public = "http://" + loopbackIfAny(ln.Addr().String())
 	}
 	log.Info("palaver is serving", "url", public, "dashboard", public+"/", "mcp", public+"/mcp/", "addr", ln.Addr().String(), "build", build.Current().String(), "tools", srv.Version(), "config", cfg.String())
 

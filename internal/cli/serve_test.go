@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,6 +43,12 @@ func TestServeLogsPublicURL(t *testing.T) {
 	addr := strings.TrimPrefix(base, "http://")
 	if want := ` url=` + base + ` dashboard=` + base + `/ mcp=` + base + `/mcp/ addr=` + addr + ` `; !strings.Contains(started, want) {
 		t.Errorf("without --base-url the log does not have %q:\n%s", want, started)
+	}
+
+	// On every interface, it is reached on loopback.
+	_, started = startServer(t, nil, "--addr", "0.0.0.0:0", "--database", filepath.Join(t.TempDir(), "palaver.db"))
+	if !regexp.MustCompile(` url=http://127\.0\.0\.1:\d+ dashboard=http://127\.0\.0\.1:\d+/ mcp=http://127\.0\.0\.1:\d+/mcp/ addr=\[::\]:\d+ `).MatchString(started) {
+		t.Errorf("listening on 0.0.0.0, the log does not give a loopback URL:\n%s", started)
 	}
 
 	url, started = startServer(t, map[string]string{"PALAVER_BASE_URL": "https://palaver.example.com/"}, "--addr", "127.0.0.1:0", "--database", filepath.Join(t.TempDir(), "palaver.db"))
