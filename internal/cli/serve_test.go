@@ -63,7 +63,8 @@ func TestServeLogsPublicURL(t *testing.T) {
 // it is gone; a server on every interface is asked on loopback.
 func TestHealth(t *testing.T) {
 	ctx := context.Background()
-	url, _, stop := launchServer(t, nil, "--addr", "127.0.0.1:0", "--database", filepath.Join(t.TempDir(), "palaver.db"))
+	// With a base URL, as behind a proxy: /readyz answers any Host.
+	url, _, stop := launchServer(t, map[string]string{"PALAVER_BASE_URL": "https://palaver.example.com"}, "--addr", "127.0.0.1:0", "--database", filepath.Join(t.TempDir(), "palaver.db"))
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp/")
 	if code, stdout, stderr := run(t, ctx, map[string]string{"PALAVER_ADDR": addr}, "health"); code != 0 || stdout != "ready\n" || stderr != "" {
 		t.Errorf("palaver health: exit %d, %q %q", code, stdout, stderr)
