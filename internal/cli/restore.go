@@ -43,9 +43,9 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	if mark {
-		db, err := store.Open(ctx, store.Options{Database: cfg.Database, Logger: slog.New(slog.DiscardHandler)})
+		db, err := store.Open(ctx, store.Options{Database: cfg.Database, MustExist: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
-			return err
+			return databaseErr(err)
 		}
 		defer db.Close()
 		return newGeneration(db)

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -126,5 +128,18 @@ func TestBackupAndRestore(t *testing.T) {
 	}
 	if code, _, stderr := run(t, ctx, nil, "restore", path, "--database", path); code == 0 {
 		t.Errorf("restoring the database onto itself succeeded: %s", stderr)
+	}
+}
+
+// TestRestoreMarkNeedsADatabase: restore --mark on a path with no database
+// says so and makes none.
+func TestRestoreMarkNeedsADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing.db")
+	code, _, stderr := run(t, t.Context(), nil, "restore", "--mark", "--database", path)
+	if code == 0 || !strings.Contains(stderr, "no database at "+path) {
+		t.Errorf("restore --mark on a missing database: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("restore --mark made %s: %v", path, err)
 	}
 }
