@@ -84,11 +84,13 @@ func (s *server) start(ctx context.Context, binary, database string) error {
 		return err
 	}
 	lines := bufio.NewScanner(stderr)
-	re := regexp.MustCompile(`mcp=(http://\S+/mcp/)`)
+	// The listen address, not the logged public URL: a PALAVER_BASE_URL in
+	// the environment names the public one.
+	re := regexp.MustCompile(`palaver is serving .* addr=(\S+)`)
 	for lines.Scan() {
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, stderr)
-			s.urls = append(s.urls, m[1])
+			s.urls = append(s.urls, "http://"+m[1]+"/mcp/")
 			s.procs = append(s.procs, proc{pid: cmd.Process.Pid})
 			s.cmds = append(s.cmds, cmd)
 			return nil
