@@ -1,13 +1,9 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -33,7 +29,7 @@ type toolDef struct {
 	tool    *mcp.Tool
 	scope   string
 	handler func(ctx context.Context, c *call, args json.RawMessage) (any, error)
-	props   []string // argument names, for the unknown-argument message
+	args    *hub.Input // how its arguments are read
 }
 
 // toolSpec is what a tool declares; the generic newTool turns it into a
@@ -45,8 +41,9 @@ type toolSpec struct {
 	schema func(props map[string]*jsonschema.Schema)
 }
 
-// newTool builds a tool whose arguments decode into In. Unknown arguments
-// are refused by name (§4 input hygiene), before the handler runs.
+// newTool builds a tool whose arguments decode into In by the hub's one
+// strict reading (§4 input hygiene): exact names, each once, before the
+// handler runs.
 func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (any, error)) toolDef {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -55,6 +52,7 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 	if s.schema != nil {
 		s.schema(schema.Properties)
 	}
+	args := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool"}
 	for name, p := range schema.Properties {
 		// An optional argument is left out, not sent as null: a plain type
 		// is what strict clients take (an argument given as null is still
@@ -66,11 +64,6 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 			panic(fmt.Sprintf("tool %s: argument %s: %v", s.name, name, err))
 		}
 	}
-	props := make([]string, 0, len(schema.Properties))
-	for p := range schema.Properties {
-		props = append(props, p)
-	}
-	slices.Sort(props)
 	switch {
 	case s.scope == "":
 		s.description += " Any token may call it."
@@ -88,72 +81,16 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 			},
 		},
 		scope: s.scope,
-		props: props,
+		args:  args,
 	}
 	d.handler = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 		var in In
-		if err := decodeArgs(raw, &in, props); err != nil {
+		if err := args.Decode(raw, &in); err != nil {
 			return nil, err
 		}
 		return fn(ctx, c, in)
 	}
 	return d
-}
-
-// decodeArgs decodes a tool's JSON arguments strictly: an argument the tool
-// does not define is refused with its name, a wrong type with the expected
-// one. JSON decoding turns invalid UTF-8 and unpaired surrogates into U+FFFD.
-func decodeArgs(raw json.RawMessage, dst any, props []string) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
-	}
-	if raw[0] != '{' {
-		return hub.Errorf(hub.KindInvalid, "arguments must be a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(dst)
-	if err == nil {
-		if _, err := dec.Token(); err != io.EOF {
-			return hub.Errorf(hub.KindInvalid, "arguments must be one JSON object")
-		}
-		return nil
-	}
-	var typeErr *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &typeErr):
-		return hub.Errorf(hub.KindInvalid, "argument %q must be %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		takes := "no arguments"
-		if len(props) > 0 {
-			takes = strings.Join(props, ", ")
-		}
-		msg := fmt.Sprintf("unknown argument %s: this tool takes %s", name, takes)
-		if slices.Contains([]string{`"sender"`, `"provenance"`, `"authority"`}, name) {
-			msg += " (sender, provenance and authority are set by the server)"
-		}
-		return &hub.Error{Kind: hub.KindInvalid, Code: "unknown_argument", Msg: msg}
-	}
-	return hub.Errorf(hub.KindInvalid, "arguments are not valid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	case "slice":
-		return "an array"
-	case "map", "struct":
-		return "an object"
-	}
-	if strings.HasPrefix(goKind, "int") || strings.HasPrefix(goKind, "uint") {
-		return "an integer"
-	}
-	return "a " + goKind
 }
 
 // withDefault sets a property's default value.
