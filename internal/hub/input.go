@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -20,6 +21,10 @@ type Input struct {
 	Whole string // the object: "arguments", "the body"
 	Part  string // one of its names: "argument", "field"
 	Taker string // what takes them: "this tool", "this route"
+	// Ints bounds integer names; a number outside, or not written as an
+	// integer, is refused before it is converted. An integer without an
+	// entry must fit its Go type.
+	Ints map[string]Range
 }
 
 // setByServer are names no caller may pass: the server fills them (§4).
@@ -28,7 +33,8 @@ var setByServer = []string{"sender", "provenance", "authority"}
 // Decode reads raw, one JSON object, into the struct dst points to. Names
 // match dst's JSON names exactly (not in another case or by Unicode
 // folding), each at most once; a name dst does not have is refused with
-// the names it has; a value of the wrong type is refused in plain words, never a Go type's
+// the names it has; integers are checked as written against in.Ints; a
+// value of the wrong type is refused in plain words, never a Go type's
 // name. Empty input or null reads as {} (every part left out), and a part
 // given as null is left out too. JSON decoding turns invalid UTF-8 and
 // unpaired surrogates into U+FFFD. Every refusal is KindInvalid.
@@ -63,6 +69,11 @@ func (in *Input) Decode(raw []byte, dst any) error {
 		seen = append(seen, name)
 		if err := dec.Decode(&v); err != nil {
 			return in.syntax(err)
+		}
+		if r, ok := in.Ints[name]; ok && string(v) != "null" {
+			if err := r.checkWritten(name, v); err != nil {
+				return err
+			}
 		}
 	}
 	if _, err := dec.Token(); err != nil {
@@ -113,6 +124,32 @@ func (in *Input) unknown(name string, fields []field) error {
 		msg += " (sender, provenance and authority are set by the server)"
 	}
 	return &Error{Kind: KindInvalid, Code: "unknown_argument", Msg: msg}
+}
+
+// checkWritten checks a JSON value against r before it is converted: it
+// must be an integer written in digits, within r.
+func (r Range) checkWritten(name string, v json.RawMessage) error {
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= r.Min && n <= r.Max {
+		return nil
+	}
+	return r.refuse(name, writtenAs(v))
+}
+
+// writtenAs shows a refused JSON value: a number or true/false as written
+// (a long number by its length), anything else by its kind.
+func writtenAs(v json.RawMessage) string {
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	}
+	if len(v) > 40 {
+		return fmt.Sprintf("a number %d characters long", len(v))
+	}
+	return string(v)
 }
 
 // field is one name of a struct read from JSON, and its Go type.

@@ -1,6 +1,9 @@
 package hub
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // The defaults and bounds of the tools' numeric arguments (§10.3), declared
 // once: the tool schemas, the command line and the docs' tests read them.
@@ -17,15 +20,51 @@ var (
 	RecentPage        = Page{Default: 20, Max: 50}   // a thread's latest messages (read_thread)
 )
 
-// check applies the default to 0 and refuses values outside 1..Max.
+// Range is the range of a page's limit as given: 1 to Max. (Left out,
+// the limit is Default.)
+func (p Page) Range() Range { return Range{1, int64(p.Max)} }
+
+// check applies the default to 0, the hub's "not given", and refuses values
+// outside 1..Max.
 func (p Page) check(limit int) (int, error) {
 	if limit == 0 {
 		return p.Default, nil
 	}
-	if limit < 1 || limit > p.Max {
-		return 0, invalid("", "limit must be between 1 and %d (got %d)", p.Max, limit)
+	if err := p.Range().Check("limit", int64(limit)); err != nil {
+		return 0, err
 	}
 	return limit, nil
+}
+
+// Range bounds an integer argument, both ends included. A face checks the
+// number as written against it before converting it (§4 input hygiene), so
+// no value can wrap around or be taken for "not given"; the hub checks
+// again what it is handed.
+type Range struct{ Min, Max int64 }
+
+// MaxSeq is the largest seq an argument may name: 2^53-1, the largest
+// integer every JSON client keeps exactly. (A conversation's seqs start at 1.)
+const MaxSeq = 1<<53 - 1
+
+// The ranges of the seq arguments and of a wait.
+var (
+	SeqRange      = Range{1, MaxSeq}                       // reply_to_seq, mark_unread's seq
+	AfterSeqRange = Range{0, MaxSeq}                       // read_messages' after_seq
+	WaitRange     = Range{0, int64(MaxWait / time.Second)} // wait_for_messages' timeout_s
+)
+
+// Check refuses n outside r, naming the argument and the range.
+func (r Range) Check(name string, n int64) error {
+	if n < r.Min || n > r.Max {
+		return r.refuse(name, strconv.FormatInt(n, 10))
+	}
+	return nil
+}
+
+// refuse is the one refusal of a value outside r; got is the value as the
+// caller wrote it.
+func (r Range) refuse(name, got string) *Error {
+	return invalid("", "%s must be an integer between %d and %d (got %s)", name, r.Min, r.Max, got)
 }
 
 // How long wait_for_messages parks (§6).
@@ -48,12 +87,7 @@ func WaitTimeout(seconds *int64) (time.Duration, error) {
 }
 
 // checkWait refuses a wait of other than 0 to MaxWait seconds.
-func checkWait(seconds int64) error {
-	if seconds < 0 || seconds > int64(MaxWait/time.Second) {
-		return invalid("", "timeout_s must be between 0 and %d (got %d)", int(MaxWait/time.Second), seconds)
-	}
-	return nil
-}
+func checkWait(seconds int64) error { return WaitRange.Check("timeout_s", seconds) }
 
 // DefaultAllowHuman is request_grant's allow_human when it is not given.
 const DefaultAllowHuman = true

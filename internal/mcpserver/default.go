@@ -61,6 +61,7 @@ func (s *Server) defaultTools() []toolDef {
 				withEnum(p, "format", hub.FormatText, hub.FormatMarkdown)
 				withDefault(p, "kind", hub.MessageText)
 				withEnum(p, "kind", append([]string{hub.MessageText}, hub.EventPostKinds...)...)
+				withRange(p, "reply_to_seq", hub.SeqRange)
 				// json.RawMessage would infer a byte array.
 				p["metadata"] = &jsonschema.Schema{Type: "object", Description: fmt.Sprintf("a JSON object for event posts, up to %d KiB", hub.MaxMetadata>>10)}
 			},
@@ -70,6 +71,7 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeRead,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withDefault(p, "after_seq", 0)
+				withRange(p, "after_seq", hub.AfterSeqRange)
 				withPage(p, hub.MessagesPage)
 				withDefault(p, "mark_read", true)
 			},
@@ -97,12 +99,13 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeRead, readOnly: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withDefault(p, "timeout_s", int(hub.DefaultWait/time.Second))
-				withRange(p, "timeout_s", 0, int(hub.MaxWait/time.Second))
+				withRange(p, "timeout_s", hub.WaitRange)
 			},
 		}, s.waitForMessages),
 		newTool(toolSpec{name: "mark_unread", title: "Mark unread",
 			description: "Moves your place in a conversation back so that seq and what follows read as new again: the named session's place with instance, otherwise the agent's. Returns the new place.",
 			scope:       hub.ScopeRead, idempotent: true,
+			schema: func(p map[string]*jsonschema.Schema) { withRange(p, "seq", hub.SeqRange) },
 		}, s.markUnread),
 		newTool(toolSpec{name: "claim_conversation", title: "Claim a conversation",
 			description: "Makes this session the one that answers what is addressed to nobody in a conversation (the session that last spoke holds it too). Refused with status held_by_other while another live session of yours holds it, unless takeover is true.",

@@ -229,7 +229,7 @@ func TestToolRefusals(t *testing.T) {
 	out, isErr = call(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "hi", "limit": "x"})
 	toolErr(t, ts, out, isErr, "unknown_argument")
 	out, isErr = call(t, planner, "check_inbox", map[string]any{"limit": "ten"})
-	if msg := toolErr(t, ts, out, isErr, "invalid_argument"); !strings.Contains(msg, `"limit" must be an integer`) {
+	if msg := toolErr(t, ts, out, isErr, "invalid_argument"); msg != `limit must be an integer between 1 and 50 (got a string)` {
 		t.Errorf("type refusal %q", msg)
 	}
 

@@ -69,9 +69,12 @@ func TestLeanPathSpeaksTheSDKsWire(t *testing.T) {
 				send("4", `{"conversation_id":"CONV","body":"x","sender":"bob/helper"}`),
 				send("5", `{"conversation_id":"conv_nope","body":"x"}`),
 				send("6", `{"conversation_id":"CONV","body":"x","reply_to_seq":"two"}`),
-				// Names match exactly and once.
+				// Names match exactly and once; integers are checked as written.
 				send("61", `{"conversation_id":"CONV","Body":"x"}`),
 				send("62", `{"conversation_id":"CONV","body":"x","body":"y"}`),
+				send("63", `{"conversation_id":"CONV","body":"x","reply_to_seq":0}`),
+				{as: "alice/reviewer", body: toolCall("64", "check_inbox", `{"limit":0}`), header: headers("check_inbox"), lean: true},
+				{as: "alice/reviewer", body: toolCall("65", "wait_for_messages", `{"timeout_s":18446744080}`), header: headers("wait_for_messages"), lean: true},
 				{as: "alice/reviewer", body: toolCall("7", "check_inbox", `{}`), header: headers("check_inbox"), lean: true},
 				{as: "alice/reviewer", body: toolCall("8", "wait_for_messages", `{"timeout_s":0}`), header: headers("wait_for_messages"), lean: true},
 				{as: "alice/reviewer", body: toolCall("9", "wait_for_messages", `{"timeout_s":0,"cursor":"bogus"}`), header: headers("wait_for_messages"), lean: true},

@@ -42,8 +42,8 @@ type toolSpec struct {
 }
 
 // newTool builds a tool whose arguments decode into In by the hub's one
-// strict reading (§4 input hygiene): exact names, each once, before the
-// handler runs.
+// strict reading (§4 input hygiene): exact names, each once, every integer
+// within the range its schema declares, before the handler runs.
 func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (any, error)) toolDef {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -52,7 +52,7 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 	if s.schema != nil {
 		s.schema(schema.Properties)
 	}
-	args := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool"}
+	args := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool", Ints: map[string]hub.Range{}}
 	for name, p := range schema.Properties {
 		// An optional argument is left out, not sent as null: a plain type
 		// is what strict clients take (an argument given as null is still
@@ -62,6 +62,12 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 		}
 		if err := fillBounds(p); err != nil {
 			panic(fmt.Sprintf("tool %s: argument %s: %v", s.name, name, err))
+		}
+		if p.Type == "integer" {
+			if p.Minimum == nil || p.Maximum == nil {
+				panic(fmt.Sprintf("tool %s: integer argument %s has no range", s.name, name))
+			}
+			args.Ints[name] = hub.Range{Min: int64(*p.Minimum), Max: int64(*p.Maximum)}
 		}
 	}
 	switch {
@@ -110,7 +116,7 @@ func withEnum(p map[string]*jsonschema.Schema, name string, values ...string) {
 // withPage gives a limit property its page's default and range.
 func withPage(p map[string]*jsonschema.Schema, page hub.Page) {
 	withDefault(p, "limit", page.Default)
-	withRange(p, "limit", 1, page.Max)
+	withRange(p, "limit", page.Range())
 }
 
 // fillBounds writes a property's bounds into its description where it says
@@ -138,9 +144,10 @@ func fillBounds(p *jsonschema.Schema) error {
 	return nil
 }
 
-// withRange bounds an integer property.
-func withRange(p map[string]*jsonschema.Schema, name string, min, max int) {
-	p[name].Minimum, p[name].Maximum = new(float64(min)), new(float64(max))
+// withRange bounds an integer property; every integer argument has one,
+// and its arguments are checked against it as written.
+func withRange(p map[string]*jsonschema.Schema, name string, r hub.Range) {
+	p[name].Minimum, p[name].Maximum = new(float64(r.Min)), new(float64(r.Max))
 }
 
 // withMaxLength bounds a string property (in code points, like the hub).
