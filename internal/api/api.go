@@ -171,6 +171,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	} else {
 		e := hub.AsError(err)
 		code = httpx.Status(e.Kind)
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			code = http.StatusRequestEntityTooLarge
+		}
 		msg, level := e.Msg, slog.LevelInfo
 		if e.Kind == hub.KindInternal {
 			msg, level = "internal error (trace "+trace+"); retry later", slog.LevelError
@@ -194,17 +197,22 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	json.NewEncoder(w).Encode(body)
 }
 
-// decode reads a JSON body into v, refusing unknown fields by name.
+// body is how the REST face names a request body in its refusals.
+var body = hub.Input{Whole: "the body", Part: "field", Taker: "this route"}
+
+// decode reads a JSON body into v by the hub's strict reading: exact field
+// names, each once, wrong types in JSON's words (§4 input hygiene). A body
+// over maxBody is too_large, which writeError answers with 413.
 func decode(r *request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil && err != io.EOF {
-		return hub.Errorf(hub.KindInvalid, "the body must be a JSON object of the documented fields: %v", strings.TrimPrefix(err.Error(), "json: "))
+	raw, err := io.ReadAll(r.Body)
+	if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+		return &hub.Error{Kind: hub.KindInvalid, Code: "too_large", Err: err,
+			Msg: fmt.Sprintf("the body is over %d bytes (1 MiB), the most a request may carry; send less", tooBig.Limit)}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return hub.Errorf(hub.KindInvalid, "the body must be one JSON object and nothing after it")
+	if err != nil {
+		return fmt.Errorf("reading the body: %w", err)
 	}
-	return nil
+	return body.Decode(raw, v)
 }
 
 // intQuery reads an integer query parameter (default def).

@@ -354,3 +354,42 @@ func TestUnauthenticatedAndBadInput(t *testing.T) {
 		t.Fatalf("the minted token does not work: %v", err)
 	}
 }
+
+// TestBodiesAreReadStrictly: a body's field names match exactly and once,
+// a wrong type is said in JSON's words (never a Go type's), and a body over
+// 1 MiB is 413 (§4 input hygiene, §15).
+func TestBodiesAreReadStrictly(t *testing.T) {
+	s := newServer(t)
+	for _, tc := range []struct {
+		body       string
+		status     int
+		code, want string
+	}{
+		{`[1]`, 400, "invalid_argument", `the body must be a JSON object`},
+		{`"bob"`, 400, "invalid_argument", `the body must be a JSON object`},
+		{`{"handle":["bob"]}`, 400, "invalid_argument", `field "handle" must be a string, not an array`},
+		{`{"handle":{"x":1}}`, 400, "invalid_argument", `field "handle" must be a string, not an object`},
+		{`{"handle":7}`, 400, "invalid_argument", `field "handle" must be a string, not a number`},
+		{`{"Handle":"bob"}`, 400, "unknown_argument", `unknown field "Handle": this route takes handle`},
+		{`{"handle":"bob","note":"hi"}`, 400, "unknown_argument", `unknown field "note": this route takes handle`},
+		{`{"handle":"bob","handle":"carol"}`, 400, "duplicate_argument", `field "handle" is given more than once; give each field once`},
+		{`{"handle":"bob"}}`, 400, "invalid_argument", `the body must be one JSON object and nothing after it`},
+		{`{"handle" "bob"}`, 400, "invalid_argument", `the body must be valid JSON (expected colon after object key)`},
+		{`{"handle":"bob"`, 400, "invalid_argument", `the body must be valid JSON (it ends too soon)`},
+		{`{"handle":"` + strings.Repeat("b", 1<<20) + `"}`, 413, "too_large", `the body is over 1048576 bytes (1 MiB), the most a request may carry; send less`},
+	} {
+		code, got := s.rest(t, "alice", "POST", "/contacts", tc.body)
+		e, _ := got["error"].(map[string]any)
+		if code != tc.status || e["code"] != tc.code || e["message"] != tc.want {
+			t.Errorf("%.60s: %d %v, want %d %s %q", tc.body, code, e, tc.status, tc.code, tc.want)
+		}
+	}
+	// Nothing was asked of bob.
+	if code, got := s.rest(t, "bob", "GET", "/contacts", nil); code != 200 || strings.Contains(fmt.Sprint(got), "alice") {
+		t.Errorf("a refused body changed something: %d %v", code, got)
+	}
+	code, got := s.rest(t, "alice", "PUT", "/agents/planner/mode", `{"mode":"listen"}`)
+	if code != 200 {
+		t.Errorf("a plain body: %d %v", code, got)
+	}
+}

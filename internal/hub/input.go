@@ -107,6 +107,9 @@ func (in *Input) Decode(raw []byte, dst any) error {
 }
 
 func (in *Input) syntax(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return invalid("", "%s must be valid JSON (it ends too soon)", in.Whole)
+	}
 	return invalid("", "%s must be valid JSON (%s)", in.Whole, strings.TrimPrefix(err.Error(), "json: "))
 }
 
