@@ -35,7 +35,7 @@ type server struct {
 	waker    *notify.Local
 }
 
-func newServer(t *testing.T) *server {
+func newServer(t testing.TB) *server {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	waker := notify.NewLocal()
@@ -73,7 +73,7 @@ func newServer(t *testing.T) *server {
 }
 
 // rest calls the REST API as a person and returns the status and JSON.
-func (s *server) rest(t *testing.T, person, method, path string, body any) (int, map[string]any) {
+func (s *server) rest(t testing.TB, person, method, path string, body any) (int, map[string]any) {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -392,4 +392,79 @@ func TestBodiesAreReadStrictly(t *testing.T) {
 	if code != 200 {
 		t.Errorf("a plain body: %d %v", code, got)
 	}
+}
+
+// FuzzRESTBodies sends any bytes as the body of a route that takes one and
+// requires an answer that is never a panic or a 500, and a refused request
+// that leaves everything as it was. The seeds run with go test; go test
+// -fuzz FuzzRESTBodies looks further.
+func FuzzRESTBodies(f *testing.F) {
+	routes := []struct{ method, path string }{
+		{"POST", "/contacts"},
+		{"PUT", "/agents/planner/mode"},
+		{"PUT", "/agents/planner/grants/bob"},
+		{"POST", "/agents"},
+		{"POST", "/agents/planner/tokens"},
+		{"POST", "/tokens"},
+		{"POST", "/conversations/CONV/messages"},
+		{"POST", "/projects"},
+		{"PATCH", "/projects/PROJ"},
+		{"POST", "/projects/PROJ/threads"},
+		{"PUT", "/signup"},
+		{"POST", "/approvals/x/answer"},
+	}
+	for i, body := range []string{
+		`{"handle":"bob"}`, `{"mode":"listen","Mode":"active"}`, `{"allow_human":true,"allow_human":false}`,
+		`{"slug":["x"]}`, `{"name":"ci","expires_in_days":1e400}`, `{"expires_in_days":-1}`,
+		`{"body":"hi","format":"markdown"}`, `{"name":"P","description":null}`, `{"agent_cap":{}}`,
+		`{"title":"Plan"}`, `"open"`, ``, `{"body":"x"}{}`, "{\"body\":\"\xff\"}",
+	} {
+		f.Add(uint8(i), []byte(body))
+	}
+	s := newServer(f)
+	code, p := s.rest(f, "alice", "POST", "/projects", map[string]any{"name": "Fuzz"})
+	proj, _ := p["project_id"].(string)
+	if code != 200 || proj == "" {
+		f.Fatalf("a project: %d %v", code, p)
+	}
+	code, th := s.rest(f, "alice", "POST", "/projects/"+proj+"/threads", map[string]any{"title": "Plan"})
+	thread, _ := th["conversation_id"].(string)
+	if code != 200 || thread == "" {
+		f.Fatalf("a thread: %d %v", code, th)
+	}
+	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
+		rt := routes[int(route)%len(routes)]
+		path := strings.NewReplacer("CONV", thread, "PROJ", proj).Replace(rt.path)
+		before := s.fingerprint(t)
+		code, got := s.rest(t, "alice", rt.method, path, string(body))
+		if code >= 500 || code == 0 {
+			t.Fatalf("%s %s %q: %d %v", rt.method, path, body, code, got)
+		}
+		if code >= 400 {
+			if after := s.fingerprint(t); after != before {
+				t.Fatalf("%s %s %q was refused (%d %v) but changed what the hub holds:\n%s\n---\n%s", rt.method, path, body, code, got, before, after)
+			}
+		}
+	})
+}
+
+// fingerprint is what alice's REST calls could change, as she sees it: the
+// latest event, her contacts, agents, projects, conversations and
+// approvals, and how many API tokens she has.
+func (s *server) fingerprint(t testing.TB) string {
+	t.Helper()
+	cursor, err := s.hub.LatestCursor(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := []any{cursor}
+	for _, path := range []string{"/contacts", "/agents", "/agents/planner", "/projects", "/conversations", "/approvals", "/people"} {
+		code, got := s.rest(t, "alice", "GET", path, nil)
+		parts = append(parts, code, got)
+	}
+	_, tokens := s.rest(t, "alice", "GET", "/tokens", nil)
+	ts, _ := tokens["tokens"].([]any)
+	parts = append(parts, len(ts))
+	b, _ := json.Marshal(parts)
+	return string(b)
 }

@@ -1,11 +1,15 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // TestArgumentsAreReadStrictly: argument names match exactly and once, and
@@ -73,4 +77,132 @@ func TestArgumentsAreReadStrictly(t *testing.T) {
 	}
 	// A name written with escapes is the same name.
 	mustCall(t, planner, "send_message", json.RawMessage(`{`+c+`,"b\u006fdy":"escaped"}`))
+}
+
+// FuzzToolArguments calls a tool of either profile with any bytes as its
+// arguments (as a JSON string when they are not JSON), by both the lean
+// path and the SDK, and requires an answer that is never a panic, an HTTP
+// or JSON-RPC failure or an internal error, and a refused call that leaves
+// everything as it was. The seeds run with go test; go test -fuzz
+// FuzzToolArguments looks further.
+func FuzzToolArguments(f *testing.F) {
+	for _, seed := range []struct {
+		inbox bool
+		tool  uint8
+		args  string
+	}{
+		{false, 0, `{}`},
+		{false, 1, `{"conversation_id":"CONV","body":"hi","Body":"x"}`},
+		{false, 2, `{"conversation_id":"CONV","body":"hi","body":"x"}`},
+		{false, 3, `{"limit":0}`},
+		{false, 4, `{"timeout_s":18446744080}`},
+		{false, 5, `{"reply_to_seq":1e400,"seq":-0,"after_seq":9007199254740992}`},
+		{false, 6, `{"handles":["alice/reviewer"],"ſummary":"x"}`},
+		{false, 7, `[1,2,3]`},
+		{false, 8, `not json`},
+		{true, 0, `{"threadId":"CONV","content":"hi"}`},
+		{true, 1, `{"limit":"50"}`},
+		{true, 2, `{"messageId":null}`},
+	} {
+		f.Add(seed.inbox, seed.tool, []byte(seed.args))
+	}
+	ts := newTestServer(f)
+	token := ts.tokens["alice/planner"]
+	_, out := ts.post(f, context.Background(), "/mcp/", token,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_conversation","arguments":{"handles":["alice/reviewer"]}}}`, nil)
+	conv := idRE.FindString(string(out))
+	if !strings.HasPrefix(conv, "conv_") {
+		f.Fatalf("open_conversation: %s", out)
+	}
+	tools := map[bool][]string{}
+	for _, inbox := range []bool{false, true} {
+		_, out := ts.post(f, context.Background(), profilePath(inbox), token, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
+		var list struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) == 0 {
+			f.Fatalf("tools/list: %v %s", err, out)
+		}
+		for _, tl := range list.Result.Tools {
+			tools[inbox] = append(tools[inbox], tl.Name)
+		}
+	}
+	planner, err := ts.hub.Authenticate(context.Background(), token)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, inbox bool, tool uint8, args []byte) {
+		name := tools[inbox][int(tool)%len(tools[inbox])]
+		raw := json.RawMessage(strings.ReplaceAll(string(args), "CONV", conv))
+		if !json.Valid(raw) {
+			raw, _ = json.Marshal(string(args))
+		}
+		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+			"params": map[string]any{"name": name, "arguments": raw}})
+		before := ts.fingerprint(t, planner)
+		// A wait parks for its timeout; a second is plenty to see it begin.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		resp, out := ts.post(t, ctx, profilePath(inbox), token, string(req), nil)
+		if resp == nil {
+			if ctx.Err() != nil {
+				t.Skip("the call was still waiting")
+			}
+			t.Fatalf("%s %s: no answer", name, args)
+		}
+		var answer struct {
+			Result *struct {
+				IsError           bool `json:"isError"`
+				StructuredContent struct {
+					Error struct{ Code string }
+				} `json:"structuredContent"`
+			}
+			Error *json.RawMessage
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(out, &answer) != nil || answer.Result == nil {
+			t.Fatalf("%s %s: %d %s", name, args, resp.StatusCode, out)
+		}
+		if code := answer.Result.StructuredContent.Error.Code; code == "internal" || code == "canceled" {
+			t.Fatalf("%s %s: %s", name, args, out)
+		}
+		if answer.Result.IsError {
+			if after := ts.fingerprint(t, planner); after != before {
+				t.Fatalf("%s %s was refused but changed what the hub holds:\n%s", name, args, cmp.Diff(before, after))
+			}
+		}
+	})
+}
+
+func profilePath(inbox bool) string {
+	if inbox {
+		return "/mcp/inbox/"
+	}
+	return "/mcp/"
+}
+
+// fingerprint is what the hub holds that a tool call could change, as the
+// agent and its owner see it: the latest event, the agent's conversations,
+// inbox, sessions and projects, and the owner's approvals.
+func (ts *testServer) fingerprint(t *testing.T, c *hub.Caller) string {
+	t.Helper()
+	ctx := context.Background()
+	var parts []any
+	add := func(v any, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, v)
+	}
+	add(ts.hub.LatestCursor(ctx))
+	add(ts.hub.ListConversations(ctx, c, hub.ConversationsPage.Max))
+	add(ts.hub.Inbox(ctx, c, hub.InboxPage.Max, ""))
+	w, err := ts.hub.Whoami(ctx, c, "", "")
+	add(w.Instances, err)
+	add(ts.hub.ListProjects(ctx, c))
+	add(ts.hub.Approvals(ctx, c.Owner))
+	b, err := json.MarshalIndent(parts, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
