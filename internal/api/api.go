@@ -175,6 +175,9 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			code = http.StatusRequestEntityTooLarge
 		}
 		msg, level := e.Msg, slog.LevelInfo
+		if e.Hint != nil {
+			msg = e.Hint.Base + "; " + e.Hint.Lead + " with: " + restWay(e.Hint.Action)
+		}
 		if e.Kind == hub.KindInternal {
 			msg, level = "internal error (trace "+trace+"); retry later", slog.LevelError
 		}
@@ -199,6 +202,24 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // body is how the REST face names a request body in its refusals.
 var body = hub.Input{Whole: "the body", Part: "field", Taker: "this route"}
+
+// restWay is the REST face's way to do what a hint names (hub.Hint): its
+// route, where the hub's message gives the command line's.
+func restWay(a hub.Action) string {
+	switch a.Name {
+	case hub.ActionApproveContact:
+		return "POST /api/v1/contacts/" + a.Args["handle"] + "/approve (or /reject)"
+	case hub.ActionListApprovals:
+		return "GET /api/v1/approvals"
+	case hub.ActionListTokens:
+		return "GET /api/v1/tokens (yours) or GET /api/v1/agents/SLUG/tokens (an agent's)"
+	case hub.ActionMintPersonToken:
+		return "POST /api/v1/tokens, or on the dashboard's settings page"
+	case hub.ActionCreatePerson:
+		return "POST /api/v1/invites (an invitation link, for the admin)"
+	}
+	return "the routes in docs/api.md"
+}
 
 // decode reads a JSON body into v by the hub's strict reading: exact field
 // names, each once, wrong types in JSON's words (§4 input hygiene). A body

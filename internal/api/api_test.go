@@ -468,3 +468,37 @@ func (s *server) fingerprint(t testing.TB) string {
 	b, _ := json.Marshal(parts)
 	return string(b)
 }
+
+// TestRefusalsPointAtRoutes: what the hub says a person can do to mend a
+// refusal, the REST face says by its route, never a command line.
+func TestRefusalsPointAtRoutes(t *testing.T) {
+	s := newServer(t)
+	for _, tc := range []struct {
+		method, path string
+		body         any
+		status       int
+		want         string
+	}{
+		{"POST", "/contacts/bob/approve", nil, 404, "no contact request from bob waits for alice; bob answers a request with: POST /api/v1/contacts/alice/approve (or /reject)"},
+		{"POST", "/approvals/msg_nope/approve", nil, 404, `no message "msg_nope" is held for alice's review; list them with: GET /api/v1/approvals`},
+		{"POST", "/contacts", map[string]any{"handle": "nobody"}, 404, `no person has the handle "nobody"; create one with: POST /api/v1/invites (an invitation link, for the admin)`},
+	} {
+		code, got := s.rest(t, "alice", tc.method, tc.path, tc.body)
+		e, _ := got["error"].(map[string]any)
+		if code != tc.status || e["message"] != tc.want {
+			t.Errorf("%s %s: %d %v, want %d %q", tc.method, tc.path, code, e, tc.status, tc.want)
+		}
+	}
+	req, _ := http.NewRequest("GET", s.url+"/api/v1/me", nil)
+	req.Header.Set("Authorization", "Bearer "+s.agents["alice/planner"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ Error map[string]string }
+	json.NewDecoder(resp.Body).Decode(&got)
+	if want := "this is an agent's token (plv_…); this takes a person's API token (plu_…); mint one with: POST /api/v1/tokens, or on the dashboard's settings page"; resp.StatusCode != 401 || got.Error["message"] != want {
+		t.Errorf("an agent's token: %d %q, want 401 %q", resp.StatusCode, got.Error["message"], want)
+	}
+}

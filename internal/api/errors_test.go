@@ -42,3 +42,23 @@ func TestWriteErrorTable(t *testing.T) {
 		t.Errorf("a refusal: %d, want 409", w.Code)
 	}
 }
+
+// TestHintsNameRoutes: every action a hub hint names has a route here,
+// and a hinted error's message points at it, not at a command line.
+func TestHintsNameRoutes(t *testing.T) {
+	for _, name := range hub.Actions {
+		if way := restWay(hub.Action{Name: name}); !strings.Contains(way, "/api/v1/") || strings.Contains(way, "palaver ") {
+			t.Errorf("%s: the REST way is %q", name, way)
+		}
+	}
+	a := &API{log: slog.New(slog.DiscardHandler)}
+	w := httptest.NewRecorder()
+	a.writeError(w, httptest.NewRequest(http.MethodPost, "/api/v1/approvals/x/approve", nil), &hub.Error{Kind: hub.KindNotFound,
+		Msg:  "no message is held; list them with: palaver approvals list --user alice",
+		Hint: &hub.Hint{Base: "no message is held", Lead: "list them", Action: hub.Action{Name: hub.ActionListApprovals, Args: map[string]string{"user": "alice"}}}})
+	var body struct{ Error map[string]string }
+	json.NewDecoder(w.Body).Decode(&body)
+	if want := "no message is held; list them with: GET /api/v1/approvals"; w.Code != 404 || body.Error["message"] != want {
+		t.Errorf("a hinted error: %d %q, want 404 %q", w.Code, body.Error["message"], want)
+	}
+}

@@ -82,7 +82,8 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 		// answers a request.
 		ending := err == nil && c.Status == ContactAccepted && !accept
 		if errors.Is(err, ErrNoRows) || (err == nil && !ending && (c.RequestedBy != other.ID || c.Status == ContactCancelled)) {
-			return nil, notFound("no contact request from %s waits for %s; %s answers a request with: palaver contact approve %s --user %s", other.Handle, u.Handle, other.Handle, u.Handle, other.Handle)
+			return nil, hinted(KindNotFound, other.Handle+" answers a request", Action{ActionApproveContact, map[string]string{"user": other.Handle, "handle": u.Handle}},
+				"no contact request from %s waits for %s", other.Handle, u.Handle)
 		}
 		if err != nil {
 			return nil, err

@@ -49,13 +49,67 @@ func (k Kind) String() string {
 // what to do instead; Err is the internal cause, logged only. Code, when set,
 // is a more specific wire code than the kind's (e.g. "cursor_expired",
 // "summary_required"); Details are extra fields a face adds next to code and
-// message (e.g. latest_cursor, retry_after_s).
+// message (e.g. latest_cursor, retry_after_s). Hint, when set, is what a
+// person can do to mend it, for a face that says it its own way.
 type Error struct {
 	Kind    Kind
 	Code    string
 	Msg     string
 	Err     error
 	Details map[string]any
+	Hint    *Hint
+}
+
+// A Hint is what a person can do to mend an error. The hub names the
+// action; Msg ends with the command line's way to do it, as the command
+// line, the dashboard and agents are told, and a face with a way of its
+// own (the REST face: its route) says Base, Lead and its way instead.
+type Hint struct {
+	Base   string // the message before the hint
+	Lead   string // what to do, in words any face can say: "list them"
+	Action Action
+}
+
+// An Action is one thing a person can do, with what it needs.
+type Action struct {
+	Name string            // one of the Action… names
+	Args map[string]string // what the action needs, by name
+}
+
+// The actions that hints name.
+const (
+	ActionApproveContact  = "approve_contact"   // user answers the contact request of handle
+	ActionListApprovals   = "list_approvals"    // user's approvals
+	ActionListTokens      = "list_tokens"       // every token
+	ActionMintPersonToken = "mint_person_token" // a person's API token
+	ActionCreatePerson    = "create_person"     // a person with handle
+)
+
+// Actions lists every action, for the tests of each face's way to say them.
+var Actions = []string{ActionApproveContact, ActionListApprovals, ActionListTokens, ActionMintPersonToken, ActionCreatePerson}
+
+// Command is the command line's way to do a.
+func (a Action) Command() string {
+	switch a.Name {
+	case ActionApproveContact:
+		return "palaver contact approve " + a.Args["handle"] + " --user " + a.Args["user"]
+	case ActionListApprovals:
+		return "palaver approvals list --user " + a.Args["user"]
+	case ActionListTokens:
+		return "palaver token list --user OWNER"
+	case ActionMintPersonToken:
+		return "palaver token mint --user HANDLE --owner"
+	case ActionCreatePerson:
+		return "palaver user create " + a.Args["handle"]
+	}
+	return "palaver --help"
+}
+
+// hinted is an Error of kind k whose message, format's words, ends with
+// lead and the command line's way to do a.
+func hinted(k Kind, lead string, a Action, format string, args ...any) *Error {
+	base := fmt.Sprintf(format, args...)
+	return &Error{Kind: k, Msg: base + "; " + lead + " with: " + a.Command(), Hint: &Hint{Base: base, Lead: lead, Action: a}}
 }
 
 func (e *Error) Error() string {

@@ -34,7 +34,7 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 		var err error
 		m, err = tx.Message(ctx, messageID)
 		if errors.Is(err, ErrNoRows) || (err == nil && (m.OwnerID != u.ID || m.DecidedBy == "" && m.Status != MessageHeld)) {
-			return nil, notFound("no message %q is held for %s's review; list them with: palaver approvals list --user %s", echo(messageID), u.Handle, u.Handle)
+			return nil, hinted(KindNotFound, "list them", Action{ActionListApprovals, map[string]string{"user": u.Handle}}, "no message %q is held for %s's review", echo(messageID), u.Handle)
 		}
 		if err != nil {
 			return nil, err

@@ -204,7 +204,10 @@ func (h *Hub) APITokens(ctx context.Context, u *User) ([]*Token, error) {
 func (h *Hub) RevokeToken(ctx context.Context, id string) (*Token, error) {
 	t, err := h.store.TokenByID(ctx, id)
 	if err != nil {
-		return nil, lookupErr(err, "no token has the id %q; list them with: palaver token list --user OWNER", id)
+		if errors.Is(err, ErrNoRows) {
+			return nil, hinted(KindNotFound, "list them", Action{Name: ActionListTokens}, "no token has the id %q", id)
+		}
+		return nil, AsError(err)
 	}
 	if !t.RevokedAt.IsZero() {
 		return t, nil
@@ -267,7 +270,7 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	}
 	switch {
 	case prefix == UserTokenPrefix && strings.HasPrefix(token, AgentTokenPrefix):
-		return nil, nil, nil, unauth("this is an agent's token (plv_…); this takes a person's API token (plu_…): mint one with palaver token mint --user HANDLE --owner")
+		return nil, nil, nil, hinted(KindUnauthenticated, "mint one", Action{Name: ActionMintPersonToken}, "this is an agent's token (plv_…); this takes a person's API token (plu_…)")
 	case prefix == AgentTokenPrefix && strings.HasPrefix(token, UserTokenPrefix):
 		return nil, nil, nil, unauth("this is a person's API token (plu_…); agents connect with an agent token (plv_…): mint one with palaver token mint --user HANDLE --agent SLUG")
 	}

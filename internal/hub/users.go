@@ -68,7 +68,10 @@ func (h *Hub) User(ctx context.Context, handle string) (*User, error) {
 	}
 	u, err := h.store.UserByHandle(ctx, owner)
 	if err != nil {
-		return nil, lookupErr(err, "no person has the handle %q; create one with: palaver user create %s", owner, owner)
+		if errors.Is(err, ErrNoRows) {
+			return nil, hinted(KindNotFound, "create one", Action{ActionCreatePerson, map[string]string{"handle": owner}}, "no person has the handle %q", owner)
+		}
+		return nil, AsError(err)
 	}
 	return u, nil
 }
