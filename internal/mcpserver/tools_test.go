@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // BenchmarkDecodeArgs measures decoding a send_message's arguments, the
@@ -21,6 +23,20 @@ func BenchmarkDecodeArgs(b *testing.B) {
 		var in sendMessageIn
 		if err := send.args.Decode(raw, &in); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestArgumentsHavePlainTypes: every argument of every tool has one plain
+// JSON type, never a list such as ["null","integer"], which strict clients
+// (MCP Inspector's strict mode among them) refuse as unportable.
+func TestArgumentsHavePlainTypes(t *testing.T) {
+	var s Server
+	for _, d := range append(s.defaultTools(), s.inboxTools()...) {
+		for name, p := range d.tool.InputSchema.(*jsonschema.Schema).Properties {
+			if p.Type == "" || len(p.Types) > 0 {
+				t.Errorf("%s %s: type %q, types %q", d.tool.Name, name, p.Type, p.Types)
+			}
 		}
 	}
 }
