@@ -374,7 +374,7 @@ func TestBodiesAreReadStrictly(t *testing.T) {
 		{`{"handle":"bob","note":"hi"}`, 400, "unknown_argument", `unknown field "note": this route takes handle`},
 		{`{"handle":"bob","handle":"carol"}`, 400, "duplicate_argument", `field "handle" is given more than once; give each field once`},
 		{`{"handle":"bob"}}`, 400, "invalid_argument", `the body must be one JSON object and nothing after it`},
-		{`{"handle" "bob"}`, 400, "invalid_argument", `the body must be valid JSON (expected colon after object key)`},
+		{`{"handle" "bob"}`, 400, "invalid_argument", `the body must be valid JSON (invalid character '"' after object key)`},
 		{`{"handle":"bob"`, 400, "invalid_argument", `the body must be valid JSON (it ends too soon)`},
 		{`{"handle":"` + strings.Repeat("b", 1<<20) + `"}`, 413, "too_large", `the body is over 1048576 bytes (1 MiB), the most a request may carry; send less`},
 	} {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Input names what a face reads a JSON object as, for the words of its
@@ -46,41 +47,37 @@ func (in *Input) Decode(raw []byte, dst any) error {
 	if raw[0] != '{' {
 		return invalid("", "%s must be a JSON object", in.Whole)
 	}
-	fields := jsonFields(reflect.TypeOf(dst))
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
-		return in.syntax(err)
+	if !json.Valid(raw) {
+		return in.notJSON(raw)
 	}
-	var seen []string
-	var v json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return in.syntax(err)
+	fields := jsonFields(reflect.TypeOf(dst))
+	// raw is valid JSON: walk its names and values without decoding them.
+	var seen uint64 // by index in fields
+	for i := 1; ; {
+		i = skipSpace(raw, i)
+		if raw[i] == '}' {
+			break
 		}
-		name, _ := t.(string)
-		if _, ok := findField(fields, name); !ok {
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+		end := endOfString(raw, i)
+		k, name := fieldOf(fields, raw[i:end])
+		if k < 0 {
 			return in.unknown(name, fields)
 		}
-		if slices.Contains(seen, name) {
+		if seen&(1<<k) != 0 {
 			return invalid("duplicate_argument", "%s %q is given more than once; give each %s once", in.Part, name, in.Part)
 		}
-		seen = append(seen, name)
-		if err := dec.Decode(&v); err != nil {
-			return in.syntax(err)
-		}
-		if r, ok := in.Ints[name]; ok && string(v) != "null" {
-			if err := r.checkWritten(name, v); err != nil {
+		seen |= 1 << k
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
+		start := i
+		i = endOfValue(raw, i)
+		if r, ok := in.Ints[name]; ok && string(raw[start:i]) != "null" {
+			if err := r.checkWritten(name, raw[start:i]); err != nil {
 				return err
 			}
 		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return in.syntax(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return invalid("", "%s must be one JSON object and nothing after it", in.Whole)
 	}
 	err := json.Unmarshal(raw, dst)
 	var typeErr *json.UnmarshalTypeError
@@ -104,6 +101,84 @@ func (in *Input) Decode(raw []byte, dst any) error {
 		return invalid("", "%s %q must be %s, not %s", in.Part, name, want, got)
 	}
 	return in.syntax(err)
+}
+
+// fieldOf finds the field a JSON string (quotes and all) names: its index
+// in fields and name, or -1 and the name as JSON reads it.
+func fieldOf(fields []field, key []byte) (int, string) {
+	for k, f := range fields {
+		if len(key) == len(f.name)+2 && string(key[1:len(key)-1]) == f.name {
+			return k, f.name
+		}
+	}
+	if bytes.IndexByte(key, '\\') < 0 && utf8.Valid(key) {
+		return -1, string(key[1 : len(key)-1])
+	}
+	var name string
+	json.Unmarshal(key, &name) // escapes, or bytes that become U+FFFD
+	for k, f := range fields {
+		if f.name == name {
+			return k, name
+		}
+	}
+	return -1, name
+}
+
+// notJSON is the refusal of input that is not one JSON value: where it
+// breaks, or what follows the object.
+func (in *Input) notJSON(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(new(json.RawMessage)); err != nil {
+		return in.syntax(err)
+	}
+	return invalid("", "%s must be one JSON object and nothing after it", in.Whole)
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// endOfString returns the index just past the string of valid JSON that
+// starts at i.
+func endOfString(raw []byte, i int) int {
+	for i++; raw[i] != '"'; i++ {
+		if raw[i] == '\\' {
+			i++
+		}
+	}
+	return i + 1
+}
+
+// endOfValue returns the index just past the value of valid JSON that
+// starts at i.
+func endOfValue(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return endOfString(raw, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch raw[i] {
+			case '"':
+				i = endOfString(raw, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	for i < len(raw) && !strings.ContainsRune(",}] \t\r\n", rune(raw[i])) {
+		i++
+	}
+	return i
 }
 
 func (in *Input) syntax(err error) error {
@@ -184,6 +259,9 @@ func jsonFields(t reflect.Type) []field {
 			name = f.Name
 		}
 		fs = append(fs, field{name, f.Type})
+	}
+	if len(fs) > 64 {
+		panic(fmt.Sprintf("%v: more than 64 fields to read from JSON", st)) // Decode keeps them in one uint64
 	}
 	slices.SortFunc(fs, func(a, b field) int { return strings.Compare(a.name, b.name) })
 	fieldsCache.Store(t, fs)

@@ -1,0 +1,87 @@
+package hub_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+type fuzzIn struct {
+	Body  string   `json:"body"`
+	Seq   int64    `json:"seq"`
+	Tags  []string `json:"tags,omitempty"`
+	Flag  *bool    `json:"flag"`
+	Extra json.RawMessage
+}
+
+// FuzzInputDecode holds Decode's walk over an object's names to a plain
+// reading with encoding/json's tokens: the same names refused as unknown
+// or repeated, the same integers refused, and otherwise what
+// json.Unmarshal reads.
+func FuzzInputDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"body":"x","seq":3}`, `{"body":"x","body":"y"}`, `{"Body":"x"}`, `{"b\u006fdy":"x"}`,
+		`{"seq":0}`, `{"seq":1e3}`, `{"tags":["a","b"],"flag":null,"Extra":{"x":[1,{"y":"}"}]}}`,
+		` { "body" : "a\"}b" , "seq" : 7 } `, `{"body":"x"}{}`, `[1]`, `{"\ud800":1}`, "{\"body\":\"\xff\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	in := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool", Ints: map[string]hub.Range{"seq": {Min: 1, Max: 99}}}
+	names := []string{"Extra", "body", "flag", "seq", "tags"}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var got fuzzIn
+		err := in.Decode(raw, &got)
+		trimmed := bytes.Trim(raw, " \t\r\n")
+		if !json.Valid(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
+			if err == nil && len(trimmed) > 0 && string(trimmed) != "null" {
+				t.Fatalf("%q: read, want a refusal", raw)
+			}
+			return
+		}
+		// The plain reading: names by tokens, first refusal wins.
+		var want error
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.UseNumber()
+		dec.Token()
+		var seen []string
+		for dec.More() && want == nil {
+			tok, _ := dec.Token()
+			name := tok.(string)
+			var v json.RawMessage
+			dec.Decode(&v)
+			switch {
+			case !slices.Contains(names, name):
+				want = errors.New("unknown_argument")
+			case slices.Contains(seen, name):
+				want = errors.New("duplicate_argument")
+			case name == "seq" && string(v) != "null":
+				if n, perr := json.Number(v).Int64(); perr != nil || n < 1 || n > 99 || bytes.ContainsAny(v, ".eE") {
+					want = errors.New("invalid_argument")
+				}
+			}
+			seen = append(seen, name)
+		}
+		var plain fuzzIn
+		if want == nil {
+			if uerr := json.Unmarshal(trimmed, &plain); uerr != nil {
+				want = errors.New("invalid_argument")
+			}
+		}
+		switch {
+		case want == nil && err != nil:
+			t.Fatalf("%q: refused (%v), want it read", raw, err)
+		case want != nil && (err == nil || hub.AsError(err).WireCode() != want.Error()):
+			t.Fatalf("%q: %v, want %s", raw, err, want)
+		case want == nil:
+			if diff := cmp.Diff(plain, got); diff != "" {
+				t.Fatalf("%q read otherwise than json.Unmarshal (-plain +Decode):\n%s", raw, diff)
+			}
+		}
+	})
+}
