@@ -453,7 +453,7 @@ func FuzzRESTBodies(f *testing.F) {
 // approvals, and how many API tokens she has.
 func (s *server) fingerprint(t testing.TB) string {
 	t.Helper()
-	cursor, err := s.hub.LatestCursor(ctx)
+	cursor, err := s.hub.LatestCursor(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

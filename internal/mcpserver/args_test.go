@@ -193,8 +193,8 @@ func (ts *testServer) fingerprint(t *testing.T, c *hub.Caller) string {
 		}
 		parts = append(parts, v)
 	}
-	add(ts.hub.LatestCursor(ctx))
-	add(ts.hub.ListConversations(ctx, c, hub.ConversationsPage.Max))
+	add(ts.hub.LatestCursor(ctx, c.Agent.ID))
+	add(ts.hub.ListConversations(ctx, c, "", hub.ConversationsPage.Max))
 	add(ts.hub.Inbox(ctx, c, hub.InboxPage.Max, ""))
 	w, err := ts.hub.Whoami(ctx, c, "", "")
 	add(w.Instances, err)
