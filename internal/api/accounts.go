@@ -15,7 +15,7 @@ import (
 func (a *API) events(ctx context.Context, r *request) (any, error) {
 	var timeout *int64
 	if r.URL.Query().Get("timeout_s") != "" {
-		n, err := intQuery(r, "timeout_s", 0)
+		n, err := intQuery(r, "timeout_s", hub.WaitRange, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/httpx"
@@ -236,15 +235,12 @@ func decode(r *request, v any) error {
 	return body.Decode(raw, v)
 }
 
-// intQuery reads an integer query parameter (default def).
-func intQuery(r *request, name string, def int64) (int64, error) {
+// intQuery reads an integer query parameter within rng; left out, it is
+// def (0, the hub's "not given", takes the hub's default).
+func intQuery(r *request, name string, rng hub.Range, def int64) (int64, error) {
 	s := r.URL.Query().Get(name)
 	if s == "" {
 		return def, nil
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, hub.Errorf(hub.KindInvalid, "%s must be an integer", name)
-	}
-	return n, nil
+	return rng.Parse(name, s)
 }

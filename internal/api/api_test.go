@@ -355,6 +355,30 @@ func TestUnauthenticatedAndBadInput(t *testing.T) {
 	}
 }
 
+// TestQueryIntegersInRange: an integer query parameter given is checked
+// as written against its range — limit starts at 1, so 0 is refused, not
+// taken for the default — and a number too long for any integer says its
+// range, not a Go error (§4 input hygiene).
+func TestQueryIntegersInRange(t *testing.T) {
+	s := newServer(t)
+	for path, want := range map[string]string{
+		"/conversations?limit=0":                    `limit must be an integer between 1 and 100 (got "0")`,
+		"/conversations?limit=101":                  `limit must be an integer between 1 and 100 (got "101")`,
+		"/conversations?limit=99999999999999999999": `limit must be an integer between 1 and 100 (got "99999999999999999999")`,
+		"/agents/planner/inbox?limit=0":             `limit must be an integer between 1 and 50 (got "0")`,
+		"/agents/planner/inbox?limit=1e3":           `limit must be an integer between 1 and 50 (got "1e3")`,
+		"/events?timeout_s=18446744080":             `timeout_s must be an integer between 0 and 55 (got "18446744080")`,
+	} {
+		code, got := s.rest(t, "alice", "GET", path, nil)
+		if msg, _ := got["error"].(map[string]any)["message"].(string); code != 400 || msg != want {
+			t.Errorf("GET %s: %d %q, want 400 %q", path, code, msg, want)
+		}
+	}
+	if code, got := s.rest(t, "alice", "GET", "/conversations?limit=1", nil); code != 200 {
+		t.Errorf("GET /conversations?limit=1: %d %v", code, got)
+	}
+}
+
 // TestBodiesAreReadStrictly: a body's field names match exactly and once,
 // a wrong type is said in JSON's words (never a Go type's), and a body over
 // 1 MiB is 413 (§4 input hygiene, §15).

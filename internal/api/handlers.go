@@ -279,7 +279,7 @@ func (a *API) setGrant(ctx context.Context, r *request) (any, error) {
 // agentInbox is what waits in one of the person's agents' inbox, with each
 // delivery's processing state (§5).
 func (a *API) agentInbox(ctx context.Context, r *request) (any, error) {
-	limit, err := intQuery(r, "limit", 0)
+	limit, err := intQuery(r, "limit", hub.InboxPage.Range(), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +391,7 @@ func conversationView(v *hub.ConversationView) map[string]any {
 // conversations lists the conversations of the person and their agents,
 // most recent activity first; after is the previous page's next.
 func (a *API) conversations(ctx context.Context, r *request) (any, error) {
-	limit, err := intQuery(r, "limit", 0)
+	limit, err := intQuery(r, "limit", hub.PersonPage.Range(), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +414,7 @@ func (a *API) conversations(ctx context.Context, r *request) (any, error) {
 // conversation is one conversation with its latest messages and how far
 // each participant and named session has read.
 func (a *API) conversation(ctx context.Context, r *request) (any, error) {
-	limit, err := intQuery(r, "limit", 0)
+	limit, err := intQuery(r, "limit", hub.MessagesPage.Range(), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -443,11 +443,11 @@ func (a *API) closeConversation(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) messages(ctx context.Context, r *request) (any, error) {
-	after, err := intQuery(r, "after_seq", 0)
+	after, err := intQuery(r, "after_seq", hub.AfterSeqRange, 0)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := intQuery(r, "limit", 0)
+	limit, err := intQuery(r, "limit", hub.MessagesPage.Range(), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -59,6 +60,20 @@ func (r Range) Check(name string, n int64) error {
 		return r.refuse(name, strconv.FormatInt(n, 10))
 	}
 	return nil
+}
+
+// Parse reads an integer written in decimal (a query parameter) and checks
+// it against r, before converting, with the same refusal as Check.
+func (r Range) Parse(name, s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < r.Min || n > r.Max {
+		got := strconv.Quote(s)
+		if len(s) > 40 {
+			got = fmt.Sprintf("%d characters", len(s))
+		}
+		return 0, r.refuse(name, got)
+	}
+	return n, nil
 }
 
 // refuse is the one refusal of a value outside r; got is the value as the
