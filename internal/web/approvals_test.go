@@ -216,3 +216,18 @@ func mustUser(t *testing.T, s *site, handle string) *hub.User {
 	}
 	return u
 }
+
+// TestHintOnThePage: a hinted refusal names the dashboard's page for what
+// to do, not a command line.
+func TestHintOnThePage(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	req := newPost(s.url+"/approvals/msg_01m8rnj7xb9h086qcmtwf2x24h/approve", nil)
+	req.Header.Set("Origin", s.url)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	p := alice.do(req)
+	want := `no message "msg_01m8rnj7xb9h086qcmtwf2x24h" is held for alice's review; list them on the Approvals page`
+	if p.path() != "/approvals" || p.errorText() != want {
+		t.Errorf("approving a message that is not held: on %s, %q; want /approvals, %q", p.path(), p.errorText(), want)
+	}
+}

@@ -64,3 +64,13 @@ var errSecret = &secretError{}
 type secretError struct{}
 
 func (*secretError) Error() string { return "driver: password=hunter2" }
+
+// TestHintsNamePages: every action a hub hint names has a page here, and a
+// hinted error's message points at it, not at a command line.
+func TestHintsNamePages(t *testing.T) {
+	for _, name := range hub.Actions {
+		if way := pageWay(hub.Action{Name: name}); way == "from the menu" || strings.Contains(way, "palaver ") {
+			t.Errorf("%s: the dashboard's way is %q", name, way)
+		}
+	}
+}

@@ -394,6 +394,9 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 		msg = "something went wrong on the server (trace " + trace + "); try again"
 	} else {
 		w.log.Info("dashboard refused", "route", r.Pattern, "code", e.WireCode(), "message", e.Msg)
+		if e.Hint != nil {
+			msg = e.Hint.Base + "; " + e.Hint.Lead + " " + pageWay(e.Hint.Action)
+		}
 	}
 	if retry, ok := e.Details["retry_after_s"]; ok {
 		rw.Header().Set("Retry-After", fmt.Sprint(retry))
@@ -407,6 +410,24 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 	default:
 		w.render(rw, r, httpx.Status(e.Kind), "error", map[string]any{"Status": httpx.Status(e.Kind), "Code": e.WireCode()}, flash{Error: msg})
 	}
+}
+
+// pageWay is the dashboard's way to do what a hint names (hub.Hint): the
+// page where it is done, where the hub's message gives the command line's.
+func pageWay(a hub.Action) string {
+	switch a.Name {
+	case hub.ActionApproveContact:
+		return "on their Contacts page"
+	case hub.ActionListApprovals:
+		return "on the Approvals page"
+	case hub.ActionListTokens:
+		return "on each agent's page, and yours under Settings"
+	case hub.ActionMintPersonToken:
+		return "under Settings"
+	case hub.ActionCreatePerson:
+		return "by inviting them under Settings"
+	}
+	return "from the menu"
 }
 
 // toSignIn sends someone not signed in to sign in, or to make the first
