@@ -195,6 +195,7 @@ type AgentDetail struct {
 	Tokens    []*Token
 	Instances []Instance
 	Grants    []GrantView
+	Clients   []OAuthClientView // OAuth clients acting as it (§10.6)
 }
 
 // AgentDetail is the person's agent with this slug, archived or not;
@@ -212,6 +213,9 @@ func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDeta
 		return nil, AsError(err)
 	}
 	if d.Grants, err = grantViews(ctx, h.store, a); err != nil {
+		return nil, err
+	}
+	if d.Clients, err = h.agentClients(ctx, a); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"time"
 )
@@ -112,15 +113,17 @@ type Hub struct {
 	generation  string
 	generations []Generation
 
-	mu        sync.Mutex
-	waits     map[string][]context.Context // each principal's waits, until they return
-	named     map[string]namedWait         // live wait per agent id + "\x00" + instance
-	touched   map[string]time.Time         // token id → last recorded use
-	seen      map[string]time.Time         // agent id/instance → last recorded sighting
-	stop      chan struct{}                // closed by Shutdown: waits return timed_out
-	signins   throttle                     // sign-in attempts per account and per address
-	requests  requestLimiter               // requests per token (§15)
-	rechecked int64                        // the newest event id Recheck has looked at
+	mu           sync.Mutex
+	waits        map[string][]context.Context // each principal's waits, until they return
+	named        map[string]namedWait         // live wait per agent id + "\x00" + instance
+	touched      map[string]time.Time         // token id → last recorded use
+	seen         map[string]time.Time         // agent id/instance → last recorded sighting
+	stop         chan struct{}                // closed by Shutdown: waits return timed_out
+	signins      throttle                     // sign-in attempts per account and per address
+	fetcher      DocumentFetcher              // fetches client ID metadata documents (§10.6)
+	privateHosts []string                     // hosts fetched even at private addresses
+	requests     requestLimiter               // requests per token (§15)
+	rechecked    int64                        // the newest event id Recheck has looked at
 }
 
 // Options configure New.
@@ -130,6 +133,12 @@ type Options struct {
 	Clock    Clock        // default SystemClock
 	Logger   *slog.Logger // default slog.Default()
 	Settings Settings     // zero value: DefaultSettings()
+	// Fetcher fetches OAuth client ID metadata documents (§10.6); nil:
+	// clients must register instead.
+	Fetcher DocumentFetcher
+	// PrivateHosts are hosts whose documents may be fetched even at a
+	// private or loopback address: the admin's exception to the SSRF rule.
+	PrivateHosts []string
 }
 
 // New returns a Hub over an opened, migrated store.
@@ -159,20 +168,22 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		return nil, AsError(err)
 	}
 	return &Hub{
-		store:       o.Store,
-		waker:       o.Waker,
-		clock:       o.Clock,
-		log:         o.Logger,
-		settings:    o.Settings,
-		cursorKey:   []byte(epoch),
-		generation:  gen,
-		generations: gens,
-		waits:       map[string][]context.Context{},
-		named:       map[string]namedWait{},
-		touched:     map[string]time.Time{},
-		seen:        map[string]time.Time{},
-		stop:        make(chan struct{}),
-		rechecked:   latest,
+		store:        o.Store,
+		waker:        o.Waker,
+		clock:        o.Clock,
+		log:          o.Logger,
+		settings:     o.Settings,
+		cursorKey:    []byte(epoch),
+		generation:   gen,
+		generations:  gens,
+		waits:        map[string][]context.Context{},
+		named:        map[string]namedWait{},
+		touched:      map[string]time.Time{},
+		seen:         map[string]time.Time{},
+		stop:         make(chan struct{}),
+		rechecked:    latest,
+		fetcher:      o.Fetcher,
+		privateHosts: lowerAll(o.PrivateHosts),
 	}, nil
 }
 
@@ -195,3 +206,11 @@ func (h *Hub) Shutdown() {
 }
 
 func (h *Hub) now() time.Time { return h.clock.Now().UTC().Truncate(time.Millisecond) }
+
+func lowerAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToLower(strings.TrimSpace(s))
+	}
+	return out
+}

@@ -88,6 +88,8 @@ type Token struct {
 	ExpiresAt  time.Time
 	LastUsedAt time.Time
 	RevokedAt  time.Time
+	GrantID    string // the OAuth grant it was issued under ("" for a static token)
+	Resource   string // the resource an OAuth token is for (§10.6)
 }
 
 // Conversation kinds and statuses (§4).

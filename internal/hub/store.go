@@ -43,8 +43,15 @@ type Reader interface {
 	// a person's token) and its user (an agent token's owner).
 	TokenByHash(ctx context.Context, hash []byte) (*Token, *Agent, *User, error)
 	TokenByID(ctx context.Context, id string) (*Token, error)
-	// Tokens lists a user's tokens, of one agent when agentID is not "".
+	// Tokens lists a user's static tokens (not OAuth ones), of one agent
+	// when agentID is not "".
 	Tokens(ctx context.Context, userID, agentID string) ([]*Token, error)
+	OAuthClient(ctx context.Context, id string) (*OAuthClient, error)
+	OAuthGrant(ctx context.Context, id string) (*OAuthGrant, error)
+	// OAuthGrants lists the agent's grants not revoked, newest first, with
+	// their client's name and their tokens' last use.
+	OAuthGrants(ctx context.Context, agentID string) ([]*OAuthGrant, error)
+	OAuthCodeByHash(ctx context.Context, hash []byte) (*OAuthCode, error)
 
 	Conversation(ctx context.Context, id string) (*Conversation, error)
 	// ConversationView is Conversation and its Participants in one read.
@@ -205,6 +212,16 @@ type Tx interface {
 	// RevokeAgentTokens revokes every token of the agent not revoked yet.
 	RevokeAgentTokens(ctx context.Context, agentID string, at time.Time) error
 	TouchToken(ctx context.Context, id string, at time.Time) error
+	// UseToken revokes a token not revoked yet; ErrNoRows when it was.
+	UseToken(ctx context.Context, id string, at time.Time) error
+	// PutOAuthClient stores a client, or replaces what is known of it.
+	PutOAuthClient(ctx context.Context, c *OAuthClient) error
+	InsertOAuthGrant(ctx context.Context, g *OAuthGrant) error
+	// RevokeOAuthGrant revokes a grant and every token issued under it.
+	RevokeOAuthGrant(ctx context.Context, id string, at time.Time) error
+	InsertOAuthCode(ctx context.Context, c *OAuthCode) error
+	// UseOAuthCode marks an unused code used; ErrNoRows when it was.
+	UseOAuthCode(ctx context.Context, hash []byte, at time.Time) error
 
 	// LockConversation holds the conversation's row until the transaction
 	// ends, so transactions acting on one conversation take turns (a no-op

@@ -289,8 +289,12 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	switch {
 	case a != nil && a.Archived():
 		return nil, nil, nil, unauth("the agent " + a.Handle() + " is archived")
+	case !t.RevokedAt.IsZero() && t.GrantID != "":
+		return nil, nil, nil, unauth("the token was revoked; authorize again")
 	case !t.RevokedAt.IsZero():
 		return nil, nil, nil, unauth("the token was revoked; mint a new one")
+	case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt) && t.GrantID != "":
+		return nil, nil, nil, unauth("the access token expired; refresh it, or authorize again")
 	case !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt):
 		return nil, nil, nil, unauth("the token expired; mint a new one")
 	case (prefix == AgentTokenPrefix) != (a != nil):
@@ -355,9 +359,20 @@ const touchEvery = time.Minute
 // checksum, unknown, revoked, expired, or the agent archived. A token over
 // its request rate (§15) gets a KindRateLimited Error with retry_after_s.
 func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
+	return h.AuthenticateFor(ctx, token, "")
+}
+
+// AuthenticateFor is Authenticate for a request to a resource (the MCP
+// endpoint's URL): an OAuth token issued for another resource is refused
+// too (RFC 8707, §10.6; a trailing slash aside). A static token serves
+// every resource.
+func (h *Hub) AuthenticateFor(ctx context.Context, token, resource string) (*Caller, error) {
 	t, a, owner, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
 	if err != nil {
 		return nil, err
+	}
+	if t.Resource != "" && resource != "" && !SameResource(t.Resource, resource) {
+		return nil, &Error{Kind: KindUnauthenticated, Msg: "this token was issued for " + t.Resource + ", not for " + resource + "; authorize again for this endpoint"}
 	}
 	h.touchToken(ctx, t, h.now())
 	return &Caller{Agent: a, Owner: owner, TokenID: t.ID, Scopes: t.Scopes}, nil

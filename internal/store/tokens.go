@@ -11,7 +11,7 @@ import (
 
 // Static tokens (§2), stored as hashes.
 
-const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at`
+const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at, grant_id, resource`
 
 // tokenDest is where a row's token columns (tokenCols) scan to; done
 // finishes the scopes and times.
@@ -23,7 +23,7 @@ type tokenDest struct {
 
 func (d *tokenDest) dest() []any {
 	t := &d.t
-	return []any{&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &d.scopes, &d.created, &d.expires, &d.used, &d.revoked}
+	return []any{&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &d.scopes, &d.created, &d.expires, &d.used, &d.revoked, &t.GrantID, &t.Resource}
 }
 
 func (d *tokenDest) done() *hub.Token {
@@ -50,7 +50,7 @@ func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub
 		u                                      hub.User
 		uCreated                               sql.NullInt64
 	)
-	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at,
+	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, t.grant_id, t.resource,
 			a.id, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at, u.id, u.handle, u.name, u.admin, u.created_at
 		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
 		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aDescription, &aGoal, &aMode, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &u.Admin, &uCreated)...)
@@ -72,16 +72,20 @@ func (d queries) TokenByID(ctx context.Context, id string) (*hub.Token, error) {
 }
 
 func (d queries) Tokens(ctx context.Context, userID, agentID string) ([]*hub.Token, error) {
-	return queryAll(ctx, d.q, "tokens", scanToken, `SELECT `+tokenCols+` FROM tokens WHERE user_id = ? AND (? = '' OR agent_id = ?) ORDER BY created_at, id`, userID, agentID, agentID)
+	return queryAll(ctx, d.q, "tokens", scanToken, `SELECT `+tokenCols+` FROM tokens WHERE user_id = ? AND (? = '' OR agent_id = ?) AND grant_id = '' ORDER BY created_at, id`, userID, agentID, agentID)
 }
 
 func (d queries) InsertToken(ctx context.Context, t *hub.Token) error {
-	return d.exec(ctx, "insert token", `INSERT INTO tokens (id, hash, user_id, agent_id, name, scopes, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Hash, t.UserID, nullString(t.AgentID), t.Name, strings.Join(t.Scopes, " "), ms(t.CreatedAt), ms(t.ExpiresAt))
+	return d.exec(ctx, "insert token", `INSERT INTO tokens (id, hash, user_id, agent_id, name, scopes, created_at, expires_at, grant_id, resource) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Hash, t.UserID, nullString(t.AgentID), t.Name, strings.Join(t.Scopes, " "), ms(t.CreatedAt), ms(t.ExpiresAt), t.GrantID, t.Resource)
 }
 
 func (d queries) RevokeToken(ctx context.Context, id string, at time.Time) error {
 	return d.execOne(ctx, "revoke token", `UPDATE tokens SET revoked_at = ? WHERE id = ?`, ms(at), id)
+}
+
+func (d queries) UseToken(ctx context.Context, id string, at time.Time) error {
+	return d.execOne(ctx, "use token", `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
 }
 
 func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error {

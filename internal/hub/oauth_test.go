@@ -1,0 +1,365 @@
+package hub_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+const (
+	issuer   = "https://palaver.example"
+	resource = "https://palaver.example/mcp/"
+	redirect = "http://127.0.0.1:5555/callback"
+	verifier = "a-verifier-of-forty-three-characters-or-more-0123456789"
+)
+
+func challenge(v string) string {
+	sum := sha256.Sum256([]byte(v))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+var resources = []string{resource, "https://palaver.example/mcp/inbox/"}
+
+func authRequest(clientID string) hub.AuthRequest {
+	return hub.AuthRequest{ResponseType: "code", ClientID: clientID, RedirectURI: redirect, State: "st-1",
+		CodeChallenge: challenge(verifier), CodeChallengeMethod: "S256", Resource: resource, Issuer: issuer, Resources: resources}
+}
+
+// oauthCode asserts err is an Error with the OAuth code.
+func oauthCode(t *testing.T, err error, code string) {
+	t.Helper()
+	var e *hub.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("got %v, want an error with code %s", err, code)
+	}
+}
+
+// authorize registers a client, lets it act as alice/planner with scopes
+// and returns the client id and the code the redirect carries.
+func (w *world) authorize(t *testing.T, scopes ...string) (string, string) {
+	t.Helper()
+	c, err := w.hub.RegisterClient(ctx, hub.ClientSpec{Name: "Test client", RedirectURIs: []string{redirect}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := w.hub.Authorize(ctx, w.person(t, "alice"), authRequest(c.ID), hub.Consent{Agent: "planner", Scopes: scopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(to)
+	q := u.Query()
+	if q.Get("state") != "st-1" || q.Get("iss") != issuer || !strings.HasPrefix(to, redirect+"?") || q.Get("code") == "" {
+		t.Fatalf("the redirect %s: want %s with code, state st-1 and iss %s", to, redirect, issuer)
+	}
+	return c.ID, q.Get("code")
+}
+
+func (w *world) exchange(t *testing.T, clientID, code string) *hub.IssuedTokens {
+	t.Helper()
+	tok, err := w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "authorization_code", ClientID: clientID, Code: code,
+		RedirectURI: redirect, CodeVerifier: verifier, Resource: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// TestOAuthCodeFlow: a registered client, authorized with fewer scopes than
+// it asked for, trades its code for a token that authenticates as the
+// chosen agent with only those scopes, for its resource only.
+func TestOAuthCodeFlow(t *testing.T) {
+	w := newWorld(t)
+	id, code := w.authorize(t, hub.ScopeRead)
+	tok := w.exchange(t, id, code)
+	if diff := cmp.Diff([]string{hub.ScopeRead}, tok.Scopes); diff != "" || tok.ExpiresIn != time.Hour || !strings.HasPrefix(tok.RefreshToken, "plr_") {
+		t.Fatalf("tokens: %+v %s", tok, diff)
+	}
+	for _, r := range []string{resource, strings.TrimSuffix(resource, "/")} {
+		c, err := w.hub.AuthenticateFor(ctx, tok.AccessToken, r)
+		if err != nil {
+			t.Fatalf("at %s: %v", r, err)
+		}
+		if c.Agent.Handle() != "alice/planner" || !cmp.Equal(c.Scopes, []string{hub.ScopeRead}) {
+			t.Fatalf("caller %s %v", c.Agent.Handle(), c.Scopes)
+		}
+	}
+	_, err := w.hub.AuthenticateFor(ctx, tok.AccessToken, "https://palaver.example/mcp/inbox/")
+	if e := hub.AsError(err); e.Kind != hub.KindUnauthenticated || !strings.Contains(e.Msg, "issued for "+resource) {
+		t.Fatalf("a token for another resource: %v", err)
+	}
+	// The refresh token is never a bearer token.
+	if _, err := w.hub.Authenticate(ctx, tok.RefreshToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
+		t.Fatalf("the refresh token as a bearer: %v", err)
+	}
+	// The code is used up; used again, what it gave is revoked.
+	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier})
+	oauthCode(t, err, hub.OAuthInvalidGrant)
+	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
+		t.Fatalf("after the code came back: %v", err)
+	}
+	// OAuth tokens are not listed as static ones.
+	if ts, err := w.hub.Tokens(ctx, "alice", "planner"); err != nil || len(ts) != 1 {
+		t.Fatalf("static tokens: %v %v", ts, err)
+	}
+}
+
+// TestOAuthRefusals: each thing a token request or an authorization
+// request can get wrong is refused with its RFC 6749 code.
+func TestOAuthRefusals(t *testing.T) {
+	w := newWorld(t)
+	id, code := w.authorize(t, hub.ScopeRead, hub.ScopeWrite)
+	good := hub.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier, Resource: resource}
+	other, _ := w.hub.RegisterClient(ctx, hub.ClientSpec{RedirectURIs: []string{redirect}})
+	for _, tc := range []struct {
+		name string
+		edit func(*hub.TokenRequest)
+		code string
+	}{
+		{"wrong verifier", func(r *hub.TokenRequest) { r.CodeVerifier = strings.Replace(verifier, "a", "b", 1) }, hub.OAuthInvalidGrant},
+		{"short verifier", func(r *hub.TokenRequest) { r.CodeVerifier = "short" }, hub.OAuthInvalidGrant},
+		{"another redirect", func(r *hub.TokenRequest) { r.RedirectURI = redirect + "x" }, hub.OAuthInvalidGrant},
+		{"another client", func(r *hub.TokenRequest) { r.ClientID = other.ID }, hub.OAuthInvalidGrant},
+		{"another resource", func(r *hub.TokenRequest) { r.Resource = "https://palaver.example/mcp/inbox/" }, hub.OAuthInvalidTarget},
+		{"no client", func(r *hub.TokenRequest) { r.ClientID = "" }, hub.OAuthInvalidRequest},
+		{"unknown code", func(r *hub.TokenRequest) { r.Code = "plc_nope" }, hub.OAuthInvalidGrant},
+		{"grant type", func(r *hub.TokenRequest) { r.GrantType = "password" }, hub.OAuthUnsupportedGrant},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := good
+			tc.edit(&r)
+			_, err := w.hub.ExchangeToken(ctx, r)
+			oauthCode(t, err, tc.code)
+		})
+	}
+	// None of those used the code up.
+	w.exchange(t, id, code)
+
+	// An expired code.
+	id, code = w.authorize(t, hub.ScopeRead)
+	w.clock.Advance(hub.CodeLifetime)
+	_, err := w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier})
+	oauthCode(t, err, hub.OAuthInvalidGrant)
+
+	// The authorization request: a redirect URI a character off is told to
+	// the person only; a loopback one may name any port.
+	for _, tc := range []struct {
+		name     string
+		edit     func(*hub.AuthRequest)
+		code     string
+		redirect bool // the client is told, by its redirect URI
+	}{
+		{"redirect a character off", func(r *hub.AuthRequest) { r.RedirectURI = "http://127.0.0.1:5555/callbacc" }, hub.OAuthInvalidRequest, false},
+		{"unknown client", func(r *hub.AuthRequest) { r.ClientID = "cli_nope" }, hub.OAuthInvalidClient, false},
+		{"plain PKCE", func(r *hub.AuthRequest) { r.CodeChallengeMethod = "plain" }, hub.OAuthInvalidRequest, true},
+		{"no PKCE", func(r *hub.AuthRequest) { r.CodeChallenge, r.CodeChallengeMethod = "", "" }, hub.OAuthInvalidRequest, true},
+		{"token response", func(r *hub.AuthRequest) { r.ResponseType = "token" }, hub.OAuthUnsupportedResponse, true},
+		{"another resource", func(r *hub.AuthRequest) { r.Resource = "https://elsewhere.example/mcp/" }, hub.OAuthInvalidTarget, true},
+		{"unknown scopes", func(r *hub.AuthRequest) { r.Scope = "admin root" }, hub.OAuthInvalidScope, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := authRequest(id)
+			tc.edit(&r)
+			a, err := w.hub.CheckAuthorization(ctx, r)
+			oauthCode(t, err, tc.code)
+			if (a != nil) != tc.redirect {
+				t.Fatalf("redirect to the client: %v, want %v", a != nil, tc.redirect)
+			}
+			if a != nil {
+				u, _ := url.Parse(a.ErrorRedirect(err))
+				if q := u.Query(); q.Get("error") != tc.code || q.Get("state") != "st-1" || q.Get("iss") != issuer {
+					t.Fatalf("error redirect %s", u)
+				}
+			}
+		})
+	}
+	r := authRequest(id)
+	r.RedirectURI = "http://127.0.0.1:61234/callback"
+	r.Scope, r.Resource = "msg:read offline_access", ""
+	a, err := w.hub.CheckAuthorization(ctx, r)
+	if err != nil || a.Resource != resource || !cmp.Equal(a.Scopes, []string{hub.ScopeRead}) {
+		t.Fatalf("loopback on another port, default resource, unknown scope ignored: %+v %v", a, err)
+	}
+	// Consent to a scope not asked for, or to another's agent.
+	if _, err := w.hub.Authorize(ctx, w.person(t, "alice"), r, hub.Consent{Agent: "planner", Scopes: []string{hub.ScopeWrite}}); hub.AsError(err).Kind != hub.KindInvalid {
+		t.Fatalf("a scope not asked for: %v", err)
+	}
+	if _, err := w.hub.Authorize(ctx, w.person(t, "alice"), r, hub.Consent{Agent: "bob/helper", Scopes: []string{hub.ScopeRead}}); hub.AsError(err).Kind != hub.KindNotFound {
+		t.Fatalf("bob's agent: %v", err)
+	}
+	// Registering: redirect URIs are https or loopback http.
+	for _, bad := range []string{"http://palaver.example/cb", "https://x.example/cb#frag", "myapp:/cb", "https://user@x.example/cb"} {
+		_, err := w.hub.RegisterClient(ctx, hub.ClientSpec{RedirectURIs: []string{bad}})
+		oauthCode(t, err, hub.OAuthInvalidRedirectURI)
+	}
+}
+
+// TestOAuthExpiryAndRotation: an access token stops after an hour; a
+// refresh rotates, and the old refresh token sent again revokes every
+// token of the grant.
+func TestOAuthExpiryAndRotation(t *testing.T) {
+	w := newWorld(t)
+	id, code := w.authorize(t, hub.ScopeRead)
+	first := w.exchange(t, id, code)
+	w.clock.Advance(time.Hour)
+	_, err := w.hub.Authenticate(ctx, first.AccessToken)
+	if e := hub.AsError(err); e.Kind != hub.KindUnauthenticated || !strings.Contains(e.Msg, "expired") {
+		t.Fatalf("an hour on: %v", err)
+	}
+	second, err := w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: first.RefreshToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.RefreshToken == first.RefreshToken || second.AccessToken == first.AccessToken {
+		t.Fatal("a refresh gave the same tokens")
+	}
+	if _, err := w.hub.Authenticate(ctx, second.AccessToken); err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: first.RefreshToken})
+	oauthCode(t, err, hub.OAuthInvalidGrant)
+	if _, err := w.hub.Authenticate(ctx, second.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
+		t.Fatalf("after the old refresh token came back, the new access token: %v", err)
+	}
+	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: second.RefreshToken})
+	oauthCode(t, err, hub.OAuthInvalidGrant)
+}
+
+// TestOAuthRevocation: revoking a client on the agent's page ends its
+// tokens at once; RFC 7009 revocation of a refresh token ends its grant.
+func TestOAuthRevocation(t *testing.T) {
+	w := newWorld(t)
+	alice := w.person(t, "alice")
+	id, code := w.authorize(t, hub.ScopeRead)
+	tok := w.exchange(t, id, code)
+	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := w.hub.OAuthClients(ctx, alice, "planner")
+	if err != nil || len(cs) != 1 || cs[0].Name != "Test client" || cs[0].RedirectURI != redirect || !cmp.Equal(cs[0].Scopes, []string{hub.ScopeRead}) || cs[0].LastUsedAt.IsZero() {
+		t.Fatalf("the planner's clients: %+v %v", cs, err)
+	}
+	if _, err := w.hub.RevokeOAuthClient(ctx, alice, "planner", id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
+		t.Fatalf("after revoking the client: %v", err)
+	}
+	if cs, _ := w.hub.OAuthClients(ctx, alice, "planner"); len(cs) != 0 {
+		t.Fatalf("still listed: %+v", cs)
+	}
+	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: tok.RefreshToken})
+	oauthCode(t, err, hub.OAuthInvalidGrant)
+
+	id, code = w.authorize(t, hub.ScopeRead)
+	tok = w.exchange(t, id, code)
+	if err := w.hub.RevokeOAuthToken(ctx, "cli_someone_else", tok.RefreshToken); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); err != nil {
+		t.Fatalf("another client's revocation changed something: %v", err)
+	}
+	if err := w.hub.RevokeOAuthToken(ctx, id, tok.RefreshToken); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
+		t.Fatalf("after revoking the refresh token: %v", err)
+	}
+}
+
+// fetcher serves client documents from a map, recording what was asked,
+// and refuses an address as the real one does at connect time.
+type fetcher struct {
+	docs    map[string]string
+	addr    netip.Addr // the address every host "resolves" to
+	fetched []string
+}
+
+func (f *fetcher) Fetch(_ context.Context, u string, allow func(netip.Addr) bool, max int64) ([]byte, error) {
+	if !allow(f.addr) {
+		return nil, errors.New("refusing to connect to " + f.addr.String())
+	}
+	f.fetched = append(f.fetched, u)
+	return []byte(f.docs[u]), nil
+}
+
+// TestClientDocuments: a client ID metadata document is fetched, checked
+// and kept for an hour; one at a private address is never fetched unless
+// the admin let its host through.
+func TestClientDocuments(t *testing.T) {
+	const docURL = "https://app.example/client.json"
+	doc := `{"client_id":"` + docURL + `","client_name":"App","redirect_uris":["` + redirect + `"]}`
+	f := &fetcher{docs: map[string]string{docURL: doc}, addr: netip.MustParseAddr("203.0.113.7")}
+	w := newWorld(t)
+	open := func(private ...string) {
+		h, err := hub.New(ctx, hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Fetcher: f, PrivateHosts: private})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.hub = h
+	}
+	open()
+	a, err := w.hub.CheckAuthorization(ctx, authRequest(docURL))
+	if err != nil || a.Client.Label() != "App" || !a.Client.Document {
+		t.Fatalf("%+v %v", a, err)
+	}
+	w.hub.CheckAuthorization(ctx, authRequest(docURL))
+	w.clock.Advance(hub.ClientDocumentTTL)
+	w.hub.CheckAuthorization(ctx, authRequest(docURL))
+	if diff := cmp.Diff([]string{docURL, docURL}, f.fetched); diff != "" {
+		t.Fatalf("fetches (once, then again after an hour): %s", diff)
+	}
+
+	for _, tc := range []struct{ name, id, doc string }{
+		{"http", "http://app.example/client.json", ""},
+		{"no path", "https://app.example", ""},
+		{"private literal", "https://10.1.2.3/client.json", ""},
+		{"loopback literal", "https://127.0.0.1:8443/client.json", ""},
+		{"another client_id", "https://app.example/other.json", `{"client_id":"https://app.example/x.json","redirect_uris":["` + redirect + `"]}`},
+		{"a secret", "https://app.example/secret.json", `{"client_id":"https://app.example/secret.json","client_secret":"s","redirect_uris":["` + redirect + `"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f.fetched = nil
+			f.docs[tc.id] = tc.doc
+			a, err := w.hub.CheckAuthorization(ctx, authRequest(tc.id))
+			oauthCode(t, err, hub.OAuthInvalidClient)
+			if a != nil {
+				t.Fatal("a bad client got a redirect")
+			}
+			if tc.doc == "" && len(f.fetched) != 0 {
+				t.Fatalf("fetched %v", f.fetched)
+			}
+		})
+	}
+
+	// A name that resolves to a private address is refused when connecting.
+	f.addr, f.fetched = netip.MustParseAddr("192.168.1.10"), nil
+	w.clock.Advance(hub.ClientDocumentTTL)
+	if _, err := w.hub.CheckAuthorization(ctx, authRequest(docURL)); err == nil || len(f.fetched) != 0 {
+		t.Fatalf("at a private address: %v, fetched %v", err, f.fetched)
+	}
+	open("App.example")
+	if _, err := w.hub.CheckAuthorization(ctx, authRequest(docURL)); err != nil || len(f.fetched) != 1 {
+		t.Fatalf("let through by the admin: %v, fetched %v", err, f.fetched)
+	}
+
+	for addr, want := range map[string]bool{
+		"203.0.113.7": true, "2001:db8::1": true, "10.0.0.1": false, "172.16.0.1": false, "192.168.0.1": false, "127.0.0.1": false,
+		"::1": false, "169.254.169.254": false, "fe80::1": false, "fc00::1": false, "100.64.0.1": false, "0.0.0.0": false,
+		"::ffff:127.0.0.1": false, "224.0.0.1": false,
+	} {
+		if got := w.hub.AllowFetch("elsewhere.example", netip.MustParseAddr(addr)); got != want {
+			t.Errorf("AllowFetch(%s) = %v, want %v", addr, got, want)
+		}
+	}
+}
