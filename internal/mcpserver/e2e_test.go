@@ -178,7 +178,14 @@ func TestUnauthorized(t *testing.T) {
 			t.Errorf("GET %s: %d, want 405", path, resp.StatusCode)
 		}
 	}
-	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource/mcp/"} {
+	// Each form of the metadata's path names that form of the resource, so
+	// a client that connected to /mcp finds /mcp (RFC 9728 §3.3 compares
+	// them as strings); the root one names the default profile's.
+	for path, resource := range map[string]string{
+		"/.well-known/oauth-protected-resource":      "/mcp/",
+		"/.well-known/oauth-protected-resource/mcp":  "/mcp",
+		"/.well-known/oauth-protected-resource/mcp/": "/mcp/",
+	} {
 		resp, err := http.Get(ts.url + path)
 		if err != nil {
 			t.Fatal(err)
@@ -186,8 +193,16 @@ func TestUnauthorized(t *testing.T) {
 		var prm map[string]any
 		json.NewDecoder(resp.Body).Decode(&prm)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || prm["resource"] != ts.url+"/mcp/" {
-			t.Errorf("GET %s: %d %v", path, resp.StatusCode, prm)
+		if resp.StatusCode != http.StatusOK || prm["resource"] != ts.url+resource {
+			t.Errorf("GET %s: %d %v, want resource %s", path, resp.StatusCode, prm, ts.url+resource)
+		}
+	}
+	// The challenge names the metadata of the path the client asked for.
+	for _, path := range []string{"/mcp", "/mcp/"} {
+		resp, _ := ts.post(t, ctx, path, "", body, nil)
+		want := `Bearer resource_metadata="` + ts.url + `/.well-known/oauth-protected-resource` + path + `", scope="msg:read msg:write contacts:read"`
+		if got := resp.Header.Get("WWW-Authenticate"); got != want {
+			t.Errorf("POST %s: WWW-Authenticate %q, want %q", path, got, want)
 		}
 	}
 }

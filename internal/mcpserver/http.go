@@ -46,8 +46,10 @@ func (s *Server) Register(mux *http.ServeMux) {
 		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, oneMessage(sdk))))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
-		prm := s.knownHost(s.cors("GET, HEAD", s.protectedResourceMetadata(p)))
-		mux.Handle(metadataPath+p.path, prm)
+		// Each form of the metadata's path names the same form of the
+		// resource, so a client that connected to either finds its own.
+		prm := s.knownHost(s.cors("GET, HEAD", s.protectedResourceMetadata(p.path+"/")))
+		mux.Handle(metadataPath+p.path, s.knownHost(s.cors("GET, HEAD", s.protectedResourceMetadata(p.path))))
 		mux.Handle(metadataPath+p.path+"/", prm)
 		if p.name == "default" {
 			mux.Handle(metadataPath, prm)
@@ -90,9 +92,19 @@ func (s *Server) knownHost(next http.Handler) http.Handler {
 	})
 }
 
+// ResourcePaths are the paths of the MCP endpoints, the default profile's
+// first: the resources an OAuth token may be for (§10.6).
+func (s *Server) ResourcePaths() []string {
+	var out []string
+	for _, p := range s.profiles {
+		out = append(out, p.path+"/")
+	}
+	return out
+}
+
 // protectedResourceMetadata serves RFC 9728 metadata for a profile's
-// endpoint.
-func (s *Server) protectedResourceMetadata(p *profile) http.Handler {
+// endpoint at path.
+func (s *Server) protectedResourceMetadata(path string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -102,7 +114,7 @@ func (s *Server) protectedResourceMetadata(p *profile) http.Handler {
 		base := s.base(r)
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(&oauthex.ProtectedResourceMetadata{
-			Resource:               base + p.path + "/",
+			Resource:               base + path,
 			AuthorizationServers:   []string{base},
 			ScopesSupported:        hub.AllScopes,
 			BearerMethodsSupported: []string{"header"},
@@ -135,7 +147,7 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 			token = ""
 		}
 		token = strings.TrimSpace(token)
-		c, err := s.hub.Authenticate(r.Context(), token)
+		c, err := s.hub.AuthenticateFor(r.Context(), token, s.base(r)+r.URL.Path)
 		if err != nil {
 			e := hub.AsError(err)
 			if e.Kind == hub.KindRateLimited { // answered by the tool or resource asked for (noCaller)
@@ -147,7 +159,7 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 				http.Error(w, "internal error; retry later", http.StatusInternalServerError)
 				return
 			}
-			challenge := `Bearer resource_metadata="` + s.base(r) + metadataPath + p.path + `/", scope="` + strings.Join(hub.AllScopes, " ") + `"`
+			challenge := `Bearer resource_metadata="` + s.base(r) + metadataPath + r.URL.Path + `", scope="` + strings.Join(hub.AllScopes, " ") + `"`
 			if hasBearer && token != "" {
 				challenge += `, error="invalid_token"`
 			}
