@@ -21,6 +21,7 @@ import (
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/metrics"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
 )
@@ -89,7 +90,8 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		defer pg.Close()
 		waker = pg
 	}
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: settings})
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: settings,
+		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts})
 	if err != nil {
 		return err
 	}
@@ -108,7 +110,8 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	mux := http.NewServeMux()
 	srv.Register(mux)
 	api.New(h, log).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies()})
+	oauth.New(oauth.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Resources: srv.ResourcePaths()}).Register(mux)
+	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: srv.ResourcePaths()})
 	if err != nil {
 		return err
 	}
@@ -138,6 +141,9 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	log.Info("palaver is serving", "url", public, "dashboard", public+"/", "mcp", public+"/mcp/", "addr", ln.Addr().String(), "build", build.Current().String(), "tools", srv.Version(), "config", cfg.String())
 
+	if cfg.BaseURL == "" {
+		log.Info("no --base-url: OAuth clients (claude.ai, Claude Desktop, ChatGPT) need the server's public URL to sign in; start it with --base-url https://… (PALAVER_BASE_URL)")
+	}
 	isNew = false // serving: the database stays, whatever happens next
 	go pruneEvents(ctx, h, log)
 	// Wake waiters for events committed by other processes on the database

@@ -32,6 +32,10 @@ type Config struct {
 	Synchronous string
 	// Origins are extra browser origins allowed to call the MCP endpoint.
 	Origins []string
+	// PrivateHosts are hosts whose OAuth client documents may be fetched
+	// even at a private or loopback address (an exception to the SSRF
+	// rule, §10.6, for a client on the admin's own network).
+	PrivateHosts []string
 	// Proxies are the reverse proxies (addresses or CIDR prefixes) whose
 	// X-Forwarded-For names the client; a proxy on the same machine is
 	// always trusted.
@@ -61,13 +65,14 @@ func Default() Config {
 
 // env names each setting's environment variable.
 var env = map[string]string{
-	"addr":        "PALAVER_ADDR",
-	"database":    "PALAVER_DATABASE",
-	"base-url":    "PALAVER_BASE_URL",
-	"log-format":  "PALAVER_LOG_FORMAT",
-	"synchronous": "PALAVER_SYNCHRONOUS",
-	"proxy":       "PALAVER_PROXIES",
-	"origin":      "PALAVER_ORIGINS",
+	"addr":               "PALAVER_ADDR",
+	"database":           "PALAVER_DATABASE",
+	"base-url":           "PALAVER_BASE_URL",
+	"log-format":         "PALAVER_LOG_FORMAT",
+	"synchronous":        "PALAVER_SYNCHRONOUS",
+	"proxy":              "PALAVER_PROXIES",
+	"origin":             "PALAVER_ORIGINS",
+	"allow-private-host": "PALAVER_ALLOW_PRIVATE_HOSTS",
 
 	"pause-turns":     "PALAVER_PAUSE_TURNS",
 	"duplicate-limit": "PALAVER_DUPLICATE_LIMIT",
@@ -115,6 +120,13 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 	}
 	fs.Func("origin", "extra browser origin allowed to call /mcp (repeatable; env PALAVER_ORIGINS, comma-separated)", func(s string) error {
 		c.Origins = append(c.Origins, s)
+		return nil
+	})
+	if v := getenv(env["allow-private-host"]); v != "" {
+		c.PrivateHosts = strings.Split(v, ",")
+	}
+	fs.Func("allow-private-host", "host whose OAuth client document may be fetched at a private or loopback address (repeatable; env PALAVER_ALLOW_PRIVATE_HOSTS, comma-separated)", func(s string) error {
+		c.PrivateHosts = append(c.PrivateHosts, s)
 		return nil
 	})
 	if v := getenv(env["proxy"]); v != "" {
@@ -220,8 +232,8 @@ func (c Config) TrustedProxies() []netip.Prefix {
 // String is the configuration for the start-up log, with a database URL's
 // password hidden.
 func (c Config) String() string {
-	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v proxies=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v token_rate=%v token_burst=%d",
-		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.Proxies, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter, c.TokenRate, c.TokenBurst)
+	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v private_hosts=%v proxies=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v token_rate=%v token_burst=%d",
+		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PrivateHosts, c.Proxies, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter, c.TokenRate, c.TokenBurst)
 }
 
 // redactURL hides the password of a database URL.
