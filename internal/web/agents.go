@@ -165,3 +165,12 @@ func (w *Web) archive(archived bool) handler {
 		return &reply{redirect: agentPath(a), notice: a.Handle() + " is back; mint it a new token to connect it."}, nil
 	}
 }
+
+// revokeClient ends an OAuth client's tokens for the agent (§10.6).
+func (w *Web) revokeClient(ctx context.Context, r *request) (*reply, error) {
+	c, err := w.hub.RevokeOAuthClient(ctx, r.user, r.PathValue("slug"), form(r, "client_id"))
+	if err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/agents/" + url.PathEscape(r.PathValue("slug")), notice: "Revoked " + c.Name + "; its next request is refused."}, nil
+}

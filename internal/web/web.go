@@ -46,18 +46,22 @@ type Options struct {
 	// Proxies are the reverse proxies whose X-Forwarded-For names the
 	// client, whom sign-ins are throttled by.
 	Proxies []netip.Prefix
+	// OAuthResources are the paths of the MCP endpoints an OAuth client
+	// may be given a token for, the default first (the consent page).
+	OAuthResources []string
 }
 
 // Web serves the dashboard.
 type Web struct {
-	hub     *hub.Hub
-	log     *slog.Logger
-	secure  bool
-	base    string // the configured public URL, scheme and host ("" when none)
-	host    string // its host, the one Host a request may name ("" when none)
-	proxies []netip.Prefix
-	pages   map[string]*template.Template
-	static  map[string]asset
+	hub       *hub.Hub
+	log       *slog.Logger
+	secure    bool
+	base      string // the configured public URL, scheme and host ("" when none)
+	host      string // its host, the one Host a request may name ("" when none)
+	proxies   []netip.Prefix
+	resources []string // OAuthResources
+	pages     map[string]*template.Template
+	static    map[string]asset
 }
 
 // asset is a static file served from memory under a name that changes
@@ -71,7 +75,7 @@ type asset struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host
@@ -238,6 +242,10 @@ func (w *Web) routes() []route {
 		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings"},
 
 		{pattern: "GET /projects/{id}/images/{image}", handle: w.image},
+
+		{pattern: "GET /consent", handle: w.consent},
+		{pattern: "POST /consent", handle: w.decideConsent},
+		{pattern: "POST /agents/{slug}/clients/revoke", handle: w.revokeClient, back: "/agents/{slug}"},
 	}
 }
 
@@ -526,7 +534,11 @@ func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, 
 	h := rw.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", contentPolicy)
+	policy := contentPolicy
+	if p, ok := data.(interface{ formActions() string }); ok && p.formActions() != "" {
+		policy = strings.Replace(policy, "form-action 'self'", "form-action 'self' "+p.formActions(), 1)
+	}
+	h.Set("Content-Security-Policy", policy)
 	h.Set("Vary", "Cookie, HX-Request")
 	rw.WriteHeader(code)
 	rw.Write(buf.Bytes())
