@@ -85,8 +85,8 @@ func TestOAuthCodeFlow(t *testing.T) {
 	if diff := cmp.Diff([]string{hub.ScopeRead}, tok.Scopes); diff != "" || tok.ExpiresIn != time.Hour || !strings.HasPrefix(tok.RefreshToken, "plr_") {
 		t.Fatalf("tokens: %+v %s", tok, diff)
 	}
-	for _, r := range []string{resource, strings.TrimSuffix(resource, "/")} {
-		c, err := w.hub.AuthenticateFor(ctx, tok.AccessToken, r)
+	for _, r := range []string{"/mcp/", "/mcp"} {
+		c, err := w.hub.AuthenticateFor(ctx, tok.AccessToken, issuer, r)
 		if err != nil {
 			t.Fatalf("at %s: %v", r, err)
 		}
@@ -94,7 +94,7 @@ func TestOAuthCodeFlow(t *testing.T) {
 			t.Fatalf("caller %s %v", c.Agent.Handle(), c.Scopes)
 		}
 	}
-	_, err := w.hub.AuthenticateFor(ctx, tok.AccessToken, "https://palaver.example/mcp/inbox/")
+	_, err := w.hub.AuthenticateFor(ctx, tok.AccessToken, issuer, "/mcp/inbox/")
 	if e := hub.AsError(err); e.Kind != hub.KindUnauthenticated || !strings.Contains(e.Msg, "issued for "+resource) {
 		t.Fatalf("a token for another resource: %v", err)
 	}

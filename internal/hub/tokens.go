@@ -359,19 +359,20 @@ const touchEvery = time.Minute
 // checksum, unknown, revoked, expired, or the agent archived. A token over
 // its request rate (§15) gets a KindRateLimited Error with retry_after_s.
 func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
-	return h.AuthenticateFor(ctx, token, "")
+	return h.AuthenticateFor(ctx, token, "", "")
 }
 
 // AuthenticateFor is Authenticate for a request to a resource (the MCP
-// endpoint's URL): an OAuth token issued for another resource is refused
-// too (RFC 8707, §10.6; a trailing slash aside). A static token serves
-// every resource.
-func (h *Hub) AuthenticateFor(ctx context.Context, token, resource string) (*Caller, error) {
+// endpoint's URL, the server's base URL and the path, joined only when
+// an OAuth token needs checking): an OAuth token issued for another
+// resource is refused too (RFC 8707, §10.6; a trailing slash aside). A
+// static token serves every resource.
+func (h *Hub) AuthenticateFor(ctx context.Context, token, base, path string) (*Caller, error) {
 	t, a, owner, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
 	if err != nil {
 		return nil, err
 	}
-	if t.Resource != "" && resource != "" && !SameResource(t.Resource, resource) {
+	if resource := base + path; t.Resource != "" && resource != "" && !SameResource(t.Resource, resource) {
 		return nil, &Error{Kind: KindUnauthenticated, Msg: "this token was issued for " + t.Resource + ", not for " + resource + "; authorize again for this endpoint"}
 	}
 	h.touchToken(ctx, t, h.now())

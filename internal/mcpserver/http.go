@@ -147,7 +147,7 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 			token = ""
 		}
 		token = strings.TrimSpace(token)
-		c, err := s.hub.AuthenticateFor(r.Context(), token, s.base(r)+r.URL.Path)
+		c, err := s.hub.AuthenticateFor(r.Context(), token, s.base(r), r.URL.Path)
 		if err != nil {
 			e := hub.AsError(err)
 			if e.Kind == hub.KindRateLimited { // answered by the tool or resource asked for (noCaller)
