@@ -86,7 +86,9 @@ func (h *Hub) askIn(ctx context.Context, tx Tx, from *Agent, b string, handles [
 }
 
 // resolveAll resolves handles (dropping duplicates) and checks reach to
-// each: the targets, or a Refusal. When only inbound approval is missing,
+// each by mayAnswer — the rule sends and list_contacts use, so an agent
+// may open a conversation with one it may answer: the targets, or a
+// Refusal. When only inbound approval is missing,
 // it asks each person concerned for the handles and returns the inbound.ask
 // events with the pending_approval Refusal wrapped in commitThen, so that
 // update keeps the asks though the call is refused.
@@ -104,7 +106,7 @@ func (h *Hub) resolveAll(ctx context.Context, tx Tx, from *Agent, handles []stri
 			continue
 		}
 		seen[p.ID] = true
-		b, err := reachCheck(ctx, tx, from, p)
+		b, err := mayAnswer(ctx, tx, from, p)
 		switch {
 		case err == nil:
 			out = append(out, p)

@@ -99,6 +99,11 @@ func TestConsentPath(t *testing.T) {
 	if got := contactsOf(t, w, w.helper); got != "alice:allowed:alice/planner" {
 		t.Fatalf("the helper's contacts: %s; want alice allowed with the planner it may answer", got)
 	}
+	// What list_contacts says is what opening does: the helper, which may
+	// answer the planner, finds their conversation by open_conversation.
+	if v, err := w.hub.OpenConversation(ctx, w.helper, []string{"alice/planner"}); err != nil || v.Conversation.ID != opened {
+		t.Fatalf("the helper opening with the planner it may answer: %+v, %v; want %s", v, err, opened)
+	}
 	if got := contactsOf(t, w, w.planner); got != "bob:allowed:bob/helper" {
 		t.Fatalf("the planner's contacts: %s", got)
 	}
