@@ -34,9 +34,9 @@ type requestLimiter struct {
 	swept   time.Time
 }
 
-// take spends one request of key's bucket at now, or says how long until
-// one is left; a refused request spends nothing.
-func (l *requestLimiter) take(now time.Time, key string, perSecond float64, burst int) time.Duration {
+// take spends n requests of key's bucket at now, or says how long until
+// they are left; a refused request spends nothing.
+func (l *requestLimiter) take(now time.Time, key string, n int, perSecond float64, burst int) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.buckets == nil {
@@ -55,11 +55,11 @@ func (l *requestLimiter) take(now time.Time, key string, perSecond float64, burs
 		b = rate.NewLimiter(rate.Limit(perSecond), burst)
 		l.buckets[key] = b
 	}
-	if b.AllowN(now, 1) {
+	if b.AllowN(now, n) {
 		return 0
 	}
-	// What is missing of one request, at the rate it comes back.
-	return time.Duration((1 - b.TokensAt(now)) / perSecond * float64(time.Second))
+	// What is missing of n requests, at the rate they come back.
+	return time.Duration((float64(n) - b.TokensAt(now)) / perSecond * float64(time.Second))
 }
 
 // len is how many buckets are held.
@@ -69,10 +69,10 @@ func (l *requestLimiter) len() int {
 	return len(l.buckets)
 }
 
-// admit spends one request of the token's allowance, or refuses with a
+// admit spends n requests of the token's allowance, or refuses with a
 // KindRateLimited Error carrying retry_after_s (whole seconds, at least 1).
-func (h *Hub) admit(tokenID string, now time.Time) error {
-	wait := h.requests.take(now, tokenID, h.settings.TokenRate, h.settings.TokenBurst)
+func (h *Hub) admit(tokenID string, now time.Time, n int) error {
+	wait := h.requests.take(now, tokenID, n, h.settings.TokenRate, h.settings.TokenBurst)
 	if wait <= 0 {
 		return nil
 	}
@@ -80,4 +80,14 @@ func (h *Hub) admit(tokenID string, now time.Time) error {
 	return &Error{Kind: KindRateLimited, Details: map[string]any{"retry_after_s": secs},
 		Msg: fmt.Sprintf("this token made more than %g requests a second (%d at once); wait %d seconds and try again, and make fewer calls at once",
 			h.settings.TokenRate, h.settings.TokenBurst, secs)}
+}
+
+// SpendMore spends n more requests of the caller's token, for a request
+// that carries n calls besides the one its authentication spent (a JSON-RPC
+// batch): each call counts, however they are sent.
+func (h *Hub) SpendMore(c *Caller, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	return h.admit(c.TokenID, h.now(), n)
 }

@@ -300,7 +300,7 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	case (prefix == AgentTokenPrefix) != (a != nil):
 		return nil, nil, nil, unauth("this is not " + kind + " token")
 	}
-	if err := h.admit(t.ID, now); err != nil {
+	if err := h.admit(t.ID, now, 1); err != nil {
 		return nil, nil, nil, err
 	}
 	return t, a, u, nil

@@ -43,7 +43,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		if !s.noLean {
 			sdk = s.lean(p, h)
 		}
-		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, oneMessage(sdk))))))
+		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, s.oneMessage(sdk))))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
 		// Each form of the metadata's path names the same form of the
@@ -175,8 +175,11 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 // message or a batch — with only whitespace after it: a JSON-RPC parse
 // error and HTTP 400, so a second message glued to the first is never
 // silently dropped (the SDK's decoder stops after the first value, §15).
-// A body over maxBody goes on whole, for the SDK's own 413.
-func oneMessage(next http.Handler) http.Handler {
+// A batch spends one request of the token's rate for each message in it
+// beyond the first (authentication spent that one); over the rate, the
+// whole batch is 429 with Retry-After. A body over maxBody goes on whole,
+// for the SDK's own 413.
+func (s *Server) oneMessage(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -184,16 +187,36 @@ func oneMessage(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err == nil && len(body) <= maxBody && !json.Valid(body) {
-			b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeParseError,
-				Message: "parse error: the body must be one JSON-RPC message, or one batch, and nothing after it"}})
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			w.Write(b)
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: the body must be one JSON-RPC message, or one batch, and nothing after it")
 			return
+		}
+		if c := callerFrom(r.Context()); c != nil && err == nil && len(body) <= maxBody {
+			var batch []json.RawMessage
+			if json.Unmarshal(body, &batch) == nil && len(batch) > 1 {
+				if err := s.hub.SpendMore(c, len(batch)-1); err != nil {
+					e := hub.AsError(err)
+					if e.Kind != hub.KindRateLimited {
+						s.log.Error("rate of a batch", "err", err)
+						http.Error(w, "internal error; retry later", http.StatusInternalServerError)
+						return
+					}
+					w.Header().Set("Retry-After", fmt.Sprint(e.Details["retry_after_s"]))
+					writeRPCError(w, http.StatusTooManyRequests, -32000, fmt.Sprintf("rate_limited: a batch of %d calls: %s", len(batch), e.Msg))
+					return
+				}
+			}
 		}
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// writeRPCError answers with a JSON-RPC error that belongs to no request.
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{Error: &jsonrpc.Error{Code: code, Message: msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 type requestCtxKey struct{}

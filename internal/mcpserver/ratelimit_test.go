@@ -3,7 +3,9 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -52,5 +54,38 @@ func TestTokenRateLimited(t *testing.T) {
 	}
 	if _, out := rpcCall(ts.tokens["alice/reviewer"], "tools/call", map[string]any{"name": "whoami", "arguments": map[string]any{}}); out["result"].(map[string]any)["isError"] == true {
 		t.Errorf("another token was limited: %v", out)
+	}
+}
+
+// TestBatchSpendsEachCall: every call of a JSON-RPC batch counts against
+// the token's rate, so a batch is no way around it: a batch of three with
+// two requests left is 429 with Retry-After, runs none of its calls and
+// spends only the one request its authentication did.
+func TestBatchSpendsEachCall(t *testing.T) {
+	s := hub.DefaultSettings()
+	s.TokenRate, s.TokenBurst = 0.001, 3
+	ts := newTestServerWith(t, s)
+	token := ts.tokens["alice/planner"]
+	call := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"check_inbox","arguments":{}}}`
+	batch := func(n int) string {
+		var parts []string
+		for i := range n {
+			parts = append(parts, fmt.Sprintf(call, i+1))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	// 2025-03-26 is the revision that takes batches.
+	headers := map[string]string{"MCP-Protocol-Version": "2025-03-26"}
+	if resp, body := ts.post(t, context.Background(), "/mcp/", token, fmt.Sprintf(call, 1), headers); resp.StatusCode != http.StatusOK {
+		t.Fatalf("one call: %d %s", resp.StatusCode, body)
+	}
+	resp, body := ts.post(t, context.Background(), "/mcp/", token, batch(3), headers)
+	want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"rate_limited: a batch of 3 calls: this token made more than 0.001 requests a second (3 at once); wait 1000 seconds and try again, and make fewer calls at once"}}`
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1000" || strings.TrimSpace(string(body)) != want {
+		t.Errorf("a batch of 3 with 2 requests left: %d Retry-After %q %s; want 429, 1000, %s", resp.StatusCode, resp.Header.Get("Retry-After"), body, want)
+	}
+	// The refused batch spent one request, as any refused request does.
+	if resp, body := ts.post(t, context.Background(), "/mcp/", token, fmt.Sprintf(call, 1), headers); resp.StatusCode != http.StatusOK || strings.Contains(string(body), "rate_limited") {
+		t.Errorf("one call with one request left: %d %s", resp.StatusCode, body)
 	}
 }
