@@ -186,8 +186,10 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		a.log.Log(r.Context(), level, "api error", attrs...)
 		body = map[string]any{"error": map[string]any{"code": e.WireCode(), "message": msg}, "trace": trace}
+		for k, v := range e.Details { // retry_after_s, latest_cursor …
+			body[k] = v
+		}
 		if retry, ok := e.Details["retry_after_s"]; ok {
-			body["retry_after_s"] = retry
 			w.Header().Set("Retry-After", fmt.Sprint(retry))
 		}
 		if e.Kind == hub.KindUnauthenticated {

@@ -526,3 +526,19 @@ func TestRefusalsPointAtRoutes(t *testing.T) {
 		t.Errorf("an agent's token: %d %q, want 401 %q", resp.StatusCode, got.Error["message"], want)
 	}
 }
+
+// TestCursorInvalidCarriesLatest: a refused cursor on the events route is
+// cursor_invalid with latest_cursor to start again from (§6), in words for
+// a person, not an agent's tools.
+func TestCursorInvalidCarriesLatest(t *testing.T) {
+	s := newServer(t)
+	code, got := s.rest(t, "alice", "GET", "/events?timeout_s=0&cursor=zzz", nil)
+	e, _ := got["error"].(map[string]any)
+	latest, _ := got["latest_cursor"].(string)
+	if code != 400 || e["code"] != "cursor_invalid" || latest == "" || strings.Contains(e["message"].(string), "check_inbox") {
+		t.Fatalf("a malformed cursor: %d %v; want 400 cursor_invalid with latest_cursor, in a person's words", code, got)
+	}
+	if code, got := s.rest(t, "alice", "GET", "/events?timeout_s=0&cursor="+latest, nil); code != 200 {
+		t.Errorf("starting again from latest_cursor: %d %v", code, got)
+	}
+}

@@ -83,12 +83,19 @@ func (h *Hub) LatestCursor(ctx context.Context, readerID string) (string, error)
 	return h.cursor(readerID, id), nil
 }
 
+// What a refused cursor's reader does next: an agent resyncs with its
+// inbox, a person (the REST events route, the dashboard) starts again.
+const (
+	resyncAgent  = "resync with check_inbox and continue from latest_cursor"
+	resyncPerson = "start again from latest_cursor (and reload what you show)"
+)
+
 // parseCursor returns the event id a cursor of readerID names; nil means
 // none was given, which starts at the latest. An empty, malformed,
 // foreign (another reader's or another database's), after-the-backup or
 // ahead-of-the-log cursor is cursor_invalid; one older than the kept events
 // is cursor_expired; both carry latest_cursor.
-func (h *Hub) parseCursor(ctx context.Context, readerID string, cursor *string) (int64, error) {
+func (h *Hub) parseCursor(ctx context.Context, readerID, resync string, cursor *string) (int64, error) {
 	latest, err := h.store.LatestEventID(ctx)
 	if err != nil {
 		return 0, AsError(err)
@@ -112,7 +119,7 @@ func (h *Hub) parseCursor(ctx context.Context, readerID string, cursor *string) 
 	// One encoding per id: a cursor is compared by value, so no second
 	// spelling of it is accepted.
 	if err != nil || n <= 0 || used != n || u > math.MaxInt64 || len(binary.AppendUvarint(nil, u)) != n {
-		return 0, fail("cursor_invalid", "this cursor is malformed; pass back a cursor exactly as the server gave it, or start again from latest_cursor after check_inbox")
+		return 0, fail("cursor_invalid", "this cursor is malformed; pass back a cursor exactly as the server gave it, or "+resync)
 	}
 	id, tag := int64(u), raw[n:]
 	through := int64(math.MaxInt64) // how far the cursor's generation reaches
@@ -125,21 +132,21 @@ func (h *Hub) parseCursor(ctx context.Context, readerID string, cursor *string) 
 			}
 		}
 		if !found {
-			return 0, fail("cursor_invalid", "this cursor was not issued to you by this database (it is another reader's, or another database's); pass back only the cursors you received, or resync with check_inbox and continue from latest_cursor")
+			return 0, fail("cursor_invalid", "this cursor was not issued to you by this database (it is another reader's, or another database's); pass back only the cursors you received, or "+resync)
 		}
 	}
 	switch {
 	case id > through:
-		return 0, fail("cursor_invalid", "this cursor was issued after the backup this database was restored from, and the events it follows are gone; resync with check_inbox and continue from latest_cursor")
+		return 0, fail("cursor_invalid", "this cursor was issued after the backup this database was restored from, and the events it follows are gone; "+resync)
 	case id > latest:
-		return 0, fail("cursor_invalid", "this cursor is ahead of the event log; resync with check_inbox and continue from latest_cursor")
+		return 0, fail("cursor_invalid", "this cursor is ahead of the event log; "+resync)
 	}
 	pruned, err := h.store.Meta(ctx, MetaPrunedThrough)
 	if err != nil {
 		return 0, AsError(err)
 	}
 	if p, _ := strconv.ParseInt(pruned, 10, 64); id < p {
-		return 0, fail("cursor_expired", fmt.Sprintf("events older than %d days are gone, and this cursor is older; resync with check_inbox and continue from latest_cursor", int(h.settings.EventRetention.Hours()/24)))
+		return 0, fail("cursor_expired", fmt.Sprintf("events older than %d days are gone, and this cursor is older; %s", int(h.settings.EventRetention.Hours()/24), resync))
 	}
 	return id, nil
 }
@@ -233,7 +240,7 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 	if err != nil {
 		return nil, err
 	}
-	from, err := h.parseCursor(ctx, c.Agent.ID, in.Cursor)
+	from, err := h.parseCursor(ctx, c.Agent.ID, resyncAgent, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +273,7 @@ func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout ti
 	if cursor != "" {
 		given = &cursor
 	}
-	from, err := h.parseCursor(ctx, u.ID, given)
+	from, err := h.parseCursor(ctx, u.ID, resyncPerson, given)
 	if err != nil {
 		return nil, err
 	}
