@@ -187,6 +187,11 @@ func checkSend(in *SendInput, byPerson bool) error {
 	if in.ToInstance, err = NormalizeInstance(in.ToInstance, "to_instance"); err != nil {
 		return err
 	}
+	// A blank client_msg_id is refused, not taken for none: a retry with it
+	// would otherwise store a second copy.
+	if in.ClientMsgID != "" && blank(in.ClientMsgID) {
+		return invalid("", "client_msg_id is blank: white space and invisible characters alone tell no send apart; give an id of your own, or leave it out")
+	}
 	if in.ClientMsgID, err = checkLine("client_msg_id", in.ClientMsgID, MaxClientMsgID); err != nil {
 		return err
 	}

@@ -77,6 +77,8 @@ func TestSendLimits(t *testing.T) {
 		{"an invisible summary is none", hub.SendInput{Body: strings.Repeat("a", 201), Summary: "\u200b\u2060"}, "summary_required"},
 		{"summary with a NUL", hub.SendInput{Body: "hi", Summary: "please\x00 review"}, "invalid_argument"},
 		{"client_msg_id with a NUL", hub.SendInput{Body: "hi", ClientMsgID: "job\x001"}, "invalid_argument"},
+		{"client_msg_id of a space", hub.SendInput{Body: "hi", ClientMsgID: " "}, "invalid_argument"},
+		{"client_msg_id of a zero-width space", hub.SendInput{Body: "hi", ClientMsgID: "\u200b"}, "invalid_argument"},
 		{"bad format", hub.SendInput{Body: "hi", Format: "html"}, "invalid_argument"},
 		{"bad kind", hub.SendInput{Body: "hi", Kind: "shout"}, "invalid_argument"},
 		{"metadata not an object", hub.SendInput{Body: "hi", Kind: "task", Metadata: json.RawMessage(`[1]`)}, "invalid_argument"},
