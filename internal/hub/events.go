@@ -109,7 +109,7 @@ func (h *Hub) parseCursor(ctx context.Context, readerID, resync string, cursor *
 	if *cursor == "" {
 		return 0, fail("cursor_invalid", "cursor is empty; pass back a cursor exactly as the server gave it, or leave cursor out to start from now")
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(*cursor)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(*cursor)
 	n := len(raw) - cursorTag
 	var u uint64
 	var used int

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -208,8 +209,17 @@ func TestCursorErrors(t *testing.T) {
 	tampered := slices.Clone(raw)
 	tampered[len(raw)-1] ^= 1
 	other := newWorld(t)
+	// The last character of an unpadded cursor carries bits no byte uses
+	// (raw is 7 bytes here); setting the lowest spells the same bytes.
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	if len(raw)%3 == 0 {
+		t.Fatalf("a cursor of %d bytes has no unused bits to set", len(raw))
+	}
+	last := strings.IndexByte(alphabet, latest[len(latest)-1])
+	padded := latest[:len(latest)-1] + string(alphabet[last|1])
 
 	for _, tc := range []struct{ name, cursor, want string }{
+		{"unused bits set", padded, "cursor_invalid"},
 		{"garbage", "not a cursor!", "cursor_invalid"},
 		{"empty", "", "cursor_invalid"},
 		{"too short", enc(raw[:3]), "cursor_invalid"},
