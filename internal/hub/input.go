@@ -67,7 +67,7 @@ func (in *Input) Decode(raw []byte, dst any) error {
 			return in.unknown(name, fields)
 		}
 		if seen&(1<<k) != 0 {
-			return invalid("duplicate_argument", "%s %q is given more than once; give each %s once", in.Part, name, in.Part)
+			return invalid("duplicate_argument", "%s %q is given more than once; give each %s once", in.Part, echo(name), in.Part)
 		}
 		seen |= 1 << k
 		i = skipSpace(raw, skipSpace(raw, end)+1) // past the colon
@@ -197,7 +197,7 @@ func (in *Input) unknown(name string, fields []field) error {
 		}
 		takes = strings.Join(names, ", ")
 	}
-	msg := fmt.Sprintf("unknown %s %q: %s takes %s", in.Part, name, in.Taker, takes)
+	msg := fmt.Sprintf("unknown %s %q: %s takes %s", in.Part, echo(name), in.Taker, takes)
 	if slices.Contains(setByServer, name) {
 		msg += " (sender, provenance and authority are set by the server)"
 	}

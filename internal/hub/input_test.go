@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,4 +86,18 @@ func FuzzInputDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeQuotesNamesShort: a refusal quotes an unknown or repeated name
+// cut to a line, so a huge name never comes back whole.
+func TestDecodeQuotesNamesShort(t *testing.T) {
+	in := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool"}
+	long := strings.Repeat("k", 200000)
+	for _, raw := range []string{`{"` + long + `":1}`, `{"` + long + `":1,"` + long + `":2}`} {
+		var v fuzzIn
+		err := in.Decode([]byte(raw), &v)
+		if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), `"`+strings.Repeat("k", 60)+`…"`) {
+			t.Errorf("a name of %d characters: %d bytes of error, %.120s…", len(long), len(fmt.Sprint(err)), fmt.Sprint(err))
+		}
+	}
 }
