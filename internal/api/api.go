@@ -56,13 +56,13 @@ func (a *API) routes() []route {
 
 		{"GET /people", a.people},
 		{"PUT /signup", a.setSignup},
-		{"POST /invites", a.invite},
+		{"POST /invites", noBody(a.invite)},
 
 		{"GET /contacts", a.contacts},
 		{"POST /contacts", a.requestContact},
-		{"POST /contacts/{handle}/approve", a.contactDecision(true)},
-		{"POST /contacts/{handle}/reject", a.contactDecision(false)},
-		{"POST /contacts/{handle}/cancel", a.cancelContact},
+		{"POST /contacts/{handle}/approve", noBody(a.contactDecision(true))},
+		{"POST /contacts/{handle}/reject", noBody(a.contactDecision(false))},
+		{"POST /contacts/{handle}/cancel", noBody(a.cancelContact)},
 
 		{"GET /approvals", a.approvals},
 		{"POST /approvals/{id}/approve", a.decide(hub.VerdictApprove)},
@@ -73,35 +73,35 @@ func (a *API) routes() []route {
 		{"GET /agents", a.agents},
 		{"POST /agents", a.createAgent},
 		{"GET /agents/{slug}", a.agent},
-		{"POST /agents/{slug}/archive", a.archiveAgent},
-		{"POST /agents/{slug}/unarchive", a.unarchiveAgent},
+		{"POST /agents/{slug}/archive", noBody(a.archiveAgent)},
+		{"POST /agents/{slug}/unarchive", noBody(a.unarchiveAgent)},
 		{"PUT /agents/{slug}/mode", a.setMode},
 		{"PUT /agents/{slug}/grants/{contact}", a.setGrant},
 		{"GET /agents/{slug}/inbox", a.agentInbox},
 		{"GET /agents/{slug}/tokens", a.tokens},
 		{"POST /agents/{slug}/tokens", a.mintToken},
-		{"DELETE /tokens/{id}", a.revokeToken},
+		{"DELETE /tokens/{id}", noBody(a.revokeToken)},
 
 		{"GET /projects", a.projects},
 		{"POST /projects", a.createProject},
 		{"GET /projects/{id}", a.project},
 		{"PATCH /projects/{id}", a.updateProject},
-		{"POST /projects/{id}/archive", a.archiveProject(true)},
-		{"POST /projects/{id}/unarchive", a.archiveProject(false)},
-		{"PUT /projects/{id}/members/{handle}", a.addMember},
-		{"DELETE /projects/{id}/members/{handle}", a.removeMember},
+		{"POST /projects/{id}/archive", noBody(a.archiveProject(true))},
+		{"POST /projects/{id}/unarchive", noBody(a.archiveProject(false))},
+		{"PUT /projects/{id}/members/{handle}", noBody(a.addMember)},
+		{"DELETE /projects/{id}/members/{handle}", noBody(a.removeMember)},
 		{"PUT /projects/{id}/agents/{agent...}", a.setProjectAgent},
-		{"DELETE /projects/{id}/agents/{agent...}", a.removeProjectAgent},
+		{"DELETE /projects/{id}/agents/{agent...}", noBody(a.removeProjectAgent)},
 		{"POST /projects/{id}/threads", a.openThread},
 		{"GET /projects/{id}/items/{item}", a.item},
 		{"GET /projects/{id}/images/{image}", a.image},
 
 		{"GET /conversations", a.conversations},
 		{"GET /conversations/{id}", a.conversation},
-		{"POST /conversations/{id}/close", a.closeConversation},
+		{"POST /conversations/{id}/close", noBody(a.closeConversation)},
 		{"GET /conversations/{id}/messages", a.messages},
 		{"POST /conversations/{id}/messages", a.post},
-		{"POST /conversations/{id}/resume", a.resume},
+		{"POST /conversations/{id}/resume", noBody(a.resume)},
 	}
 }
 
@@ -220,6 +220,17 @@ func restWay(a hub.Action) string {
 		return "POST /api/v1/invites (an invitation link, for the admin)"
 	}
 	return "the routes in docs/api.md"
+}
+
+// noBody is h for a route that takes no body: none, or {}, is all it
+// takes; anything else is refused before h acts, as decode refuses it.
+func noBody(h handler) handler {
+	return func(ctx context.Context, r *request) (any, error) {
+		if err := decode(r, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return h(ctx, r)
+	}
 }
 
 // decode reads a JSON body into v by the hub's strict reading: exact field

@@ -542,3 +542,27 @@ func TestCursorInvalidCarriesLatest(t *testing.T) {
 		t.Errorf("starting again from latest_cursor: %d %v", code, got)
 	}
 }
+
+// TestBodilessRoutesTakeNoBody: a route without a body takes none, or {};
+// anything else is refused and changes nothing (§15).
+func TestBodilessRoutesTakeNoBody(t *testing.T) {
+	s := newServer(t)
+	for body, want := range map[string]string{
+		`{"x":1}`: `unknown field "x": this route takes no fields`,
+		`garbage`: "the body must be a JSON object",
+	} {
+		before := s.fingerprint(t)
+		code, got := s.rest(t, "alice", "POST", "/agents/planner/archive", body)
+		if msg, _ := got["error"].(map[string]any)["message"].(string); code != 400 || !strings.HasPrefix(msg, want) {
+			t.Errorf("archive with the body %s: %d %v; want 400 %q", body, code, got, want)
+		}
+		if after := s.fingerprint(t); after != before {
+			t.Errorf("archive with the body %s changed something", body)
+		}
+	}
+	for _, body := range []any{nil, "{}", " "} {
+		if code, got := s.rest(t, "alice", "POST", "/agents/planner/unarchive", body); code != 200 {
+			t.Errorf("unarchive with the body %v: %d %v", body, code, got)
+		}
+	}
+}
