@@ -78,6 +78,11 @@ func (in *Input) Decode(raw []byte, dst any) error {
 				return err
 			}
 		}
+		if c := raw[start]; c == '{' || c == '[' {
+			if again := RepeatedName(raw[start:i], 0); again != "" {
+				return invalid("duplicate_argument", "%s %q gives the name %q more than once; give each name once", in.Part, name, echo(again))
+			}
+		}
 	}
 	err := json.Unmarshal(raw, dst)
 	var typeErr *json.UnmarshalTypeError
@@ -132,6 +137,84 @@ func (in *Input) notJSON(raw []byte) error {
 		return in.syntax(err)
 	}
 	return invalid("", "%s must be one JSON object and nothing after it", in.Whole)
+}
+
+// RepeatedName finds a name given twice in one object of valid JSON raw,
+// looking depth objects deep (0: all the way down); an array's items are
+// as deep as the array. It returns the name, or "" when none repeats.
+// encoding/json would quietly keep the last of them, so strict readers
+// refuse instead (§4 input hygiene).
+func RepeatedName(raw []byte, depth int) string {
+	_, name := repeated(raw, skipSpace(raw, 0), depth)
+	return name
+}
+
+// repeated walks the value at i: the index just past it, and the first
+// repeated name in it within depth.
+func repeated(raw []byte, i, depth int) (int, string) {
+	switch raw[i] {
+	case '[':
+		i = skipSpace(raw, i+1)
+		for raw[i] != ']' {
+			var name string
+			if i, name = repeated(raw, i, depth); name != "" {
+				return i, name
+			}
+			if i = skipSpace(raw, i); raw[i] == ',' {
+				i = skipSpace(raw, i+1)
+			}
+		}
+		return i + 1, ""
+	case '{':
+		if depth == 1 {
+			return endOfValue(raw, i), repeatedHere(raw, i)
+		}
+		if name := repeatedHere(raw, i); name != "" {
+			return i, name
+		}
+		i = skipSpace(raw, i+1)
+		for raw[i] != '}' {
+			i = skipSpace(raw, skipSpace(raw, endOfString(raw, i))+1) // past the name and colon
+			var name string
+			if i, name = repeated(raw, i, max(depth-1, 0)); name != "" {
+				return i, name
+			}
+			if i = skipSpace(raw, i); raw[i] == ',' {
+				i = skipSpace(raw, i+1)
+			}
+		}
+		return i + 1, ""
+	}
+	return endOfValue(raw, i), ""
+}
+
+// repeatedHere is the first name the object at i gives twice, or "".
+// Names are compared as they are written unless escaped, so the common
+// case copies nothing.
+func repeatedHere(raw []byte, i int) string {
+	var names [16][]byte
+	seen := names[:0]
+	i = skipSpace(raw, i+1)
+	for raw[i] != '}' {
+		end := endOfString(raw, i)
+		name := raw[i+1 : end-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var text string
+			json.Unmarshal(raw[i:end], &text)
+			name = []byte(text)
+		}
+		for _, n := range seen {
+			if bytes.Equal(n, name) {
+				return string(name)
+			}
+		}
+		seen = append(seen, name)
+		i = skipSpace(raw, endOfValue(raw, skipSpace(raw, skipSpace(raw, end)+1)))
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return ""
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

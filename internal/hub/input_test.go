@@ -101,3 +101,20 @@ func TestDecodeQuotesNamesShort(t *testing.T) {
 		}
 	}
 }
+
+func TestRepeatedName(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{}`: "", `{"a":1,"b":{"a":2}}`: "", `{"a":1,"a":2}`: "a", `{"a":1,"\u0061":2}`: "a",
+		`{"p":{"x":1,"x":2}}`: "x", `[{"a":1},{"a":1,"a":2}]`: "a", `{"p":[{"q":{"r":1,"r":2}}]}`: "r",
+		` {"s":"}\"{","s":1}`: "s", `"text"`: "", `[1,2,[3]]`: "",
+	} {
+		if got := hub.RepeatedName([]byte(raw), 0); got != want {
+			t.Errorf("RepeatedName(%s) = %q, want %q", raw, got, want)
+		}
+	}
+	// Depth bounds the walk: 1 is the object itself, 2 also the objects in it.
+	deep := []byte(`{"a":{"b":{"c":1,"c":2}},"d":1}`)
+	if hub.RepeatedName(deep, 1) != "" || hub.RepeatedName(deep, 2) != "" || hub.RepeatedName(deep, 3) != "c" {
+		t.Errorf("depths: %q %q %q", hub.RepeatedName(deep, 1), hub.RepeatedName(deep, 2), hub.RepeatedName(deep, 3))
+	}
+}

@@ -174,8 +174,9 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 // oneMessage refuses a body that is not exactly one JSON value — a
 // message or a batch — with only whitespace after it: a JSON-RPC parse
 // error and HTTP 400, so a second message glued to the first is never
-// silently dropped (the SDK's decoder stops after the first value, §15).
-// A batch spends one request of the token's rate for each message in it
+// silently dropped (the SDK's decoder stops after the first value, §15),
+// and a message that gives a name twice (in itself or its params) is an
+// invalid request, never read by its last one. A batch spends one request of the token's rate for each message in it
 // beyond the first (authentication spent that one); over the rate, the
 // whole batch is 429 with Retry-After. A body over maxBody goes on whole,
 // for the SDK's own 413.
@@ -189,6 +190,12 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 		if err == nil && len(body) <= maxBody && !json.Valid(body) {
 			writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: the body must be one JSON-RPC message, or one batch, and nothing after it")
 			return
+		}
+		if err == nil && len(body) <= maxBody {
+			if again := hub.RepeatedName(body, 2); again != "" {
+				writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the name %q is given more than once in one object; give each name once", hub.Preview(again, 60)))
+				return
+			}
 		}
 		if c := callerFrom(r.Context()); c != nil && err == nil && len(body) <= maxBody {
 			var batch []json.RawMessage

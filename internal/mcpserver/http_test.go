@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -12,6 +13,47 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
 )
+
+// TestRepeatedNamesRefused: a message that gives a name twice — its
+// method, its params' name or arguments — is an invalid request on both
+// paths, never run by its last spelling; a name repeated inside the
+// arguments is the tool's duplicate_argument, also inside metadata.
+func TestRepeatedNamesRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		adjust []func(*mcpserver.Server)
+	}{
+		{"lean", nil},
+		{"sdk", []func(*mcpserver.Server){mcpserver.WithoutLean}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTestServerWith(t, hub.DefaultSettings(), tc.adjust...)
+			ctx := context.Background()
+			planner := ts.client(t, "alice/planner", older)
+			conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
+			args := `{"conversation_id":"` + conv + `","body":"twice"}`
+			for body, name := range map[string]string{
+				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","name":"send_message","arguments":` + args + `}}`: "name",
+				`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{"name":"send_message","arguments":` + args + `}}`: "method",
+				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_message","arguments":{},"arguments":` + args + `}}`:  "arguments",
+			} {
+				want := `{"jsonrpc":"2.0","error":{"code":-32600,"message":"invalid request: the name \"` + name + `\" is given more than once in one object; give each name once"}}`
+				resp, b := ts.post(t, ctx, "/mcp/", ts.tokens["alice/planner"], body, nil)
+				if resp.StatusCode != http.StatusBadRequest || string(b) != want {
+					t.Errorf("%s:\n%d %s\nwant 400 %s", body, resp.StatusCode, b, want)
+				}
+			}
+			res, isErr := call(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "x", "kind": "task", "metadata": json.RawMessage(`{"a":1,"a":2}`)})
+			if e, _ := res["error"].(map[string]any); !isErr || e["code"] != "duplicate_argument" || e["message"] != `argument "metadata" gives the name "a" more than once; give each name once` {
+				t.Errorf("metadata with a name twice: %v, want duplicate_argument", res)
+			}
+			inbox := mustCall(t, ts.client(t, "alice/reviewer", older), "check_inbox", map[string]any{})
+			if diff := cmp.Diff([]any{}, inbox["messages"]); diff != "" {
+				t.Errorf("a refused body sent a message (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
 
 // TestTrailingDataRefused: a body with anything but whitespace after its
 // one JSON-RPC message is a parse error with HTTP 400 and changes nothing,
