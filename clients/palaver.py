@@ -29,12 +29,14 @@ Commands:
                                 result as one JSON line
     wait [--cursor C] [--timeout S] [--once]
                                 follow the event stream: each event is printed
-                                as one JSON line carrying its own cursor, and
-                                each wait resumes from the cursor the last one
-                                returned; without --cursor, only new events.
-                                With --once, return after the first wait that
-                                brings events (or print {"timed_out": true,
-                                "cursor": ...} when it brings none)
+                                as one JSON line carrying its own cursor, a
+                                wait that brings none as {"cursor": ...,
+                                "timed_out": true}, and each wait resumes from
+                                the last cursor; without --cursor, only new
+                                events. When the server goes away it says so
+                                on stderr and reconnects with backoff, going
+                                on from the same cursor. With --once, return
+                                after the first wait
 
 Exit status: 0 done; 1 the tool answered an error (the result is printed on
 stdout) or the server could not be reached or refused the token (said on
@@ -54,6 +56,7 @@ VERSION = "1"
 PROTOCOL = "2026-07-28"
 PROFILES = {"default": "/mcp/", "inbox": "/mcp/inbox/"}
 MAX_WAIT = 55
+FIRST_BACKOFF, LAST_BACKOFF = 0.25, 10  # seconds between tries while the server is away
 
 
 class Failure(Exception):
@@ -62,6 +65,10 @@ class Failure(Exception):
     def __init__(self, message, status=1):
         super().__init__(message)
         self.status = status
+
+
+class Unreachable(Failure):
+    """The server could not be reached, or went away mid-request."""
 
 
 def usage(message):
@@ -111,11 +118,13 @@ class Client:
                 raise Failure("the server at %s refused the token in PALAVER_TOKEN: %s" % (self.endpoint, text or "it is not a working agent token"))
             if e.code == 404:
                 raise Failure("nothing answers MCP at %s (404): set PALAVER_URL to the server, like http://127.0.0.1:8420, or --profile to a profile it serves" % self.endpoint)
+            if e.code in (502, 503, 504):  # a proxy in front of a server that is restarting
+                raise Unreachable("the server at %s answered %d: %s" % (self.endpoint, e.code, text))
             raise Failure("the server at %s answered %d: %s" % (self.endpoint, e.code, text))
         except urllib.error.URLError as e:
-            raise Failure("cannot reach a Palaver server at %s: %s (is `palaver serve` running? set PALAVER_URL)" % (self.endpoint, e.reason))
+            raise Unreachable("cannot reach a Palaver server at %s: %s (is `palaver serve` running? set PALAVER_URL)" % (self.endpoint, e.reason))
         except OSError as e:  # a timeout or a dropped connection
-            raise Failure("talking to %s: %s" % (self.endpoint, e))
+            raise Unreachable("talking to %s: %s" % (self.endpoint, e))
         message = parse_response(kind, raw)
         if "error" in message:
             err = message["error"]
@@ -235,11 +244,29 @@ def cmd_wait(client, args):
         else:
             raise usage("wait takes --cursor CURSOR, --timeout SECONDS and --once")
         i += 1
+    if not cursor:
+        # Start from now, so a reconnect before the first answer skips nothing.
+        me, is_error = client.call("whoami", {})
+        if is_error:
+            emit(me)
+            return 1
+        cursor = me.get("latest_cursor")
+    backoff = None  # seconds until the next try while the server is away
     while True:
-        arguments = {"timeout_s": timeout}
-        if cursor:
-            arguments["cursor"] = cursor
-        out, is_error = client.call("wait_for_messages", arguments, timeout=timeout + 30)
+        arguments = {"timeout_s": timeout, "cursor": cursor}
+        try:
+            out, is_error = client.call("wait_for_messages", arguments, timeout=timeout + 30)
+        except Unreachable as e:
+            if backoff is None:
+                backoff = FIRST_BACKOFF
+                sys.stderr.write("palaver.py: wait: lost the server (%s); reconnecting, to go on after cursor %s\n" % (e, cursor))
+            else:
+                backoff = min(2 * backoff, LAST_BACKOFF)
+            time.sleep(backoff)
+            continue
+        if backoff is not None:
+            backoff = None
+            sys.stderr.write("palaver.py: wait: reconnected to %s\n" % client.endpoint)
         if is_error:
             err = out.get("error", {})
             retry = err.get("retry_after_s")
@@ -253,9 +280,9 @@ def cmd_wait(client, args):
         for event in out.get("events", []):
             emit(event)
         cursor = out.get("cursor") or cursor
+        if not out.get("events"):
+            emit({"cursor": cursor, "timed_out": True})
         if once:
-            if not out.get("events"):
-                emit({"timed_out": True, "cursor": cursor})
             return 0
 
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -209,7 +210,7 @@ func TestServedPythonClient(t *testing.T) {
 	}
 	newest := got["cursor"].(string)
 	code, stdout, _ = py(env("reviewer"), "wait", "--once", "--timeout", "0", "--cursor", newest)
-	if want := fmt.Sprintf(`{"timed_out":true,"cursor":%q}`+"\n", newest); code != 0 || stdout != want {
+	if want := fmt.Sprintf(`{"cursor":%q,"timed_out":true}`+"\n", newest); code != 0 || stdout != want {
 		t.Errorf("wait --once with nothing new: exit %d %q, want %q", code, stdout, want)
 	}
 
@@ -237,5 +238,87 @@ func TestServedPythonClient(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr starting %q", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
 			}
 		})
+	}
+}
+
+// TestPythonWaitAcrossRestart: palaver.py wait, like palaver wait, prints
+// each timed-out wait's cursor and outlives a restart of the server on the
+// same address: it says on stderr that it is reconnecting and from which
+// cursor, and goes on from it, so the next event is printed once.
+func TestPythonWaitAcrossRestart(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "palaver.db")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	url, _, stop := launchServer(t, nil, "--addr", addr, "--database", db)
+	admin := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", db)...)
+		if code != 0 {
+			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	admin("user", "create", "alice")
+	admin("agent", "create", "alice/planner")
+	admin("agent", "create", "alice/reviewer")
+	minted := strings.Split(strings.TrimSpace(admin("token", "mint", "--user", "alice", "--agent", "planner")), "\n")
+	token := minted[len(minted)-1]
+	_, opened, _ := run(t, ctx, map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": token}, "call", "open_conversation", `{"handles": ["alice/reviewer"]}`)
+	var conv struct {
+		ID string `json:"conversation_id"`
+	}
+	if json.Unmarshal([]byte(opened), &conv) != nil || conv.ID == "" {
+		t.Fatalf("open_conversation: %s", opened)
+	}
+
+	cmd := exec.Command(python, "../../clients/palaver.py", "wait", "--timeout", "1")
+	cmd.Env = []string{"PALAVER_URL=" + strings.TrimSuffix(url, "/mcp/"), "PALAVER_TOKEN=" + token, "PYTHONDONTWRITEBYTECODE=1"}
+	outR, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	stdout, stderr := lines(outR), lines(errR)
+
+	first(t, stdout, `"timed_out":true`)
+	admin("conversation", "post", conv.ID, "before the restart", "--user", "alice")
+	line, _ := next(t, stdout, "palaver.py wait", `"before the restart"`)
+	var ev struct {
+		Cursor string `json:"cursor"`
+	}
+	if json.Unmarshal([]byte(line), &ev) != nil || ev.Cursor == "" {
+		t.Fatalf("an event line without a cursor: %s", line)
+	}
+	next(t, stdout, "palaver.py wait", `{"cursor":"`+ev.Cursor+`","timed_out":true}`)
+
+	stop()
+	lost, _ := next(t, stderr, "palaver.py wait's stderr", "palaver.py: wait: lost the server")
+	if want := "; reconnecting, to go on after cursor " + ev.Cursor; !strings.HasSuffix(lost, want) {
+		t.Errorf("stderr said %q, want it to end %q", lost, want)
+	}
+	launchServer(t, nil, "--addr", addr, "--database", db)
+	admin("conversation", "post", conv.ID, "after the restart", "--user", "alice")
+	next(t, stderr, "palaver.py wait's stderr", "palaver.py: wait: reconnected to ")
+	_, skipped := next(t, stdout, "palaver.py wait", `"after the restart"`)
+	for _, l := range skipped {
+		if strings.Contains(l, "before the restart") {
+			t.Errorf("an event came again after the restart: %s", l)
+		}
 	}
 }
