@@ -143,3 +143,19 @@ func TestRestoreMarkNeedsADatabase(t *testing.T) {
 		t.Errorf("restore --mark made %s: %v", path, err)
 	}
 }
+
+// TestRestoreMarkWhileServed: restore --mark refuses a SQLite database a
+// server has open, as restore does: a new generation under a running
+// server would later refuse the cursors it hands out now.
+func TestRestoreMarkWhileServed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	db, err := store.Open(t.Context(), store.Options{Database: path, Exclusive: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	code, stdout, stderr := run(t, t.Context(), nil, "restore", "--mark", "--database", path)
+	if code == 0 || !strings.Contains(stderr, "another palaver server is already using it") || stdout != "" {
+		t.Errorf("restore --mark under a server: exit %d, %q %q", code, stdout, stderr)
+	}
+}
