@@ -130,6 +130,9 @@ func callTool(ctx context.Context, s *mcp.ClientSession, ce clientEnv, name stri
 		}
 	}
 	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil && strings.Contains(err.Error(), "unknown tool") {
+		return nil, fmt.Errorf("no tool is named %q; list the tools with `palaver tools`", name)
+	}
 	if err != nil {
 		return nil, clientErr(ce, err)
 	}
@@ -178,8 +181,13 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
-		if err := dec.Decode(&toolArgs); err != nil {
-			return fmt.Errorf("the arguments must be one JSON object, like '{\"limit\": 5}': %v", err)
+		if err := dec.Decode(&toolArgs); err != nil || dec.More() {
+			where := ""
+			if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+				where = fmt.Sprintf(" (it breaks at character %d)", se.Offset)
+			}
+			fmt.Fprintf(e.stderr, "palaver call: the arguments of %s are not one JSON object%s; give them like '{\"limit\": 5}', or leave them out\n", pos[0], where)
+			return errUsage
 		}
 	}
 	s, ce, err := dial(ctx, e)

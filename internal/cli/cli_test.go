@@ -127,6 +127,17 @@ func TestReadmeFlow(t *testing.T) {
 		t.Errorf("call with a denial: exit %d, %s", code, stdout)
 	}
 
+	// Arguments that are not one JSON object are a usage error, exit 2; an
+	// unknown tool is named.
+	for _, args := range []string{"notjson", `{"limit": 5} {}`} {
+		if code, stdout, stderr = run(t, ctx, vars, "call", "check_inbox", args); code != 2 || stdout != "" || !strings.HasPrefix(stderr, "palaver call: the arguments of check_inbox are not one JSON object") {
+			t.Errorf("call with the arguments %s: exit %d, %q %q", args, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr = run(t, ctx, vars, "call", "nosuch"); code != 1 || !strings.Contains(stderr, `no tool is named "nosuch"; list the tools with`) {
+		t.Errorf("call of an unknown tool: exit %d, %q", code, stderr)
+	}
+
 	// The token list shows it without the secret; revoking ends it.
 	code, stdout, _ = run(t, ctx, nil, "token", "list", "--user", "alice", "--database", db)
 	if code != 0 || strings.Contains(stdout, "plv_") || !strings.Contains(stdout, "laptop") {
