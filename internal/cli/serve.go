@@ -110,7 +110,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	mux := http.NewServeMux()
 	srv.Register(mux)
 	api.New(h, log).Register(mux)
-	oauth.New(oauth.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Resources: srv.ResourcePaths()}).Register(mux)
+	oauth.New(oauth.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Resources: srv.ResourcePaths(), Proxies: cfg.TrustedProxies()}).Register(mux)
 	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: srv.ResourcePaths()})
 	if err != nil {
 		return err

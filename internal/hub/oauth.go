@@ -219,6 +219,7 @@ type ClientSpec struct {
 	TokenEndpointAuthMethod string // "" or "none": every client is public
 	GrantTypes              []string
 	ResponseTypes           []string
+	From                    string // the registering client's address, for the throttle
 }
 
 // checkClient validates what a client says of itself, by registration or
@@ -270,8 +271,15 @@ func (h *Hub) RegisterClient(ctx context.Context, s ClientSpec) (*OAuthClient, e
 		return nil, err
 	}
 	now := h.now()
+	// Registration needs no account, so each address may register only
+	// so many clients (§15); a refused or failed one costs nothing.
+	refund, wait := h.signins.take(now, "register:"+addressKey(s.From), registrations)
+	if refund == nil {
+		return nil, throttled("clients registered from here", wait)
+	}
 	c := &OAuthClient{ID: NewID(IDOAuthClient, now), Name: s.Name, RedirectURIs: s.RedirectURIs, ApplicationType: s.ApplicationType, CreatedAt: now}
 	if err := h.store.Update(ctx, func(tx Tx) error { return tx.PutOAuthClient(ctx, c) }); err != nil {
+		refund()
 		return nil, AsError(err)
 	}
 	return c, nil

@@ -363,3 +363,25 @@ func TestClientDocuments(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistrationThrottled: registration needs no account, so one
+// address registers ten clients at once and then one a minute (§15);
+// another address is not held back by it.
+func TestRegistrationThrottled(t *testing.T) {
+	w := newWorld(t)
+	spec := hub.ClientSpec{Name: "Test client", RedirectURIs: []string{redirect}, From: "203.0.113.7"}
+	for i := range 10 {
+		if _, err := w.hub.RegisterClient(ctx, spec); err != nil {
+			t.Fatalf("registration %d: %v", i+1, err)
+		}
+	}
+	_, err := w.hub.RegisterClient(ctx, spec)
+	var e *hub.Error
+	if !errors.As(err, &e) || e.Code != "throttled" || e.Details["retry_after_s"] != 60 {
+		t.Fatalf("the 11th registration from one address: %v, want throttled with retry_after_s 60", err)
+	}
+	spec.From = "198.51.100.1"
+	if _, err := w.hub.RegisterClient(ctx, spec); err != nil {
+		t.Fatalf("a registration from another address: %v", err)
+	}
+}

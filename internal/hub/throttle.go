@@ -37,7 +37,8 @@ var (
 	perAccountAddress = allowance{5, time.Minute}
 	perAddress        = allowance{20, 15 * time.Second}
 	perAccount        = allowance{50, time.Minute}
-	signups           = allowance{5, time.Minute} // accounts made from one address
+	signups           = allowance{5, time.Minute}  // accounts made from one address
+	registrations     = allowance{10, time.Minute} // OAuth clients registered from one address
 )
 
 // take spends one attempt of the key at now and returns how to give it

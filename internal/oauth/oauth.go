@@ -9,8 +9,10 @@ package oauth
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -44,6 +46,9 @@ type Options struct {
 	// Resources are the paths of the MCP endpoints tokens may be for, the
 	// default first (mcpserver.Server.ResourcePaths).
 	Resources []string
+	// Proxies are the reverse proxies whose X-Forwarded-For names the
+	// client (httpx.ClientAddr), for throttling registrations per address.
+	Proxies []netip.Prefix
 }
 
 // Server serves the OAuth endpoints.
@@ -53,11 +58,12 @@ type Server struct {
 	base      string
 	host      string
 	resources []string
+	proxies   []netip.Prefix
 }
 
 // New returns the face.
 func New(o Options) *Server {
-	s := &Server{hub: o.Hub, log: o.Logger, base: strings.TrimSuffix(o.BaseURL, "/"), resources: o.Resources}
+	s := &Server{hub: o.Hub, log: o.Logger, base: strings.TrimSuffix(o.BaseURL, "/"), resources: o.Resources, proxies: o.Proxies}
 	if u, err := url.Parse(s.base); err == nil {
 		s.host = u.Host
 	}
@@ -253,7 +259,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := s.hub.RegisterClient(r.Context(), hub.ClientSpec{Name: m.ClientName, RedirectURIs: m.RedirectURIs, ApplicationType: m.ApplicationType,
-		TokenEndpointAuthMethod: m.TokenEndpointAuthMethod, GrantTypes: m.GrantTypes, ResponseTypes: m.ResponseTypes})
+		TokenEndpointAuthMethod: m.TokenEndpointAuthMethod, GrantTypes: m.GrantTypes, ResponseTypes: m.ResponseTypes,
+		From: httpx.ClientAddr(r, s.proxies)})
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -326,8 +333,11 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		writeError(w, &hub.Error{Kind: hub.KindInternal, Code: code, Msg: "internal error; try again"}, status)
 		return
 	}
-	if e.Code != "" {
+	if e.Code != "" && e.Kind != hub.KindRateLimited { // a throttle's code is no RFC 6749 one
 		code = e.Code
+	}
+	if retry, ok := e.Details["retry_after_s"]; ok {
+		w.Header().Set("Retry-After", fmt.Sprint(retry))
 	}
 	if code == hub.OAuthInvalidClient {
 		status = http.StatusUnauthorized

@@ -298,3 +298,31 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestRegisterThrottled: past its registrations, an address gets 429 with
+// Retry-After and an RFC 6749 error code.
+func TestRegisterThrottled(t *testing.T) {
+	s := newServer(t, nil)
+	body := `{"client_name":"Test","redirect_uris":["http://127.0.0.1:9/cb"]}`
+	var resp *http.Response
+	for range 11 {
+		var err error
+		if resp, err = http.Post(s.url+"/register", "application/json", strings.NewReader(body)); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" {
+		t.Errorf("the 11th registration: %d Retry-After %q, want 429 and 60", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	resp, err := http.Post(s.url+"/register", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e map[string]any
+	json.NewDecoder(resp.Body).Decode(&e)
+	resp.Body.Close()
+	if e["error"] != "temporarily_unavailable" {
+		t.Errorf("the refusal: %v, want error temporarily_unavailable", e)
+	}
+}
