@@ -128,7 +128,13 @@ func BaseURL(configured string, r *http.Request) string {
 // rebinding, a forged Host — is neither, so it never drives a face nor is
 // reflected into a URL the server hands out (§15).
 func KnownHost(baseHost, host string) bool {
-	return (baseHost != "" && strings.EqualFold(host, baseHost)) || LiteralHost(host)
+	return (baseHost != "" && strings.EqualFold(defaultPortless(host), defaultPortless(baseHost))) || LiteralHost(host)
+}
+
+// defaultPortless is a host without an explicit default port, :443 or :80,
+// which names the same origin as leaving it out (RFC 9110 §4.2).
+func defaultPortless(host string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(host, ":443"), ":80")
 }
 
 // LiteralHost reports whether a Host header names the server by an IP

@@ -100,6 +100,7 @@ func TestKnownHost(t *testing.T) {
 		{"palaver.example", "palaver.example", true}, {"palaver.example", "Palaver.Example", true},
 		{"palaver.example", "127.0.0.1:8420", true}, {"palaver.example", "evil.example", false},
 		{"palaver.example", "palaver.example:8443", false}, {"palaver.example:8443", "palaver.example:8443", true},
+		{"palaver.example", "palaver.example:443", true}, {"palaver.example:443", "palaver.example", true},
 	} {
 		if got := KnownHost(c.base, c.host); got != c.want {
 			t.Errorf("KnownHost(%q, %q) = %t, want %t", c.base, c.host, got, c.want)
