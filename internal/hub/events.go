@@ -230,7 +230,7 @@ const eventsPerWait = 100
 // parks until a commit publishes one, the timeout passes (TimedOut), ctx ends
 // (the client hung up), the same named session starts a new wait
 // (Superseded), or the hub shuts down (TimedOut). An agent holds at most
-// Settings.WaitsPerAgent waits; past that the error is rate_limited with
+// Settings.WaitsPerAgent waits; past that the error is too_many_waits with
 // retry_after_s.
 func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, error) {
 	if err := checkWait(int64(in.Timeout / time.Second)); err != nil {
