@@ -58,7 +58,7 @@ func TestTokenRateLimited(t *testing.T) {
 	resp, out := get()
 	delete(out, "trace")
 	want := map[string]any{"retry_after_s": float64(1000), "error": map[string]any{"code": "rate_limited",
-		"message": "this token made more than 0.001 requests a second (2 at once); wait 1000 seconds and try again, and make fewer calls at once"}}
+		"message": "this token is over its request rate of 0.001 a second (2 at once); try again in 1000 s, and make fewer calls at once"}}
 	if diff := cmp.Diff(want, out); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1000" || diff != "" {
 		t.Errorf("over the rate: %d Retry-After %q (-want +got):\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), diff)
 	}

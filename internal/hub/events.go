@@ -244,7 +244,7 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 	if err != nil {
 		return nil, err
 	}
-	ctx, release, err := h.acquireWait(ctx, c.Agent.ID, instance, h.settings.WaitsPerAgent)
+	ctx, release, err := h.acquireWait(ctx, c.Agent.ID, instance, h.settings.WaitsPerAgent, "across your sessions")
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout ti
 	if err != nil {
 		return nil, err
 	}
-	ctx, release, err := h.acquireWait(ctx, u.ID, "", h.settings.WaitsPerPerson)
+	ctx, release, err := h.acquireWait(ctx, u.ID, "", h.settings.WaitsPerPerson, "across your scripts and dashboard tabs")
 	if err != nil {
 		return nil, err
 	}
@@ -331,13 +331,14 @@ type namedWait struct {
 
 var errSuperseded = fmt.Errorf("a newer wait of the same session started")
 
-// acquireWait takes one of the principal's wait slots (at most limit),
+// acquireWait takes one of the principal's wait slots (at most limit; across
+// names where the waits are, for the refusal),
 // ending the same named session's earlier wait. The returned context ends
 // when that session starts another wait. A wait whose context is done —
 // its client hung up, or a newer wait of its session ended it — holds no
 // slot from that moment, though it may not have returned yet: a client
 // that hangs up and waits again is never told to retry.
-func (h *Hub) acquireWait(ctx context.Context, principalID, instance string, limit int) (context.Context, func(), error) {
+func (h *Hub) acquireWait(ctx context.Context, principalID, instance string, limit int, across string) (context.Context, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	key := principalID + "\x00" + instance
@@ -352,7 +353,7 @@ func (h *Hub) acquireWait(ctx context.Context, principalID, instance string, lim
 	}
 	if live >= limit {
 		return nil, nil, &Error{Kind: KindRateLimited, Code: "too_many_waits",
-			Msg:     fmt.Sprintf("%d waits are held already (across sessions, or tabs); end one or retry after retry_after_s seconds", limit),
+			Msg:     fmt.Sprintf("%d waits are held already (%s); end one or retry after retry_after_s seconds", limit, across),
 			Details: map[string]any{"retry_after_s": 5}}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)

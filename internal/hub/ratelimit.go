@@ -78,7 +78,7 @@ func (h *Hub) admit(tokenID string, now time.Time, n int) error {
 	}
 	secs := max(1, int(math.Ceil(wait.Seconds())))
 	return &Error{Kind: KindRateLimited, Details: map[string]any{"retry_after_s": secs},
-		Msg: fmt.Sprintf("this token made more than %g requests a second (%d at once); wait %d seconds and try again, and make fewer calls at once",
+		Msg: fmt.Sprintf("this token is over its request rate of %g a second (%d at once); try again in %d s, and make fewer calls at once",
 			h.settings.TokenRate, h.settings.TokenBurst, secs)}
 }
 

@@ -29,7 +29,7 @@ func TestTokenRequestRate(t *testing.T) {
 		}
 		got := map[string]any{"code": e.WireCode(), "message": e.Msg, "details": e.Details}
 		want := map[string]any{"code": "rate_limited", "details": map[string]any{"retry_after_s": wantSecs},
-			"message": "this token made more than 0.25 requests a second (2 at once); wait " + strconv.Itoa(wantSecs) + " seconds and try again, and make fewer calls at once"}
+			"message": "this token is over its request rate of 0.25 a second (2 at once); try again in " + strconv.Itoa(wantSecs) + " s, and make fewer calls at once"}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("refusal (-want +got):\n%s", diff)
 		}

@@ -38,7 +38,7 @@ func TestTokenRateLimited(t *testing.T) {
 		}
 	}
 	want := map[string]any{"code": "rate_limited", "retry_after_s": float64(1000),
-		"message": "this token made more than 0.001 requests a second (2 at once); wait 1000 seconds and try again, and make fewer calls at once"}
+		"message": "this token is over its request rate of 0.001 a second (2 at once); try again in 1000 s, and make fewer calls at once"}
 	for _, tool := range []string{"whoami", "check_inbox"} {
 		code, out := rpcCall(token, "tools/call", map[string]any{"name": tool, "arguments": map[string]any{}})
 		res := out["result"].(map[string]any)
@@ -80,7 +80,7 @@ func TestBatchSpendsEachCall(t *testing.T) {
 		t.Fatalf("one call: %d %s", resp.StatusCode, body)
 	}
 	resp, body := ts.post(t, context.Background(), "/mcp/", token, batch(3), headers)
-	want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"rate_limited: a batch of 3 calls: this token made more than 0.001 requests a second (3 at once); wait 1000 seconds and try again, and make fewer calls at once"}}`
+	want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"rate_limited: a batch of 3 calls: this token is over its request rate of 0.001 a second (3 at once); try again in 1000 s, and make fewer calls at once"}}`
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1000" || strings.TrimSpace(string(body)) != want {
 		t.Errorf("a batch of 3 with 2 requests left: %d Retry-After %q %s; want 429, 1000, %s", resp.StatusCode, resp.Header.Get("Retry-After"), body, want)
 	}
