@@ -215,7 +215,7 @@ func restWay(a hub.Action) string {
 	case hub.ActionListTokens:
 		return "GET /api/v1/tokens (yours) or GET /api/v1/agents/SLUG/tokens (an agent's)"
 	case hub.ActionMintPersonToken:
-		return "POST /api/v1/tokens, or on the dashboard's settings page"
+		return "the dashboard (Settings), or POST /api/v1/tokens with another of your person tokens"
 	case hub.ActionCreatePerson:
 		return "POST /api/v1/invites (an invitation link, for the admin)"
 	}

@@ -522,7 +522,7 @@ func TestRefusalsPointAtRoutes(t *testing.T) {
 	defer resp.Body.Close()
 	var got struct{ Error map[string]string }
 	json.NewDecoder(resp.Body).Decode(&got)
-	if want := "this is an agent's token (plv_…); this takes a person's API token (plu_…); mint one with: POST /api/v1/tokens, or on the dashboard's settings page"; resp.StatusCode != 401 || got.Error["message"] != want {
+	if want := "this is an agent's token (plv_…); this takes a person's API token (plu_…); mint one with: the dashboard (Settings), or POST /api/v1/tokens with another of your person tokens"; resp.StatusCode != 401 || got.Error["message"] != want {
 		t.Errorf("an agent's token: %d %q, want 401 %q", resp.StatusCode, got.Error["message"], want)
 	}
 }
