@@ -157,7 +157,7 @@ func viewConversation(v *hub.ConversationView) conversationView {
 
 type agentView struct {
 	Handle      string `json:"handle"`
-	Description string `json:"description"`
+	Description string `json:"description,omitempty"`
 	Goal        string `json:"goal,omitempty"`
 	Mode        string `json:"mode,omitempty"`
 }

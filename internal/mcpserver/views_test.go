@@ -49,3 +49,12 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestAgentRowsLeaveOutEmpty: an agent without a description or goal is
+// listed by its handle alone.
+func TestAgentRowsLeaveOutEmpty(t *testing.T) {
+	got := string(mustJSON(t, viewAgents([]*hub.Agent{{Slug: "w1", OwnerHandle: "alice"}})))
+	if want := `[{"handle":"alice/w1"}]`; got != want {
+		t.Errorf("an agent with nothing said of it: %s, want %s", got, want)
+	}
+}
