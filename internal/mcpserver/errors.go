@@ -51,7 +51,7 @@ func result(v any) (*mcp.CallToolResult, error) {
 func (c *call) refusalResult(ctx context.Context, r *hub.Refusal) (*mcp.CallToolResult, error) {
 	trace := newTrace()
 	c.logLine(ctx, slog.LevelInfo, "tool refused", trace, slog.String("status", r.Status), slog.String("reason", r.Reason))
-	out := map[string]any{"status": r.Status, "reason": r.Reason, "trace": trace}
+	out := map[string]any{"status": r.Status, "reason": c.say(r.Reason), "trace": trace}
 	for k, v := range r.Details {
 		out[k] = v
 	}
@@ -108,11 +108,19 @@ func (c *call) translate(ctx context.Context, err error) (hub.Kind, map[string]a
 		attrs = append(attrs, slog.String("cause", e.Err.Error()))
 	}
 	c.logLine(ctx, level, "tool error", trace, attrs...)
-	body := map[string]any{"code": e.WireCode(), "message": msg}
+	body := map[string]any{"code": e.WireCode(), "message": c.say(msg)}
 	for k, v := range e.Details {
 		body[k] = v
 	}
 	return e.Kind, body, trace
+}
+
+// say is a message of the hub's in the words of the call's profile.
+func (c *call) say(msg string) string {
+	if c.prof == nil {
+		return msg
+	}
+	return c.prof.words.say(msg)
 }
 
 // logLine writes the one structured line of a refusal or error: trace id,

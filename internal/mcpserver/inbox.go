@@ -16,8 +16,24 @@ import (
 // the same hub. A thread is any conversation; a username is a sibling's slug
 // or another agent's handle.
 
+// inboxWords says the hub's messages in this profile's names: its
+// arguments and its tools for what the default profile's do.
+var inboxWords = newVocabulary(map[string]string{
+	"conversation_id":    "threadId",
+	"message_id":         "messageId",
+	"body":               "content",
+	"handle":             "username",
+	"handles":            "usernames",
+	"list_conversations": "list_threads",
+	"list_contacts":      "list_agents",
+	"open_conversation":  "create_thread",
+	"read_messages":      "read_thread",
+	"conversation":       "thread",
+	"conversations":      "threads",
+})
+
 func (s *Server) inboxProfile() profileSpec {
-	return profileSpec{name: "inbox", path: "/mcp/inbox", instructions: inboxInstructions, tools: s.inboxTools(),
+	return profileSpec{name: "inbox", path: "/mcp/inbox", instructions: inboxInstructions, tools: s.inboxTools(), words: inboxWords,
 		resources: []resourceDef{
 			{&mcp.Resource{URI: "palaver://inbox", Name: "inbox", Title: "Inbox",
 				Description: "The messages waiting for you, one line each: summaries, never bodies.", MIMEType: "application/json"},

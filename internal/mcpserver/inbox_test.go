@@ -130,3 +130,31 @@ func TestProfilesAreExactPaths(t *testing.T) {
 		t.Errorf("palaver://inbox at /mcp/inbox/: %v", err)
 	}
 }
+
+// TestInboxErrorsInItsWords: the inbox profile's refusals name its own
+// arguments and tools, not the default profile's.
+func TestInboxErrorsInItsWords(t *testing.T) {
+	ts := newTestServer(t)
+	planner := ts.clientAt(t, "/mcp/inbox/", "alice/planner", modern)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"send_message", map[string]any{"content": "hi"}, "threadId is required: take it from list_threads, check_inbox or create_thread"},
+		{"send_message", map[string]any{"threadId": "conv_nope", "content": "hi"}, "no thread \"conv_nope\" is open to you; list yours with list_threads"},
+		{"acknowledge", map[string]any{}, "messageId is required"},
+	} {
+		out, isErr := call(t, planner, tc.tool, tc.args)
+		e, _ := out["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if !isErr || !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("%s %v: %q, want it to start %q", tc.tool, tc.args, msg, tc.want)
+		}
+		for _, word := range []string{"conversation_id", "message_id", "list_conversations", "open_conversation"} {
+			if strings.Contains(msg, word) {
+				t.Errorf("%s %v says %q, a word of the default profile", tc.tool, tc.args, word)
+			}
+		}
+	}
+}

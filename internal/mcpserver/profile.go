@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -24,6 +27,7 @@ type profile struct {
 	mcp   *mcp.Server
 	impl  *mcp.Implementation // serverInfo
 	build string              // whoami.server_build
+	words *vocabulary         // how its errors name things (nil: as the hub does)
 }
 
 // profileSpec is what a profile declares.
@@ -34,6 +38,34 @@ type profileSpec struct {
 	resources    []resourceDef
 	threads      *threadsDef // nil: none
 	prompts      []promptDef
+	// words renames, in the hub's messages, the default profile's argument
+	// and tool names to this profile's own (nil: they are its own).
+	words *vocabulary
+}
+
+// vocabulary renames whole words: the names the hub's messages use, as the
+// default profile spells them, to another profile's.
+type vocabulary struct {
+	re *regexp.Regexp
+	to map[string]string
+}
+
+// newVocabulary renames each key of to as a whole word.
+func newVocabulary(to map[string]string) *vocabulary {
+	keys := slices.Sorted(maps.Keys(to))
+	slices.SortStableFunc(keys, func(a, b string) int { return len(b) - len(a) }) // longest first
+	for i, k := range keys {
+		keys[i] = regexp.QuoteMeta(k)
+	}
+	return &vocabulary{re: regexp.MustCompile(`\b(` + strings.Join(keys, "|") + `)\b`), to: to}
+}
+
+// say is msg in the vocabulary's words.
+func (v *vocabulary) say(msg string) string {
+	if v == nil {
+		return msg
+	}
+	return v.re.ReplaceAllStringFunc(msg, func(w string) string { return v.to[w] })
 }
 
 // threadsDef is a profile's template of one conversation's history, listed
@@ -63,7 +95,7 @@ func (s *Server) newProfile(spec profileSpec) (*profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &profile{name: spec.name, path: spec.path, tools: map[string]toolDef{}, build: buildName(version),
+	p := &profile{name: spec.name, path: spec.path, tools: map[string]toolDef{}, build: buildName(version), words: spec.words,
 		impl: &mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}}
 	p.mcp = mcp.NewServer(p.impl, &mcp.ServerOptions{
 		Instructions: spec.instructions,
