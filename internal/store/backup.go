@@ -28,8 +28,8 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 	if errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("%s already exists; give a new file name", path)
 	}
-	if err != nil {
-		return fmt.Errorf("backup: %w", err)
+	if err != nil { // err names the path
+		return fmt.Errorf("cannot make the backup file: %w; give a path in a folder that exists and this user may write", err)
 	}
 	f.Close()
 	// VACUUM INTO reads one snapshot: writers go on while it copies. The
@@ -118,7 +118,9 @@ func Restore(ctx context.Context, backup, path string, mark func(*DB) error) err
 
 // checkBackup refuses a file that is not a whole Palaver database.
 func checkBackup(ctx context.Context, path string) error {
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("there is no backup file at %s; give the path of a file palaver backup made", path)
+	} else if err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
@@ -128,7 +130,7 @@ func checkBackup(ctx context.Context, path string) error {
 	defer db.Close()
 	var epoch, check string
 	if err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'epoch'`).Scan(&epoch); err != nil || epoch == "" {
-		return fmt.Errorf("%s is not a palaver backup (it has no database epoch)", path)
+		return fmt.Errorf("%s is not a Palaver database: give a file palaver backup made", path)
 	}
 	if err := db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&check); err != nil || check != "ok" {
 		return fmt.Errorf("%s is damaged (quick_check: %s %v); restore another backup", path, check, err)

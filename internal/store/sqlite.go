@@ -46,8 +46,8 @@ func prepareSQLiteFile(path string, mustExist bool) error {
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+	if err != nil { // err names the path
+		return fmt.Errorf("cannot make the database: %w; check that its folder exists and that this user may write there", err)
 	}
 	return f.Close()
 }
