@@ -159,3 +159,25 @@ func TestRestoreMarkWhileServed(t *testing.T) {
 		t.Errorf("restore --mark under a server: exit %d, %q %q", code, stdout, stderr)
 	}
 }
+
+// TestFileErrorsSayWhatToDo: a backup, restore or database file that is
+// not there, or not a database, is said once with its path.
+func TestFileErrorsSayWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.db")
+	os.WriteFile(junk, []byte("junk"), 0o600)
+	missing := filepath.Join(dir, "no", "such", "folder", "p.db")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"restore", filepath.Join(dir, "nope.db"), "--database", filepath.Join(dir, "q.db")}, "there is no backup file at " + filepath.Join(dir, "nope.db") + "; give the path of a file palaver backup made\n"},
+		{[]string{"restore", junk, "--database", filepath.Join(dir, "q.db")}, junk + " is not a Palaver database: give a file palaver backup made\n"},
+		{[]string{"migrate", "--database", missing}, "cannot make the database: open " + missing + ": no such file or directory; check that its folder exists and that this user may write there\n"},
+	} {
+		code, _, stderr := run(t, t.Context(), nil, tc.args...)
+		if _, msg, _ := strings.Cut(stderr, ": "); code != 1 || msg != tc.want {
+			t.Errorf("palaver %v: exit %d, %q; want 1, %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
