@@ -43,7 +43,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		if !s.noLean {
 			sdk = s.lean(p, h)
 		}
-		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, s.oneMessage(sdk))))))
+		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(s.oneMessage(sdk))))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
 		// Each form of the metadata's path names the same form of the
@@ -134,7 +134,7 @@ func callerFrom(ctx context.Context) *hub.Caller {
 // mistyped, unknown, revoked, expired or archived credential gets 401 with
 // WWW-Authenticate naming the resource metadata (RFC 9728) and a short
 // plain-text body saying what is wrong, never a JSON-RPC error.
-func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
+func (s *Server) bearer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r) // the SDK answers GET and DELETE with 405
