@@ -188,7 +188,11 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err == nil && len(body) <= maxBody && !json.Valid(body) {
-			writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, "parse error: the body must be one JSON-RPC message, or one batch, and nothing after it")
+			msg := "parse error: the body must be one JSON-RPC message, or one batch, and nothing after it"
+			if derr := json.Unmarshal(body, new(json.RawMessage)); derr != nil && strings.Contains(derr.Error(), "max depth") {
+				msg = "parse error: the body nests arrays or objects deeper than JSON readers take (10,000 levels); send a flatter message"
+			}
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeParseError, msg)
 			return
 		}
 		if err == nil && len(body) <= maxBody {

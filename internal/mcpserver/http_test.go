@@ -89,6 +89,10 @@ func TestTrailingDataRefused(t *testing.T) {
 					t.Errorf("%s:\n%d %s %s\nwant 400 application/json %s", body, resp.StatusCode, resp.Header.Get("Content-Type"), b, parseError)
 				}
 			}
+			deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+			if resp, b := ts.post(t, ctx, "/mcp/", ts.tokens["alice/planner"], deep, nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "nests arrays or objects deeper than JSON readers take") {
+				t.Errorf("a body nested 20,000 deep: %d %s", resp.StatusCode, b)
+			}
 			inbox := mustCall(t, ts.client(t, "alice/reviewer", older), "check_inbox", map[string]any{})
 			if diff := cmp.Diff([]any{}, inbox["messages"]); diff != "" {
 				t.Errorf("a refused body sent a message (-want +got):\n%s", diff)
