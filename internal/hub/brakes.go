@@ -79,6 +79,20 @@ func (h *Hub) loopBrake(ctx context.Context, tx Tx, conv *Conversation, c *Calle
 	return nil
 }
 
+// tripped is what a send's transaction returns when a brake (or another
+// refusal in it) stops it: a Refusal is committed with brake.tripped for
+// the agent's owner, who sees it on the Bridge with the brake's word and
+// the conversation (§7, §11); anything else passes through.
+func tripped(err error, c *Caller, conversationID, instance string, now time.Time) ([]*Event, error) {
+	r, ok := err.(*Refusal)
+	if !ok {
+		return nil, err
+	}
+	data, _ := json.Marshal(map[string]string{"brake": r.Word(), "reason": r.Reason, "agent": c.Agent.Handle(), "instance": instance})
+	return []*Event{{RecipientID: c.Agent.OwnerID, Type: EventBrakeTripped, ConversationID: conversationID, Data: data, CreatedAt: now}},
+		&commitThen{r}
+}
+
 // countTurn records an agent's message in the conversation's turn count
 // (voice = agent) and pauses the conversation at PauseTurns (§7 paused).
 // A pause is told to the people concerned — those taking part and the

@@ -240,7 +240,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				}
 			}
 			if v.Conversation.Status == StatusCloseRequested {
-				return nil, deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send")
+				return tripped(deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send"), c, v.Conversation.ID, in.Instance, h.now())
 			}
 			held := c.Agent.Mode == ModeReview
 			if v.Conversation.Kind == KindThread {
@@ -271,12 +271,12 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 					return nil, err
 				}
 				if target.NoReply {
-					return nil, deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq)
+					return tripped(deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq), c, v.Conversation.ID, in.Instance, h.now())
 				}
 			}
 			now := h.now()
 			if err := h.brake(ctx, tx, v.Conversation, c, in.Body, now); err != nil {
-				return nil, err
+				return tripped(err, c, v.Conversation.ID, in.Instance, now)
 			}
 			m := &Message{
 				ID: NewID(IDMessage, now), ConversationID: v.Conversation.ID, Status: MessageSent,
@@ -321,12 +321,14 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 // deliver hands a stored, sequenced message to the conversation (§5): a
 // delivery and a message.new event for each other agent participant (event
 // posts: only those mentioned), a message.new for the sender's own stream so
-// sibling sessions hear it, and an event for each person taking part. The
-// speaking session takes the hold, and the sender's place moves past its
-// own words. It returns the events to publish.
+// sibling sessions hear it, an event for each person taking part, and
+// agent.sent to an agent's owner whom no message.new tells. The speaking
+// session takes the hold, and the sender's place moves past its own words.
+// It returns the events to publish.
 func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time) ([]*Event, error) {
 	var agents []string
 	var events []*Event
+	toldOwner := m.SenderKind != PrincipalAgent
 	for _, p := range v.Participants {
 		if p.Archived {
 			continue
@@ -338,6 +340,13 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 			agents = append(agents, p.PrincipalID)
 		}
 		events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageNew,
+			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
+		toldOwner = toldOwner || p.PrincipalID == m.OwnerID
+	}
+	if !toldOwner {
+		// The owner sees all of its agents' words (§3), on the Bridge as
+		// they are sent; one told of them as message.new has them already.
+		events = append(events, &Event{RecipientID: m.OwnerID, Type: EventAgentSent,
 			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
 	}
 	if err := tx.InsertDeliveries(ctx, m, agents); err != nil {

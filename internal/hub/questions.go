@@ -51,7 +51,7 @@ func (h *Hub) AskOwner(ctx context.Context, c *Caller, question, instance, conve
 	now := h.now()
 	q := &Question{ID: NewID(IDQuestion, now), AgentID: c.Agent.ID, AgentHandle: c.Agent.Handle(), OwnerID: c.Agent.OwnerID,
 		Instance: instance, ConversationID: conversationID, Question: question, Options: opts, CreatedAt: now}
-	data, _ := json.Marshal(map[string]any{"question_id": q.ID, "agent": q.AgentHandle, "question": q.Question, "options": q.Options})
+	data, _ := json.Marshal(map[string]any{"question_id": q.ID, "agent": q.AgentHandle, "instance": q.Instance, "question": q.Question, "options": q.Options})
 	asked := []*Event{{RecipientID: q.OwnerID, Type: EventQuestionAsked, ConversationID: conversationID, Data: data, CreatedAt: now}}
 	if err := h.update(ctx, func(tx Tx) ([]*Event, error) { return asked, tx.InsertQuestion(ctx, q) }); err != nil {
 		return nil, err

@@ -379,11 +379,14 @@ const (
 	EventProjectRequest     = "project.request"  // to an owner: its agent proposes a project or asks into one
 	EventProjectApproved    = "project.approved" // to the agent: its request was approved
 	EventProjectRejected    = "project.rejected"
-	EventProjectAgents      = "project.agents"      // to the agent: brought in, taken out, or its access changed
-	EventMessageWithdrawn   = "message.withdrawn"   // to the agent: a message queued for it left with its access; no body
-	EventQuestionAsked      = "question.asked"      // to an owner: its agent asks it something (§9)
-	EventConversationPaused = "conversation.paused" // to the people concerned: agents traded too many turns (§7)
-	EventApprovalDecided    = "approval.decided"    // to the person who decided: their other pages and scripts hear it (§9)
+	EventProjectAgents      = "project.agents"       // to the agent: brought in, taken out, or its access changed
+	EventMessageWithdrawn   = "message.withdrawn"    // to the agent: a message queued for it left with its access; no body
+	EventQuestionAsked      = "question.asked"       // to an owner: its agent asks it something (§9)
+	EventConversationPaused = "conversation.paused"  // to the people concerned: agents traded too many turns (§7)
+	EventApprovalDecided    = "approval.decided"     // to the person who decided: their other pages and scripts hear it (§9)
+	EventAgentSent          = "agent.sent"           // to an owner not taking part: its agent's message was delivered (§6, §11 Bridge)
+	EventBrakeTripped       = "brake.tripped"        // to an owner: a brake refused its agent's send; data has the brake's word (§7)
+	EventClaimed            = "conversation.claimed" // to an owner: a session of its agent took a conversation (§5)
 )
 
 // Event is one entry of a recipient's stream (§6).

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -85,23 +86,31 @@ func (h *Hub) ClaimConversation(ctx context.Context, c *Caller, conversationID, 
 		return nil, invalid("", "instance is required: name the session that takes the conversation")
 	}
 	claim := &Claim{ConversationID: conversationID, Instance: name}
-	err = h.store.Update(ctx, func(tx Tx) error {
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if _, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID); err != nil {
-			return err
+			return nil, err
 		}
 		holders, err := h.liveHolders(ctx, tx, c.Agent.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if held := holders[conversationID]; held != "" && held != name {
+		held := holders[conversationID]
+		if held != "" && held != name {
 			if !takeover {
-				return &Refusal{Status: StatusHeldByOther,
+				return nil, &Refusal{Status: StatusHeldByOther,
 					Reason:  fmt.Sprintf("held_by_other: your session %s holds this conversation and answers it; leave it to that session, or pass takeover:true to take it over", held),
 					Details: map[string]any{"held_by": held}}
 			}
 			claim.Previous = held
 		}
-		return tx.SetHold(ctx, c.Agent.ID, conversationID, name, h.now())
+		now := h.now()
+		var events []*Event
+		if held != name {
+			// The owner sees which session took it (§11 Bridge).
+			data, _ := json.Marshal(map[string]string{"agent": c.Agent.Handle(), "instance": name, "previous": claim.Previous})
+			events = append(events, &Event{RecipientID: c.Agent.OwnerID, Type: EventClaimed, ConversationID: conversationID, Data: data, CreatedAt: now})
+		}
+		return events, tx.SetHold(ctx, c.Agent.ID, conversationID, name, now)
 	})
 	if err != nil {
 		return nil, asOutcome(err)

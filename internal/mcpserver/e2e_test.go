@@ -339,10 +339,13 @@ func TestWaitCursorsAndSlots(t *testing.T) {
 	if got["timed_out"] != true || len(got["events"].([]any)) != 0 || got["cursor"] != newest {
 		t.Fatalf("wait from the newest cursor = %v, want timed_out with no events", got)
 	}
+	// The log's latest event is alice's (her agent's send reached her as
+	// agent.sent), past the reviewer's newest.
+	latest := mustCall(t, reviewer, "whoami", nil)["latest_cursor"].(string)
 	out, isErr := call(t, reviewer, "wait_for_messages", map[string]any{"cursor": "garbage"})
 	toolErr(t, ts, out, isErr, "cursor_invalid")
-	if out["error"].(map[string]any)["latest_cursor"] != newest {
-		t.Errorf("cursor_invalid carries latest_cursor %v, want %s", out["error"], newest)
+	if out["error"].(map[string]any)["latest_cursor"] != latest || latest == newest {
+		t.Errorf("cursor_invalid carries latest_cursor %v, want %s (not the reviewer's newest %s)", out["error"], latest, newest)
 	}
 
 	// Five waits park; the sixth is refused only while they are live, and a
