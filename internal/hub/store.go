@@ -172,6 +172,13 @@ type Reader interface {
 	// EventsAfter returns up to limit of the recipient's events with id >
 	// after, in id order, each message.new with its Message.
 	EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*Event, error)
+	// RecentEvents returns up to limit of the recipient's events of these
+	// types (at least one) with id <= upTo, newest first, each message
+	// event with its Message.
+	RecentEvents(ctx context.Context, recipientID string, upTo int64, types []string, limit int) ([]*Event, error)
+	// PausedConversations lists the open, paused conversations in which
+	// the person or one of their agents takes part, latest pause first.
+	PausedConversations(ctx context.Context, ownerID string) ([]*Conversation, error)
 	// LatestEventID is the highest event id ever committed (0 if none).
 	LatestEventID(ctx context.Context) (int64, error)
 	// EventRecipients lists the distinct recipients of the events with
