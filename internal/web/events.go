@@ -1,8 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -11,7 +13,11 @@ import (
 // A person's own events (§6), live on every page over server-sent events.
 // Each event is sent as "changed" with its type as data and its cursor as
 // the id, so parts of a page that listen for it fetch themselves again,
-// and a browser that reconnects (with Last-Event-ID) misses nothing.
+// and a browser that reconnects (with Last-Event-ID) misses nothing. A
+// page may name the cursor to start from (?cursor=, the Bridge's own);
+// Last-Event-ID, when the browser sends one, comes first. The Bridge's
+// stream (?bridge=1) sends each event that is activity of the person's
+// agents as an "activity" event too, carrying the row drawn, with the id.
 
 // streamWait is how long one wait lasts before a keep-alive line.
 const streamWait = 25 * time.Second
@@ -29,6 +35,10 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // proxies pass each event at once
 	cursor := r.Header.Get("Last-Event-ID")
+	if cursor == "" {
+		cursor = r.URL.Query().Get("cursor")
+	}
+	bridge := r.URL.Query().Get("bridge") == "1"
 	fmt.Fprint(rw, "retry: 5000\n\n")
 	for {
 		if err := rc.Flush(); err != nil {
@@ -58,8 +68,31 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 			}
 			return
 		}
+		var rows map[int64]hub.Activity
+		if bridge && len(res.Events) > 0 {
+			if rows, err = w.bridgeRows(ctx, u, res.Events); err != nil {
+				w.log.Warn("a person's event stream ended", "user", u.Handle, "err", err)
+				return
+			}
+		}
 		for _, e := range res.Events {
-			fmt.Fprintf(rw, "event: changed\nid: %s\ndata: %s\n\n", w.hub.Cursor(e), e.Type)
+			row, ok := rows[e.ID]
+			if !ok {
+				fmt.Fprintf(rw, "event: changed\nid: %s\ndata: %s\n\n", w.hub.Cursor(e), e.Type)
+				continue
+			}
+			var buf bytes.Buffer
+			if err := w.pages["home"].ExecuteTemplate(&buf, activityRow, row); err != nil {
+				w.log.Error("drawing a Bridge row", "err", err)
+				return
+			}
+			fmt.Fprintf(rw, "event: changed\ndata: %s\n\nevent: activity\nid: %s\n", e.Type, w.hub.Cursor(e))
+			// A bare CR ends a line of the stream too: none may reach it
+			// from words someone else wrote.
+			for line := range strings.SplitSeq(strings.ReplaceAll(buf.String(), "\r", ""), "\n") {
+				fmt.Fprintf(rw, "data: %s\n", line)
+			}
+			fmt.Fprint(rw, "\n")
 		}
 		if len(res.Events) == 0 {
 			fmt.Fprint(rw, ": still here\n\n")

@@ -19,6 +19,7 @@ func (w *Web) funcs() template.FuncMap {
 		"body":  messageBody,
 		"ago":   ago,
 		"exact": exact,
+		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"kind":  kindLabel,
 		"join":  strings.Join,
 	}

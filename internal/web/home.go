@@ -2,43 +2,44 @@ package web
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// The home page: what waits for the person, their paused conversations,
-// and their agents at a glance.
-
-// homePage is what the home page shows.
-type homePage struct {
-	Approvals []hub.Approval
-	Paused    []hub.ConversationListing
-	Recent    []hub.ConversationListing
-	Agents    []*hub.Agent
-}
-
-// homeRecent is how many conversations the home page lists.
-const homeRecent = 8
+// The Bridge, the home page (§11): what every agent of the person does as
+// it happens, what waits for them, their paused conversations, and their
+// agents with the sessions about now. Its event stream starts at the
+// Bridge's own cursor and carries each new row, so nothing between the
+// page and its stream is lost or shown twice.
 
 func (w *Web) home(ctx context.Context, r *request) (*reply, error) {
-	var p homePage
-	var err error
-	if p.Approvals, err = w.waiting(ctx, r); err != nil {
-		return nil, err
-	}
-	convs, err := w.hub.PersonConversations(ctx, r.user, "", 0)
+	b, err := w.hub.Bridge(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range convs.Conversations {
-		if c.Conversation.State() == hub.StatusPaused {
-			p.Paused = append(p.Paused, c)
-		} else if len(p.Recent) < homeRecent {
-			p.Recent = append(p.Recent, c)
-		}
-	}
-	if p.Agents, err = w.hub.Agents(ctx, r.user.Handle, false); err != nil {
+	r.approvals = &b.Approvals
+	return &reply{page: "home", data: b, stream: bridgeStream(b.Cursor)}, nil
+}
+
+// bridgeStream is the Bridge's event stream from cursor.
+func bridgeStream(cursor string) string {
+	return "/events/stream?" + url.Values{"bridge": {"1"}, "cursor": {cursor}}.Encode()
+}
+
+// activityRow is the template of one Bridge row, which the page and its
+// stream both draw.
+const activityRow = "activity"
+
+// bridgeRows are live rows as the stream sends them, by event id.
+func (w *Web) bridgeRows(ctx context.Context, u *hub.User, events []*hub.Event) (map[int64]hub.Activity, error) {
+	rows, err := w.hub.BridgeActivity(ctx, u, events)
+	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "home", data: p}, nil
+	out := make(map[int64]hub.Activity, len(rows))
+	for _, a := range rows {
+		out[a.ID] = a
+	}
+	return out, nil
 }

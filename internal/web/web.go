@@ -150,6 +150,7 @@ type request struct {
 	user      *hub.User
 	secret    string          // the sign-in's cookie value
 	approvals *[]hub.Approval // what waits for the person, once read
+	stream    string          // the page's event stream ("": the plain one)
 }
 
 // waiting is what waits for the person, read once per request: the page
@@ -175,6 +176,7 @@ type reply struct {
 	cookies  []*http.Cookie
 	image    *hub.Image // bytes to send as they are, not a page
 	bytes    []byte
+	stream   string // the page's event stream, when not the plain one
 }
 
 // again is a form shown again with the error that stopped it: sign-in,
@@ -326,6 +328,7 @@ func (w *Web) serve(rt route) http.Handler {
 			http.Redirect(rw, hr, rep.redirect, http.StatusSeeOther)
 			return
 		}
+		r.stream = rep.stream
 		w.render(rw, r, http.StatusOK, rep.page, rep.data, flash{})
 	})
 }
@@ -500,7 +503,8 @@ type view struct {
 	Page    string // the page's name, for the navigation
 	Notice  string
 	Error   string
-	Waiting int // approvals waiting, in the navigation
+	Waiting int    // approvals waiting, in the navigation
+	Stream  string // the event stream the page listens to
 	Path    string
 	Data    any
 }
@@ -519,7 +523,10 @@ func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, 
 			f = old
 		}
 	}
-	v := view{User: r.user, Page: page, Notice: f.Notice, Error: f.Error, Path: r.URL.RequestURI(), Data: data}
+	v := view{User: r.user, Page: page, Notice: f.Notice, Error: f.Error, Path: r.URL.RequestURI(), Data: data, Stream: "/events/stream"}
+	if r.stream != "" {
+		v.Stream = r.stream
+	}
 	if r.user != nil {
 		if as, err := w.waiting(r.Context(), r); err == nil {
 			v.Waiting = len(as)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/net/html"
@@ -28,12 +30,20 @@ var ctx = context.Background()
 type site struct {
 	url string
 	hub *hub.Hub
+	// stop ends the server and its hub (a site's cleanup does it too).
+	stop func()
 }
 
 func newSite(t *testing.T) *site {
 	t.Helper()
+	return serveSite(t, storetest.Open(t), nil)
+}
+
+// serveSite serves the whole server over db, on ln (nil: a new address).
+func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log})
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +59,16 @@ func newSite(t *testing.T) *site {
 	m.Register(mux)
 	api.New(h, log).Register(mux)
 	d.Register(mux)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() { h.Shutdown(); hs.Close() })
-	return &site{url: hs.URL, hub: h}
+	hs := httptest.NewUnstartedServer(mux)
+	if ln != nil {
+		hs.Listener.Close()
+		hs.Listener = ln
+	}
+	hs.Start()
+	var once sync.Once
+	stop := func() { once.Do(func() { h.Shutdown(); hs.CloseClientConnections(); hs.Close() }) }
+	t.Cleanup(stop)
+	return &site{url: hs.URL, hub: h, stop: stop}
 }
 
 // person makes an account with a password on the command line's path

@@ -14,3 +14,43 @@ document.addEventListener("click", function (e) {
     done();
   }
 });
+
+// The Bridge's live rows. A row already on the page is never added twice,
+// and the stream's address follows the last event received, so a stream
+// opened afresh (after the browser gave up on the old one) resumes where
+// the page is instead of where it was drawn.
+document.addEventListener("htmx:sseBeforeMessage", function (e) {
+  var m = /^\s*<li id="(ev-\d+)"/.exec(e.detail.data || "");
+  if (m && document.getElementById(m[1])) e.preventDefault();
+});
+document.addEventListener("htmx:sseOpen", function (e) {
+  var source = e.detail.source, live = e.target;
+  var follow = function (ev) {
+    var at = live.getAttribute("sse-connect") || "";
+    if (!ev.lastEventId || at.indexOf("cursor=") < 0) return;
+    live.setAttribute("sse-connect", at.replace(/cursor=[^&]*/, "cursor=" + encodeURIComponent(ev.lastEventId)));
+  };
+  source.addEventListener("changed", follow);
+  source.addEventListener("activity", follow);
+});
+
+// Times say "2 min ago" and keep saying it truthfully while a page stays
+// open; the exact time is their title.
+(function () {
+  var span = function (s) {
+    if (s < 60) return Math.floor(s) + " s";
+    if (s < 3600) return Math.floor(s / 60) + " min";
+    if (s < 172800) return Math.floor(s / 3600) + " h";
+    return Math.floor(s / 86400) + " days";
+  };
+  var tick = function () {
+    var now = Date.now();
+    document.querySelectorAll("time[datetime]").forEach(function (t) {
+      var at = Date.parse(t.getAttribute("datetime"));
+      if (isNaN(at)) return;
+      var s = (now - at) / 1000;
+      t.textContent = s < 0 ? "in " + span(-s) : s < 60 ? "just now" : span(s) + " ago";
+    });
+  };
+  setInterval(tick, 30000);
+})();
