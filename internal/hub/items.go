@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Items (§8): the tracked pieces of a project — tasks, repositories, sites,
@@ -79,52 +80,91 @@ func (h *Hub) AddItem(ctx context.Context, c *Caller, projectID string, s ItemSp
 // url. It needs speak; only fields that change are recorded, and a change
 // that changes nothing records nothing.
 func (h *Hub) UpdateItem(ctx context.Context, c *Caller, projectID, itemID string, e ItemEdit) (*ItemView, error) {
-	if e.Status == nil && e.Title == nil && e.Note == nil && e.URL == nil {
-		return nil, invalid("", "give at least one of status, title, note or url to change")
-	}
-	if e.Status != nil && !slices.Contains(ItemStatuses, *e.Status) {
-		return nil, invalid("", "status must be one of %s (got %q)", strings.Join(ItemStatuses, ", "), echo(*e.Status))
+	if err := checkEdit(e); err != nil {
+		return nil, err
 	}
 	instance, err := h.seeInstance(ctx, c, e.Instance)
 	if err != nil {
 		return nil, err
 	}
 	return h.changeItem(ctx, c, projectID, instance, func(tx Tx, p *Project) (*Item, map[string]string, error) {
-		it, err := projectItem(ctx, tx, p, itemID)
-		if err != nil {
-			return nil, nil, err
-		}
-		title, note, u := it.Title, it.Note, it.URL
-		for _, f := range []struct {
-			dst *string
-			src *string
-		}{{&title, e.Title}, {&note, e.Note}, {&u, e.URL}} {
-			if f.src != nil {
-				*f.dst = *f.src
-			}
-		}
-		if title, note, u, err = checkItem(title, note, u); err != nil {
-			return nil, nil, err
-		}
-		changes := map[string]string{}
-		for _, f := range []struct {
-			name string
-			dst  *string
-			val  string
-		}{{"title", &it.Title, title}, {"note", &it.Note, note}, {"url", &it.URL, u}} {
-			if *f.dst != f.val {
-				*f.dst, changes[f.name] = f.val, f.val
-			}
-		}
-		if e.Status != nil && *e.Status != it.Status {
-			it.Status, changes["status"] = *e.Status, *e.Status
-		}
-		if len(changes) == 0 {
-			return it, nil, nil
-		}
-		it.UpdatedAt = h.now()
-		return it, changes, tx.UpdateItem(ctx, it)
+		return editItem(ctx, tx, p, itemID, e, h.now())
 	})
+}
+
+// checkEdit checks that an edit changes something, to a known status.
+func checkEdit(e ItemEdit) error {
+	if e.Status == nil && e.Title == nil && e.Note == nil && e.URL == nil {
+		return invalid("", "give at least one of status, title, note or url to change")
+	}
+	if e.Status != nil && !slices.Contains(ItemStatuses, *e.Status) {
+		return invalid("", "status must be one of %s (got %q)", strings.Join(ItemStatuses, ", "), echo(*e.Status))
+	}
+	return nil
+}
+
+// editItem applies an edit to an item of p and returns the item and what
+// changed (nothing: nothing is written).
+func editItem(ctx context.Context, tx Tx, p *Project, itemID string, e ItemEdit, now time.Time) (*Item, map[string]string, error) {
+	it, err := projectItem(ctx, tx, p, itemID)
+	if err != nil {
+		return nil, nil, err
+	}
+	title, note, u := it.Title, it.Note, it.URL
+	for _, f := range []struct {
+		dst *string
+		src *string
+	}{{&title, e.Title}, {&note, e.Note}, {&u, e.URL}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if title, note, u, err = checkItem(title, note, u); err != nil {
+		return nil, nil, err
+	}
+	changes := map[string]string{}
+	for _, f := range []struct {
+		name string
+		dst  *string
+		val  string
+	}{{"title", &it.Title, title}, {"note", &it.Note, note}, {"url", &it.URL, u}} {
+		if *f.dst != f.val {
+			*f.dst, changes[f.name] = f.val, f.val
+		}
+	}
+	if e.Status != nil && *e.Status != it.Status {
+		it.Status, changes["status"] = *e.Status, *e.Status
+	}
+	if len(changes) == 0 {
+		return it, nil, nil
+	}
+	it.UpdatedAt = now
+	return it, changes, tx.UpdateItem(ctx, it)
+}
+
+// UpdateItemAsPerson is a member of the project changing an item (§8, the
+// dashboard's board): the same changes as update_item, recorded with the
+// person. People are never slowed: a member may change any item.
+func (h *Hub) UpdateItemAsPerson(ctx context.Context, u *User, projectID, itemID string, e ItemEdit) (*ItemView, error) {
+	if err := checkEdit(e); err != nil {
+		return nil, err
+	}
+	var it *Item
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+		p, err := memberProject(ctx, tx, u, projectID)
+		if err != nil {
+			return nil, err
+		}
+		var changes map[string]string
+		if it, changes, err = editItem(ctx, tx, p, itemID, e, h.now()); err != nil || len(changes) == 0 {
+			return nil, err
+		}
+		return nil, tx.InsertItemChange(ctx, &ItemChange{ItemID: it.ID, ByID: u.ID, ByHandle: u.Handle, Changes: changes, At: it.UpdatedAt})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return itemView(ctx, h.store, it)
 }
 
 // changeItem runs change on a project the agent may speak in and records

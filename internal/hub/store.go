@@ -164,6 +164,8 @@ type Reader interface {
 	// ItemChanges lists an item's changes, oldest first.
 	ItemChanges(ctx context.Context, itemID string) ([]ItemChange, error)
 	Image(ctx context.Context, id string) (*Image, error)
+	// Images lists the project's images, newest first.
+	Images(ctx context.Context, projectID string) ([]*Image, error)
 	// ImageBySHA finds the project's image with these bytes.
 	ImageBySHA(ctx context.Context, projectID, sha256 string) (*Image, error)
 	// ImageData returns the bytes stored under a SHA-256.

@@ -45,3 +45,7 @@ func (d queries) InsertImage(ctx context.Context, img *hub.Image, data []byte) e
 	return d.exec(ctx, "insert image", `INSERT INTO images (`+imageCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		img.ID, img.ProjectID, img.SHA256, img.MIME, img.Size, img.Filename, img.Alt, img.UploadedBy, img.Instance, ms(img.CreatedAt))
 }
+
+func (d queries) Images(ctx context.Context, projectID string) ([]*hub.Image, error) {
+	return queryAll(ctx, d.q, "images", scanImage, `SELECT `+imageCols+` FROM images WHERE project_id = ? ORDER BY created_at DESC, id DESC`, projectID)
+}

@@ -1,0 +1,100 @@
+package hub
+
+import (
+	"context"
+	"slices"
+)
+
+// A project as its page shows it to a member (§8, §11 Projects): who is in
+// it, its threads, its items as a board by status, its images, and for the
+// owner the access requests waiting; for any member, their own agents not
+// yet brought in.
+
+// ItemColumn is one status of the board and its items, latest change first.
+type ItemColumn struct {
+	Status string
+	Items  []*Item
+}
+
+// ProjectBoard is a project's page.
+type ProjectBoard struct {
+	*ProjectDetail
+	Columns []ItemColumn // one per ItemStatuses, in their order
+	Images  []*Image     // newest first
+	// Requests are the agents' access requests waiting for the owner
+	// (empty for other members).
+	Requests []Approval
+	// Bringable are the person's own agents that are not in the project.
+	Bringable []*Agent
+}
+
+// ProjectBoard reads a project's page for one of its members; anyone else
+// gets not_found.
+func (h *Hub) ProjectBoard(ctx context.Context, u *User, projectID string) (*ProjectBoard, error) {
+	d, err := h.Project(ctx, u, projectID)
+	if err != nil {
+		return nil, err
+	}
+	b := &ProjectBoard{ProjectDetail: d}
+	for _, s := range ItemStatuses {
+		col := ItemColumn{Status: s}
+		for _, it := range d.Items {
+			if it.Status == s {
+				col.Items = append(col.Items, it)
+			}
+		}
+		slices.SortStableFunc(col.Items, func(a, b *Item) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+		b.Columns = append(b.Columns, col)
+	}
+	if b.Images, err = h.store.Images(ctx, d.Project.ID); err != nil {
+		return nil, AsError(err)
+	}
+	if d.Access == "owner" {
+		as, err := h.Approvals(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			if a.Kind == ApprovalProjectAccess && a.Project.ProjectID == d.Project.ID {
+				b.Requests = append(b.Requests, a)
+			}
+		}
+	}
+	mine, err := h.store.Agents(ctx, u.ID, false)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	for _, a := range mine {
+		if !slices.ContainsFunc(d.Agents, func(pa ProjectAgent) bool { return pa.AgentID == a.ID }) {
+			b.Bringable = append(b.Bringable, a)
+		}
+	}
+	return b, nil
+}
+
+// ProjectsPage is the person's projects and the project proposals of their
+// agents waiting for them.
+type ProjectsPage struct {
+	Projects  []*Project
+	Proposals []Approval
+}
+
+// ProjectsPage reads the list of the person's projects (the home project,
+// made on first use, first) with the proposals waiting.
+func (h *Hub) ProjectsPage(ctx context.Context, u *User) (*ProjectsPage, error) {
+	ps, err := h.Projects(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	p := &ProjectsPage{Projects: ps}
+	as, err := h.Approvals(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range as {
+		if a.Kind == ApprovalProjectProposal {
+			p.Proposals = append(p.Proposals, a)
+		}
+	}
+	return p, nil
+}

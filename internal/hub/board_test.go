@@ -1,0 +1,67 @@
+package hub_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// TestProjectBoard: a project's page puts items in columns by status; a
+// member moves one and the change is recorded with the person; the
+// owner's own agents not in the project are offered; someone not in the
+// project gets not_found for the page and for moving an item.
+func TestProjectBoard(t *testing.T) {
+	w := newWorld(t)
+	project, _ := w.project(t)
+	alice := w.owner(t)
+	w.agent(t, "alice/writer")
+	a, err := w.hub.AddItem(ctx, w.planner, project, hub.ItemSpec{Title: "Notes", Instance: "laptop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.AddItem(ctx, w.planner, project, hub.ItemSpec{Title: "Tag"}); err != nil {
+		t.Fatal(err)
+	}
+	doing := "doing"
+	v, err := w.hub.UpdateItemAsPerson(ctx, alice, project, a.Item.ID, hub.ItemEdit{Status: &doing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var history []string
+	for _, c := range v.History {
+		history = append(history, c.ByHandle+"/"+c.Instance+":"+c.Changes["status"])
+	}
+	if diff := cmp.Diff([]string{"alice/planner/laptop:open", "alice/:doing"}, history); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	b, err := w.hub.ProjectBoard(ctx, alice, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	columns := map[string][]string{}
+	for _, c := range b.Columns {
+		columns[c.Status] = []string{}
+		for _, it := range c.Items {
+			columns[c.Status] = append(columns[c.Status], it.Title)
+		}
+	}
+	if diff := cmp.Diff(map[string][]string{"open": {"Tag"}, "doing": {"Notes"}, "done": {}, "dropped": {}}, columns); diff != "" {
+		t.Errorf("the board (-want +got):\n%s", diff)
+	}
+	var bringable []string
+	for _, a := range b.Bringable {
+		bringable = append(bringable, a.Handle())
+	}
+	if diff := cmp.Diff([]string{"alice/writer"}, bringable); diff != "" {
+		t.Errorf("bringable (-want +got):\n%s", diff)
+	}
+	bob := w.person(t, "bob")
+	if _, err := w.hub.ProjectBoard(ctx, bob, project); code(err) != "not_found" {
+		t.Errorf("bob's board: %v, want not_found", err)
+	}
+	if _, err := w.hub.UpdateItemAsPerson(ctx, bob, project, a.Item.ID, hub.ItemEdit{Status: &doing}); code(err) != "not_found" {
+		t.Errorf("bob moving an item: %v, want not_found", err)
+	}
+}
