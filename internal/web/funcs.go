@@ -15,13 +15,14 @@ import (
 // escaping or the markdown renderer, never as raw HTML.
 func (w *Web) funcs() template.FuncMap {
 	return template.FuncMap{
-		"asset": func(name string) string { return "/static/" + name + "?v=" + w.static[name].version },
-		"body":  messageBody,
-		"ago":   ago,
-		"exact": exact,
-		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"kind":  kindLabel,
-		"join":  strings.Join,
+		"asset":     func(name string) string { return "/static/" + name + "?v=" + w.static[name].version },
+		"body":      messageBody,
+		"ago":       ago,
+		"exact":     exact,
+		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"kind":      kindLabel,
+		"join":      strings.Join,
+		"imagePath": hub.ImagePath,
 	}
 }
 

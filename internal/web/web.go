@@ -243,6 +243,15 @@ func (w *Web) routes() []route {
 		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
 		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings"},
 
+		{pattern: "GET /projects", handle: w.projects},
+		{pattern: "POST /projects", handle: w.createProject, back: "/projects"},
+		{pattern: "GET /projects/{id}", handle: w.project},
+		{pattern: "POST /projects/{id}/members", handle: w.addMember, back: "/projects/{id}"},
+		{pattern: "POST /projects/{id}/agents", handle: w.bringAgent, back: "/projects/{id}"},
+		{pattern: "POST /projects/{id}/cap", handle: w.setCap, back: "/projects/{id}"},
+		{pattern: "POST /projects/{id}/threads", handle: w.openThread, back: "/projects/{id}"},
+		{pattern: "GET /projects/{id}/items/{item}", handle: w.item},
+		{pattern: "POST /projects/{id}/items/{item}/status", handle: w.moveItem, back: "/projects/{id}"},
 		{pattern: "GET /projects/{id}/images/{image}", handle: w.image},
 
 		{pattern: "GET /consent", handle: w.consent},
