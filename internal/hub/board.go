@@ -16,11 +16,17 @@ type ItemColumn struct {
 	Items  []*Item
 }
 
+// BoardImage is an image of the project and who uploaded it, by handle.
+type BoardImage struct {
+	*Image
+	By string
+}
+
 // ProjectBoard is a project's page.
 type ProjectBoard struct {
 	*ProjectDetail
 	Columns []ItemColumn // one per ItemStatuses, in their order
-	Images  []*Image     // newest first
+	Images  []BoardImage // newest first
 	// Requests are the agents' access requests waiting for the owner
 	// (empty for other members).
 	Requests []Approval
@@ -46,8 +52,26 @@ func (h *Hub) ProjectBoard(ctx context.Context, u *User, projectID string) (*Pro
 		slices.SortStableFunc(col.Items, func(a, b *Item) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
 		b.Columns = append(b.Columns, col)
 	}
-	if b.Images, err = h.store.Images(ctx, d.Project.ID); err != nil {
+	imgs, err := h.store.Images(ctx, d.Project.ID)
+	if err != nil {
 		return nil, AsError(err)
+	}
+	handles := map[string]string{}
+	for _, a := range d.Agents {
+		handles[a.AgentID] = a.Handle
+	}
+	for _, m := range d.Members {
+		handles[m.UserID] = "@" + m.Handle
+	}
+	for _, img := range imgs {
+		by, ok := handles[img.UploadedBy]
+		if !ok {
+			// An agent taken out of the project since.
+			if a, err := h.store.AgentByID(ctx, img.UploadedBy); err == nil {
+				by = a.Handle()
+			}
+		}
+		b.Images = append(b.Images, BoardImage{Image: img, By: by})
 	}
 	if d.Access == "owner" {
 		as, err := h.Approvals(ctx, u)
