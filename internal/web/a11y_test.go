@@ -1,0 +1,177 @@
+package web_test
+
+import (
+	"context"
+	_ "embed"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// axe is axe-core (testdata/axe-core, from the npm registry), injected
+// into each page the accessibility test looks at.
+//
+//go:embed testdata/axe-core/axe.min.js
+var axe string
+
+// violation is one of axe's findings, as the test reports it.
+type violation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Targets []string `json:"targets"`
+}
+
+// scheme makes the tab prefer a light or dark colour scheme.
+func (b *tab) scheme(name string) {
+	b.t.Helper()
+	b.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: name}}})
+		return err
+	}))
+	// Colours change with a transition: look once they have.
+	c, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(c, chromedp.Evaluate[any](`Promise.all(document.getAnimations().map(function (a) { return a.finished; })).then(function () {})`, chromedp.EvalAwaitPromise)); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// axeCheck runs axe-core on the page and returns its serious and critical
+// violations.
+func (b *tab) axeCheck() []violation {
+	b.t.Helper()
+	if !evaluate[bool](b, `typeof window.axe === "object"`) {
+		evaluate[any](b, axe+"\n;undefined")
+	}
+	c, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	vs, err := chromedp.Run(c, chromedp.Evaluate[[]violation](`axe.run(document, {resultTypes: ["violations"]}).then(function (r) {
+		return r.violations.filter(function (v) { return v.impact === "serious" || v.impact === "critical"; }).map(function (v) {
+			return {id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map(function (n) { return n.target.join(" ") + " — " + (n.failureSummary || "").replace(/\s+/g, " "); })};
+		});
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("axe on %s: %v", b.location(), err)
+	}
+	return vs
+}
+
+// TestBrowserAccessibility opens every page of the dashboard in real
+// Chromium, in the light and the dark colour scheme, and has axe-core
+// check it: no serious or critical violation anywhere. Each page is saved
+// as a screenshot in both schemes (NAME.png and NAME-dark.png), the
+// pictures of docs/dashboard.md.
+func TestBrowserAccessibility(t *testing.T) {
+	chromium(t)
+	s := newSite(t)
+	b := newTab(t, s, true)
+	check := func(name string) {
+		t.Helper()
+		for _, scheme := range []string{"light", "dark"} {
+			b.scheme(scheme)
+			for _, v := range b.axeCheck() {
+				t.Errorf("%s (%s): %s %s: %s\n\t%s", name, scheme, v.Impact, v.ID, v.Help, strings.Join(v.Targets, "\n\t"))
+			}
+			shot := name
+			if scheme == "dark" {
+				shot += "-dark"
+			}
+			b.screenshot(shot)
+		}
+		b.scheme("light")
+	}
+
+	b.open("/", "setup")
+	check("setup")
+	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=handle]`), "alice"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "Alice"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`form[action="/setup"] button`)),
+		b.at("agents"))
+
+	// A world to show: agents, a conversation with a held message and a
+	// markdown post, a question, a contact request, a project with an
+	// item, an image and a proposal waiting.
+	planner, plannerToken := s.agent(t, "alice/planner")
+	reviewer, _ := s.agent(t, "alice/reviewer")
+	conv, err := s.hub.OpenConversation(ctx, planner, []string{"alice/reviewer", "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv.Conversation.ID, Format: hub.FormatMarkdown, Instance: "laptop",
+		Body: "## Release plan\n\n1. Notes\n2. Tag\n\n> **Tip:** tag after the notes are merged.\n\n`go test ./...` passes."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv.Conversation.ID, Body: "Looks right to me.", Instance: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.AskOwner(ctx, planner, "Tag v2.0 or v2.0.0?", "laptop", "", []string{"v2.0", "v2.0.0"}); err != nil {
+		t.Fatal(err)
+	}
+	s.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview)
+	planner = s.reauth(t, plannerToken)
+	if _, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv.Conversation.ID, Body: "Shall I ship it?"}); err != nil {
+		t.Fatal(err)
+	}
+	s.hub.CreateUser(ctx, "bob", "Bob")
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	alice := mustUser(t, s, "alice")
+	p, err := s.hub.CreateProject(ctx, alice, "Release 2.0", "Everything for the 2.0 release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.hub.SetProjectAgent(ctx, alice, p.ID, "reviewer", hub.AccessSpeak, false)
+	item, err := s.hub.AddItem(ctx, reviewer, p.ID, hub.ItemSpec{Title: "Write the release notes", Instance: "desk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.hub.UploadImage(ctx, reviewer, p.ID, hub.ImageUpload{DataBase64: pngOf(t), Filename: "chart.png", Alt: "Burn-down chart"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.ProposeProject(ctx, planner, "Docs site", "", "The docs need a home", "laptop"); err != nil {
+		t.Fatal(err)
+	}
+
+	pages := []struct{ path, page, name string }{
+		{"/", "home", "bridge"},
+		{"/approvals", "approvals", "approvals"},
+		{"/conversations", "conversations", "conversations"},
+		{"/conversations/" + conv.Conversation.ID, "conversation", "conversation"},
+		{"/agents", "agents", "agents"},
+		{"/agents/planner", "agent", "agent"},
+		{"/contacts", "contacts", "contacts"},
+		{"/projects", "projects", "projects"},
+		{"/projects/" + p.ID, "project", "project"},
+		{"/projects/" + p.ID + "/items/" + item.Item.ID, "item", "item"},
+		{"/settings", "settings", "settings"},
+		{"/no/such/page", "error", "error"},
+	}
+	for _, pg := range pages {
+		b.open(pg.path, pg.page)
+		check(pg.name)
+	}
+	// The page a new token is shown on, once.
+	b.open("/agents/planner", "agent")
+	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "laptop"),
+		chromedp.Click(chromedp.CSS(`form[action="/agents/planner/tokens"] button`)), b.at("token"))
+	check("token")
+	// On a phone.
+	b.do(chromedp.EmulateViewport(360, 780))
+	for _, pg := range []struct{ path, page, name string }{{"/", "home", "bridge-phone"}, {"/projects/" + p.ID, "project", "project-phone"}, {"/conversations/" + conv.Conversation.ID, "conversation", "conversation-phone"}} {
+		b.open(pg.path, pg.page)
+		check(pg.name)
+	}
+	b.do(chromedp.EmulateViewport(1100, 800))
+	b.do(chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)), b.at("signin"))
+	check("signin")
+}
