@@ -202,10 +202,12 @@ func checkSend(in *SendInput, byPerson bool) error {
 // and delivers it (§4, §5): a delivery and a message.new event for each
 // other agent participant (event posts: only those mentioned), a
 // message.new for the sender's own stream so sibling sessions hear it, and
-// an event for each person taking part. Refusals: closing (a close is
-// pending), notice (reply_to_seq points at a no_reply message), listen (the
-// agent's mode). Errors: not_found, no_recipients, conflict (the same
-// client_msg_id with different words), invalid arguments.
+// an event for each person taking part (agent.sent to the owner when none
+// of those tells them). Refusals: the brakes (§7), closing (a close is
+// pending), notice (reply_to_seq points at a no_reply message) — each told
+// to the owner as brake.tripped — and listen (the agent's mode). Errors:
+// not_found, no_recipients, conflict (the same client_msg_id with
+// different words), invalid arguments.
 func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendResult, error) {
 	if err := checkSend(&in, false); err != nil {
 		return nil, err
