@@ -64,6 +64,33 @@ func (b *tab) axeCheck() []violation {
 	return vs
 }
 
+// keyboardReaches presses Tab through the page, from its top, and checks
+// that focus lands on each of want: an element's id, href, aria-label, or
+// a button's text.
+func (b *tab) keyboardReaches(want ...string) {
+	b.t.Helper()
+	reached := map[string]bool{}
+	first := ""
+	for range 200 {
+		b.do(chromedp.KeyEvent("\t"))
+		at := evaluate[string](b, `(function (e) { return e.id + "|" + (e.getAttribute("href") || "") + "|" + (e.getAttribute("aria-label") || "") + "|" + (e.tagName === "BUTTON" ? e.textContent.trim() : ""); })(document.activeElement)`)
+		if at == first {
+			break // round the page once
+		}
+		if first == "" {
+			first = at
+		}
+		for _, part := range strings.Split(at, "|") {
+			reached[part] = true
+		}
+	}
+	for _, w := range want {
+		if !reached[w] {
+			b.t.Errorf("%s: the keyboard does not reach %q", b.location(), w)
+		}
+	}
+}
+
 // TestBrowserAccessibility opens every page of the dashboard in real
 // Chromium, in the light and the dark colour scheme, and has axe-core
 // check it: no serious or critical violation anywhere. Each page is saved
@@ -113,12 +140,14 @@ func TestBrowserAccessibility(t *testing.T) {
 	if _, err := s.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv.Conversation.ID, Body: "Looks right to me.", Instance: "desk"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.hub.AskOwner(ctx, planner, "Tag v2.0 or v2.0.0?", "laptop", "", []string{"v2.0", "v2.0.0"}); err != nil {
+	q, err := s.hub.AskOwner(ctx, planner, "Tag v2.0 or v2.0.0?", "laptop", "", []string{"v2.0", "v2.0.0"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	s.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview)
 	planner = s.reauth(t, plannerToken)
-	if _, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv.Conversation.ID, Body: "Shall I ship it?"}); err != nil {
+	held, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv.Conversation.ID, Body: "Shall I ship it?"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	s.hub.CreateUser(ctx, "bob", "Bob")
@@ -160,6 +189,13 @@ func TestBrowserAccessibility(t *testing.T) {
 		b.open(pg.path, pg.page)
 		check(pg.name)
 	}
+	// The keyboard alone reaches everything: on the Bridge, the feed and
+	// each row's link to act; on a project, each item's Move.
+	b.open("/", "home")
+	b.keyboardReaches("/approvals", "/projects", "Activity of your agents, newest first", "/approvals#"+held.Message.ID, "/approvals#"+q.ID,
+		"/conversations/"+conv.Conversation.ID, "/agents/planner", "Sign out @alice")
+	b.open("/projects/"+p.ID, "project")
+	b.keyboardReaches("#board", "status-"+item.Item.ID, "Move", "/projects/"+p.ID+"/items/"+item.Item.ID, "Bring it in", "Set the cap")
 	// The page a new token is shown on, once.
 	b.open("/agents/planner", "agent")
 	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "laptop"),
