@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	_ "embed"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +185,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"/projects/" + p.ID + "/items/" + item.Item.ID, "item", "item"},
 		{"/settings", "settings", "settings"},
 		{"/no/such/page", "error", "error"},
+		{consentPath(t, s), "consent", "consent"},
 	}
 	for _, pg := range pages {
 		b.open(pg.path, pg.page)
@@ -210,4 +212,18 @@ func TestBrowserAccessibility(t *testing.T) {
 	b.do(chromedp.EmulateViewport(1100, 800))
 	b.do(chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)), b.at("signin"))
 	check("signin")
+}
+
+// consentPath is the consent page of a client that asks to act as one of
+// the person's agents, as /authorize sends the browser there.
+func consentPath(t *testing.T, s *site) string {
+	t.Helper()
+	c, err := s.hub.RegisterClient(context.Background(), hub.ClientSpec{Name: "Claude Code", RedirectURIs: []string{"http://127.0.0.1:33418/callback"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := url.Values{"response_type": {"code"}, "client_id": {c.ID}, "redirect_uri": {"http://127.0.0.1:33418/callback"},
+		"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"},
+		"state": {"af0ifjsldkj"}, "scope": {"msg:read msg:write"}, "resource": {s.url + "/mcp/"}}
+	return "/consent?" + q.Encode()
 }

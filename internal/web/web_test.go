@@ -51,7 +51,7 @@ func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := web.New(web.Options{Hub: h, Logger: log})
+	d, err := web.New(web.Options{Hub: h, Logger: log, OAuthResources: m.ResourcePaths()})
 	if err != nil {
 		t.Fatal(err)
 	}
