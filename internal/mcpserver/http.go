@@ -201,7 +201,7 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if c := callerFrom(r.Context()); c != nil && err == nil && len(body) <= maxBody {
+		if c := callerFrom(r.Context()); c != nil && err == nil && len(body) <= maxBody && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
 			var batch []json.RawMessage
 			if json.Unmarshal(body, &batch) == nil && len(batch) > 1 {
 				if err := s.hub.SpendMore(c, len(batch)-1); err != nil {
