@@ -70,10 +70,17 @@ func (d queries) InsertEvents(ctx context.Context, events []*hub.Event) error {
 }
 
 func (d queries) EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*hub.Event, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT id, type, conversation_id, message_id, data, created_at
+	return d.eventsWithMessages(ctx, "events after", recipientID, `SELECT id, type, conversation_id, message_id, data, created_at
 		FROM events WHERE recipient_id = ? AND id > ? ORDER BY id LIMIT ?`, recipientID, after, limit)
+}
+
+// eventsWithMessages runs query, which selects recipientID's events (id,
+// type, conversation_id, message_id, data, created_at), and fills in the
+// message each names with one more read. what names it in errors.
+func (d queries) eventsWithMessages(ctx context.Context, what, recipientID, query string, args ...any) ([]*hub.Event, error) {
+	rows, err := d.q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, dbErr("events after", err)
+		return nil, dbErr(what, err)
 	}
 	defer rows.Close()
 	var out []*hub.Event
@@ -83,7 +90,7 @@ func (d queries) EventsAfter(ctx context.Context, recipientID string, after int6
 		var data sql.NullString
 		var created sql.NullInt64
 		if err := rows.Scan(&e.ID, &e.Type, &e.ConversationID, &e.MessageID, &data, &created); err != nil {
-			return nil, dbErr("events after", err)
+			return nil, dbErr(what, err)
 		}
 		if data.Valid {
 			e.Data = json.RawMessage(data.String)
@@ -95,7 +102,7 @@ func (d queries) EventsAfter(ctx context.Context, recipientID string, after int6
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil || len(msgIDs) == 0 {
-		return out, dbErr("events after", err)
+		return out, dbErr(what, err)
 	}
 	rows.Close()
 	msgs, err := d.messagesByID(ctx, msgIDs)
