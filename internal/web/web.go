@@ -8,23 +8,15 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"embed"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"path"
 	"strconv"
 	"strings"
 
@@ -64,14 +56,6 @@ type Web struct {
 	static    map[string]asset
 }
 
-// asset is a static file served from memory under a name that changes
-// with its content, so browsers may keep it for good.
-type asset struct {
-	contentType string
-	data        []byte
-	version     string
-}
-
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
@@ -87,60 +71,6 @@ func New(o Options) (*Web, error) {
 		return nil, err
 	}
 	return w, nil
-}
-
-// loadStatic reads static/: the scripts as they are, and the one
-// stylesheet, Pico followed by Palaver's own rules.
-func (w *Web) loadStatic() error {
-	read := func(name string) ([]byte, error) { return fs.ReadFile(files, "static/"+name) }
-	add := func(name, contentType string, data []byte) {
-		sum := sha256.Sum256(data)
-		w.static[name] = asset{contentType: contentType, data: data, version: hex.EncodeToString(sum[:6])}
-	}
-	for _, name := range []string{"htmx.min.js", "sse.min.js", "palaver.js"} {
-		data, err := read(name)
-		if err != nil {
-			return err
-		}
-		add(name, "text/javascript; charset=utf-8", data)
-	}
-	pico, err := read("pico.min.css")
-	if err != nil {
-		return err
-	}
-	own, err := read("palaver.css")
-	if err != nil {
-		return err
-	}
-	add("palaver.css", "text/css; charset=utf-8", bytes.Join([][]byte{pico, own}, []byte("\n")))
-	return nil
-}
-
-// parse makes one template set per page: the layout with that page.
-func (w *Web) parse() error {
-	names, err := fs.Glob(files, "templates/*.html")
-	if err != nil {
-		return err
-	}
-	layout := template.New("layout.html").Funcs(w.funcs())
-	if _, err := layout.ParseFS(files, "templates/layout.html", "templates/parts.html"); err != nil {
-		return fmt.Errorf("dashboard templates: %w", err)
-	}
-	for _, name := range names {
-		base := path.Base(name)
-		if base == "layout.html" || base == "parts.html" {
-			continue
-		}
-		t, err := layout.Clone()
-		if err == nil {
-			_, err = t.ParseFS(files, name)
-		}
-		if err != nil {
-			return fmt.Errorf("dashboard template %s: %w", base, err)
-		}
-		w.pages[strings.TrimSuffix(base, ".html")] = t
-	}
-	return nil
 }
 
 // request is one dashboard request: the HTTP request, and the person
@@ -383,204 +313,6 @@ func fillPath(pattern string, r *http.Request) string {
 		}
 	}
 	return strings.Join(parts, "/")
-}
-
-// serveError is the dashboard's one translation of errors (CONVENTIONS
-// "Errors"). Not signed in: to the sign-in page (or first-run setup), and
-// back here after. A form shown again: that page with the message. A
-// failed form with a page to go back to: there, with the message once.
-// Anything else: an error page with the kind's status. Internal errors
-// show only a trace id; the cause goes to the log.
-func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back string) {
-	var ref *hub.Refusal
-	e := &hub.Error{Kind: hub.KindConflict}
-	if errors.As(err, &ref) {
-		e.Msg = ref.Reason
-	} else {
-		e = hub.AsError(err)
-	}
-	var ag *again
-	errors.As(err, &ag)
-	if e.Kind == hub.KindUnauthenticated && r.user == nil && ag == nil {
-		w.toSignIn(rw, r)
-		return
-	}
-	msg := e.Msg
-	if e.Kind == hub.KindInternal {
-		var b [8]byte
-		rand.Read(b[:])
-		trace := "tr_" + hex.EncodeToString(b[:])
-		w.log.Error("dashboard error", "trace", trace, "route", r.Pattern, "err", err)
-		msg = "something went wrong on the server (trace " + trace + "); try again"
-	} else {
-		w.log.Info("dashboard refused", "route", r.Pattern, "code", e.WireCode(), "message", e.Msg)
-		if e.Hint != nil {
-			msg = e.Hint.Base + "; " + e.Hint.Lead + " " + pageWay(e.Hint.Action)
-		}
-	}
-	if retry, ok := e.Details["retry_after_s"]; ok {
-		rw.Header().Set("Retry-After", fmt.Sprint(retry))
-	}
-	switch {
-	case ag != nil:
-		w.render(rw, r, httpx.Status(e.Kind), ag.page, ag.data, flash{Error: msg})
-	case r.Method != http.MethodGet && back != "":
-		w.setFlash(rw, flash{Error: msg})
-		http.Redirect(rw, r.Request, back, http.StatusSeeOther)
-	default:
-		w.render(rw, r, httpx.Status(e.Kind), "error", map[string]any{"Status": httpx.Status(e.Kind), "Code": e.WireCode()}, flash{Error: msg})
-	}
-}
-
-// pageWay is the dashboard's way to do what a hint names (hub.Hint): the
-// page where it is done, where the hub's message gives the command line's.
-func pageWay(a hub.Action) string {
-	switch a.Name {
-	case hub.ActionApproveContact:
-		return "on their Contacts page"
-	case hub.ActionListApprovals:
-		return "on the Approvals page"
-	case hub.ActionListTokens:
-		return "on each agent's page, and yours under Settings"
-	case hub.ActionMintPersonToken:
-		return "under Settings"
-	case hub.ActionCreatePerson:
-		return "by inviting them under Settings"
-	}
-	return "from the menu"
-}
-
-// toSignIn sends someone not signed in to sign in, or to make the first
-// account when nobody exists yet; a page they asked for is where they
-// land after.
-func (w *Web) toSignIn(rw http.ResponseWriter, r *request) {
-	if need, err := w.hub.NeedsSetup(r.Context()); err == nil && need {
-		http.Redirect(rw, r.Request, "/setup", http.StatusSeeOther)
-		return
-	}
-	to := "/signin"
-	if r.Method == http.MethodGet && r.URL.Path != "/" {
-		to += "?next=" + url.QueryEscape(r.URL.RequestURI())
-	}
-	http.Redirect(rw, r.Request, to, http.StatusSeeOther)
-}
-
-// flash is a message shown once on the next page, kept in a short cookie
-// across the redirect after a form.
-type flash struct {
-	Notice string `json:"n,omitempty"`
-	Error  string `json:"e,omitempty"`
-}
-
-// flashCookie is the flash's cookie; over https it takes the __Host-
-// prefix, so another host cannot plant a message.
-func (w *Web) flashCookie() string {
-	if w.secure {
-		return "__Host-palaver_flash"
-	}
-	return "palaver_flash"
-}
-
-// maxFlash bounds a flash's message, so its cookie stays well under what
-// browsers keep.
-const maxFlash = 500
-
-func (w *Web) setFlash(rw http.ResponseWriter, f flash) {
-	f.Notice, f.Error = hub.Preview(f.Notice, maxFlash), hub.Preview(f.Error, maxFlash)
-	b, _ := json.Marshal(f)
-	http.SetCookie(rw, &http.Cookie{Name: w.flashCookie(), Value: base64.RawURLEncoding.EncodeToString(b), Path: "/",
-		MaxAge: 60, HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode})
-}
-
-// takeFlash reads the flash left by the last form, and clears it.
-func (w *Web) takeFlash(rw http.ResponseWriter, r *http.Request) flash {
-	var f flash
-	c, err := r.Cookie(w.flashCookie())
-	if err != nil {
-		return f
-	}
-	http.SetCookie(rw, &http.Cookie{Name: w.flashCookie(), Path: "/", MaxAge: -1, HttpOnly: true, Secure: w.secure, SameSite: http.SameSiteLaxMode})
-	if b, err := base64.RawURLEncoding.DecodeString(c.Value); err == nil {
-		json.Unmarshal(b, &f)
-	}
-	return f
-}
-
-// view is what every page's template gets.
-type view struct {
-	User    *hub.User
-	Page    string // the page's name, for the navigation
-	Notice  string
-	Error   string
-	Waiting int    // approvals waiting, in the navigation
-	Stream  string // the event stream the page listens to
-	Path    string
-	Data    any
-}
-
-// render writes a page: the layout around the page's template.
-func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, data any, f flash) {
-	t := w.pages[page]
-	if t == nil {
-		panic("dashboard: no template " + page)
-	}
-	// A part of a page fetching itself again (on an event) shows no
-	// flash, so it must leave it for the page it belongs to.
-	part := r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Boosted") != "true"
-	if !part {
-		if old := w.takeFlash(rw, r.Request); f == (flash{}) {
-			f = old
-		}
-	}
-	v := view{User: r.user, Page: page, Notice: f.Notice, Error: f.Error, Path: r.URL.RequestURI(), Data: data, Stream: "/events/stream"}
-	if r.stream != "" {
-		v.Stream = r.stream
-	}
-	if r.user != nil {
-		if as, err := w.waiting(r.Context(), r); err == nil {
-			v.Waiting = len(as)
-		}
-	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "layout.html", v); err != nil {
-		w.log.Error("rendering a page", "page", page, "err", err)
-		http.Error(rw, "the page could not be drawn", http.StatusInternalServerError)
-		return
-	}
-	h := rw.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	policy := contentPolicy
-	if p, ok := data.(interface{ formActions() string }); ok && p.formActions() != "" {
-		policy = strings.Replace(policy, "form-action 'self'", "form-action 'self' "+p.formActions(), 1)
-	}
-	h.Set("Content-Security-Policy", policy)
-	h.Set("Vary", "Cookie, HX-Request")
-	rw.WriteHeader(code)
-	rw.Write(buf.Bytes())
-}
-
-// contentPolicy lets pages run only the dashboard's own scripts and
-// styles: no inline script, no other origin, no framing.
-const contentPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-	"form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
-
-// serveStatic serves the embedded scripts and the stylesheet.
-func (w *Web) serveStatic(rw http.ResponseWriter, r *http.Request) {
-	a, ok := w.static[r.PathValue("name")]
-	if !ok {
-		http.NotFound(rw, r)
-		return
-	}
-	h := rw.Header()
-	h.Set("Content-Type", a.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(a.data)))
-	if r.URL.Query().Get("v") == a.version {
-		h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	} else {
-		h.Set("Cache-Control", "no-cache")
-	}
-	rw.Write(a.data)
 }
 
 // form reads a field of a posted form (never the URL's query). Browsers
