@@ -38,6 +38,16 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 	if cursor == "" {
 		cursor = r.URL.Query().Get("cursor")
 	}
+	if cursor == "" {
+		// Where the stream starts is fixed before it is open, so nothing
+		// committed once the browser hears it is missed.
+		latest, err := w.hub.LatestCursor(ctx, u.ID)
+		if err != nil {
+			http.Error(rw, "the event stream cannot start; reload the page", http.StatusServiceUnavailable)
+			return
+		}
+		cursor = latest
+	}
 	bridge := r.URL.Query().Get("bridge") == "1"
 	fmt.Fprint(rw, "retry: 5000\n\n")
 	for {
