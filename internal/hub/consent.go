@@ -273,11 +273,6 @@ func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, er
 	if err != nil || a.Archived() {
 		return nil, err
 	}
-	owner, err := tx.UserByID(ctx, a.OwnerID)
-	if err != nil {
-		return nil, err
-	}
-	caller := &Caller{Agent: a, Owner: owner}
 	targets, asks, err := h.resolveAll(ctx, tx, a, ask.Handles)
 	if refused(err) {
 		return asks, nil
@@ -294,7 +289,7 @@ func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, er
 	switch {
 	case errors.Is(err, ErrNoRows):
 		var v *ConversationView
-		if v, events, err = h.insertConversation(ctx, tx, caller, &Conversation{Kind: KindDirect, DirectKey: directKey(ids)}, targets); err != nil {
+		if v, events, err = h.insertConversation(ctx, tx, creatorAgent(a), &Conversation{Kind: KindDirect, DirectKey: directKey(ids)}, targets); err != nil {
 			return nil, err
 		}
 		conv = v.Conversation

@@ -93,7 +93,7 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 				return nil, err
 			}
 			var opened []*Event
-			view, opened, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindDirect, DirectKey: key}, targets)
+			view, opened, err = h.insertConversation(ctx, tx, creatorAgent(c.Agent), &Conversation{Kind: KindDirect, DirectKey: key}, targets)
 			return opened, err
 		})
 	})
@@ -131,7 +131,7 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 			return asks, err
 		}
 		var opened []*Event
-		view, opened, err = h.insertConversation(ctx, tx, c, &Conversation{Kind: KindGroup, Title: title, Goal: goal}, targets)
+		view, opened, err = h.insertConversation(ctx, tx, creatorAgent(c.Agent), &Conversation{Kind: KindGroup, Title: title, Goal: goal}, targets)
 		return opened, err
 	})
 	if err != nil {
@@ -142,11 +142,11 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 
 // insertConversation stores conv with the caller and targets as participants
 // and tells each other participant with a conversation.opened event.
-func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Conversation, targets []*Principal) (*ConversationView, []*Event, error) {
+func (h *Hub) insertConversation(ctx context.Context, tx Tx, creator Participant, conv *Conversation, targets []*Principal) (*ConversationView, []*Event, error) {
 	now := h.now()
 	conv.ID = NewID(IDConversation, now)
 	conv.Status = StatusOpen
-	conv.CreatorID = c.Agent.ID
+	conv.CreatorID = creator.PrincipalID
 	conv.CreatedAt, conv.UpdatedAt = now, now
 	if err := tx.InsertConversation(ctx, conv); err != nil {
 		return nil, nil, err
@@ -155,12 +155,12 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 	if conv.Kind != KindDirect {
 		creatorRole = RoleOwner
 	}
-	if err := tx.AddParticipant(ctx, &Participant{ConversationID: conv.ID, PrincipalID: c.Agent.ID, Kind: PrincipalAgent,
-		OwnerID: c.Agent.OwnerID, Role: creatorRole, JoinedAt: now}); err != nil {
+	creator.ConversationID, creator.Role, creator.JoinedAt = conv.ID, creatorRole, now
+	if err := tx.AddParticipant(ctx, &creator); err != nil {
 		return nil, nil, err
 	}
 	var events []*Event
-	joined := []Participant{{PrincipalID: c.Agent.ID, Kind: PrincipalAgent, Handle: c.Agent.Handle(), OwnerID: c.Agent.OwnerID}}
+	joined := []Participant{creator}
 	for _, p := range targets {
 		if err := checkMix(ctx, tx, p.OwnerID, p.Handle, joined); err != nil {
 			return nil, nil, err
@@ -180,48 +180,10 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, c *Caller, conv *Co
 }
 
 // AddParticipant brings a reachable principal into a group conversation the
-// caller takes part in (§4); it then sees the whole history. Adding someone
-// already there is not an error.
+// caller takes part in (§4) as a member; it then sees the whole history.
+// Adding someone already there is not an error.
 func (h *Hub) AddParticipant(ctx context.Context, c *Caller, conversationID, handle string) (*ConversationView, error) {
-	var view *ConversationView
-	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
-		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case v.Conversation.Kind == KindDirect:
-			return nil, invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
-		case v.Conversation.Kind == KindThread:
-			return nil, invalid("", "a project thread's participants are the project's people and agents; ask an owner to bring them into the project")
-		}
-		targets, asks, err := h.resolveAll(ctx, tx, c.Agent, []string{handle})
-		if err != nil {
-			return asks, err
-		}
-		target := targets[0]
-		if v.Conversation.Status == StatusCloseRequested {
-			return nil, deny("closing", "a close of this conversation is pending; nobody can be added")
-		}
-		view = v
-		if _, ok := participant(v.Participants, target.ID); ok {
-			return nil, nil
-		}
-		if err := checkMix(ctx, tx, target.OwnerID, target.Handle, v.Participants); err != nil {
-			return nil, err
-		}
-		now := h.now()
-		if err := tx.AddParticipant(ctx, &Participant{ConversationID: v.Conversation.ID, PrincipalID: target.ID, Kind: target.Kind,
-			OwnerID: target.OwnerID, Role: RoleMember, JoinedAt: now}); err != nil {
-			return nil, err
-		}
-		view.Participants, err = tx.Participants(ctx, v.Conversation.ID)
-		return []*Event{{RecipientID: target.ID, Type: EventConversationOpened, ConversationID: v.Conversation.ID, CreatedAt: now}}, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return view, nil
+	return h.AddParticipantAs(ctx, c, conversationID, handle, "")
 }
 
 // RequestClose marks a group or thread close_requested for its owner to

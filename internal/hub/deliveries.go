@@ -76,6 +76,17 @@ const (
 // agent. Acknowledging a message already done again is not an error; a
 // new attempt at one is refused.
 func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, errText string) (*Delivery, error) {
+	return h.acknowledge(ctx, c, messageID, outcome, errText, ackRules{})
+}
+
+// ackRules narrow an acknowledgement: to a message of one conversation,
+// and to finishing only an attempt that is running (§10.5).
+type ackRules struct {
+	conversationID string // "": any conversation
+	needAttempt    bool
+}
+
+func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, errText string, rules ackRules) (*Delivery, error) {
 	switch outcome {
 	case "":
 		outcome = OutcomeDone
@@ -103,7 +114,7 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	var d *Delivery
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		m, err := tx.Message(ctx, messageID)
-		if errors.Is(err, ErrNoRows) {
+		if errors.Is(err, ErrNoRows) || (err == nil && rules.conversationID != "" && m.ConversationID != rules.conversationID) {
 			return nil, missing
 		}
 		if err != nil {
@@ -124,6 +135,9 @@ func (h *Hub) Acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 			return nil, missing
 		case err != nil:
 			return nil, err
+		}
+		if rules.needAttempt && outcome != OutcomeProcessing && d.State != DeliveryProcessing {
+			return nil, invalid("no_attempt", "no attempt at message %s is running, so there is none to finish; start one (acknowledge with outcome processing), work on it, then finish it", d.MessageID)
 		}
 		if d.State == DeliveryDone || d.State == DeliveryWithdrawn {
 			if outcome == OutcomeDone {

@@ -264,6 +264,9 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			if err != nil {
 				return nil, err
 			}
+			if mentions, err = roomMentions(v, in.Kind, in.Body, mentions); err != nil {
+				return nil, err
+			}
 			if in.ReplyToSeq > 0 {
 				if in.ReplyToSeq > v.Conversation.LastSeq {
 					return nil, invalid("", "reply_to_seq %d is not a message of this conversation (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
@@ -335,8 +338,12 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 		if p.Archived {
 			continue
 		}
-		if m.Kind != MessageText && !slices.Contains(m.Mentions, p.Handle) {
+		mentioned := slices.Contains(m.Mentions, p.Handle)
+		switch {
+		case m.Kind != MessageText && !mentioned:
 			continue // event posts wake only those they mention
+		case v.Conversation.ByMention && p.Kind == PrincipalAgent && p.PrincipalID != m.SenderID && !mentioned:
+			continue // in a room, text is work only for the agents it mentions (§10.5)
 		}
 		if p.Kind == PrincipalAgent && p.PrincipalID != m.SenderID {
 			agents = append(agents, p.PrincipalID)
@@ -377,23 +384,18 @@ func countRecipients(ps []Participant, senderID string) int {
 	return n
 }
 
-// checkMentions case-folds mentioned handles and checks each takes part.
+// checkMentions finds the participant each mention names — a handle, an
+// id, or an agent's slug (findParticipant) — and returns their handles,
+// each once.
 func checkMentions(ps []Participant, mentions []string) ([]string, error) {
 	var out []string
 	for _, m := range mentions {
-		hd := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(m), "@"))
-		if _, _, err := ParseHandle(hd); err != nil {
-			return nil, err
+		p, err := findParticipant(ps, m)
+		if err != nil {
+			return nil, invalid("", "mentions: %s; add them with add_participant first", AsError(err).Msg)
 		}
-		found := false
-		for _, p := range ps {
-			found = found || p.Handle == hd
-		}
-		if !found {
-			return nil, invalid("", "mentions: %s is not a participant of this conversation; add them with add_participant first", hd)
-		}
-		if !slices.Contains(out, hd) {
-			out = append(out, hd)
+		if !slices.Contains(out, p.Handle) {
+			out = append(out, p.Handle)
 		}
 	}
 	return out, nil

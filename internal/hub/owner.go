@@ -43,23 +43,36 @@ func personAccess(ctx context.Context, r Reader, u *User, conversationID string)
 // conversation of their agent's. A person is never slowed by brakes, and
 // writing counts as taking part.
 func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, format string) (*SendResult, error) {
-	in := SendInput{ConversationID: conversationID, Body: body, Format: format}
+	return h.postAsPerson(ctx, u, SendInput{ConversationID: conversationID, Body: body, Format: format})
+}
+
+// postAsPerson stores and delivers a person's text message: its body,
+// format and mentions.
+func (h *Hub) postAsPerson(ctx context.Context, u *User, in SendInput) (*SendResult, error) {
+	in = SendInput{ConversationID: in.ConversationID, Body: in.Body, Format: in.Format, Mentions: in.Mentions}
 	if err := checkSend(&in, true); err != nil {
 		return nil, err
 	}
 	var res *SendResult
 	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
-		if err := tx.LockConversation(ctx, conversationID); err != nil {
+		if err := tx.LockConversation(ctx, in.ConversationID); err != nil {
 			return nil, err
 		}
-		v, participant, err := personAccess(ctx, tx, u, conversationID)
+		v, participant, err := personAccess(ctx, tx, u, in.ConversationID)
 		if err != nil {
+			return nil, err
+		}
+		mentions, err := checkMentions(v.Participants, in.Mentions)
+		if err != nil {
+			return nil, err
+		}
+		if mentions, err = roomMentions(v, MessageText, in.Body, mentions); err != nil {
 			return nil, err
 		}
 		now := h.now()
 		m := &Message{ID: NewID(IDMessage, now), ConversationID: v.Conversation.ID, Status: MessageSent,
 			SenderID: u.ID, SenderKind: PrincipalUser, SenderHandle: u.Handle, Body: in.Body, Format: in.Format, Kind: MessageText,
-			Author: AuthorHuman, Authority: AuthorityHuman, OwnerID: u.ID, OwnerHandle: u.Handle, CreatedAt: now}
+			Mentions: mentions, Author: AuthorHuman, Authority: AuthorityHuman, OwnerID: u.ID, OwnerHandle: u.Handle, CreatedAt: now}
 		if !participant {
 			m.Authority = AuthorityInterject
 		}

@@ -36,9 +36,27 @@ type Principal struct {
 	User    *User  // set for persons
 }
 
-// resolve finds the principal a handle names. Archived agents and unknown
-// handles are not_found alike.
+// resolve finds the principal a handle — or a principal's id (usr_…,
+// agt_…), as the rooms profile names participants — names. Archived agents
+// and unknown handles are not_found alike.
 func resolve(ctx context.Context, r Reader, handle string) (*Principal, error) {
+	switch idKind(handle) {
+	case IDUser:
+		u, err := r.UserByID(ctx, handle)
+		if err != nil {
+			return nil, lookupErr(err, "no one has the id %q; take ids from the participant or peer lists", echo(handle))
+		}
+		return &Principal{ID: u.ID, Kind: PrincipalUser, Handle: u.Handle, OwnerID: u.ID, User: u}, nil
+	case IDAgent:
+		a, err := r.AgentByID(ctx, handle)
+		if err == nil && a.Archived() {
+			err = ErrNoRows
+		}
+		if err != nil {
+			return nil, lookupErr(err, "no agent has the id %q; take ids from the participant or peer lists", echo(handle))
+		}
+		return agentPrincipal(a), nil
+	}
 	owner, slug, err := ParseHandle(handle)
 	if err != nil {
 		return nil, err

@@ -129,6 +129,11 @@ type Conversation struct {
 	LastVoice    string
 	PausedAt     time.Time
 	PausedReason string
+
+	// ByMention makes the conversation a room (§10.5): a text message in
+	// it is work — a delivery, an inbox row, a processing state — only for
+	// the agents it mentions; everyone still sees it in the history.
+	ByMention bool
 }
 
 // State is the status to show: paused while the brake holds an unclosed

@@ -80,6 +80,18 @@ type Reader interface {
 	MessageByClientID(ctx context.Context, senderID, clientMsgID string) (*Message, error)
 	// Messages returns up to limit messages with seq > afterSeq, in seq order.
 	Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*Message, error)
+	// MessagesWhere is a page of a conversation's messages, by seq, from
+	// offset: only of kind when kind is not "", only those created after
+	// since when it is not zero; with how many there are in all.
+	MessagesWhere(ctx context.Context, conversationID, kind string, since time.Time, offset, limit int) ([]*Message, int, error)
+	// Work is a page of the agent's deliveries in one conversation whose
+	// state is one of states, oldest first, from offset, with their
+	// messages and how many there are in all (§10.5).
+	Work(ctx context.Context, agentID, conversationID string, states []string, offset, limit int) ([]InboxItem, int, error)
+	// ChatContext is a page of a conversation's sent messages, by seq,
+	// from offset, that agentID sent or that are text mentioning handle;
+	// with how many there are in all (§10.5).
+	ChatContext(ctx context.Context, conversationID, agentID, handle string, offset, limit int) ([]*Message, int, error)
 	// Unread counts messages past the principal's place (instance "") not
 	// written by it.
 	Unread(ctx context.Context, conversationID, principalID string) (int, error)

@@ -18,7 +18,7 @@ func convColumns(prefix string) string {
 	cols := []string{"id", "kind", "title", "goal", "status", "COALESCE(" + prefix + "direct_key, '')",
 		"COALESCE(" + prefix + "project_id, '')", "COALESCE(" + prefix + "item_id, '')", "COALESCE(" + prefix + "thread_key, '')",
 		"creator_id", "created_at", "updated_at", "last_seq",
-		"last_person_at", "agent_turns", "last_voice", "paused_at", "paused_reason"}
+		"last_person_at", "agent_turns", "last_voice", "paused_at", "paused_reason", "by_mention"}
 	for i, c := range cols {
 		if !strings.HasPrefix(c, "COALESCE") {
 			cols[i] = prefix + c
@@ -40,7 +40,7 @@ func (d *conversationDest) dest() []any {
 	c := &d.c
 	return []any{&c.ID, &c.Kind, &c.Title, &c.Goal, &c.Status, &c.DirectKey, &c.ProjectID, &c.ItemID, &c.ThreadKey,
 		&c.CreatorID, &d.created, &d.updated, &c.LastSeq,
-		&d.person, &c.AgentTurns, &c.LastVoice, &d.paused, &c.PausedReason}
+		&d.person, &c.AgentTurns, &c.LastVoice, &d.paused, &c.PausedReason, &c.ByMention}
 }
 
 func (d *conversationDest) done() *hub.Conversation {
@@ -89,9 +89,9 @@ func (d queries) LockConversation(ctx context.Context, id string) error {
 
 func (d queries) InsertConversation(ctx context.Context, c *hub.Conversation) error {
 	return d.exec(ctx, "insert conversation", `INSERT INTO conversations (id, kind, title, goal, status, direct_key, project_id, item_id, thread_key,
-		creator_id, created_at, updated_at, last_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		creator_id, created_at, updated_at, last_seq, by_mention) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.Kind, c.Title, c.Goal, c.Status, nullString(c.DirectKey), nullString(c.ProjectID), nullString(c.ItemID), nullString(c.ThreadKey),
-		c.CreatorID, ms(c.CreatedAt), ms(c.UpdatedAt), c.LastSeq)
+		c.CreatorID, ms(c.CreatedAt), ms(c.UpdatedAt), c.LastSeq, c.ByMention)
 }
 
 func (d queries) Threads(ctx context.Context, projectID string) ([]*hub.Conversation, error) {

@@ -1,0 +1,654 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Rooms (§10.5): group conversations routed by mention. A text message in a
+// room is work — a delivery, an inbox row, a processing state — only for the
+// agents it mentions; everyone in the room still sees it in the history, in
+// every profile. Managing a room's participants is for its owners and
+// admins. An agent works through a room's messages one at a time: the
+// oldest not yet processed, a stuck one included, comes next.
+
+// The rooms' pages: a page number and a page size, the first page 1.
+var (
+	RoomPage    = Page{Default: 20, Max: 100} // lists of rooms, participants, peers, contacts, work
+	ContextPage = Page{Default: 50, Max: 100} // a room's context for one agent
+	PageNumbers = Range{1, 1_000_000}
+)
+
+// Paging is a page of a listing by number: Number 1 is the first, Size
+// how many are on a page (0: the listing's default).
+type Paging struct{ Number, Size int }
+
+// window checks a Paging against the listing's page and returns the rows
+// to skip and the page's size.
+func (p Page) window(pg Paging) (offset, size int, err error) {
+	if pg.Number == 0 {
+		pg.Number = 1
+	}
+	if err := PageNumbers.Check("page", int64(pg.Number)); err != nil {
+		return 0, 0, err
+	}
+	if pg.Size == 0 {
+		pg.Size = p.Default
+	}
+	if err := p.Range().Check("page_size", int64(pg.Size)); err != nil {
+		return 0, 0, err
+	}
+	return (pg.Number - 1) * pg.Size, pg.Size, nil
+}
+
+// PageOf cuts a page out of a whole listing: its rows and whether more
+// follow.
+func PageOf[T any](rows []T, pg Paging, page Page) ([]T, bool, error) {
+	offset, size, err := page.window(pg)
+	if err != nil {
+		return nil, false, err
+	}
+	end := min(offset+size, len(rows))
+	return rows[min(offset, end):end], end < len(rows), nil
+}
+
+// ParseTime reads an argument given as an ISO 8601 time ("" is none, the
+// zero time): RFC 3339 with or without fractions, or a date alone.
+func ParseTime(name, s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, invalid("", "%s must be an ISO 8601 time, like 2026-12-01T09:30:00Z (got %q)", name, echo(s))
+}
+
+// RoomSpec describes a new room.
+type RoomSpec struct {
+	Title  string // "": the task's title, or "Room"
+	TaskID string // an item of a project the creator can see ("": none)
+}
+
+// CreateRoom starts a room with the agent as its owner (§10.5), linked to
+// a project item when TaskID names one the agent's project holds.
+func (h *Hub) CreateRoom(ctx context.Context, c *Caller, s RoomSpec) (*ConversationView, error) {
+	return h.createRoom(ctx, s, creatorAgent(c.Agent), func(r Reader, projectID string) error {
+		_, _, _, err := agentProject(ctx, r, c.Agent, projectID)
+		return err
+	})
+}
+
+// CreateRoomAsPerson starts a room with the person as its owner.
+func (h *Hub) CreateRoomAsPerson(ctx context.Context, u *User, s RoomSpec) (*ConversationView, error) {
+	return h.createRoom(ctx, s, creatorPerson(u), func(r Reader, projectID string) error {
+		_, err := memberProject(ctx, r, u, projectID)
+		return err
+	})
+}
+
+// createRoom stores a room for creator; seesProject checks that the
+// creator can see a task's project.
+func (h *Hub) createRoom(ctx context.Context, s RoomSpec, creator Participant, seesProject func(r Reader, projectID string) error) (*ConversationView, error) {
+	title, err := checkText("title", strings.TrimSpace(s.Title), 0, MaxTitle)
+	if err != nil {
+		return nil, err
+	}
+	var view *ConversationView
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		conv := &Conversation{Kind: KindGroup, Title: title, ByMention: true}
+		if s.TaskID != "" {
+			missing := notFound("no task %q is in a project you can see; items of your projects are listed by get_project", echo(s.TaskID))
+			it, err := tx.Item(ctx, s.TaskID)
+			if errors.Is(err, ErrNoRows) {
+				return nil, missing
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := seesProject(tx, it.ProjectID); err != nil {
+				if AsError(err).Kind == KindNotFound {
+					return nil, missing
+				}
+				return nil, err
+			}
+			conv.ProjectID, conv.ItemID = it.ProjectID, it.ID
+			if conv.Title == "" {
+				conv.Title = it.Title
+			}
+		}
+		if conv.Title == "" {
+			conv.Title = "Room"
+		}
+		var err error
+		view, _, err = h.insertConversation(ctx, tx, creator, conv, nil)
+		return nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return view, nil
+}
+
+// creatorAgent and creatorPerson are a conversation's creator as its first
+// participant.
+func creatorAgent(a *Agent) Participant {
+	return Participant{PrincipalID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), OwnerID: a.OwnerID}
+}
+
+func creatorPerson(u *User) Participant {
+	return Participant{PrincipalID: u.ID, Kind: PrincipalUser, Handle: u.Handle, OwnerID: u.ID}
+}
+
+// checkRole checks a role given to a participant: owner, admin or member;
+// "" is none given (member for a newcomer, unchanged for one already in).
+func checkRole(role string) (string, error) {
+	switch role = strings.ToLower(strings.TrimSpace(role)); role {
+	case "", RoleOwner, RoleAdmin, RoleMember:
+		return role, nil
+	}
+	return "", invalid("", "role must be \"owner\", \"admin\" or \"member\" (got %q)", echo(role))
+}
+
+// mayManage decides whether actor may add someone to conversation v with
+// role, or take someone out of it (removing): in a room only its owners
+// and admins manage participants, and anywhere only an owner makes owners
+// and only an owner or admin gives a role above member (§4, §10.5).
+func mayManage(v *ConversationView, actorID, role string, removing bool) error {
+	switch v.Conversation.Kind {
+	case KindDirect:
+		return invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
+	case KindThread:
+		return invalid("", "a project thread's participants are the project's people and agents; ask an owner to bring them into the project")
+	}
+	if v.Conversation.Status == StatusCloseRequested {
+		return deny("closing", "a close of this conversation is pending; its participants stay as they are")
+	}
+	me, _ := participant(v.Participants, actorID)
+	switch {
+	case role == RoleOwner && me.Role != RoleOwner:
+		return &Error{Kind: KindForbidden, Msg: "only an owner of this conversation makes others owners"}
+	case me.Role == RoleOwner || me.Role == RoleAdmin:
+		return nil
+	case v.Conversation.ByMention || removing:
+		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this room adds or removes participants; ask one of them (list the participants to see who)"}
+	case role == RoleAdmin:
+		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this conversation makes others admins"}
+	}
+	return nil
+}
+
+// AddParticipantAs brings a principal — a handle or a principal's id — into
+// a group conversation the agent takes part in, with a role (§4, §10.5):
+// whom the agent may reach (§3), by an owner or admin of a room. Adding
+// someone already there changes their role when a role is given.
+func (h *Hub) AddParticipantAs(ctx context.Context, c *Caller, conversationID, who, role string) (*ConversationView, error) {
+	role, err := checkRole(role)
+	if err != nil {
+		return nil, err
+	}
+	var view *ConversationView
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
+		if err != nil {
+			return nil, err
+		}
+		if err := mayManage(v, c.Agent.ID, role, false); err != nil {
+			return nil, err
+		}
+		targets, asks, err := h.resolveAll(ctx, tx, c.Agent, []string{who})
+		if err != nil {
+			return asks, err
+		}
+		view = v
+		return h.join(ctx, tx, v, targets[0], role)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return view, nil
+}
+
+// AddParticipantAsPerson is a person bringing someone into a room they
+// take part in (§10.5): their own agents, their contacts, public agents.
+func (h *Hub) AddParticipantAsPerson(ctx context.Context, u *User, conversationID, who, role string) (*ConversationView, error) {
+	role, err := checkRole(role)
+	if err != nil {
+		return nil, err
+	}
+	var view *ConversationView
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		v, err := personInRoom(ctx, tx, u, conversationID)
+		if err != nil {
+			return nil, err
+		}
+		if err := mayManage(v, u.ID, role, false); err != nil {
+			return nil, err
+		}
+		p, err := resolve(ctx, tx, who)
+		if err != nil {
+			return nil, err
+		}
+		if err := personMayAdd(ctx, tx, u, p); err != nil {
+			return nil, err
+		}
+		view = v
+		return h.join(ctx, tx, v, p, role)
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	return view, nil
+}
+
+// personInRoom loads, for a change, a conversation the person takes part
+// in themselves (an owner looking on at an agent's does not manage it).
+func personInRoom(ctx context.Context, tx Tx, u *User, conversationID string) (*ConversationView, error) {
+	if err := tx.LockConversation(ctx, conversationID); err != nil {
+		return nil, err
+	}
+	v, participant, err := personAccess(ctx, tx, u, conversationID)
+	if err == nil && !participant {
+		err = &Error{Kind: KindForbidden, Msg: "you look on at this conversation through your agent but do not take part in it; only its participants manage it"}
+	}
+	return v, err
+}
+
+// join adds target to v with role (or changes the role of one already
+// there) and returns the conversation.opened event for a newcomer.
+func (h *Hub) join(ctx context.Context, tx Tx, v *ConversationView, target *Principal, role string) ([]*Event, error) {
+	old, there := participant(v.Participants, target.ID)
+	switch {
+	case there && (role == "" || old.Role == role):
+		return nil, nil
+	case role == "":
+		role = RoleMember
+	}
+	if !there {
+		if err := checkMix(ctx, tx, target.OwnerID, target.Handle, v.Participants); err != nil {
+			return nil, err
+		}
+	}
+	now := h.now()
+	if err := tx.AddParticipant(ctx, &Participant{ConversationID: v.Conversation.ID, PrincipalID: target.ID, Kind: target.Kind,
+		OwnerID: target.OwnerID, Role: role, JoinedAt: now}); err != nil {
+		return nil, err
+	}
+	var err error
+	if v.Participants, err = tx.Participants(ctx, v.Conversation.ID); err != nil || there {
+		return nil, err
+	}
+	return []*Event{{RecipientID: target.ID, Type: EventConversationOpened, ConversationID: v.Conversation.ID, CreatedAt: now}}, nil
+}
+
+// RemoveParticipant takes a participant — a handle or an id — out of a
+// group conversation (§10.5): by an owner or admin, or anyone leaving
+// themselves. The last owner stays. An agent taken out loses what waited
+// for it there (message.withdrawn) and the conversation's history.
+func (h *Hub) RemoveParticipant(ctx context.Context, c *Caller, conversationID, who string) (*ConversationView, error) {
+	var view *ConversationView
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+		v, err := lockedAccess(ctx, tx, c.Agent.ID, conversationID)
+		if err != nil {
+			return nil, err
+		}
+		view = v
+		return h.leave(ctx, tx, v, c.Agent.ID, who)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return view, nil
+}
+
+// RemoveParticipantAsPerson is a person taking a participant out of a
+// conversation they take part in.
+func (h *Hub) RemoveParticipantAsPerson(ctx context.Context, u *User, conversationID, who string) (*ConversationView, error) {
+	var view *ConversationView
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+		v, err := personInRoom(ctx, tx, u, conversationID)
+		if err != nil {
+			return nil, err
+		}
+		view = v
+		return h.leave(ctx, tx, v, u.ID, who)
+	})
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	return view, nil
+}
+
+// leave takes who out of v on actorID's behalf.
+func (h *Hub) leave(ctx context.Context, tx Tx, v *ConversationView, actorID, who string) ([]*Event, error) {
+	p, err := findParticipant(v.Participants, who)
+	if err != nil {
+		return nil, err
+	}
+	if p.PrincipalID != actorID {
+		if err := mayManage(v, actorID, "", true); err != nil {
+			return nil, err
+		}
+	}
+	if p.Role == RoleOwner {
+		owners := 0
+		for _, o := range v.Participants {
+			if o.Role == RoleOwner {
+				owners++
+			}
+		}
+		if owners == 1 {
+			return nil, invalid("", "%s is this conversation's only owner and stays; make someone else owner first", p.Handle)
+		}
+	}
+	now := h.now()
+	if err := tx.LeaveConversation(ctx, v.Conversation.ID, p.PrincipalID, now); err != nil {
+		return nil, err
+	}
+	var events []*Event
+	if p.Kind == PrincipalAgent {
+		withdrawn, err := tx.WithdrawDeliveries(ctx, p.PrincipalID, v.Conversation.ID, now)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range withdrawn {
+			data, _ := json.Marshal(map[string]any{"message_id": id})
+			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageWithdrawn, ConversationID: v.Conversation.ID, Data: data, CreatedAt: now})
+		}
+	}
+	v.Participants, err = tx.Participants(ctx, v.Conversation.ID)
+	return events, err
+}
+
+// findParticipant finds the participant a reference names: a handle (with
+// or without "@"), a principal's id, or an agent's slug where only one
+// participant has it — and its display form with spaces ("weather agent").
+// Anything else is not_found, naming who is there.
+func findParticipant(ps []Participant, ref string) (*Participant, error) {
+	key := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(ref), "@"))
+	if key == "" {
+		return nil, invalid("", "name a participant: a handle, an id or a name from the participant list")
+	}
+	var found []*Participant
+	for i := range ps {
+		p := &ps[i]
+		if p.PrincipalID == ref || p.Handle == key {
+			return p, nil
+		}
+		if _, slug, _ := strings.Cut(p.Handle, "/"); slug != "" && (slug == key || slug == strings.Join(strings.Fields(key), "-")) {
+			found = append(found, p)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		names := make([]string, len(ps))
+		for i, p := range ps {
+			names[i] = p.Handle
+		}
+		return nil, notFound("%q is not a participant of this conversation; its participants are %s", echo(ref), strings.Join(names, ", "))
+	}
+	names := make([]string, len(found))
+	for i, p := range found {
+		names[i] = p.Handle
+	}
+	return nil, invalid("", "%q names more than one participant (%s); use the handle", echo(ref), strings.Join(names, ", "))
+}
+
+// bodyMention is an @handle (or @slug) written in a message.
+var bodyMention = regexp.MustCompile(`@([a-z0-9][a-z0-9-]*(?:/[a-z0-9][a-z0-9-]*)?)`)
+
+// mentionsIn finds the participants a body mentions as @handle or @slug,
+// each once; words that name no participant are text.
+func mentionsIn(ps []Participant, body string) []string {
+	var out []string
+	for _, m := range bodyMention.FindAllStringSubmatch(strings.ToLower(body), MaxMembers) {
+		if p, err := findParticipant(ps, m[1]); err == nil && !slices.Contains(out, p.Handle) {
+			out = append(out, p.Handle)
+		}
+	}
+	return out
+}
+
+// roomMentions applies a room's rule to a send's mentions (§10.5): a text
+// message in a room is work for those it mentions, so it must mention
+// someone — given, or written in the body as @handle.
+func roomMentions(v *ConversationView, kind, body string, mentions []string) ([]string, error) {
+	if !v.Conversation.ByMention || kind != MessageText || len(mentions) > 0 {
+		return mentions, nil
+	}
+	if mentions = mentionsIn(v.Participants, body); len(mentions) > 0 {
+		return mentions, nil
+	}
+	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions nobody: give mentions (participants' handles, like [%q]); to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", exampleHandle(v.Participants))
+}
+
+// exampleHandle is a participant's handle to show in a message.
+func exampleHandle(ps []Participant) string {
+	for _, p := range ps {
+		if p.Kind == PrincipalAgent {
+			return p.Handle
+		}
+	}
+	if len(ps) > 0 {
+		return ps[0].Handle
+	}
+	return "alice/planner"
+}
+
+// Work statuses (§5, §10.5): what an agent lists of its work in one
+// conversation. "" is everything not yet processed.
+var workStates = map[string][]string{
+	"":           {DeliveryWaiting, DeliveryProcessing, DeliveryFailed},
+	"pending":    {DeliveryWaiting, DeliveryFailed},
+	"processing": {DeliveryProcessing},
+	"processed":  {DeliveryDone},
+	"failed":     {DeliveryFailed},
+	"all":        {DeliveryWaiting, DeliveryProcessing, DeliveryFailed, DeliveryDone},
+}
+
+// WorkStatuses are the statuses Work takes, besides "".
+var WorkStatuses = []string{"pending", "processing", "processed", "failed", "all"}
+
+// WorkPage is a page of an agent's work in one conversation, oldest first.
+type WorkPage struct {
+	Items []InboxItem
+	Total int
+	More  bool
+}
+
+// Work lists the messages delivered to the agent in one conversation by
+// processing state, oldest first (§5): by default everything not processed
+// — waiting, processing (a stuck attempt included) and failed; pending is
+// what waits for an attempt (waiting, or failed with none running).
+func (h *Hub) Work(ctx context.Context, c *Caller, conversationID, status string, pg Paging) (*WorkPage, error) {
+	states, ok := workStates[strings.ToLower(strings.TrimSpace(status))]
+	if !ok {
+		return nil, invalid("", "status must be one of %s, or left out for everything not processed (got %q)", strings.Join(WorkStatuses, ", "), echo(status))
+	}
+	offset, size, err := RoomPage.window(pg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := access(ctx, h.store, c.Agent.ID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	items, total, err := h.store.Work(ctx, c.Agent.ID, v.Conversation.ID, states, offset, size)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return &WorkPage{Items: items, Total: total, More: offset+len(items) < total}, nil
+}
+
+// NextWork is the oldest message in the conversation the agent has not
+// processed — waiting, failed, or processing (a crashed agent resumes its
+// own) — or nil when there is none (§10.5).
+func (h *Hub) NextWork(ctx context.Context, c *Caller, conversationID string) (*InboxItem, error) {
+	p, err := h.Work(ctx, c, conversationID, "", Paging{Number: 1, Size: 1})
+	if err != nil || len(p.Items) == 0 {
+		return nil, err
+	}
+	return &p.Items[0], nil
+}
+
+// ProcessInput is a step of the processing lifecycle on one message of a
+// conversation (§5): OutcomeProcessing starts attempt n; OutcomeDone and
+// OutcomeFailed finish the attempt running, and need one.
+type ProcessInput struct {
+	ConversationID string
+	MessageID      string
+	Outcome        string
+	Error          string
+}
+
+// Process takes a step of the processing lifecycle (§5, §10.5). Unlike
+// acknowledge, finishing needs an attempt: done or failed with none
+// running is refused, and says to start one.
+func (h *Hub) Process(ctx context.Context, c *Caller, in ProcessInput) (*Delivery, error) {
+	if in.Outcome == OutcomeFailed && blank(in.Error) {
+		return nil, invalid("", "error is required with failed: say why the attempt failed, in a sentence")
+	}
+	return h.acknowledge(ctx, c, in.MessageID, in.Outcome, in.Error, ackRules{conversationID: in.ConversationID, needAttempt: true})
+}
+
+// MessagePage is a page of messages, oldest first, with how many there are.
+type MessagePage struct {
+	Messages []*Message
+	Total    int
+	More     bool
+}
+
+// ChatContext is what an agent rehydrates from in one conversation
+// (§10.5): everything it sent there, of any kind, and every text message
+// that mentions it, oldest first.
+func (h *Hub) ChatContext(ctx context.Context, c *Caller, conversationID string, pg Paging) (*MessagePage, error) {
+	offset, size, err := ContextPage.window(pg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := access(ctx, h.store, c.Agent.ID, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	msgs, total, err := h.store.ChatContext(ctx, v.Conversation.ID, c.Agent.ID, c.Agent.Handle(), offset, size)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return &MessagePage{Messages: msgs, Total: total, More: offset+len(msgs) < total}, nil
+}
+
+// RoomMessages is a page of a conversation's history as a person reads it
+// (§10.5): oldest first, only messages of one kind when kind is given, only
+// those sent after since when it is not zero. Reading moves the person's
+// place where they take part.
+func (h *Hub) RoomMessages(ctx context.Context, u *User, conversationID, kind string, since time.Time, pg Paging) (*MessagePage, error) {
+	kind = strings.ToLower(strings.TrimSpace(kind))
+	if kind != "" && kind != MessageText && !slices.Contains(EventPostKinds, kind) {
+		return nil, invalid("", "message_type must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), echo(kind))
+	}
+	offset, size, err := RoomPage.window(pg)
+	if err != nil {
+		return nil, err
+	}
+	v, participant, err := personAccess(ctx, h.store, u, conversationID)
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	msgs, total, err := h.store.MessagesWhere(ctx, v.Conversation.ID, kind, since, offset, size)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if err := h.personRead(ctx, u, v, participant, &ReadResult{Messages: msgs}); err != nil {
+		return nil, err
+	}
+	return &MessagePage{Messages: msgs, Total: total, More: offset+len(msgs) < total}, nil
+}
+
+// ConversationsPaged lists the conversations principal id takes part in, most
+// recently active first, a page by number: for agents the rooms profile's
+// list of rooms, for people the rooms they are in.
+func (h *Hub) conversationsPaged(ctx context.Context, principalID string, pg Paging) ([]ConversationListing, bool, error) {
+	offset, size, err := RoomPage.window(pg)
+	if err != nil {
+		return nil, false, err
+	}
+	var convs []*Conversation
+	before, beforeID := time.Time{}, ""
+	for len(convs) <= offset+size {
+		batch, err := h.store.ConversationsOf(ctx, principalID, before, beforeID, ConversationsPage.Max)
+		if err != nil {
+			return nil, false, AsError(err)
+		}
+		convs = append(convs, batch...)
+		if len(batch) < ConversationsPage.Max {
+			break
+		}
+		last := batch[len(batch)-1]
+		before, beforeID = last.UpdatedAt, last.ID
+	}
+	more := len(convs) > offset+size
+	convs = convs[min(offset, len(convs)):min(offset+size, len(convs))]
+	ls, err := h.listings(ctx, convs, principalID)
+	return ls, more, err
+}
+
+// Rooms lists the conversations the agent takes part in, a page by number.
+func (h *Hub) Rooms(ctx context.Context, c *Caller, pg Paging) ([]ConversationListing, bool, error) {
+	return h.conversationsPaged(ctx, c.Agent.ID, pg)
+}
+
+// PersonRooms lists the conversations the person takes part in, a page by
+// number.
+func (h *Hub) PersonRooms(ctx context.Context, u *User, pg Paging) ([]ConversationListing, bool, error) {
+	return h.conversationsPaged(ctx, u.ID, pg)
+}
+
+// Room is one conversation the agent takes part in, with its participants.
+func (h *Hub) Room(ctx context.Context, c *Caller, conversationID string) (*ConversationView, error) {
+	return access(ctx, h.store, c.Agent.ID, conversationID)
+}
+
+// PersonRoom is one conversation the person may read, with its
+// participants.
+func (h *Hub) PersonRoom(ctx context.Context, u *User, conversationID string) (*ConversationView, error) {
+	v, _, err := personAccess(ctx, h.store, u, conversationID)
+	return v, asOutcome(err)
+}
+
+// SendAsPerson is a person's message into a conversation (§4), with the
+// participants it mentions (§10.5); PostAsPerson is its plain form.
+func (h *Hub) SendAsPerson(ctx context.Context, u *User, in SendInput) (*SendResult, error) {
+	if in.Kind != "" && in.Kind != MessageText {
+		return nil, invalid("", "a person's message is text; event posts report an agent's work")
+	}
+	return h.postAsPerson(ctx, u, in)
+}
+
+// personMayAdd decides whether person u may bring p into a conversation:
+// their own agents, and the people they are contacts with.
+func personMayAdd(ctx context.Context, r Reader, u *User, p *Principal) error {
+	if p.OwnerID == u.ID {
+		return nil
+	}
+	if p.Kind == PrincipalUser {
+		c, err := r.Contact(ctx, u.ID, p.ID)
+		if err != nil && !errors.Is(err, ErrNoRows) {
+			return err
+		}
+		if c != nil && c.Status == ContactAccepted {
+			return nil
+		}
+		return deny("contact", "you and %s are not contacts; send them a contact request first", p.Handle)
+	}
+	return deny("grant", "%s is another person's agent; only your own agents can be brought in", p.Handle)
+}

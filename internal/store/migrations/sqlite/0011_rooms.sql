@@ -1,0 +1,3 @@
+-- Rooms (DESIGN.md §10.5): a group conversation routed by mention, where a
+-- text message is work only for the agents it mentions.
+ALTER TABLE conversations ADD COLUMN by_mention INTEGER NOT NULL DEFAULT 0;
