@@ -130,6 +130,9 @@ func (c *call) logLine(ctx context.Context, level slog.Level, msg, trace string,
 	if c.caller != nil {
 		base = append(base, slog.String("agent", c.caller.Agent.Handle()), slog.String("token", c.caller.TokenID))
 	}
+	if c.person != nil {
+		base = append(base, slog.String("user", c.person.Handle))
+	}
 	if c.conversation != "" {
 		base = append(base, slog.String("conversation", c.conversation))
 	}

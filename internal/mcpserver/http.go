@@ -30,7 +30,12 @@ const maxBody = 4 << 20
 // did not ask for (§10.5).
 func (s *Server) Register(mux *http.ServeMux) {
 	for _, p := range s.profiles {
-		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.mcp }, &mcp.StreamableHTTPOptions{
+		h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+			if p.people != nil && personFrom(r.Context()) != nil {
+				return p.people.mcp
+			}
+			return p.mcp
+		}, &mcp.StreamableHTTPOptions{
 			Stateless:                    true,
 			JSONResponse:                 true,
 			PropagateRequestCancellation: true,
@@ -43,7 +48,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		if !s.noLean {
 			sdk = s.lean(p, h)
 		}
-		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(s.oneMessage(sdk))))))
+		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, s.oneMessage(sdk))))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
 		// Each form of the metadata's path names the same form of the
@@ -130,11 +135,21 @@ func callerFrom(ctx context.Context) *hub.Caller {
 	return c
 }
 
+type personKey struct{}
+
+// personFrom is the person whose token a request of a profile's people's
+// side carries (nil for an agent's).
+func personFrom(ctx context.Context) *hub.User {
+	u, _ := ctx.Value(personKey{}).(*hub.User)
+	return u
+}
+
 // bearer authenticates every MCP request (§2). A missing, malformed,
 // mistyped, unknown, revoked, expired or archived credential gets 401 with
 // WWW-Authenticate naming the resource metadata (RFC 9728) and a short
-// plain-text body saying what is wrong, never a JSON-RPC error.
-func (s *Server) bearer(next http.Handler) http.Handler {
+// plain-text body saying what is wrong, never a JSON-RPC error. A profile
+// with a people's side takes a person's token (plu_…) too.
+func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r) // the SDK answers GET and DELETE with 405
@@ -147,7 +162,14 @@ func (s *Server) bearer(next http.Handler) http.Handler {
 			token = ""
 		}
 		token = strings.TrimSpace(token)
-		c, err := s.hub.AuthenticateFor(r.Context(), token, s.base(r), r.URL.Path)
+		var c *hub.Caller
+		var u *hub.User
+		var err error
+		if p.people != nil && strings.HasPrefix(token, hub.UserTokenPrefix) {
+			u, err = s.hub.AuthenticateUser(r.Context(), token)
+		} else {
+			c, err = s.hub.AuthenticateFor(r.Context(), token, s.base(r), r.URL.Path)
+		}
 		if err != nil {
 			e := hub.AsError(err)
 			if e.Kind == hub.KindRateLimited { // answered by the tool or resource asked for (noCaller)
@@ -165,6 +187,10 @@ func (s *Server) bearer(next http.Handler) http.Handler {
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, e.Msg, http.StatusUnauthorized)
+			return
+		}
+		if u != nil {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), personKey{}, u)))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))

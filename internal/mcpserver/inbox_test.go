@@ -114,7 +114,7 @@ func TestProfilesAreExactPaths(t *testing.T) {
 			t.Errorf("%s: %d with %d tools, want 200 with %d", path, resp.StatusCode, strings.Count(string(body), `"inputSchema"`), tools)
 		}
 	}
-	for _, path := range []string{"/mcp/unknown/", "/mcp/unknown", "/mcp/inbox/extra", "/mcp/rooms/"} {
+	for _, path := range []string{"/mcp/unknown/", "/mcp/unknown", "/mcp/inbox/extra", "/mcp/rooms/extra"} {
 		resp, _ := ts.post(t, context.Background(), path, token, list, nil)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", path, resp.StatusCode)

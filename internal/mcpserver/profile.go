@@ -28,6 +28,9 @@ type profile struct {
 	impl  *mcp.Implementation // serverInfo
 	build string              // whoami.server_build
 	words *vocabulary         // how its errors name things (nil: as the hub does)
+	// people is the surface served at the same path to a person's token
+	// (the rooms profile's user side, §10.5); nil: agents only.
+	people *profile
 }
 
 // profileSpec is what a profile declares.
@@ -41,6 +44,8 @@ type profileSpec struct {
 	// words renames, in the hub's messages, the default profile's argument
 	// and tool names to this profile's own (nil: they are its own).
 	words *vocabulary
+	// people is the surface a person's token gets at the same path.
+	people *profileSpec
 }
 
 // vocabulary renames whole words: the names the hub's messages use, as the
@@ -97,6 +102,11 @@ func (s *Server) newProfile(spec profileSpec) (*profile, error) {
 	}
 	p := &profile{name: spec.name, path: spec.path, tools: map[string]toolDef{}, build: buildName(version), words: spec.words,
 		impl: &mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}}
+	if spec.people != nil {
+		if p.people, err = s.newProfile(*spec.people); err != nil {
+			return nil, fmt.Errorf("its people's side: %w", err)
+		}
+	}
 	p.mcp = mcp.NewServer(p.impl, &mcp.ServerOptions{
 		Instructions: spec.instructions,
 		// The SDK logs every stateless request at info level; keep its

@@ -77,7 +77,7 @@ func New(o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	for _, spec := range []profileSpec{s.defaultProfile(), s.inboxProfile()} {
+	for _, spec := range []profileSpec{s.defaultProfile(), s.inboxProfile(), s.roomsProfile()} {
 		p, err := s.newProfile(spec)
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", spec.name, err)
@@ -146,12 +146,14 @@ func (s *Server) callTool(ctx context.Context, p *profile, d toolDef, args json.
 	start := time.Now()
 	outcome := "error"
 	defer func() { s.calls.WithLabelValues(d.tool.Name, outcome).Observe(time.Since(start).Seconds()) }()
-	c := &call{srv: s, prof: p, tool: d.tool.Name, caller: callerFrom(ctx)}
-	if c.caller == nil {
+	c := &call{srv: s, prof: p, tool: d.tool.Name, caller: callerFrom(ctx), person: personFrom(ctx)}
+	switch {
+	case d.people && c.person == nil, !d.people && c.caller == nil:
 		return c.toolError(ctx, noCaller(ctx))
-	}
-	if err := c.caller.Require(d.scope); err != nil {
-		return c.toolError(ctx, err)
+	case !d.people:
+		if err := c.caller.Require(d.scope); err != nil {
+			return c.toolError(ctx, err)
+		}
 	}
 	v, err := d.handler(ctx, c, args)
 	if err != nil {

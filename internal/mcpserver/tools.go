@@ -19,8 +19,9 @@ type call struct {
 	srv          *Server
 	prof         *profile
 	tool         string
-	caller       *hub.Caller
-	conversation string // set by handlers that act on one conversation
+	caller       *hub.Caller // an agent's call
+	person       *hub.User   // a person's call (the rooms profile's user side)
+	conversation string      // set by handlers that act on one conversation
 }
 
 // toolDef is one tool of the default profile: its wire description, the
@@ -30,6 +31,7 @@ type toolDef struct {
 	scope   string
 	handler func(ctx context.Context, c *call, args json.RawMessage) (any, error)
 	args    *hub.Input // how its arguments are read
+	people  bool       // called with a person's token, not an agent's
 }
 
 // toolSpec is what a tool declares; the generic newTool turns it into a
@@ -37,6 +39,7 @@ type toolDef struct {
 type toolSpec struct {
 	name, title, description, scope string
 	readOnly, idempotent            bool
+	people                          bool // for a person's token (no scopes)
 	// schema adjusts the inferred input schema: defaults, enums, bounds.
 	schema func(props map[string]*jsonschema.Schema)
 }
@@ -71,6 +74,7 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 		}
 	}
 	switch {
+	case s.people:
 	case s.scope == "":
 		s.description += " Any token may call it."
 	case s.readOnly:
@@ -86,8 +90,9 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 				DestructiveHint: new(false), OpenWorldHint: new(false),
 			},
 		},
-		scope: s.scope,
-		args:  args,
+		scope:  s.scope,
+		args:   args,
+		people: s.people,
 	}
 	d.handler = func(ctx context.Context, c *call, raw json.RawMessage) (any, error) {
 		var in In
