@@ -429,7 +429,7 @@ func roomMentions(v *ConversationView, kind, body string, mentions []string) ([]
 	if mentions = mentionsIn(v.Participants, body); len(mentions) > 0 {
 		return mentions, nil
 	}
-	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions nobody: give mentions (participants' handles, like [%q]); to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", exampleHandle(v.Participants))
+	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions nobody: give mentions (participants' handles, like [%q]) or write @handle in the message; to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", exampleHandle(v.Participants))
 }
 
 // exampleHandle is a participant's handle to show in a message.

@@ -1,0 +1,301 @@
+package hub_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// room is a room the caller created, with the others added as members.
+func (w *world) room(t *testing.T, by *hub.Caller, others ...string) string {
+	t.Helper()
+	v, err := w.hub.CreateRoom(ctx, by, hub.RoomSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range others {
+		if _, err := w.hub.AddParticipantAs(ctx, by, v.Conversation.ID, o, ""); err != nil {
+			t.Fatalf("adding %s: %v", o, err)
+		}
+	}
+	return v.Conversation.ID
+}
+
+// inboxIDs are the ids of the messages waiting for c.
+func (w *world) inboxIDs(t *testing.T, c *hub.Caller) []string {
+	t.Helper()
+	r, err := w.hub.Inbox(ctx, c, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, it := range r.Items {
+		ids = append(ids, it.Message.ID)
+	}
+	return ids
+}
+
+// TestRoomRoutesByMention: in a room a text message is work only for the
+// agents it mentions — given, or written as @handle in the body — while
+// everyone sees it in the history; one that mentions nobody is refused and
+// stores nothing (§10.5).
+func TestRoomRoutesByMention(t *testing.T) {
+	w := newWorld(t)
+	scout := w.agent(t, "alice/scout")
+	conv := w.room(t, w.planner, "alice/reviewer", "alice/scout")
+
+	_, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone?"})
+	if code(err) != "mention_required" || !strings.Contains(err.Error(), "@handle") {
+		t.Fatalf("a text message mentioning nobody: %v, want mention_required saying how to mention", err)
+	}
+	toReviewer, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "please review", Mentions: []string{"reviewer"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if toReviewer.Message.Seq != 1 {
+		t.Errorf("the first stored message has seq %d: the refused one took a seq", toReviewer.Message.Seq)
+	}
+	toScout := w.send(t, w.planner, conv, "@alice/scout please look around")
+	if !slices.Equal(toScout.Message.Mentions, []string{"alice/scout"}) {
+		t.Errorf("a body mention: %v, want alice/scout", toScout.Message.Mentions)
+	}
+	if got := w.inboxIDs(t, w.reviewer); !slices.Equal(got, []string{toReviewer.Message.ID}) {
+		t.Errorf("the reviewer's inbox %v, want the message mentioning it alone", got)
+	}
+	if got := w.inboxIDs(t, scout); !slices.Equal(got, []string{toScout.Message.ID}) {
+		t.Errorf("the scout's inbox %v, want the message mentioning it alone", got)
+	}
+	history, err := w.hub.ReadMessages(ctx, scout, hub.ReadInput{ConversationID: conv})
+	if err != nil || len(history.Messages) != 2 {
+		t.Fatalf("the scout's history: %v %v, want both messages", history, err)
+	}
+	// In a group that is not a room, every agent gets every text message.
+	group, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "plain", Participants: []string{"alice/reviewer", "alice/scout"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := w.send(t, w.planner, group.Conversation.ID, "for everyone")
+	if got := w.inboxIDs(t, scout); !slices.Contains(got, plain.Message.ID) {
+		t.Errorf("a plain group's message is not in the scout's inbox: %v", got)
+	}
+}
+
+// TestRoomParticipants: a room's owners and admins manage its
+// participants; only an owner makes owners; the last owner stays; anyone
+// may leave; one taken out loses what waited for it there (§4, §10.5).
+func TestRoomParticipants(t *testing.T) {
+	w := newWorld(t)
+	scout := w.agent(t, "alice/scout")
+	conv := w.room(t, w.planner, "alice/reviewer")
+
+	if _, err := w.hub.AddParticipantAs(ctx, w.reviewer, conv, "alice/scout", ""); code(err) != "forbidden" {
+		t.Errorf("a member adding: %v, want forbidden", err)
+	}
+	if _, err := w.hub.AddParticipantAs(ctx, w.planner, conv, w.reviewer.Agent.ID, hub.RoleAdmin); err != nil {
+		t.Fatalf("making the reviewer admin by its id: %v", err)
+	}
+	if _, err := w.hub.AddParticipantAs(ctx, w.reviewer, conv, "alice/scout", hub.RoleOwner); code(err) != "forbidden" {
+		t.Errorf("an admin making an owner: %v, want forbidden", err)
+	}
+	v, err := w.hub.AddParticipantAs(ctx, w.reviewer, conv, "alice/scout", "")
+	if err != nil {
+		t.Fatalf("an admin adding: %v", err)
+	}
+	roles := map[string]string{}
+	for _, p := range v.Participants {
+		roles[p.Handle] = p.Role
+	}
+	if roles["alice/planner"] != hub.RoleOwner || roles["alice/reviewer"] != hub.RoleAdmin || roles["alice/scout"] != hub.RoleMember {
+		t.Errorf("roles %v", roles)
+	}
+	if _, err := w.hub.AddParticipantAs(ctx, w.planner, conv, "bob/helper", ""); code(err) != "denied:contact" {
+		t.Errorf("adding another owner's agent without consent: %v, want denied:contact", err)
+	}
+	if _, err := w.hub.AddParticipantAs(ctx, w.planner, conv, "alice/scout", "chief"); code(err) != "invalid_argument" {
+		t.Errorf("an unknown role: %v, want invalid_argument", err)
+	}
+	if _, err := w.hub.RemoveParticipant(ctx, w.planner, conv, "alice/planner"); code(err) != "invalid_argument" {
+		t.Errorf("the last owner leaving: %v, want invalid_argument", err)
+	}
+
+	waiting := w.send(t, w.planner, conv, "@scout start here")
+	if _, err := w.hub.RemoveParticipant(ctx, scout, conv, "alice/reviewer"); code(err) != "forbidden" {
+		t.Errorf("a member removing another: %v, want forbidden", err)
+	}
+	if _, err := w.hub.RemoveParticipant(ctx, w.reviewer, conv, "scout"); err != nil {
+		t.Fatalf("an admin removing a member: %v", err)
+	}
+	if got := w.inboxIDs(t, scout); slices.Contains(got, waiting.Message.ID) {
+		t.Errorf("a removed agent still has the room's message waiting: %v", got)
+	}
+	if _, err := w.hub.Room(ctx, scout, conv); code(err) != "not_found" {
+		t.Errorf("the room for one removed: %v, want not_found", err)
+	}
+	if _, err := w.hub.RemoveParticipant(ctx, w.reviewer, conv, "alice/reviewer"); err != nil {
+		t.Errorf("leaving oneself: %v", err)
+	}
+}
+
+// TestRoomWork: an agent's work in a room by status, the next message (a
+// stuck attempt included), and finishing only a running attempt (§5,
+// §10.5).
+func TestRoomWork(t *testing.T) {
+	w := newWorld(t)
+	conv := w.room(t, w.planner, "alice/reviewer")
+	var ids []string
+	for _, body := range []string{"@reviewer one", "@reviewer two", "@reviewer three"} {
+		ids = append(ids, w.send(t, w.planner, conv, body).Message.ID)
+	}
+	step := func(id, outcome, errText string) error {
+		_, err := w.hub.Process(ctx, w.reviewer, hub.ProcessInput{ConversationID: conv, MessageID: id, Outcome: outcome, Error: errText})
+		return err
+	}
+	if err := step(ids[0], hub.OutcomeDone, ""); code(err) != "no_attempt" {
+		t.Errorf("processed with no attempt: %v, want no_attempt", err)
+	}
+	if err := step(ids[0], hub.OutcomeFailed, ""); code(err) != "invalid_argument" {
+		t.Errorf("failed with no error: %v, want invalid_argument", err)
+	}
+	for _, s := range []struct{ id, outcome, err string }{
+		{ids[0], hub.OutcomeProcessing, ""}, {ids[0], hub.OutcomeDone, ""},
+		{ids[1], hub.OutcomeProcessing, ""}, {ids[1], hub.OutcomeFailed, "the build broke"},
+		{ids[2], hub.OutcomeProcessing, ""},
+	} {
+		if err := step(s.id, s.outcome, s.err); err != nil {
+			t.Fatalf("%s %s: %v", s.id, s.outcome, err)
+		}
+	}
+	if err := step(ids[1], hub.OutcomeDone, ""); code(err) != "no_attempt" {
+		t.Errorf("processed after a failed attempt: %v, want no_attempt", err)
+	}
+	other := w.room(t, w.planner, "alice/reviewer")
+	if _, err := w.hub.Process(ctx, w.reviewer, hub.ProcessInput{ConversationID: other, MessageID: ids[2], Outcome: hub.OutcomeDone}); code(err) != "not_found" {
+		t.Errorf("a message named with another room: %v, want not_found", err)
+	}
+	for status, want := range map[string][]string{
+		"": {ids[1], ids[2]}, "pending": {ids[1]}, "processing": {ids[2]}, "processed": {ids[0]}, "failed": {ids[1]}, "all": ids,
+	} {
+		p, err := w.hub.Work(ctx, w.reviewer, conv, status, hub.Paging{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range p.Items {
+			got = append(got, it.Message.ID)
+		}
+		if !slices.Equal(got, want) || p.Total != len(want) {
+			t.Errorf("work %q: %v (total %d), want %v", status, got, p.Total, want)
+		}
+	}
+	if _, err := w.hub.Work(ctx, w.reviewer, conv, "done", hub.Paging{}); code(err) != "invalid_argument" {
+		t.Errorf("an unknown status: %v, want invalid_argument", err)
+	}
+	page, err := w.hub.Work(ctx, w.reviewer, conv, "all", hub.Paging{Number: 2, Size: 2})
+	if err != nil || len(page.Items) != 1 || page.Items[0].Message.ID != ids[2] || page.More {
+		t.Errorf("page 2 of 2: %+v %v, want the third alone and nothing more", page, err)
+	}
+	if _, err := w.hub.Work(ctx, w.reviewer, conv, "all", hub.Paging{Size: hub.RoomPage.Max + 1}); code(err) != "invalid_argument" {
+		t.Errorf("a page over the maximum: %v, want invalid_argument", err)
+	}
+	// The failed one comes next: it is older than the one processing.
+	next, err := w.hub.NextWork(ctx, w.reviewer, conv)
+	if err != nil || next.Message.ID != ids[1] || next.Delivery.State != hub.DeliveryFailed {
+		t.Fatalf("next: %+v %v, want the failed message", next, err)
+	}
+	if err := step(ids[1], hub.OutcomeProcessing, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := step(ids[1], hub.OutcomeDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The one left processing — its agent crashed — comes next, and stuck
+	// once the setting's time has passed.
+	w.clock.Advance(w.settings.StuckAfter + time.Minute)
+	next, err = w.hub.NextWork(ctx, w.reviewer, conv)
+	if err != nil || next.Message.ID != ids[2] || !w.hub.Stuck(&next.Delivery) {
+		t.Errorf("next after a crash: %+v %v, want the stuck one", next, err)
+	}
+}
+
+// TestChatContext: an agent's context in a room is everything it sent,
+// event posts included, and every text message that mentions it — not an
+// event post that mentions it, nor what others said to others (§10.5).
+func TestChatContext(t *testing.T) {
+	w := newWorld(t)
+	w.agent(t, "alice/scout")
+	conv := w.room(t, w.planner, "alice/reviewer", "alice/scout")
+	mine := w.send(t, w.reviewer, conv, "@planner ready")
+	thought, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "thinking", Kind: "thought"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.send(t, w.planner, conv, "@scout not for the reviewer")
+	toMe := w.send(t, w.planner, conv, "@reviewer for you")
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "ran tests", Kind: "tool_result", Mentions: []string{"reviewer"}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.hub.ChatContext(ctx, w.reviewer, conv, hub.Paging{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range p.Messages {
+		got = append(got, m.ID)
+	}
+	if want := []string{mine.Message.ID, thought.Message.ID, toMe.Message.ID}; !slices.Equal(got, want) || p.Total != 3 {
+		t.Errorf("context %v (total %d), want %v", got, p.Total, want)
+	}
+	if p, err := w.hub.ChatContext(ctx, w.reviewer, conv, hub.Paging{Number: 2, Size: 2}); err != nil || len(p.Messages) != 1 || p.Messages[0].ID != toMe.Message.ID {
+		t.Errorf("context page 2: %+v %v", p, err)
+	}
+}
+
+// TestRoomsOfPeople: a person creates a room linked to a task, brings in
+// their own agent (not another person's agent), and sends to it by name;
+// the message is work for that agent (§10.5).
+func TestRoomsOfPeople(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	home, err := w.hub.Whoami(ctx, w.planner, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := w.hub.AddItem(ctx, w.planner, home.Home.Project.ID, hub.ItemSpec{Title: "Ship the release"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := w.hub.CreateRoomAsPerson(ctx, alice, hub.RoomSpec{TaskID: item.Item.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	if v.Conversation.Title != "Ship the release" || v.Conversation.ItemID != item.Item.ID || !v.Conversation.ByMention {
+		t.Errorf("a room for a task: %+v", v.Conversation)
+	}
+	if _, err := w.hub.CreateRoom(ctx, w.helper, hub.RoomSpec{TaskID: item.Item.ID}); code(err) != "not_found" {
+		t.Errorf("another owner's agent linking alice's task: %v, want not_found", err)
+	}
+	if _, err := w.hub.AddParticipantAsPerson(ctx, alice, conv, "bob/helper", ""); code(err) == "" {
+		t.Error("alice brought bob's agent into her room without any consent")
+	}
+	if _, err := w.hub.AddParticipantAsPerson(ctx, alice, conv, "alice/planner", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SendAsPerson(ctx, alice, hub.SendInput{ConversationID: conv, Body: "status?"}); code(err) != "mention_required" {
+		t.Errorf("a person's message mentioning nobody: %v, want mention_required", err)
+	}
+	r, err := w.hub.SendAsPerson(ctx, alice, hub.SendInput{ConversationID: conv, Body: "status?", Mentions: []string{"planner"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.inboxIDs(t, w.planner); !slices.Equal(got, []string{r.Message.ID}) {
+		t.Errorf("the planner's inbox %v, want alice's message", got)
+	}
+	rooms, _, err := w.hub.PersonRooms(ctx, alice, hub.Paging{})
+	if err != nil || len(rooms) != 1 || rooms[0].Conversation.ID != conv {
+		t.Errorf("alice's rooms: %v %v", rooms, err)
+	}
+}
