@@ -82,12 +82,12 @@ func (h *Hub) admit(tokenID string, now time.Time, n int) error {
 			h.settings.TokenRate, h.settings.TokenBurst, secs)}
 }
 
-// SpendMore spends n more requests of the caller's token, for a request
+// SpendMore spends n more requests of a token (its id), for a request
 // that carries n calls besides the one its authentication spent (a JSON-RPC
 // batch): each call counts, however they are sent.
-func (h *Hub) SpendMore(c *Caller, n int) error {
+func (h *Hub) SpendMore(tokenID string, n int) error {
 	if n <= 0 {
 		return nil
 	}
-	return h.admit(c.TokenID, h.now(), n)
+	return h.admit(tokenID, h.now(), n)
 }

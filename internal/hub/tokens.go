@@ -309,12 +309,19 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 // AuthenticateUser resolves a person's API token (plu_…) for the REST API
 // (§2, §11.3), with the same refusals and request rate as Authenticate.
 func (h *Hub) AuthenticateUser(ctx context.Context, token string) (*User, error) {
+	u, _, err := h.AuthenticatePerson(ctx, token)
+	return u, err
+}
+
+// AuthenticatePerson is AuthenticateUser that also names the token (its
+// id), whose rate a request carrying several calls spends (SpendMore).
+func (h *Hub) AuthenticatePerson(ctx context.Context, token string) (*User, string, error) {
 	t, _, u, err := h.lookupToken(ctx, token, UserTokenPrefix, "a person's API")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	h.touchToken(ctx, t, h.now())
-	return u, nil
+	return u, t.ID, nil
 }
 
 // MintUserToken creates a person's API token; the secret is shown once.

@@ -137,6 +137,9 @@ func callerFrom(ctx context.Context) *hub.Caller {
 
 type personKey struct{}
 
+// tokenKey holds the id of the token a request authenticated with.
+type tokenKey struct{}
+
 // personFrom is the person whose token a request of a profile's people's
 // side carries (nil for an agent's).
 func personFrom(ctx context.Context) *hub.User {
@@ -164,11 +167,12 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 		token = strings.TrimSpace(token)
 		var c *hub.Caller
 		var u *hub.User
+		var tokenID string
 		var err error
 		if p.people != nil && strings.HasPrefix(token, hub.UserTokenPrefix) {
-			u, err = s.hub.AuthenticateUser(r.Context(), token)
-		} else {
-			c, err = s.hub.AuthenticateFor(r.Context(), token, s.base(r), r.URL.Path)
+			u, tokenID, err = s.hub.AuthenticatePerson(r.Context(), token)
+		} else if c, err = s.hub.AuthenticateFor(r.Context(), token, s.base(r), r.URL.Path); err == nil {
+			tokenID = c.TokenID
 		}
 		if err != nil {
 			e := hub.AsError(err)
@@ -189,11 +193,13 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 			http.Error(w, e.Msg, http.StatusUnauthorized)
 			return
 		}
+		ctx := context.WithValue(r.Context(), tokenKey{}, tokenID)
 		if u != nil {
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), personKey{}, u)))
-			return
+			ctx = context.WithValue(ctx, personKey{}, u)
+		} else {
+			ctx = context.WithValue(ctx, callerKey{}, c)
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
@@ -227,10 +233,10 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if c := callerFrom(r.Context()); c != nil && err == nil && len(body) <= maxBody && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		if tokenID, _ := r.Context().Value(tokenKey{}).(string); tokenID != "" && err == nil && len(body) <= maxBody && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
 			var batch []json.RawMessage
 			if json.Unmarshal(body, &batch) == nil && len(batch) > 1 {
-				if err := s.hub.SpendMore(c, len(batch)-1); err != nil {
+				if err := s.hub.SpendMore(tokenID, len(batch)-1); err != nil {
 					e := hub.AsError(err)
 					if e.Kind != hub.KindRateLimited {
 						s.log.Error("rate of a batch", "err", err)
