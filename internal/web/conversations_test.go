@@ -177,3 +177,44 @@ func TestBodiesShownAsText(t *testing.T) {
 		})
 	}
 }
+
+// TestRoomPage: a room says it is one, shows whom each message is for and
+// an event post's type, and a person's message there must mention someone
+// (§10.5): without a mention it is refused with how to give one, with
+// @handle it is work for that agent.
+func TestRoomPage(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	planner, _ := s.agent(t, "alice/planner")
+	reviewer, _ := s.agent(t, "alice/reviewer")
+	v, err := s.hub.CreateRoomAsPerson(ctx, mustUser(t, s, "alice"), hub.RoomSpec{Title: "Launch room"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := v.Conversation.ID
+	for _, a := range []string{"alice/planner", "alice/reviewer"} {
+		if _, err := s.hub.AddParticipantAsPerson(ctx, mustUser(t, s, "alice"), conv, a, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: "checking the build", Kind: "thought"}); err != nil {
+		t.Fatal(err)
+	}
+	p := alice.get("/conversations/" + conv)
+	if text := p.text(); !strings.Contains(text, "room ·") || !strings.Contains(text, "thought") || !strings.Contains(text, "mention whom it is for with @handle") {
+		t.Fatalf("the room's page: %s", text)
+	}
+	if p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {"status?"}}); !strings.Contains(p.errorText(), "@handle") {
+		t.Fatalf("a post mentioning nobody: %q, want a refusal saying to write @handle", p.errorText())
+	}
+	p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {"@reviewer status?"}})
+	if !strings.Contains(p.text(), "for alice/reviewer") {
+		t.Fatalf("the post as shown: %s", p.text())
+	}
+	if r, err := s.hub.Inbox(ctx, reviewer, 0, ""); err != nil || r.Total != 1 {
+		t.Errorf("the reviewer's inbox: %+v %v, want alice's message", r, err)
+	}
+	if r, err := s.hub.Inbox(ctx, planner, 0, ""); err != nil || r.Total != 0 {
+		t.Errorf("the planner's inbox: %+v %v, want nothing: it was not mentioned", r, err)
+	}
+}
