@@ -87,24 +87,27 @@ func TestArgumentsAreReadStrictly(t *testing.T) {
 // FuzzToolArguments looks further.
 func FuzzToolArguments(f *testing.F) {
 	for _, seed := range []struct {
-		inbox bool
-		tool  uint8
-		args  string
+		profile uint8 // an index of surfaces below
+		tool    uint8
+		args    string
 	}{
-		{false, 0, `{}`},
-		{false, 1, `{"conversation_id":"CONV","body":"hi","Body":"x"}`},
-		{false, 2, `{"conversation_id":"CONV","body":"hi","body":"x"}`},
-		{false, 3, `{"limit":0}`},
-		{false, 4, `{"timeout_s":18446744080}`},
-		{false, 5, `{"reply_to_seq":1e400,"seq":-0,"after_seq":9007199254740992}`},
-		{false, 6, `{"handles":["alice/reviewer"],"ſummary":"x"}`},
-		{false, 7, `[1,2,3]`},
-		{false, 8, `not json`},
-		{true, 0, `{"threadId":"CONV","content":"hi"}`},
-		{true, 1, `{"limit":"50"}`},
-		{true, 2, `{"messageId":null}`},
+		{0, 0, `{}`},
+		{0, 1, `{"conversation_id":"CONV","body":"hi","Body":"x"}`},
+		{0, 2, `{"conversation_id":"CONV","body":"hi","body":"x"}`},
+		{0, 3, `{"limit":0}`},
+		{0, 4, `{"timeout_s":18446744080}`},
+		{0, 5, `{"reply_to_seq":1e400,"seq":-0,"after_seq":9007199254740992}`},
+		{0, 6, `{"handles":["alice/reviewer"],"ſummary":"x"}`},
+		{0, 7, `[1,2,3]`},
+		{0, 8, `not json`},
+		{1, 0, `{"threadId":"CONV","content":"hi"}`},
+		{1, 1, `{"limit":"50"}`},
+		{1, 2, `{"messageId":null}`},
+		{2, 3, `{"chat_id":"CONV","page":0,"page_size":101}`},
+		{2, 8, `{"chat_id":"CONV","content":"hi","mentions":"[{\"id\":1}]"}`},
+		{3, 4, `{"chat_id":"CONV","message_type":"thought","since":"yesterday"}`},
 	} {
-		f.Add(seed.inbox, seed.tool, []byte(seed.args))
+		f.Add(seed.profile, seed.tool, []byte(seed.args))
 	}
 	ts := newTestServer(f)
 	token := ts.tokens["alice/planner"]
@@ -114,9 +117,20 @@ func FuzzToolArguments(f *testing.F) {
 	if !strings.HasPrefix(conv, "conv_") {
 		f.Fatalf("open_conversation: %s", out)
 	}
-	tools := map[bool][]string{}
-	for _, inbox := range []bool{false, true} {
-		_, out := ts.post(f, context.Background(), profilePath(inbox), token, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
+	alice, err := ts.hub.User(context.Background(), "alice")
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, person, err := ts.hub.MintUserToken(context.Background(), "alice", "fuzz", 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	// The surfaces: each profile with an agent's token, and the rooms
+	// profile's people's side with a person's.
+	surfaces := []struct{ path, token string }{{"/mcp/", token}, {"/mcp/inbox/", token}, {"/mcp/rooms/", token}, {"/mcp/rooms/", person}}
+	tools := map[int][]string{}
+	for i, sf := range surfaces {
+		_, out := ts.post(f, context.Background(), sf.path, sf.token, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
 		var list struct {
 			Result struct{ Tools []struct{ Name string } }
 		}
@@ -124,26 +138,27 @@ func FuzzToolArguments(f *testing.F) {
 			f.Fatalf("tools/list: %v %s", err, out)
 		}
 		for _, tl := range list.Result.Tools {
-			tools[inbox] = append(tools[inbox], tl.Name)
+			tools[i] = append(tools[i], tl.Name)
 		}
 	}
 	planner, err := ts.hub.Authenticate(context.Background(), token)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, inbox bool, tool uint8, args []byte) {
-		name := tools[inbox][int(tool)%len(tools[inbox])]
+	f.Fuzz(func(t *testing.T, profile uint8, tool uint8, args []byte) {
+		i := int(profile) % len(surfaces)
+		name := tools[i][int(tool)%len(tools[i])]
 		raw := json.RawMessage(strings.ReplaceAll(string(args), "CONV", conv))
 		if !json.Valid(raw) {
 			raw, _ = json.Marshal(string(args))
 		}
 		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 			"params": map[string]any{"name": name, "arguments": raw}})
-		before := ts.fingerprint(t, planner)
+		before := ts.fingerprint(t, planner) + ts.personFingerprint(t, alice)
 		// A wait parks for its timeout; a second is plenty to see it begin.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		resp, out := ts.post(t, ctx, profilePath(inbox), token, string(req), nil)
+		resp, out := ts.post(t, ctx, surfaces[i].path, surfaces[i].token, string(req), nil)
 		if resp == nil {
 			if ctx.Err() != nil {
 				t.Skip("the call was still waiting")
@@ -166,18 +181,30 @@ func FuzzToolArguments(f *testing.F) {
 			t.Fatalf("%s %s: %s", name, args, out)
 		}
 		if answer.Result.IsError {
-			if after := ts.fingerprint(t, planner); after != before {
+			if after := ts.fingerprint(t, planner) + ts.personFingerprint(t, alice); after != before {
 				t.Fatalf("%s %s was refused but changed what the hub holds:\n%s", name, args, cmp.Diff(before, after))
 			}
 		}
 	})
 }
 
-func profilePath(inbox bool) string {
-	if inbox {
-		return "/mcp/inbox/"
+// personFingerprint is what a person's call could change: their rooms,
+// their contacts and their approvals.
+func (ts *testServer) personFingerprint(t *testing.T, u *hub.User) string {
+	t.Helper()
+	rooms, _, err := ts.hub.PersonRooms(context.Background(), u, hub.Paging{Size: hub.RoomPage.Max})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return "/mcp/"
+	contacts, err := ts.hub.Contacts(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.MarshalIndent([]any{rooms, contacts}, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // fingerprint is what the hub holds that a tool call could change, as the
