@@ -394,8 +394,8 @@ func TestBodiesAreReadStrictly(t *testing.T) {
 		{`{"handle":["bob"]}`, 400, "invalid_argument", `field "handle" must be a string, not an array`},
 		{`{"handle":{"x":1}}`, 400, "invalid_argument", `field "handle" must be a string, not an object`},
 		{`{"handle":7}`, 400, "invalid_argument", `field "handle" must be a string, not a number`},
-		{`{"Handle":"bob"}`, 400, "unknown_argument", `unknown field "Handle": this route takes handle`},
-		{`{"handle":"bob","note":"hi"}`, 400, "unknown_argument", `unknown field "note": this route takes handle`},
+		{`{"Handle":"bob"}`, 400, "unknown_argument", `unknown field "Handle": this route takes handle, message`},
+		{`{"handle":"bob","note":"hi"}`, 400, "unknown_argument", `unknown field "note": this route takes handle, message`},
 		{`{"handle":"bob","handle":"carol"}`, 400, "duplicate_argument", `field "handle" is given more than once; give each field once`},
 		{`{"handle":"bob"}}`, 400, "invalid_argument", `the body must be one JSON object and nothing after it`},
 		{`{"handle" "bob"}`, 400, "invalid_argument", `the body must be valid JSON (invalid character '"' after object key)`},
@@ -491,6 +491,24 @@ func (s *server) fingerprint(t testing.TB) string {
 	parts = append(parts, len(ts))
 	b, _ := json.Marshal(parts)
 	return string(b)
+}
+
+// TestContactRequestWithMessage: a contact request may carry a message of
+// up to 500 code points, shown with the contact on both sides (§3).
+func TestContactRequestWithMessage(t *testing.T) {
+	s := newServer(t)
+	code, got := s.rest(t, "alice", "POST", "/contacts", map[string]any{"handle": "bob", "message": strings.Repeat("m", 501)})
+	if e, _ := got["error"].(map[string]any); code != 400 || e["code"] != "too_long" || !strings.Contains(fmt.Sprint(e["message"]), "the limit is 500 characters") {
+		t.Fatalf("a message over 500: %d %v", code, got)
+	}
+	if code, got := s.rest(t, "alice", "POST", "/contacts", map[string]any{"handle": "@bob", "message": "we ship together"}); code != 200 || got["message"] != "we ship together" || got["handle"] != "bob" {
+		t.Fatalf("a request with a message: %d %v", code, got)
+	}
+	code, got = s.rest(t, "bob", "GET", "/contacts", nil)
+	cs, _ := got["contacts"].([]any)
+	if code != 200 || len(cs) != 1 || cs[0].(map[string]any)["message"] != "we ship together" || cs[0].(map[string]any)["requested_by"] != "alice" {
+		t.Fatalf("bob's contacts: %d %v", code, got)
+	}
 }
 
 // TestRefusalsPointAtRoutes: what the hub says a person can do to mend a

@@ -20,7 +20,7 @@ func contactView(c *hub.Contact, other *hub.User, me *hub.User) map[string]any {
 		by = me.Handle
 	}
 	return map[string]any{"handle": other.Handle, "name": other.Name, "status": c.Status,
-		"requested_by": by, "requested_at": timeText(c.RequestedAt), "decided_at": timeText(c.DecidedAt)}
+		"requested_by": by, "message": c.Message, "requested_at": timeText(c.RequestedAt), "decided_at": timeText(c.DecidedAt)}
 }
 
 // contacts is everything of §3 the person decides: contacts and requests
@@ -54,12 +54,13 @@ func grantView(g hub.GrantView) map[string]any {
 
 func (a *API) requestContact(ctx context.Context, r *request) (any, error) {
 	var in struct {
-		Handle string `json:"handle"`
+		Handle  string `json:"handle"`
+		Message string `json:"message"`
 	}
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	c, err := a.hub.RequestContact(ctx, r.user, in.Handle)
+	c, err := a.hub.RequestContact(ctx, r.user, in.Handle, in.Message)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 func runContact(ctx context.Context, e *env, args []string) error {
 	return subcommand(ctx, e, "contact", args, []verb{
 		{"request", "ask another person to be contacts", contactVerb("request", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
-			return h.RequestContact(ctx, u, other)
+			return h.RequestContact(ctx, u, other, "")
 		})},
 		{"approve", "approve a person's contact request", contactVerb("approve", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
 			return h.DecideContact(ctx, u, other, true)

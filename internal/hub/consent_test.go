@@ -38,7 +38,7 @@ func TestConsentPath(t *testing.T) {
 	}
 	open("denied:contact")
 
-	if c, err := w.hub.RequestContact(ctx, alice, "bob"); err != nil || c.Status != hub.ContactPending {
+	if c, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil || c.Status != hub.ContactPending {
 		t.Fatalf("contact request: %+v, %v", c, err)
 	}
 	if _, err := w.hub.DecideContact(ctx, alice, "bob", true); code(err) != "not_found" {
@@ -145,10 +145,10 @@ func contactsOf(t *testing.T, w *world, c *hub.Caller) string {
 func TestMutualContactRequests(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	if _, err := w.hub.RequestContact(ctx, alice, "bob"); err != nil {
+	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := w.hub.RequestContact(ctx, bob, "alice"); err != nil || c.Status != hub.ContactAccepted {
+	if c, err := w.hub.RequestContact(ctx, bob, "alice", ""); err != nil || c.Status != hub.ContactAccepted {
 		t.Fatalf("requests both ways: %+v, %v; want accepted", c, err)
 	}
 	// A cancelled request cannot be approved.
@@ -156,7 +156,7 @@ func TestMutualContactRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, carol, "alice"); err != nil {
+	if _, err := w.hub.RequestContact(ctx, carol, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.CancelContact(ctx, carol, "alice"); err != nil {
@@ -166,13 +166,13 @@ func TestMutualContactRequests(t *testing.T) {
 		t.Fatalf("approving a cancelled request: %v", err)
 	}
 	// A denial stands until the person who denied changes it.
-	if _, err := w.hub.RequestContact(ctx, carol, "alice"); err != nil {
+	if _, err := w.hub.RequestContact(ctx, carol, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.DecideContact(ctx, alice, "carol", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, carol, "alice"); code(err) != "declined" {
+	if _, err := w.hub.RequestContact(ctx, carol, "alice", ""); code(err) != "declined" {
 		t.Fatalf("asking again after a denial: %v", err)
 	}
 	if c, err := w.hub.DecideContact(ctx, alice, "carol", true); err != nil || c.Status != hub.ContactAccepted {
@@ -182,7 +182,7 @@ func TestMutualContactRequests(t *testing.T) {
 	if c, err := w.hub.DecideContact(ctx, carol, "alice", false); err != nil || c.Status != hub.ContactRejected {
 		t.Fatalf("the one who asked ending the contact: %+v, %v", c, err)
 	}
-	if c, err := w.hub.RequestContact(ctx, carol, "alice"); err != nil || c.Status != hub.ContactPending {
+	if c, err := w.hub.RequestContact(ctx, carol, "alice", ""); err != nil || c.Status != hub.ContactPending {
 		t.Fatalf("asking again after ending it: %+v, %v; want a new request for alice to answer", c, err)
 	}
 }
@@ -192,10 +192,10 @@ func TestMutualContactRequests(t *testing.T) {
 func consent(t *testing.T, w *world, from *hub.Caller, b *hub.User, target string) string {
 	t.Helper()
 	a := w.person(t, from.Owner.Handle)
-	if _, err := w.hub.RequestContact(ctx, a, b.Handle); err != nil {
+	if _, err := w.hub.RequestContact(ctx, a, b.Handle, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, b, a.Handle); err != nil {
+	if _, err := w.hub.RequestContact(ctx, b, a.Handle, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.SetGrant(ctx, a, from.Agent.Handle(), b.Handle, true, true); err != nil {
@@ -243,8 +243,8 @@ func TestNoThirdOwnerWithoutContact(t *testing.T) {
 func TestInboundDecisionsAreIdempotent(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	w.hub.RequestContact(ctx, alice, "bob")
-	w.hub.RequestContact(ctx, bob, "alice")
+	w.hub.RequestContact(ctx, alice, "bob", "")
+	w.hub.RequestContact(ctx, bob, "alice", "")
 	w.hub.SetGrant(ctx, alice, "alice/planner", "bob", false, true)
 	start := w.latest(t, w.planner)
 	w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"})

@@ -10,11 +10,22 @@ import (
 // Contacts between people (§3): a request one way, a decision the other;
 // requests in both directions accept each other.
 
-// RequestContact is u asking other to be contacts (§3). A request from the
-// other side already waiting is accepted at once; a denial by the other
-// stands until they change it.
-func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (*Contact, error) {
-	other, err := h.User(ctx, otherHandle)
+// MaxContactMessage is the most code points a contact request's message
+// may hold (§3, §10.5).
+const MaxContactMessage = 500
+
+// RequestContact is u asking other to be contacts (§3), with an optional
+// message (at most MaxContactMessage code points; blank is none; a NUL is
+// refused). otherHandle may start with "@". A request from the other side
+// already waiting is accepted at once, and keeps that request's message; a
+// denial by the other stands until they change it. Asking again while u's
+// request waits, or once they are contacts, changes nothing.
+func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle, message string) (*Contact, error) {
+	message, err := checkLine("message", message, MaxContactMessage)
+	if err != nil {
+		return nil, err
+	}
+	other, err := h.User(ctx, atHandle(otherHandle))
 	if err != nil {
 		return nil, err
 	}
@@ -44,11 +55,15 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle string) (
 			return nil, &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
 		case old != nil && old.RequestedBy == other.ID && (old.Status == ContactPending || old.Status == ContactRejected):
 			// They asked (and maybe u said no before): both want it now.
-			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now}
+			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now, Message: old.Message}
 			events = contactEvents(EventContactAccepted, u, other, now)
 		default:
-			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now}
-			data, _ := json.Marshal(map[string]any{"from": u.Handle, "request_id": id})
+			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now, Message: message}
+			ev := map[string]any{"from": u.Handle, "request_id": id}
+			if message != "" {
+				ev["message"] = message
+			}
+			data, _ := json.Marshal(ev)
 			events = []*Event{{RecipientID: other.ID, Type: EventContactRequest, Data: data, CreatedAt: now}}
 		}
 		return events, tx.PutContact(ctx, c)

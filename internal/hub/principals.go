@@ -26,6 +26,10 @@ func ParseHandle(handle string) (owner, slug string, err error) {
 	return owner, slug, nil
 }
 
+// atHandle is a handle as people write it, perhaps after an "@" ("@bob"),
+// without it.
+func atHandle(s string) string { return strings.TrimPrefix(strings.TrimSpace(s), "@") }
+
 // Principal is a resolved handle: a person or an agent.
 type Principal struct {
 	ID      string

@@ -234,6 +234,9 @@ type Contact struct {
 	DecidedBy    string
 	RequestedAt  time.Time
 	DecidedAt    time.Time
+	// Message is what the one who asked said with the request ("" for
+	// nothing), at most MaxContactMessage code points.
+	Message string
 }
 
 // Contact statuses.

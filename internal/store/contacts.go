@@ -9,12 +9,12 @@ import (
 
 // Contacts between people (§3).
 
-const contactCols = `id, user_a, user_b, status, requested_by, decided_by, requested_at, decided_at`
+const contactCols = `id, user_a, user_b, status, requested_by, decided_by, requested_at, decided_at, message`
 
 func scanContact(row scanner) (*hub.Contact, error) {
 	var c hub.Contact
 	var req, dec sql.NullInt64
-	if err := row.Scan(&c.ID, &c.UserA, &c.UserB, &c.Status, &c.RequestedBy, &c.DecidedBy, &req, &dec); err != nil {
+	if err := row.Scan(&c.ID, &c.UserA, &c.UserB, &c.Status, &c.RequestedBy, &c.DecidedBy, &req, &dec, &c.Message); err != nil {
 		return nil, err
 	}
 	c.RequestedAt, c.DecidedAt = fromMS(req), fromMS(dec)
@@ -33,10 +33,11 @@ func (d queries) ContactsOf(ctx context.Context, userID string) ([]*hub.Contact,
 
 func (d queries) PutContact(ctx context.Context, c *hub.Contact) error {
 	c.UserA, c.UserB = min(c.UserA, c.UserB), max(c.UserA, c.UserB)
-	return d.exec(ctx, "put contact", `INSERT INTO contacts (`+contactCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	return d.exec(ctx, "put contact", `INSERT INTO contacts (`+contactCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (user_a, user_b) DO UPDATE SET status = excluded.status, requested_by = excluded.requested_by,
-		decided_by = excluded.decided_by, requested_at = excluded.requested_at, decided_at = excluded.decided_at`,
-		c.ID, c.UserA, c.UserB, c.Status, c.RequestedBy, c.DecidedBy, ms(c.RequestedAt), ms(c.DecidedAt))
+		decided_by = excluded.decided_by, requested_at = excluded.requested_at, decided_at = excluded.decided_at,
+		message = excluded.message`,
+		c.ID, c.UserA, c.UserB, c.Status, c.RequestedBy, c.DecidedBy, ms(c.RequestedAt), ms(c.DecidedAt), c.Message)
 }
 
 func (d queries) ContactByID(ctx context.Context, id string) (*hub.Contact, error) {

@@ -19,7 +19,7 @@ func (w *Web) contacts(ctx context.Context, r *request) (*reply, error) {
 }
 
 func (w *Web) requestContact(ctx context.Context, r *request) (*reply, error) {
-	c, err := w.hub.RequestContact(ctx, r.user, strings.TrimSpace(form(r, "handle")))
+	c, err := w.hub.RequestContact(ctx, r.user, strings.TrimSpace(form(r, "handle")), "")
 	if err != nil {
 		return nil, err
 	}

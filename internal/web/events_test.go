@@ -86,7 +86,7 @@ func TestEventStream(t *testing.T) {
 	if line := <-st.lines; line != "retry: 5000" {
 		t.Fatalf("the stream opens with %q", line)
 	}
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice"); err != nil {
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	id, data := st.next(t)
@@ -94,7 +94,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("heard %q (id %q), want contact.request", data, id)
 	}
 	st.cancel()
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "carol"), "alice"); err != nil {
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "carol"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	again := alice.stream(t, id)
@@ -108,7 +108,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.person(t, "dave")
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "dave"), "alice"); err != nil {
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "dave"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	for line := range again.lines {
