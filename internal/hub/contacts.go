@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -125,10 +127,11 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 }
 
 // DecideContactRequest is DecideContact for the request under its id, as
-// approvals list it; an id that is not a request to u is not_found.
+// approvals list it; an id that is not a request between u and another is
+// not_found, and u's own request is forbidden: only the one asked decides.
 func (h *Hub) DecideContactRequest(ctx context.Context, u *User, id string, accept bool) (*Contact, error) {
 	c, err := h.store.ContactByID(ctx, id)
-	if errors.Is(err, ErrNoRows) || (err == nil && (c.UserA != u.ID && c.UserB != u.ID || c.RequestedBy == u.ID)) {
+	if errors.Is(err, ErrNoRows) || (err == nil && c.UserA != u.ID && c.UserB != u.ID) {
 		return nil, notFound("no contact request %q waits for %s", echo(id), u.Handle)
 	}
 	if err != nil {
@@ -137,6 +140,10 @@ func (h *Hub) DecideContactRequest(ctx context.Context, u *User, id string, acce
 	other, err := h.UserByID(ctx, c.Other(u.ID))
 	if err != nil {
 		return nil, err
+	}
+	if c.RequestedBy == u.ID {
+		return nil, &Error{Kind: KindForbidden, Msg: fmt.Sprintf("%s is your own contact request to %s: only %s can approve or reject it; you may cancel it while it waits",
+			c.ID, other.Handle, other.Handle)}
 	}
 	return h.DecideContact(ctx, u, other.Handle, accept)
 }
@@ -164,6 +171,130 @@ func (h *Hub) CancelContact(ctx context.Context, u *User, otherHandle string) (*
 		return nil, asOutcome(err)
 	}
 	return c, nil
+}
+
+// CancelContactRequest is CancelContact for u's own request under its id
+// (ct_…). An id that names no request of u's — unknown, or another's
+// request to u — is not_found alike, and so is a request no longer pending.
+func (h *Hub) CancelContactRequest(ctx context.Context, u *User, id string) (*Contact, error) {
+	c, err := h.store.ContactByID(ctx, strings.TrimSpace(id))
+	if errors.Is(err, ErrNoRows) || (err == nil && c.RequestedBy != u.ID) {
+		return nil, notFound("%s sent no contact request %q", u.Handle, echo(id))
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	other, err := h.UserByID(ctx, c.Other(u.ID))
+	if err != nil {
+		return nil, err
+	}
+	return h.CancelContact(ctx, u, other.Handle)
+}
+
+// RemoveContact ends u's contact with another person (§3), named by the
+// contact's id (ct_…; it wins when both are given) or by the person's
+// handle ("@" allowed). It ends it for both, as rejecting an accepted
+// contact does (DecideContact), and with it their agents' reach across.
+// Only an accepted contact is removed: a request that waits is cancelled
+// or rejected instead, and the message says which. An id of another
+// pair's contact is not_found like an unknown one.
+func (h *Hub) RemoveContact(ctx context.Context, u *User, contactID, handle string) (*Contact, error) {
+	contactID, handle = strings.TrimSpace(contactID), atHandle(handle)
+	var c *Contact
+	var err error
+	switch {
+	case contactID != "":
+		c, err = h.store.ContactByID(ctx, contactID)
+		if errors.Is(err, ErrNoRows) || (err == nil && c.UserA != u.ID && c.UserB != u.ID) {
+			return nil, notFound("%s has no contact %q", u.Handle, echo(contactID))
+		}
+	case handle != "":
+		var other *User
+		if other, err = h.User(ctx, handle); err != nil {
+			return nil, err
+		}
+		c, err = h.store.Contact(ctx, u.ID, other.ID)
+		if errors.Is(err, ErrNoRows) {
+			return nil, notFound("%s and %s are not contacts", u.Handle, other.Handle)
+		}
+	default:
+		return nil, invalid("", "give the contact's id (ct_…) or handle")
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	other, err := h.UserByID(ctx, c.Other(u.ID))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Status == ContactAccepted:
+		return h.DecideContact(ctx, u, other.Handle, false)
+	case c.Status == ContactPending && c.RequestedBy == u.ID:
+		return nil, notFound("%s and %s are not contacts yet: your request waits for %s; cancel it instead", u.Handle, other.Handle, other.Handle)
+	case c.Status == ContactPending:
+		return nil, notFound("%s and %s are not contacts yet: %s's request waits for you; reject it instead", u.Handle, other.Handle, other.Handle)
+	}
+	return nil, notFound("%s and %s are not contacts", u.Handle, other.Handle)
+}
+
+// ContactRequest is one contact request from u's side (§3, §10.5): the
+// other person, who asked, what they said, and where it stands.
+type ContactRequest struct {
+	ID          string // ct_…, the contact's id too
+	UserID      string // the other person
+	Handle      string
+	Name        string
+	Sent        bool   // u asked; false: the other person did
+	Message     string // "" for none
+	Status      string // ContactPending, ContactAccepted, ContactRejected or ContactCancelled
+	RequestedAt time.Time
+	DecidedAt   time.Time // zero while pending
+}
+
+// ContactRequests lists u's contact requests, oldest first: those others
+// sent u (sent false) or those u sent (sent true). status is one of
+// pending, accepted, rejected, cancelled or all, with "approved" taken for
+// accepted (the rooms profile's word); "" is pending for received
+// requests and all for sent ones. Anything else is invalid.
+func (h *Hub) ContactRequests(ctx context.Context, u *User, sent bool, status string) ([]ContactRequest, error) {
+	want, err := contactStatus(status, sent)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := h.Contacts(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	out := []ContactRequest{}
+	for _, cv := range cs {
+		c := cv.Contact
+		if (c.RequestedBy == u.ID) != sent || (want != statusAll && c.Status != want) {
+			continue
+		}
+		out = append(out, ContactRequest{ID: c.ID, UserID: cv.Other.ID, Handle: cv.Other.Handle, Name: cv.Other.Name, Sent: sent,
+			Message: c.Message, Status: c.Status, RequestedAt: c.RequestedAt, DecidedAt: c.DecidedAt})
+	}
+	return out, nil
+}
+
+// statusAll is the status filter that keeps every status.
+const statusAll = "all"
+
+// contactStatus reads a listing's status filter (ContactRequests).
+func contactStatus(status string, sent bool) (string, error) {
+	switch s := strings.ToLower(strings.TrimSpace(status)); s {
+	case "":
+		if sent {
+			return statusAll, nil
+		}
+		return ContactPending, nil
+	case AskApproved:
+		return ContactAccepted, nil
+	case ContactPending, ContactAccepted, ContactRejected, ContactCancelled, statusAll:
+		return s, nil
+	}
+	return "", invalid("", "status is pending, accepted (or approved), rejected, cancelled or all (got %q)", echo(status))
 }
 
 // ContactView is a contact row with the other person.

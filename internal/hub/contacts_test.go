@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -57,5 +58,187 @@ func TestContactRequestMessage(t *testing.T) {
 	// message stays with it.
 	if c, err := w.hub.RequestContact(ctx, bob, "alice", "and you too"); err != nil || c.Status != hub.ContactAccepted || c.Message != exact {
 		t.Fatalf("bob asking alice back: %+v, %v; want accepted with alice's message", c, err)
+	}
+}
+
+// TestContactRequestsListed: each side lists its requests, received ones
+// pending by default and sent ones all, filtered by status in either
+// vocabulary ("approved" is accepted).
+func TestContactRequestsListed(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	carol, _ := w.hub.CreateUser(ctx, "carol", "Carol C")
+	dave, _ := w.hub.CreateUser(ctx, "dave", "")
+	toBob, _ := w.hub.RequestContact(ctx, alice, "bob", "we ship together")
+	w.clock.Advance(time.Second) // listed oldest first
+	fromCarol, _ := w.hub.RequestContact(ctx, carol, "alice", "hi alice")
+	w.clock.Advance(time.Second)
+	toDave, _ := w.hub.RequestContact(ctx, alice, "dave", "")
+	if _, err := w.hub.DecideContact(ctx, bob, "alice", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.CancelContact(ctx, alice, "dave"); err != nil {
+		t.Fatal(err)
+	}
+	list := func(u *hub.User, sent bool, status string) string {
+		t.Helper()
+		rs, err := w.hub.ContactRequests(ctx, u, sent, status)
+		if err != nil {
+			t.Fatalf("%s sent=%v %q: %v", u.Handle, sent, status, err)
+		}
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID+" "+r.Handle+" "+r.Status+" "+r.Message)
+		}
+		return strings.Join(out, "; ")
+	}
+	for _, tc := range []struct {
+		u      *hub.User
+		sent   bool
+		status string
+		want   string
+	}{
+		{alice, false, "", fromCarol.ID + " carol pending hi alice"},
+		{alice, true, "", toBob.ID + " bob accepted we ship together; " + toDave.ID + " dave cancelled "},
+		{alice, true, "approved", toBob.ID + " bob accepted we ship together"},
+		{alice, true, "accepted", toBob.ID + " bob accepted we ship together"},
+		{alice, true, "cancelled", toDave.ID + " dave cancelled "},
+		{alice, true, "pending", ""},
+		{alice, true, "rejected", ""},
+		{bob, false, "", ""},
+		{bob, false, "all", toBob.ID + " alice accepted we ship together"},
+		{dave, false, "cancelled", toDave.ID + " alice cancelled "},
+		{carol, true, "", fromCarol.ID + " alice pending hi alice"},
+	} {
+		if got := list(tc.u, tc.sent, tc.status); got != tc.want {
+			t.Errorf("%s sent=%v status %q: %q, want %q", tc.u.Handle, tc.sent, tc.status, got, tc.want)
+		}
+	}
+	rs, _ := w.hub.ContactRequests(ctx, alice, false, "")
+	want := []hub.ContactRequest{{ID: fromCarol.ID, UserID: carol.ID, Handle: "carol", Name: "Carol C", Message: "hi alice",
+		Status: hub.ContactPending, RequestedAt: fromCarol.RequestedAt}}
+	if diff := cmp.Diff(want, rs); diff != "" {
+		t.Errorf("alice's received requests (-want +got):\n%s", diff)
+	}
+	_, err := w.hub.ContactRequests(ctx, alice, true, "maybe")
+	if code(err) != "invalid_argument" || !strings.Contains(err.Error(), "pending, accepted (or approved), rejected, cancelled or all") {
+		t.Errorf("an unknown status: %v", err)
+	}
+}
+
+// TestContactRequestsByID: a request is cancelled by its id only by the
+// one who sent it, and decided only by the one asked; one cannot approve
+// one's own request.
+func TestContactRequestsByID(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	carol, _ := w.hub.CreateUser(ctx, "carol", "")
+	req, err := w.hub.RequestContact(ctx, alice, "bob", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.hub.DecideContactRequest(ctx, alice, req.ID, true)
+	if code(err) != "forbidden" || !strings.Contains(err.Error(), "your own contact request to bob: only bob can approve or reject it") {
+		t.Fatalf("alice approving her own request: %v", err)
+	}
+	if _, err := w.hub.Decide(ctx, alice, req.ID, hub.Verdict{Action: hub.VerdictApprove}); code(err) != "forbidden" {
+		t.Fatalf("alice approving her own request as an approval: %v", err)
+	}
+	for name, tc := range map[string]struct {
+		u  *hub.User
+		id string
+	}{
+		"the one asked":   {bob, req.ID},
+		"a third person":  {carol, req.ID},
+		"an unknown id":   {alice, "ct_00000000000000000000000000"},
+		"another kind":    {alice, "gr_00000000000000000000000000"},
+		"no id, a handle": {alice, "bob"},
+	} {
+		if _, err := w.hub.CancelContactRequest(ctx, tc.u, tc.id); code(err) != "not_found" {
+			t.Errorf("%s cancelling: %v, want not_found", name, err)
+		}
+	}
+	if _, err := w.hub.DecideContactRequest(ctx, carol, req.ID, true); code(err) != "not_found" {
+		t.Errorf("a third person approving: %v, want not_found", err)
+	}
+	c, err := w.hub.CancelContactRequest(ctx, alice, req.ID)
+	if err != nil || c.Status != hub.ContactCancelled || c.ID != req.ID {
+		t.Fatalf("alice cancelling her request: %+v, %v", c, err)
+	}
+	if _, err := w.hub.CancelContactRequest(ctx, alice, req.ID); code(err) != "not_found" {
+		t.Errorf("cancelling twice: %v, want not_found (no pending request)", err)
+	}
+	if _, err := w.hub.DecideContactRequest(ctx, bob, req.ID, true); code(err) != "not_found" {
+		t.Errorf("bob approving the cancelled request: %v, want not_found", err)
+	}
+	if a, _ := w.hub.Approvals(ctx, bob); len(a) != 0 {
+		t.Errorf("bob's approvals after the cancel: %+v", a)
+	}
+	// Asked again, bob approves it under the same id.
+	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := w.hub.DecideContactRequest(ctx, bob, req.ID, true); err != nil || c.Status != hub.ContactAccepted {
+		t.Fatalf("bob approving: %+v, %v", c, err)
+	}
+}
+
+// TestRemoveContact: a contact is removed by its id or the other's handle,
+// for both of them, and with it their agents' reach; a request that waits
+// is not a contact to remove.
+func TestRemoveContact(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	carol, _ := w.hub.CreateUser(ctx, "carol", "")
+	conv := consent(t, w, w.planner, bob, "bob/helper")
+	c, _ := w.hub.RequestContact(ctx, alice, "carol", "")
+
+	for _, tc := range []struct {
+		name              string
+		u                 *hub.User
+		contactID, handle string
+		code, in          string
+	}{
+		{"neither", alice, "", " ", "invalid_argument", "give the contact's id"},
+		{"an unknown id", alice, "ct_00000000000000000000000000", "", "not_found", "alice has no contact"},
+		{"another pair's id", bob, c.ID, "", "not_found", "bob has no contact"},
+		{"an unknown handle", alice, "", "nobody", "not_found", "no person has the handle"},
+		{"a stranger", bob, "", "carol", "not_found", "bob and carol are not contacts"},
+		{"one's own request", alice, "", "@carol", "not_found", "your request waits for carol; cancel it instead"},
+		{"a request to one", carol, c.ID, "", "not_found", "alice's request waits for you; reject it instead"},
+	} {
+		_, err := w.hub.RemoveContact(ctx, tc.u, tc.contactID, tc.handle)
+		if code(err) != tc.code || !strings.Contains(err.Error(), tc.in) {
+			t.Errorf("%s: %v, want %s saying %q", tc.name, err, tc.code, tc.in)
+		}
+	}
+
+	// By id, which wins over a handle that names no contact.
+	ct, err := w.hub.Contacts(ctx, bob)
+	if err != nil || len(ct) != 1 {
+		t.Fatalf("bob's contacts: %+v, %v", ct, err)
+	}
+	got, err := w.hub.RemoveContact(ctx, bob, ct[0].Contact.ID, "nobody")
+	if err != nil || got.Status != hub.ContactRejected || got.DecidedBy != bob.ID {
+		t.Fatalf("bob removing alice by id: %+v, %v", got, err)
+	}
+	for _, u := range []*hub.User{alice, bob} {
+		if rs, _ := w.hub.ContactRequests(ctx, u, u == alice, "accepted"); len(rs) != 0 {
+			t.Errorf("%s still lists %+v as accepted", u.Handle, rs)
+		}
+	}
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "still there?"}); code(err) != "denied:contact" {
+		t.Errorf("the planner's send once the contact ended: %v, want denied:contact", err)
+	}
+	if _, err := w.hub.RemoveContact(ctx, alice, "", "bob"); code(err) != "not_found" {
+		t.Errorf("removing it again: %v, want not_found", err)
+	}
+
+	// By handle.
+	if _, err := w.hub.DecideContact(ctx, carol, "alice", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.hub.RemoveContact(ctx, alice, "", "@carol"); err != nil || got.Status != hub.ContactRejected {
+		t.Fatalf("alice removing @carol: %+v, %v", got, err)
 	}
 }
