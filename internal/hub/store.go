@@ -210,6 +210,8 @@ type Tx interface {
 	// everything).
 	LockUsers(ctx context.Context) error
 	InsertUser(ctx context.Context, u *User) error
+	// SetUserName stores a person's display name.
+	SetUserName(ctx context.Context, userID, name string) error
 	SetPasswordHash(ctx context.Context, userID, hash string) error
 	InsertLogin(ctx context.Context, l *Login) error
 	// TouchLogin records a sign-in's last use.

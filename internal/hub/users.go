@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"unicode"
 )
 
 // People (DESIGN.md §1): created by an admin, found by handle.
@@ -83,4 +84,28 @@ func (h *Hub) UserByID(ctx context.Context, id string) (*User, error) {
 		return nil, lookupErr(err, "no person has the id %q", id)
 	}
 	return u, nil
+}
+
+// MaxUserName is the most code points a person's display name may hold.
+const MaxUserName = 100
+
+// UpdateUserName sets u's display name (§1) and returns u as it is now:
+// 1–MaxUserName code points on one line (no line breaks, tabs or other
+// control characters). It is a label only: people are found, named and
+// trusted by handle, never by name.
+func (h *Hub) UpdateUserName(ctx context.Context, u *User, name string) (*User, error) {
+	name = strings.TrimSpace(name)
+	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) }) >= 0 {
+		return nil, invalid("", "name is one line: leave out line breaks, tabs and other control characters")
+	}
+	name, err := checkText("name", name, 1, MaxUserName)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetUserName(ctx, u.ID, name) }); err != nil {
+		return nil, AsError(err)
+	}
+	out := *u
+	out.Name = name
+	return &out, nil
 }

@@ -43,6 +43,10 @@ func (d queries) InsertUser(ctx context.Context, u *hub.User) error {
 		u.ID, u.Handle, u.Name, u.Admin, ms(u.CreatedAt))
 }
 
+func (d queries) SetUserName(ctx context.Context, userID, name string) error {
+	return d.execOne(ctx, "set user name", `UPDATE users SET name = ? WHERE id = ?`, name, userID)
+}
+
 func (d queries) Users(ctx context.Context) ([]*hub.User, error) {
 	return queryAll(ctx, d.q, "users", scanUser, `SELECT `+userCols+` FROM users ORDER BY created_at, id`)
 }
