@@ -90,3 +90,53 @@ func lookupErr(err error, format string, args ...any) error {
 	}
 	return AsError(err)
 }
+
+// Resolved is what a handle names, as ResolveHandle shows it: a person
+// (Kind PrincipalUser; Name their display name, no Description) or an
+// agent (Kind PrincipalAgent; Name its slug and its Description).
+type Resolved struct {
+	ID          string
+	Kind        string
+	Handle      string
+	Name        string
+	Description string
+}
+
+// ResolveHandle is u looking up a handle ("@" allowed) before asking for
+// a contact (§3, §10.5). Every person is found by handle, since that is
+// how contact requests reach them; an agent is found when it is one of
+// u's own and not archived. Other owners' agents are reached through
+// consent and public agents through reachability, not through this look-up,
+// so they are not_found here as an unknown handle is.
+func (h *Hub) ResolveHandle(ctx context.Context, u *User, handle string) (*Resolved, error) {
+	owner, slug, err := ParseHandle(atHandle(handle))
+	if err != nil {
+		return nil, err
+	}
+	name := owner
+	if slug != "" {
+		name += "/" + slug
+	}
+	unknown := notFound("no one has the handle %q", name)
+	if slug == "" {
+		p, err := h.store.UserByHandle(ctx, owner)
+		if errors.Is(err, ErrNoRows) {
+			return nil, unknown
+		}
+		if err != nil {
+			return nil, AsError(err)
+		}
+		return &Resolved{ID: p.ID, Kind: PrincipalUser, Handle: p.Handle, Name: p.Name}, nil
+	}
+	if owner != u.Handle {
+		return nil, unknown
+	}
+	a, err := h.store.AgentByHandle(ctx, owner, slug)
+	if errors.Is(err, ErrNoRows) || (err == nil && a.Archived()) {
+		return nil, unknown
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return &Resolved{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), Name: a.Slug, Description: a.Description}, nil
+}

@@ -1,0 +1,51 @@
+package hub_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// TestResolveHandle: every person is found by handle ("@" allowed), an
+// agent only when it is the person's own and not archived; anyone else is
+// not_found as an unknown handle is.
+func TestResolveHandle(t *testing.T) {
+	w := newWorld(t)
+	alice := w.person(t, "alice")
+	bob, err := w.hub.UpdateUserName(ctx, w.person(t, "bob"), "Bob B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.agent(t, "alice/old")
+	if _, err := w.hub.ArchiveAgent(ctx, "alice/old"); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]*hub.Resolved{
+		"bob":            {ID: bob.ID, Kind: "user", Handle: "bob", Name: "Bob B"},
+		"@BOB":           {ID: bob.ID, Kind: "user", Handle: "bob", Name: "Bob B"},
+		" @alice ":       {ID: alice.ID, Kind: "user", Handle: "alice"},
+		"@alice/planner": {ID: w.planner.Agent.ID, Kind: "agent", Handle: "alice/planner", Name: "planner", Description: "test agent alice/planner"},
+		"alice/reviewer": {ID: w.reviewer.Agent.ID, Kind: "agent", Handle: "alice/reviewer", Name: "reviewer", Description: "test agent alice/reviewer"},
+	} {
+		got, err := w.hub.ResolveHandle(ctx, alice, in)
+		if diff := cmp.Diff(want, got); err != nil || diff != "" {
+			t.Errorf("%q: %v (-want +got):\n%s", in, err, diff)
+		}
+	}
+	for in, msg := range map[string]string{
+		"nobody":       `no one has the handle "nobody"`,
+		"@bob/helper":  `no one has the handle "bob/helper"`,
+		"alice/old":    `no one has the handle "alice/old"`,
+		"alice/nobody": `no one has the handle "alice/nobody"`,
+	} {
+		_, err := w.hub.ResolveHandle(ctx, alice, in)
+		if e := hub.AsError(err); e.Kind != hub.KindNotFound || e.Msg != msg {
+			t.Errorf("%q: %v, want not_found %q", in, err, msg)
+		}
+	}
+	if _, err := w.hub.ResolveHandle(ctx, alice, "@"); code(err) != "invalid_argument" {
+		t.Errorf("a lone @: %v, want invalid_argument", err)
+	}
+}
