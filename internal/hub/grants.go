@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -56,7 +57,7 @@ func (h *Hub) RequestGrant(ctx context.Context, c *Caller, contactHandle string,
 		return nil, err
 	}
 	now := h.now()
-	r := &GrantRequest{ID: NewID(IDGrantRequest, now), AgentID: c.Agent.ID, OwnerID: c.Agent.OwnerID, ContactID: contact.ID,
+	r := &GrantRequest{ID: NewID(IDGrantRequest, now), AgentID: c.Agent.ID, OwnerID: c.Agent.OwnerID, ContactID: contact.ID, ContactHandle: contact.Handle,
 		AllowHuman: allowHuman, AllowAgents: allowAgents, Reason: reason, Status: AskPending, CreatedAt: now}
 	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "agent": c.Agent.Handle(), "contact": contact.Handle})
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
@@ -85,7 +86,7 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 			return nil, decidedAlready(r, approve)
 		}
 		now := h.now()
-		status := "rejected"
+		status := GrantRejected
 		if approve {
 			status = AskApproved
 		}
@@ -130,10 +131,220 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 }
 
 // decidedAlready answers a decision of a request already decided: the same
-// decision again gets the same answer, the other a conflict.
+// decision again gets the same answer, the other a conflict, and so does
+// any decision of a request its agent withdrew.
 func decidedAlready(r *GrantRequest, approve bool) error {
+	if r.Status == GrantCancelled {
+		return &Error{Kind: KindConflict, Msg: "the agent withdrew this grant request; there is nothing to decide"}
+	}
 	if (r.Status == AskApproved) == approve {
 		return nil
 	}
 	return &Error{Kind: KindConflict, Msg: "this grant request was already " + r.Status}
+}
+
+// ---- an agent's contact requests (§10.5 "Consent stays with people")
+
+// AgentContact is what became of an agent's contact request (§10.5), in
+// the rooms profile's words.
+type AgentContact struct {
+	Handle string // the person or agent asked for, as resolved
+	// Status is AskApproved when the agent may reach Handle already (its
+	// own owner, a sibling, or one §3 allows today), GrantRejected when
+	// Handle's owner declined to let it in, otherwise AskPending: its
+	// owner decides, or Handle's owner still has to let it in.
+	Status    string
+	RequestID string // the grant request (gr_…) its owner decides; "" when none was made
+	Reason    string // what happens next, in a sentence for the agent
+}
+
+// AgentContactRequest is an agent asking to be in contact with a person or
+// another owner's agent (handle, "@" allowed). Consent stays with people
+// (§3, §10.5): nothing is asked of the other side. When the agent may
+// reach them already (mayAnswer) it is approved at once; otherwise the
+// request goes to its own owner as a grant request — allow_human for a
+// person, allow_agents for an agent — with message as its reason (blank:
+// a plain sentence; at most MaxContactMessage code points), decided under
+// Approvals as every grant request is. A pending request that asks for the
+// same is returned instead of a second one.
+func (h *Hub) AgentContactRequest(ctx context.Context, c *Caller, handle, message string) (*AgentContact, error) {
+	message, err := checkLine("message", message, MaxContactMessage)
+	if err != nil {
+		return nil, err
+	}
+	p, err := resolve(ctx, h.store, atHandle(handle))
+	if err != nil {
+		return nil, err
+	}
+	out := &AgentContact{Handle: p.Handle}
+	owner, person := c.Owner.Handle, strings.SplitN(p.Handle, "/", 2)[0]
+	_, err = mayAnswer(ctx, h.store, c.Agent, p)
+	var r *Refusal
+	switch {
+	case err == nil:
+		out.Status, out.Reason = AskApproved, "you may reach "+p.Handle+" already"
+		return out, nil
+	case isPending(err):
+		out.Status = AskPending
+		out.Reason = fmt.Sprintf("your owner %s granted you reach to %s; %s has not let you in yet and is asked when you first open a conversation with %s", owner, person, person, p.Handle)
+		return out, nil
+	case !errors.As(err, &r):
+		return nil, AsError(err)
+	case r.Word() == "self":
+		return nil, invalid("", "an agent is not its own contact")
+	case r.Word() == "denied":
+		out.Status, out.Reason = GrantRejected, fmt.Sprintf("%s declined to let you in; that stands until %s changes it, and only your owner %s may take it up with them", person, person, owner)
+		return out, nil
+	}
+	// The contact or the grant is missing: the owner decides.
+	allowHuman := p.Kind == PrincipalUser
+	g, err := h.store.Grant(ctx, c.Agent.ID, p.OwnerID)
+	if err != nil && !errors.Is(err, ErrNoRows) {
+		return nil, AsError(err)
+	}
+	notContacts := ""
+	if r.Word() == "contact" {
+		notContacts = fmt.Sprintf("; %s and %s are not contacts yet, so %s needs to send %s a contact request too", owner, person, owner, person)
+	}
+	if g != nil && (allowHuman && g.AllowHuman || !allowHuman && g.AllowAgents) {
+		out.Status = AskPending
+		out.Reason = fmt.Sprintf("your owner %s granted you reach to %s already%s", owner, person, notContacts)
+		return out, nil
+	}
+	pending, err := h.store.GrantRequests(ctx, "", c.Agent.ID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	var req *GrantRequest
+	for _, pr := range pending {
+		if pr.ContactID == p.OwnerID && (allowHuman && pr.AllowHuman || !allowHuman && pr.AllowAgents) {
+			req = pr
+		}
+	}
+	if req == nil {
+		if message == "" {
+			message = fmt.Sprintf("%s asks to be in contact with %s", c.Agent.Handle(), p.Handle)
+		}
+		if req, err = h.RequestGrant(ctx, c, person, allowHuman, !allowHuman, message); err != nil {
+			return nil, err
+		}
+	}
+	out.Status, out.RequestID = AskPending, req.ID
+	out.Reason = fmt.Sprintf("your owner %s decides this under Approvals (request %s); you will hear grant.changed%s", owner, req.ID, notContacts)
+	return out, nil
+}
+
+// AgentContactRequests lists the agent's own grant requests, oldest first,
+// of one status: pending, approved, rejected, cancelled, or all ("" is
+// all). Anything else is invalid.
+func (h *Hub) AgentContactRequests(ctx context.Context, c *Caller, status string) ([]*GrantRequest, error) {
+	want := strings.ToLower(strings.TrimSpace(status))
+	switch want {
+	case "":
+		want = statusAll
+	case AskPending, AskApproved, GrantRejected, GrantCancelled, statusAll:
+	default:
+		return nil, invalid("", "status is pending, approved, rejected, cancelled or all (got %q)", echo(status))
+	}
+	rs, err := h.store.AgentGrantRequests(ctx, c.Agent.ID)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	out := []*GrantRequest{}
+	for _, r := range rs {
+		if want == statusAll || r.Status == want {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// CancelAgentContactRequest withdraws the agent's own pending grant
+// request, named by its id (gr_…; it wins when both are given) or by the
+// handle it was about ("@" allowed; for a person, the requests for
+// allow_human; for an agent, those for allow_agents, each of which is
+// withdrawn, the newest returned). It leaves its owner's Approvals, and
+// the owner hears approval.decided with the decision cancelled. Withdrawing
+// a withdrawn request again is not an error; one its owner decided is a
+// conflict; another agent's request is not_found like an unknown id.
+func (h *Hub) CancelAgentContactRequest(ctx context.Context, c *Caller, requestID, handle string) (*GrantRequest, error) {
+	requestID, handle = strings.TrimSpace(requestID), atHandle(handle)
+	var ids []string
+	switch {
+	case requestID != "":
+		r, err := h.store.GrantRequest(ctx, requestID)
+		if errors.Is(err, ErrNoRows) || (err == nil && r.AgentID != c.Agent.ID) {
+			return nil, notFound("%s has no contact request %q", c.Agent.Handle(), echo(requestID))
+		}
+		if err != nil {
+			return nil, AsError(err)
+		}
+		ids = []string{r.ID}
+	case handle != "":
+		owner, slug, err := ParseHandle(handle)
+		if err != nil {
+			return nil, err
+		}
+		pending, err := h.store.GrantRequests(ctx, "", c.Agent.ID)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		for _, r := range pending {
+			if r.ContactHandle == owner && (slug == "" && r.AllowHuman || slug != "" && r.AllowAgents) {
+				ids = append(ids, r.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return nil, notFound("%s has no pending contact request about %q", c.Agent.Handle(), echo(handle))
+		}
+	default:
+		return nil, invalid("", "give the request's id (gr_…) or the handle it was about")
+	}
+	var last *GrantRequest
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+		now := h.now()
+		var events []*Event
+		for _, id := range ids {
+			r, err := tx.GrantRequest(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			switch r.Status {
+			case GrantCancelled:
+				last = r
+				continue
+			case AskPending:
+			default:
+				return nil, &Error{Kind: KindConflict, Msg: fmt.Sprintf("your owner %s already %s this request; only %s can change a grant", c.Owner.Handle, r.Status, c.Owner.Handle)}
+			}
+			// Claimed like a decision: of the owner deciding and the
+			// agent withdrawing at once, the second finds it taken.
+			if err := tx.DecideGrantRequest(ctx, r.ID, GrantCancelled, now); errors.Is(err, ErrNoRows) {
+				return nil, &Error{Kind: KindConflict, Msg: fmt.Sprintf("your owner %s decided this request meanwhile; list your requests to see how", c.Owner.Handle)}
+			} else if err != nil {
+				return nil, err
+			}
+			r.Status, r.DecidedAt = GrantCancelled, now
+			last = r
+			events = append(events, decided(c.Owner, ApprovalGrantRequest, r.ID, GrantCancelled, now))
+		}
+		return events, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return last, nil
+}
+
+// AgentDecideContact is an agent trying to approve or reject a contact
+// request: always forbidden, since its owner decides (§10.5).
+func (h *Hub) AgentDecideContact(ctx context.Context, c *Caller) error {
+	return &Error{Kind: KindForbidden, Msg: "contact requests are decided by your owner @" + c.Owner.Handle +
+		" under Approvals on the dashboard; an agent cannot approve or reject one"}
+}
+
+// AgentRemoveContact is an agent trying to end a contact: always
+// forbidden, since contacts and grants are its owner's (§10.5).
+func (h *Hub) AgentRemoveContact(ctx context.Context, c *Caller) error {
+	return &Error{Kind: KindForbidden, Msg: "only your owner @" + c.Owner.Handle + " can end a contact or change a grant"}
 }

@@ -267,17 +267,24 @@ type Grant struct {
 
 // GrantRequest is an agent asking its owner for a grant (§3).
 type GrantRequest struct {
-	ID          string // gr_…
-	AgentID     string
-	OwnerID     string
-	ContactID   string
-	AllowHuman  bool
-	AllowAgents bool
-	Reason      string
-	Status      string // pending, approved, rejected
-	CreatedAt   time.Time
-	DecidedAt   time.Time
+	ID            string // gr_…
+	AgentID       string
+	OwnerID       string
+	ContactID     string
+	ContactHandle string // filled by reads
+	AllowHuman    bool
+	AllowAgents   bool
+	Reason        string
+	Status        string // AskPending, AskApproved, GrantRejected, GrantCancelled
+	CreatedAt     time.Time
+	DecidedAt     time.Time
 }
+
+// Grant request statuses besides AskPending and AskApproved.
+const (
+	GrantRejected  = "rejected"
+	GrantCancelled = "cancelled" // withdrawn by the agent before its owner decided
+)
 
 // InboundAsk is another owner's agent asking a person to be let in (§3).
 type InboundAsk struct {
@@ -391,7 +398,7 @@ const (
 	EventMessageWithdrawn   = "message.withdrawn"    // to the agent: a message queued for it left with its access; no body
 	EventQuestionAsked      = "question.asked"       // to an owner: its agent asks it something (§9)
 	EventConversationPaused = "conversation.paused"  // to the people concerned: agents traded too many turns (§7)
-	EventApprovalDecided    = "approval.decided"     // to the person who decided: their other pages and scripts hear it (§9)
+	EventApprovalDecided    = "approval.decided"     // to the person who decided, or whose agent withdrew its request: their pages and scripts hear it no longer waits (§9)
 	EventAgentSent          = "agent.sent"           // to an owner not taking part: its agent's message was delivered (§6, §11 Bridge)
 	EventBrakeTripped       = "brake.tripped"        // to an owner: a brake refused its agent's send; data has the brake's word (§7)
 	EventClaimed            = "conversation.claimed" // to an owner: a session of its agent took a conversation (§5)

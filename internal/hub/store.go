@@ -141,6 +141,9 @@ type Reader interface {
 	// GrantRequests lists pending requests, of an owner's agents (ownerID)
 	// or of one agent (agentID), oldest first.
 	GrantRequests(ctx context.Context, ownerID, agentID string) ([]*GrantRequest, error)
+	// AgentGrantRequests lists every request of the agent, whatever its
+	// status, oldest first.
+	AgentGrantRequests(ctx context.Context, agentID string) ([]*GrantRequest, error)
 	InboundAsk(ctx context.Context, agentID, userID string) (*InboundAsk, error)
 	InboundAskByID(ctx context.Context, id string) (*InboundAsk, error)
 	// InboundAsks lists the asks made of the person, oldest first: only

@@ -40,10 +40,14 @@ func (d queries) PutGrant(ctx context.Context, g *hub.Grant) error {
 
 const grantRequestCols = `id, agent_id, owner_id, contact_id, allow_human, allow_agents, reason, status, created_at, decided_at`
 
+// grantRequestSelect reads requests with their contact's handle.
+const grantRequestSelect = `SELECT r.id, r.agent_id, r.owner_id, r.contact_id, r.allow_human, r.allow_agents, r.reason, r.status,
+	r.created_at, r.decided_at, u.handle FROM grant_requests r JOIN users u ON u.id = r.contact_id`
+
 func scanGrantRequest(row scanner) (*hub.GrantRequest, error) {
 	var r hub.GrantRequest
 	var created, decided sql.NullInt64
-	if err := row.Scan(&r.ID, &r.AgentID, &r.OwnerID, &r.ContactID, &r.AllowHuman, &r.AllowAgents, &r.Reason, &r.Status, &created, &decided); err != nil {
+	if err := row.Scan(&r.ID, &r.AgentID, &r.OwnerID, &r.ContactID, &r.AllowHuman, &r.AllowAgents, &r.Reason, &r.Status, &created, &decided, &r.ContactHandle); err != nil {
 		return nil, err
 	}
 	r.CreatedAt, r.DecidedAt = fromMS(created), fromMS(decided)
@@ -51,13 +55,18 @@ func scanGrantRequest(row scanner) (*hub.GrantRequest, error) {
 }
 
 func (d queries) GrantRequest(ctx context.Context, id string) (*hub.GrantRequest, error) {
-	r, err := scanGrantRequest(d.q.QueryRowContext(ctx, `SELECT `+grantRequestCols+` FROM grant_requests WHERE id = ?`, id))
+	r, err := scanGrantRequest(d.q.QueryRowContext(ctx, grantRequestSelect+` WHERE r.id = ?`, id))
 	return r, dbErr("grant request", err)
 }
 
 func (d queries) GrantRequests(ctx context.Context, ownerID, agentID string) ([]*hub.GrantRequest, error) {
-	return queryAll(ctx, d.q, "grant requests", scanGrantRequest, `SELECT `+grantRequestCols+` FROM grant_requests
-		WHERE status = 'pending' AND (? = '' OR owner_id = ?) AND (? = '' OR agent_id = ?) ORDER BY created_at, id`, ownerID, ownerID, agentID, agentID)
+	return queryAll(ctx, d.q, "grant requests", scanGrantRequest, grantRequestSelect+`
+		WHERE r.status = 'pending' AND (? = '' OR r.owner_id = ?) AND (? = '' OR r.agent_id = ?) ORDER BY r.created_at, r.id`, ownerID, ownerID, agentID, agentID)
+}
+
+func (d queries) AgentGrantRequests(ctx context.Context, agentID string) ([]*hub.GrantRequest, error) {
+	return queryAll(ctx, d.q, "agent grant requests", scanGrantRequest, grantRequestSelect+`
+		WHERE r.agent_id = ? ORDER BY r.created_at, r.id`, agentID)
 }
 
 func (d queries) InsertGrantRequest(ctx context.Context, r *hub.GrantRequest) error {
