@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -110,4 +111,133 @@ func errMessage(out map[string]any) string {
 	e, _ := out["error"].(map[string]any)
 	msg, _ := e["message"].(string)
 	return msg
+}
+
+// person gives the person a token of their own (plu_…), remembered under
+// their handle.
+func (ts *testServer) person(t *testing.T, handle string) {
+	t.Helper()
+	_, secret, err := ts.hub.MintUserToken(context.Background(), handle, "rooms", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.tokens[handle] = secret
+}
+
+// TestRoomsUserSide: with a person's token the rooms profile serves the
+// user side. register_my_agent shows a key once, and that key connects as
+// the new agent at once; two people's crossed contact requests approve
+// each other; list_my_chats lists the rooms the person takes part in.
+func TestRoomsUserSide(t *testing.T) {
+	for _, era := range []string{modern, older} {
+		t.Run(era, func(t *testing.T) {
+			ts := newTestServer(t)
+			ts.person(t, "alice")
+			ts.person(t, "bob")
+			alice := ts.clientAt(t, "/mcp/rooms/", "alice", era)
+			bob := ts.clientAt(t, "/mcp/rooms/", "bob", era)
+
+			reg := mustCall(t, alice, "register_my_agent", map[string]any{"name": "Weather Agent", "description": "knows the forecast"})
+			if reg["handle"] != "alice/weather-agent" || !strings.HasPrefix(reg["api_key"].(string), "plv_") {
+				t.Fatalf("register_my_agent: %v", reg)
+			}
+			ts.tokens["alice/weather-agent"] = reg["api_key"].(string)
+			weather := ts.clientAt(t, "/mcp/rooms/", "alice/weather-agent", era)
+			if me := mustCall(t, weather, "get_agent_me", map[string]any{}); me["handle"] != "alice/weather-agent" {
+				t.Errorf("the new key connects as %v", me["handle"])
+			}
+			agents := mustCall(t, alice, "list_my_agents", map[string]any{})["agents"].([]any)
+			for _, a := range agents {
+				if _, shown := a.(map[string]any)["api_key"]; shown {
+					t.Errorf("list_my_agents shows a key again: %v", a)
+				}
+			}
+
+			first := mustCall(t, alice, "create_contact_request", map[string]any{"recipient_handle": "@bob", "message": "let's work together"})
+			if first["status"] != "pending" {
+				t.Fatalf("alice's request: %v", first)
+			}
+			received := mustCall(t, bob, "list_received_contact_requests", map[string]any{})["requests"].([]any)
+			if len(received) != 1 || received[0].(map[string]any)["message"] != "let's work together" {
+				t.Errorf("bob's received requests: %v", received)
+			}
+			if crossed := mustCall(t, bob, "create_contact_request", map[string]any{"recipient_handle": "alice"}); crossed["status"] != "approved" {
+				t.Errorf("bob's crossed request: %v, want approved at once", crossed)
+			}
+			contacts := mustCall(t, alice, "list_my_contacts", map[string]any{})["contacts"].([]any)
+			if len(contacts) != 1 || contacts[0].(map[string]any)["handle"] != "bob" {
+				t.Errorf("alice's contacts: %v", contacts)
+			}
+			if sent := mustCall(t, alice, "list_sent_contact_requests", map[string]any{"status": "approved"})["requests"].([]any); len(sent) != 1 {
+				t.Errorf("alice's approved sent requests: %v", sent)
+			}
+
+			room := mustCall(t, alice, "create_my_chat", map[string]any{"title": "Forecasts"})["chat"].(map[string]any)
+			mustCall(t, alice, "add_my_chat_participant", map[string]any{"chat_id": room["id"], "participant_id": "alice/weather-agent"})
+			chats := mustCall(t, alice, "list_my_chats", map[string]any{})["chats"].([]any)
+			if len(chats) != 1 || chats[0].(map[string]any)["id"] != room["id"] {
+				t.Errorf("alice's chats: %v", chats)
+			}
+			if chats := mustCall(t, bob, "list_my_chats", map[string]any{})["chats"].([]any); len(chats) != 0 {
+				t.Errorf("bob's chats: %v, want none", chats)
+			}
+			if out, isErr := call(t, alice, "send_my_chat_message", map[string]any{"chat_id": room["id"], "content": "rain?", "recipients": ""}); !isErr || !strings.Contains(errMessage(out), "recipients") {
+				t.Errorf("a send with empty recipients: %v", out)
+			}
+			mustCall(t, alice, "send_my_chat_message", map[string]any{"chat_id": room["id"], "content": "rain tomorrow?", "recipients": "weather agent"})
+			next := mustCall(t, weather, "get_agent_next_message", map[string]any{"chat_id": room["id"]})["message"].(map[string]any)
+			if next["content"] != "rain tomorrow?" || next["sender"].(map[string]any)["type"] != "User" {
+				t.Errorf("the weather agent's next message: %v", next)
+			}
+			if msgs := mustCall(t, alice, "list_my_chat_messages", map[string]any{"chat_id": room["id"], "message_type": "text"})["messages"].([]any); len(msgs) != 1 {
+				t.Errorf("the room's text messages: %v", msgs)
+			}
+			if p := mustCall(t, alice, "update_my_profile", map[string]any{"first_name": "Alice", "last_name": "Liddell"}); p["name"] != "Alice Liddell" {
+				t.Errorf("update_my_profile: %v", p)
+			}
+		})
+	}
+}
+
+// TestRoomsAgentContactsAreTheOwners: an agent's contact request asks its
+// owner, who sees it under Approvals; an agent approving one is refused
+// with who decides.
+func TestRoomsAgentContactsAreTheOwners(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	alice, _ := ts.hub.User(ctx, "alice")
+	bob, _ := ts.hub.User(ctx, "bob")
+	if _, err := ts.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.hub.RequestContact(ctx, bob, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	planner := ts.clientAt(t, "/mcp/rooms/", "alice/planner", modern)
+	asked := mustCall(t, planner, "add_agent_contact", map[string]any{"handle": "bob", "message": "I need bob's review"})
+	if asked["status"] != "pending" || asked["request_id"] == nil {
+		t.Fatalf("add_agent_contact: %v", asked)
+	}
+	out, isErr := call(t, planner, "respond_to_agent_contact_request", map[string]any{"action": "approve", "request_id": asked["request_id"]})
+	if !isErr || !strings.Contains(errMessage(out), "@alice") || !strings.Contains(errMessage(out), "Approvals") {
+		t.Errorf("an agent approving: %v, want a refusal saying @alice decides under Approvals", out)
+	}
+	approvals, err := ts.hub.Approvals(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range approvals {
+		found = found || a.ID == asked["request_id"]
+	}
+	if !found {
+		t.Errorf("alice's approvals %v lack the request %v", approvals, asked["request_id"])
+	}
+	sent := mustCall(t, planner, "list_agent_contact_requests", map[string]any{"sent_status": "pending"})["sent"].([]any)
+	if len(sent) != 1 || sent[0].(map[string]any)["handle"] != "bob" {
+		t.Errorf("the planner's pending requests: %v", sent)
+	}
+	if c := mustCall(t, planner, "respond_to_agent_contact_request", map[string]any{"action": "cancel", "handle": "bob"}); c["status"] != "cancelled" {
+		t.Errorf("cancel: %v", c)
+	}
 }
