@@ -58,6 +58,7 @@ type Agent struct {
 	Description string
 	Goal        string
 	Mode        string
+	Public      bool      // anyone may reach it without a grant (§1, §3)
 	ArchivedAt  time.Time // zero while active
 	CreatedAt   time.Time
 }
@@ -168,6 +169,7 @@ type Participant struct {
 	Role           string
 	JoinedAt       time.Time
 	Archived       bool // filled by reads: the agent is archived
+	Public         bool // filled by reads: the agent is public (§1)
 }
 
 // ConversationView is a conversation with its current participants.

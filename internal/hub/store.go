@@ -275,6 +275,8 @@ type Tx interface {
 	// acknowledged.
 	SetDeliveryState(ctx context.Context, d *Delivery) error
 	SetAgentMode(ctx context.Context, agentID, mode string) error
+	// SetAgentPublic marks the agent public or not (§1).
+	SetAgentPublic(ctx context.Context, agentID string, public bool) error
 	PutContact(ctx context.Context, c *Contact) error
 	PutGrant(ctx context.Context, g *Grant) error
 	InsertGrantRequest(ctx context.Context, r *GrantRequest) error

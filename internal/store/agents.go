@@ -10,14 +10,14 @@ import (
 
 // Agents (§1): each with its owner's handle, read in the same query.
 
-const agentCols = `a.id, a.owner_id, u.handle, a.slug, a.description, a.goal, a.mode, a.archived_at, a.created_at`
+const agentCols = `a.id, a.owner_id, u.handle, a.slug, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at`
 
 const agentFrom = ` FROM agents a JOIN users u ON u.id = a.owner_id`
 
 func scanAgent(row scanner) (*hub.Agent, error) {
 	var a hub.Agent
 	var archived, created sql.NullInt64
-	if err := row.Scan(&a.ID, &a.OwnerID, &a.OwnerHandle, &a.Slug, &a.Description, &a.Goal, &a.Mode, &archived, &created); err != nil {
+	if err := row.Scan(&a.ID, &a.OwnerID, &a.OwnerHandle, &a.Slug, &a.Description, &a.Goal, &a.Mode, &a.Public, &archived, &created); err != nil {
 		return nil, err
 	}
 	a.ArchivedAt, a.CreatedAt = fromMS(archived), fromMS(created)
@@ -49,4 +49,8 @@ func (d queries) SetAgentArchived(ctx context.Context, agentID string, at time.T
 
 func (d queries) SetAgentMode(ctx context.Context, agentID, mode string) error {
 	return d.execOne(ctx, "set agent mode", `UPDATE agents SET mode = ? WHERE id = ?`, mode, agentID)
+}
+
+func (d queries) SetAgentPublic(ctx context.Context, agentID string, public bool) error {
+	return d.execOne(ctx, "set agent public", `UPDATE agents SET public = ? WHERE id = ?`, public, agentID)
 }

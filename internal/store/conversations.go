@@ -130,23 +130,23 @@ const participantsFrom = ` LEFT JOIN participants p ON p.conversation_id = c.id 
 		ORDER BY p.joined_at, p.principal_id <> c.creator_id, handle`
 
 const participantCols = `p.principal_id, p.kind, p.owner_id, p.role, p.joined_at,
-	CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END AS handle, a.archived_at IS NOT NULL`
+	CASE WHEN p.kind = 'agent' THEN ou.handle || '/' || a.slug ELSE pu.handle END AS handle, a.archived_at IS NOT NULL, a.public`
 
 // participantDest is where a row's participant columns scan to; they are
 // NULL on the one row of a conversation without participants.
 type participantDest struct {
 	id, kind, owner, role, handle sql.NullString
 	joined                        sql.NullInt64
-	archived                      sql.NullBool
+	archived, public              sql.NullBool
 }
 
 func (d *participantDest) dest() []any {
-	return []any{&d.id, &d.kind, &d.owner, &d.role, &d.joined, &d.handle, &d.archived}
+	return []any{&d.id, &d.kind, &d.owner, &d.role, &d.joined, &d.handle, &d.archived, &d.public}
 }
 
 func (d *participantDest) participant(conversationID string) (hub.Participant, bool) {
 	return hub.Participant{ConversationID: conversationID, PrincipalID: d.id.String, Kind: d.kind.String, OwnerID: d.owner.String,
-		Role: d.role.String, JoinedAt: fromMS(d.joined), Handle: d.handle.String, Archived: d.archived.Bool}, d.id.Valid
+		Role: d.role.String, JoinedAt: fromMS(d.joined), Handle: d.handle.String, Archived: d.archived.Bool, Public: d.public.Bool}, d.id.Valid
 }
 
 // Participants lists the current participants. Order: by joining time,
