@@ -37,6 +37,9 @@ type Reader interface {
 	// Agents lists the owner's agents (all owners when ownerID is ""), oldest
 	// first, archived ones only when includeArchived.
 	Agents(ctx context.Context, ownerID string, includeArchived bool) ([]*Agent, error)
+	// PublicAgents lists every public agent no one archived (§1), by
+	// handle.
+	PublicAgents(ctx context.Context) ([]*Agent, error)
 	Instances(ctx context.Context, agentID string) ([]Instance, error)
 
 	// TokenByHash finds a token with, in the same read, its agent (nil for

@@ -38,6 +38,12 @@ func (d queries) Agents(ctx context.Context, ownerID string, includeArchived boo
 	return queryAll(ctx, d.q, "agents", scanAgent, `SELECT `+agentCols+agentFrom+` WHERE (? = '' OR a.owner_id = ?) AND (? OR a.archived_at IS NULL) ORDER BY u.handle, a.created_at, a.id`, ownerID, ownerID, includeArchived)
 }
 
+// PublicAgents reads the few public agents by the partial index
+// agents_public, whose predicate the WHERE clause repeats.
+func (d queries) PublicAgents(ctx context.Context) ([]*hub.Agent, error) {
+	return queryAll(ctx, d.q, "public agents", scanAgent, `SELECT `+agentCols+agentFrom+` WHERE a.public AND a.archived_at IS NULL ORDER BY u.handle, a.slug`)
+}
+
 func (d queries) InsertAgent(ctx context.Context, a *hub.Agent) error {
 	return d.exec(ctx, "insert agent", `INSERT INTO agents (id, owner_id, slug, description, goal, mode, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.OwnerID, a.Slug, a.Description, a.Goal, a.Mode, ms(a.CreatedAt))

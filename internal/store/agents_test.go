@@ -12,7 +12,8 @@ import (
 
 // TestAgentPublicFlag: an agent starts private; SetAgentPublic marks it
 // public and back, and every read of an agent (by id, by handle, in a list,
-// behind its token, as a participant) says so (§1).
+// behind its token, as a participant) says so, and PublicAgents lists it
+// while it is public and not archived (§1).
 func TestAgentPublicFlag(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
 		u := insertUser(t, db, "bob")
@@ -58,6 +59,13 @@ func TestAgentPublicFlag(t *testing.T) {
 			if err != nil || len(ps) != 1 {
 				t.Fatalf("Participants = %v, %v; want the one agent", ps, err)
 			}
+			public, err := db.PublicAgents(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if listed := len(public) == 1 && public[0].ID == a.ID && public[0].Public; listed != want || len(public) > 1 {
+				t.Errorf("PublicAgents = %v; want the agent listed: %v", public, want)
+			}
 			for name, got := range map[string]bool{"AgentByID": byID.Public, "AgentByHandle": byHandle.Public,
 				"Agents": list[0].Public, "TokenByHash": behindToken.Public, "Participants": ps[0].Public} {
 				if got != want {
@@ -71,6 +79,19 @@ func TestAgentPublicFlag(t *testing.T) {
 				t.Fatal(err)
 			}
 			reads(t, public)
+		}
+		// An archived public agent is listed nowhere (§1).
+		err = db.Update(ctx, func(tx hub.Tx) error {
+			if err := tx.SetAgentPublic(ctx, a.ID, true); err != nil {
+				return err
+			}
+			return tx.SetAgentArchived(ctx, a.ID, now)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if public, err := db.PublicAgents(ctx); err != nil || len(public) != 0 {
+			t.Errorf("PublicAgents with the public agent archived = %v, %v; want none", public, err)
 		}
 		err = db.Update(ctx, func(tx hub.Tx) error { return tx.SetAgentPublic(ctx, "agt_nobody", true) })
 		if !errors.Is(err, hub.ErrNoRows) {
