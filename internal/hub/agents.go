@@ -163,6 +163,22 @@ func (h *Hub) SetAgentMode(ctx context.Context, handle, mode string) (*Agent, er
 	return a, nil
 }
 
+// SetAgentPublic marks the person's own agent public or not (§1): while it
+// is public and not archived, anyone may add it to a conversation and speak
+// to it without a grant (§3). slug is as OwnAgent takes it; another's agent
+// is not_found. Setting what is already set is not an error.
+func (h *Hub) SetAgentPublic(ctx context.Context, u *User, slug string, public bool) (*Agent, error) {
+	a, err := h.OwnAgent(ctx, u, slug)
+	if err != nil || a.Public == public {
+		return a, err
+	}
+	a.Public = public
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetAgentPublic(ctx, a.ID, public) }); err != nil {
+		return nil, AsError(err)
+	}
+	return a, nil
+}
+
 // CreateOwnAgent is a person creating an agent of their own (§1): slug is
 // the part of its handle after the slash.
 func (h *Hub) CreateOwnAgent(ctx context.Context, u *User, slug, description, goal string) (*Agent, error) {

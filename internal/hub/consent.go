@@ -11,7 +11,8 @@ import (
 
 // Consent between owners (§3): an agent of a reaches person b, or b's
 // agents, when (1) a and b are contacts, (2) a granted the agent that reach,
-// and (3) b let the agent in (an inbound ask b approved).
+// and (3) b let the agent in (an inbound ask b approved). A public agent
+// needs none of it: its owner's flag is the consent (§1).
 
 // reachCheck decides whether agent from may talk to principal to. It returns
 // nil when allowed; a Refusal with status pending_approval and the person to
@@ -25,6 +26,23 @@ func reachCheck(ctx context.Context, r Reader, from *Agent, to *Principal) (stri
 	case to.OwnerID == from.OwnerID:
 		return "", nil // its own owner, or a sibling
 	}
+	if publicAgent(to) {
+		return "", nil // anyone → a public agent (§3)
+	}
+	return consented(ctx, r, from, to)
+}
+
+// publicAgent reports whether to is a public agent no one archived: anyone
+// may reach it (§3); archiving wins (§1). A principal made from a
+// participant row carries no Agent; the row's own Public flag speaks for it
+// (stillReachable).
+func publicAgent(to *Principal) bool {
+	return to.Kind == PrincipalAgent && to.Agent != nil && to.Agent.Public && !to.Agent.Archived()
+}
+
+// consented is reachCheck's steps (1)–(3) for principal to of another
+// owner than from's.
+func consented(ctx context.Context, r Reader, from *Agent, to *Principal) (string, error) {
 	b := to.OwnerID
 	other := strings.SplitN(to.Handle, "/", 2)[0]
 	c, err := r.Contact(ctx, from.OwnerID, b)
@@ -145,24 +163,30 @@ func isPending(err error) bool {
 	return errors.As(err, &r) && r.Status == StatusPendingApproval
 }
 
-// checkMix refuses to bring a principal of owner newOwner into a
-// conversation where a principal of another owner takes part unless the two
-// owners are contacts: a conversation shows everyone in it to everyone, so
-// each pair of owners in it must have agreed (§3).
-func checkMix(ctx context.Context, r Reader, newOwner, newHandle string, ps []Participant) error {
-	seen := map[string]bool{newOwner: true}
+// checkMix refuses to bring principal np into a conversation where a
+// principal of another owner takes part unless the two owners are contacts:
+// a conversation shows everyone in it to everyone, so each pair of owners in
+// it must have agreed (§3). A pair with a public agent in it has: its
+// owner's flag is consent to meet anyone (§3 "anyone → a public agent"), so
+// a public agent joins any conversation, and anyone joins one it is in, with
+// no contact between its owner and the others'.
+func checkMix(ctx context.Context, r Reader, np *Principal, ps []Participant) error {
+	if publicAgent(np) {
+		return nil
+	}
+	seen := map[string]bool{np.OwnerID: true}
 	for _, p := range ps {
-		if seen[p.OwnerID] || p.Archived {
+		if seen[p.OwnerID] || p.Archived || p.Public {
 			continue
 		}
 		seen[p.OwnerID] = true
-		c, err := r.Contact(ctx, newOwner, p.OwnerID)
+		c, err := r.Contact(ctx, np.OwnerID, p.OwnerID)
 		if err != nil && !errors.Is(err, ErrNoRows) {
 			return err
 		}
 		if c == nil || c.Status != ContactAccepted {
 			owner := strings.SplitN(p.Handle, "/", 2)[0]
-			return deny("contact", "%s cannot join a conversation with %s: their owners are not contacts", newHandle, owner)
+			return deny("contact", "%s cannot join a conversation with %s: their owners are not contacts", np.Handle, owner)
 		}
 	}
 	return nil
@@ -173,11 +197,20 @@ func agentPrincipal(a *Agent) *Principal {
 	return &Principal{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), OwnerID: a.OwnerID, Agent: a}
 }
 
+// participantOf is p as a principal of reach, as joining makes it.
+func participantOf(p *Principal) Participant {
+	return Participant{PrincipalID: p.ID, Kind: p.Kind, Handle: p.Handle, OwnerID: p.OwnerID, Public: publicAgent(p)}
+}
+
 // mayAnswer decides whether agent from may speak to principal to in a
 // conversation (§3): reachCheck's answer, except that consent given one way
 // covers the answer — an agent of another owner that may reach from may be
 // answered by it. One rule for a send (stillReachable) and for what
-// list_contacts tells the agent (ListContacts).
+// list_contacts tells the agent (ListContacts). The answer counts only
+// consent (1)–(3): that anyone may reach a public agent lets it answer
+// everyone in a conversation others brought it into (stillReachable), not
+// open conversations with every agent there is (§1: being public is consent to be
+// reached, and the reach of every other agent stays as it was).
 func mayAnswer(ctx context.Context, r Reader, from *Agent, to *Principal) (string, error) {
 	b, err := reachCheck(ctx, r, from, to)
 	if err == nil || to.Kind != PrincipalAgent || to.OwnerID == from.OwnerID {
@@ -190,18 +223,29 @@ func mayAnswer(ctx context.Context, r Reader, from *Agent, to *Principal) (strin
 			return "", aerr
 		}
 	}
-	if _, back := reachCheck(ctx, r, other, agentPrincipal(from)); back == nil {
+	if _, back := consented(ctx, r, other, agentPrincipal(from)); back == nil {
 		return "", nil
 	}
 	return b, err
 }
 
-// stillReachable refuses a send when a participant of another owner is no
-// longer within reach (a contact ended, a grant withdrawn, an inbound ask
-// denied), by mayAnswer.
-func stillReachable(ctx context.Context, tx Tx, from *Agent, ps []Participant) error {
+// stillReachable refuses a send into conversation v when a participant of
+// another owner is no longer within reach (a contact ended, a grant
+// withdrawn, an inbound ask denied), by mayAnswer. A public participant is
+// within everyone's reach (§3 "anyone → a public agent"). A public sender
+// that someone else brought into the conversation, as anyone may, answers
+// everyone in it, since each of them may reach it; in one it started itself
+// its own reach applies, so a person who declined to let it in stays
+// declined (§3).
+func stillReachable(ctx context.Context, tx Tx, from *Agent, v *ConversationView) error {
+	ps := v.Participants
+	// The rows are read in this transaction: an owner's change of the
+	// flag counts from the next send, whatever the caller was read with.
+	if self, ok := participant(ps, from.ID); ok && self.Public && !self.Archived && v.Conversation.CreatorID != from.ID {
+		return nil
+	}
 	for _, p := range ps {
-		if p.Archived || p.OwnerID == from.OwnerID {
+		if p.Archived || p.OwnerID == from.OwnerID || p.Public {
 			continue
 		}
 		to := &Principal{ID: p.PrincipalID, Kind: p.Kind, Handle: p.Handle, OwnerID: p.OwnerID}

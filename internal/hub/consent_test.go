@@ -292,3 +292,169 @@ func TestParallelDecisionsDecideOnce(t *testing.T) {
 		t.Fatalf("the planner heard %+v, %v; want one grant.changed", r, err)
 	}
 }
+
+// TestPublicAgentNeedsNoGrant: alice's planner opens a conversation with
+// bob's public desk and both speak, with no contact, grant or inbound ask
+// between alice and bob; bob's other agent is denied as before; the desk
+// gains no reach of its own; archiving the desk puts it out of everyone's
+// reach (§1, §3 "anyone → a public agent").
+func TestPublicAgentNeedsNoGrant(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	w.agent(t, "bob/desk")
+	_, before := w.hub.OpenConversation(ctx, w.planner, []string{"bob/desk"})
+	if code(before) != "denied:contact" {
+		t.Fatalf("opening with bob's desk before it is public: %v, want denied:contact", before)
+	}
+	_, helperBefore := w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"})
+	desk := public(t, w, "bob/desk")
+
+	// (a) a direct conversation, both ways, with nothing between the owners.
+	conv := w.open(t, w.planner, "bob/desk")
+	w.send(t, w.planner, conv, "hello desk")
+	w.send(t, desk, conv, "hello planner, how can I help?")
+	if again := w.open(t, w.planner, "bob/desk"); again != conv {
+		t.Fatalf("opening again found %s, want %s", again, conv)
+	}
+	if cs, err := w.hub.Contacts(ctx, alice); err != nil || len(cs) != 0 {
+		t.Fatalf("alice's contacts: %+v, %v; want none", cs, err)
+	}
+	if approvals, err := w.hub.Approvals(ctx, bob); err != nil || len(approvals) != 0 {
+		t.Fatalf("bob's approvals: %+v, %v; want nothing asked", approvals, err)
+	}
+
+	// A group with the desk, alice herself and alice's other agent: the
+	// desk answers everyone in it, and joining it needs no contact with bob.
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "ask the desk", Participants: []string{"alice", "bob/desk"}})
+	if err != nil {
+		t.Fatalf("a thread with alice and bob's public desk: %v", err)
+	}
+	group := v.Conversation.ID
+	if _, err := w.hub.AddParticipant(ctx, w.planner, group, "alice/reviewer"); err != nil {
+		t.Fatalf("adding alice's reviewer to a thread with bob's public desk: %v", err)
+	}
+	w.send(t, w.reviewer, group, "reviewer here")
+	w.send(t, desk, group, "hello all")
+
+	// (b) bob's other agent stays out of reach, with the same reason.
+	_, helperAfter := w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"})
+	if code(helperAfter) != "denied:contact" || helperAfter.Error() != helperBefore.Error() {
+		t.Fatalf("opening with bob's helper: %v; want as before the desk was public: %v", helperAfter, helperBefore)
+	}
+	if _, err := w.hub.AddParticipant(ctx, w.planner, group, "bob/helper"); code(err) != "denied:contact" {
+		t.Fatalf("adding bob's helper to the thread: %v, want denied:contact", err)
+	}
+	// Being public is consent to be reached, not reach: the desk may not
+	// open a conversation with alice's agents or alice.
+	for _, to := range []string{"alice/planner", "alice/reviewer", "alice"} {
+		if _, err := w.hub.OpenConversation(ctx, desk, []string{to}); code(err) != "denied:contact" {
+			t.Errorf("the desk opening with %s: %v, want denied:contact", to, err)
+		}
+	}
+	if got := contactsOf(t, w, desk); got != "" {
+		t.Errorf("the desk's contacts: %q, want none", got)
+	}
+	// An agent still cannot message itself.
+	if _, err := w.hub.OpenConversation(ctx, desk, []string{"bob/desk"}); code(err) != "denied:self" {
+		t.Errorf("the desk opening with itself: %v, want denied:self", err)
+	}
+
+	// Made private again, the desk is out of reach from the next send on.
+	if _, err := w.hub.SetAgentPublic(ctx, bob, "desk", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "still there?"}); code(err) != "denied:contact" {
+		t.Fatalf("a send to the desk made private: %v, want denied:contact", err)
+	}
+	if _, err := w.hub.SendMessage(ctx, desk, hub.SendInput{ConversationID: conv, Body: "I am"}); code(err) != "denied:contact" {
+		t.Fatalf("the private desk's send: %v, want denied:contact", err)
+	}
+	desk = public(t, w, "bob/desk")
+	w.send(t, w.planner, conv, "public again?")
+	w.send(t, desk, conv, "yes, public again")
+
+	// (c) archiving wins: an archived public agent is reachable by nobody.
+	if _, err := w.hub.ArchiveAgent(ctx, "bob/desk"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.OpenConversation(ctx, w.planner, []string{"bob/desk"}); code(err) != "not_found" {
+		t.Fatalf("opening with the archived public desk: %v, want not_found", err)
+	}
+	if _, err := w.hub.AddParticipant(ctx, w.planner, group, "bob/desk"); code(err) != "not_found" {
+		t.Fatalf("adding the archived public desk: %v, want not_found", err)
+	}
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone?"}); code(err) != "no_recipients" {
+		t.Fatalf("a send to the archived desk: %v, want no_recipients", err)
+	}
+	if got := reachable(t, w, w.planner); got != "alice/reviewer" {
+		t.Fatalf("the planner's reachable agents with the desk archived: %s", got)
+	}
+}
+
+// TestPublicAgentKeepsItsOwnReach: in a conversation a public agent started
+// itself, by consent, its own reach applies: when the person it reached
+// declines it, its sends there are denied as any agent's would be (§3).
+func TestPublicAgentKeepsItsOwnReach(t *testing.T) {
+	w := newWorld(t)
+	carol, err := w.hub.CreateUser(ctx, "carol", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	desk := public(t, w, "bob/desk")
+	conv := consent(t, w, desk, carol, "carol")
+	w.send(t, desk, conv, "hello carol")
+	cv, err := w.hub.Consent(ctx, carol)
+	if err != nil || len(cv.Inbound) != 1 {
+		t.Fatalf("carol's inbound asks: %+v, %v; want the desk's", cv, err)
+	}
+	if _, err := w.hub.DecideInbound(ctx, carol, cv.Inbound[0].Ask.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SendMessage(ctx, desk, hub.SendInput{ConversationID: conv, Body: "still there?"}); code(err) != "denied:denied" {
+		t.Fatalf("the public desk's send after carol declined it: %v, want denied:denied", err)
+	}
+}
+
+// reachable is ReachableAgents of c as handles.
+func reachable(t *testing.T, w *world, c *hub.Caller) string {
+	t.Helper()
+	as, err := w.hub.ReachableAgents(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hs []string
+	for _, a := range as {
+		hs = append(hs, a.Handle())
+	}
+	return strings.Join(hs, ",")
+}
+
+// TestPublicAgentJoinsThirdOwners: a public agent joins a conversation of
+// two other owners who are contacts, and a third owner's agent joins one it
+// is in, with no contact between the desk's owner and theirs (§3); a
+// non-public agent of the desk's owner still cannot.
+func TestPublicAgentJoinsThirdOwners(t *testing.T) {
+	w := newWorld(t)
+	carol, err := w.hub.CreateUser(ctx, "carol", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.agent(t, "carol/scout")
+	public(t, w, "bob/desk")
+	consent(t, w, w.planner, carol, "carol/scout")
+	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "with the desk", Participants: []string{"bob/desk"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.AddParticipant(ctx, w.planner, v.Conversation.ID, "carol/scout"); err != nil {
+		t.Fatalf("adding carol's scout to a thread with bob's public desk: %v", err)
+	}
+	if _, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "all", Participants: []string{"carol/scout", "bob/desk"}}); err != nil {
+		t.Fatalf("a thread of carol's scout and bob's public desk: %v", err)
+	}
+	scout := w.agent(t, "carol/scout")
+	w.send(t, scout, v.Conversation.ID, "scout here")
+	if _, err := w.hub.CreateThread(ctx, scout, hub.ThreadSpec{Title: "helper", Participants: []string{"alice/planner", "bob/helper"}}); code(err) != "denied:contact" {
+		t.Fatalf("carol's scout bringing bob's helper in: %v, want denied:contact", err)
+	}
+}

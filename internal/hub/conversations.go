@@ -162,10 +162,10 @@ func (h *Hub) insertConversation(ctx context.Context, tx Tx, creator Participant
 	var events []*Event
 	joined := []Participant{creator}
 	for _, p := range targets {
-		if err := checkMix(ctx, tx, p.OwnerID, p.Handle, joined); err != nil {
+		if err := checkMix(ctx, tx, p, joined); err != nil {
 			return nil, nil, err
 		}
-		joined = append(joined, Participant{PrincipalID: p.ID, Kind: p.Kind, Handle: p.Handle, OwnerID: p.OwnerID})
+		joined = append(joined, participantOf(p))
 		if err := tx.AddParticipant(ctx, &Participant{ConversationID: conv.ID, PrincipalID: p.ID, Kind: p.Kind,
 			OwnerID: p.OwnerID, Role: RoleMember, JoinedAt: now}); err != nil {
 			return nil, nil, err

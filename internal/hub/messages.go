@@ -253,7 +253,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 					return nil, err
 				}
 				held = held || inReview
-			} else if err := stillReachable(ctx, tx, c.Agent, v.Participants); err != nil {
+			} else if err := stillReachable(ctx, tx, c.Agent, v); err != nil {
 				return nil, err
 			}
 			n := countRecipients(v.Participants, c.Agent.ID)

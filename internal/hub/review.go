@@ -125,7 +125,7 @@ func senderMaySend(ctx context.Context, tx Tx, v *ConversationView, m *Message) 
 	if v.Conversation.Kind == KindThread {
 		_, err = threadSend(ctx, tx, v.Conversation, a)
 	} else {
-		err = stillReachable(ctx, tx, a, v.Participants)
+		err = stillReachable(ctx, tx, a, v)
 	}
 	var r *Refusal
 	if errors.As(err, &r) {

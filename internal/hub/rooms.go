@@ -140,9 +140,7 @@ func (h *Hub) createRoom(ctx context.Context, s RoomSpec, creator Participant, s
 
 // creatorAgent and creatorPerson are a conversation's creator as its first
 // participant.
-func creatorAgent(a *Agent) Participant {
-	return Participant{PrincipalID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), OwnerID: a.OwnerID}
-}
+func creatorAgent(a *Agent) Participant { return participantOf(agentPrincipal(a)) }
 
 func creatorPerson(u *User) Participant {
 	return Participant{PrincipalID: u.ID, Kind: PrincipalUser, Handle: u.Handle, OwnerID: u.ID}
@@ -273,7 +271,7 @@ func (h *Hub) join(ctx context.Context, tx Tx, v *ConversationView, target *Prin
 		role = RoleMember
 	}
 	if !there {
-		if err := checkMix(ctx, tx, target.OwnerID, target.Handle, v.Participants); err != nil {
+		if err := checkMix(ctx, tx, target, v.Participants); err != nil {
 			return nil, err
 		}
 	}
