@@ -429,6 +429,36 @@ func reachable(t *testing.T, w *world, c *hub.Caller) string {
 	return strings.Join(hs, ",")
 }
 
+// TestPublicAgentsListed: list_agents and list_contacts tell the truth about
+// public agents: a stranger's public agent is listed as reachable, a
+// contact's among that contact's agents, each once.
+func TestPublicAgentsListed(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	public(t, w, "bob/desk")
+	if got := reachable(t, w, w.planner); got != "alice/reviewer,bob/desk" {
+		t.Fatalf("the planner's reachable agents: %s; want its sibling and bob's public desk", got)
+	}
+	ct, err := w.hub.ListContacts(ctx, w.planner)
+	if err != nil || len(ct.Public) != 1 || ct.Public[0].Handle() != "bob/desk" {
+		t.Fatalf("the planner's list_contacts: %+v, %v; want bob/desk among the public agents", ct, err)
+	}
+	// bob's own agents see the desk as a sibling, not twice.
+	if got := reachable(t, w, w.helper); got != "bob/desk" {
+		t.Fatalf("the helper's reachable agents: %s; want its sibling once", got)
+	}
+	// Once alice and bob are contacts, the desk is bob's agent the planner
+	// may reach, and listed there only.
+	w.hub.RequestContact(ctx, alice, "bob")
+	w.hub.RequestContact(ctx, bob, "alice")
+	if got := contactsOf(t, w, w.planner); got != "bob:allowed:bob/desk" {
+		t.Fatalf("the planner's contacts: %s; want bob allowed through the desk", got)
+	}
+	if got := reachable(t, w, w.planner); got != "alice/reviewer,bob/desk" {
+		t.Fatalf("the planner's reachable agents with bob a contact: %s", got)
+	}
+}
+
 // TestPublicAgentJoinsThirdOwners: a public agent joins a conversation of
 // two other owners who are contacts, and a third owner's agent joins one it
 // is in, with no contact between the desk's owner and theirs (§3); a

@@ -142,6 +142,9 @@ type Contacts struct {
 	Owner    *User
 	Siblings []*Agent
 	Contacts []ContactReach
+	// Public is the public agents of owners other than the caller's and
+	// its contacts (theirs are among their Agents), by handle (§1).
+	Public []*Agent
 }
 
 // ContactReach is one contact of the caller's owner from the caller's point
@@ -155,8 +158,9 @@ type ContactReach struct {
 	Agents      []*Agent
 }
 
-// ListContacts returns the caller's owner, sibling agents, and the owner's
-// contacts with what the caller may do about each (§3). A contact's status
+// ListContacts returns the caller's owner, sibling agents, the owner's
+// contacts with what the caller may do about each, and the other public
+// agents, which anyone may reach (§3). A contact's status
 // is what a send would meet, by the rule sends use (mayAnswer): allowed
 // when the caller may speak to the person or to one of their agents (also
 // one that may reach the caller, and so be answered), pending_approval when
@@ -167,6 +171,7 @@ func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 		return nil, err
 	}
 	out := &Contacts{Owner: c.Owner, Siblings: sib}
+	listed := map[string]bool{c.Agent.OwnerID: true} // owners whose agents are listed
 	cs, err := h.Contacts(ctx, c.Owner)
 	if err != nil {
 		return nil, err
@@ -213,13 +218,23 @@ func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 			}
 		}
 		out.Contacts = append(out.Contacts, r)
+		listed[cv.Other.ID] = true
+	}
+	public, err := h.store.PublicAgents(ctx)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	for _, a := range public {
+		if !listed[a.OwnerID] {
+			out.Public = append(out.Public, a)
+		}
 	}
 	return out, nil
 }
 
 // ReachableAgents lists every agent the caller may reach now, never itself
 // (§3, §10.5 list_agents): its siblings, then the agents of contacts it may
-// reach.
+// reach (their public ones among them), then the other public agents.
 func (h *Hub) ReachableAgents(ctx context.Context, c *Caller) ([]*Agent, error) {
 	ct, err := h.ListContacts(ctx, c)
 	if err != nil {
@@ -229,5 +244,5 @@ func (h *Hub) ReachableAgents(ctx context.Context, c *Caller) ([]*Agent, error) 
 	for _, r := range ct.Contacts {
 		out = append(out, r.Agents...)
 	}
-	return out, nil
+	return append(out, ct.Public...), nil
 }
