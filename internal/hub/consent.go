@@ -260,6 +260,41 @@ func stillReachable(ctx context.Context, tx Tx, from *Agent, v *ConversationView
 	return nil
 }
 
+// personMayAdd decides whether person u may bring principal p into a
+// conversation: themselves, their own agents, their accepted contacts and
+// any public agent (§3: person → own agents; person ↔ person as contacts;
+// anyone → a public agent). Otherwise a denied Refusal names the step to
+// take; an archived agent is not_found, as resolve has it.
+func personMayAdd(ctx context.Context, r Reader, u *User, p *Principal) error {
+	if p.Kind == PrincipalUser {
+		if p.ID == u.ID {
+			return nil
+		}
+		c, err := r.Contact(ctx, u.ID, p.ID)
+		if err != nil && !errors.Is(err, ErrNoRows) {
+			return err
+		}
+		if c == nil || c.Status != ContactAccepted {
+			return deny("contact", "you and %s are not contacts; send %s a contact request first (Contacts on the dashboard, or palaver contact request), and bring them in once they accept", p.Handle, p.Handle)
+		}
+		return nil
+	}
+	a := p.Agent
+	if a == nil {
+		var err error
+		if a, err = r.AgentByID(ctx, p.ID); err != nil {
+			return lookupErr(err, "no agent has the handle %q", p.Handle)
+		}
+	}
+	switch {
+	case a.Archived():
+		return notFound("no agent has the handle %q", p.Handle)
+	case a.OwnerID == u.ID || a.Public:
+		return nil
+	}
+	return deny("public", "%s is not public: only its owner %s brings it into a conversation, or makes it public so anyone may; ask %s", p.Handle, a.OwnerHandle, a.OwnerHandle)
+}
+
 // ---- inbound asks
 
 // DecideInbound is person u letting another owner's agent in (or not). The

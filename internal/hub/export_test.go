@@ -1,5 +1,7 @@
 package hub
 
+import "context"
+
 // NewTokenForTest returns a well-formed agent token that was never minted.
 func NewTokenForTest() string { return newTokenSecret(AgentTokenPrefix) }
 
@@ -17,3 +19,12 @@ func (h *Hub) GenerationForTest() string { return h.generation }
 
 // RequestBuckets is how many tokens' request buckets h holds.
 func RequestBuckets(h *Hub) int { return h.requests.len() }
+
+// PersonMayAddForTest is personMayAdd for the principal handle names.
+func (h *Hub) PersonMayAddForTest(ctx context.Context, u *User, handle string) error {
+	p, err := resolve(ctx, h.store, handle)
+	if err != nil {
+		return err
+	}
+	return personMayAdd(ctx, h.store, u, p)
+}
