@@ -76,6 +76,7 @@ func (a *API) routes() []route {
 		{"POST /agents/{slug}/archive", noBody(a.archiveAgent)},
 		{"POST /agents/{slug}/unarchive", noBody(a.unarchiveAgent)},
 		{"PUT /agents/{slug}/mode", a.setMode},
+		{"PUT /agents/{slug}/public", a.setPublic},
 		{"PUT /agents/{slug}/grants/{contact}", a.setGrant},
 		{"GET /agents/{slug}/inbox", a.agentInbox},
 		{"GET /agents/{slug}/tokens", a.tokens},

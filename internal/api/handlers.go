@@ -161,7 +161,7 @@ func (a *API) decide(action string) handler {
 
 func agentView(ag *hub.Agent) map[string]any {
 	return map[string]any{"handle": ag.Handle(), "description": ag.Description, "goal": ag.Goal, "mode": ag.Mode,
-		"created_at": timeText(ag.CreatedAt), "archived_at": timeText(ag.ArchivedAt)}
+		"public": ag.Public, "created_at": timeText(ag.CreatedAt), "archived_at": timeText(ag.ArchivedAt)}
 }
 
 func (a *API) agents(ctx context.Context, r *request) (any, error) {
@@ -253,6 +253,24 @@ func (a *API) setMode(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	if ag, err = a.hub.SetAgentMode(ctx, ag.Handle(), in.Mode); err != nil {
+		return nil, err
+	}
+	return agentView(ag), nil
+}
+
+// setPublic marks the agent public or private (§1): {"public": true|false}.
+func (a *API) setPublic(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Public *bool `json:"public"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if in.Public == nil {
+		return nil, &hub.Error{Kind: hub.KindInvalid, Msg: `public is required: {"public": true} makes the agent public, {"public": false} private`}
+	}
+	ag, err := a.hub.SetAgentPublic(ctx, r.user, r.PathValue("slug"), *in.Public)
+	if err != nil {
 		return nil, err
 	}
 	return agentView(ag), nil
