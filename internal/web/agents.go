@@ -9,7 +9,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// Agents (§1, §2, §5): create, set mode, mint and revoke tokens, see named
+// Agents (§1, §2, §5): create, set mode, make public or private, mint and revoke tokens, see named
 // sessions and grants, archive and bring back.
 
 func (w *Web) agents(ctx context.Context, r *request) (*reply, error) {
@@ -59,6 +59,28 @@ func (w *Web) setMode(ctx context.Context, r *request) (*reply, error) {
 		return nil, err
 	}
 	return &reply{redirect: agentPath(a), notice: a.Handle() + " is now in " + a.Mode + " mode."}, nil
+}
+
+// setPublic makes the agent public (the button's public=1) or private
+// (public=0), §1.
+func (w *Web) setPublic(ctx context.Context, r *request) (*reply, error) {
+	var public bool
+	switch form(r, "public") {
+	case "1":
+		public = true
+	case "0":
+	default:
+		return nil, hub.Errorf(hub.KindInvalid, "public is 1 (make the agent public) or 0 (private), got %q", form(r, "public"))
+	}
+	a, err := w.hub.SetAgentPublic(ctx, r.user, r.PathValue("slug"), public)
+	if err != nil {
+		return nil, err
+	}
+	notice := a.Handle() + " is now private: only those you let in can reach it."
+	if a.Public {
+		notice = a.Handle() + " is now public: anyone on this server can add it to a conversation and talk to it."
+	}
+	return &reply{redirect: agentPath(a), notice: notice}, nil
 }
 
 // tokenPage shows a token minted just now, its secret this once.

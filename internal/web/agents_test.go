@@ -124,3 +124,59 @@ func TestAgentPages(t *testing.T) {
 		t.Fatalf("bob opens alice's agent: %d", p.status)
 	}
 }
+
+// TestAgentPublicControl: the agent page makes the agent public and private
+// again, with the one line that says what public means; the page and the
+// agents list show a public agent's badge; a value the buttons do not send
+// is refused, and another person's agent is not found (§1).
+func TestAgentPublicControl(t *testing.T) {
+	s := newSite(t)
+	b := s.person(t, "alice")
+	if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/desk", Description: "answers questions"}); err != nil {
+		t.Fatal(err)
+	}
+	const explained = "Anyone on this server can add a public agent to a conversation and talk to it without a grant."
+	badges := func(p *page) int {
+		n := 0
+		for _, m := range p.all("mark") {
+			if strings.Contains(attr(m, "class"), "badge-public") && text(m) == "public" {
+				n++
+			}
+		}
+		return n
+	}
+	p := b.get("/agents/desk")
+	if !strings.Contains(p.text(), explained) || badges(p) != 0 {
+		t.Fatalf("a private agent's page: badges %d, text %s", badges(p), p.text())
+	}
+	p = b.submit(p, "/agents/desk/public", nil, "public=1")
+	if a, _ := s.hub.Agent(ctx, "alice/desk"); !a.Public || !strings.Contains(p.notice(), "alice/desk is now public") {
+		t.Fatalf("make it public: %+v, %q %q", a, p.notice(), p.errorText())
+	}
+	if p.path() != "/agents/desk" || badges(p) != 1 || !strings.Contains(p.text(), explained) {
+		t.Fatalf("the public agent's page: at %s, badges %d", p.path(), badges(p))
+	}
+	if l := b.get("/agents"); badges(l) != 1 {
+		t.Fatalf("the agents list shows %d public badges, want 1: %s", badges(l), l.text())
+	}
+	p = b.submit(p, "/agents/desk/public", nil, "public=0")
+	if a, _ := s.hub.Agent(ctx, "alice/desk"); a.Public || !strings.Contains(p.notice(), "alice/desk is now private") || badges(p) != 0 {
+		t.Fatalf("make it private: %+v, %q %q, badges %d", a, p.notice(), p.errorText(), badges(p))
+	}
+	if l := b.get("/agents"); badges(l) != 0 {
+		t.Fatalf("the agents list shows %d public badges, want none", badges(l))
+	}
+	if p = b.post("/agents/desk/public", url.Values{"public": {"yes"}}); !strings.Contains(p.errorText(), "public is 1") {
+		t.Fatalf("public=yes: at %s, error %q", p.path(), p.errorText())
+	}
+	if a, _ := s.hub.Agent(ctx, "alice/desk"); a.Public {
+		t.Fatal("a refused value made the agent public")
+	}
+	bob := s.person(t, "bob")
+	if p := bob.post("/agents/desk/public", url.Values{"public": {"1"}}); p.status != 404 {
+		t.Fatalf("bob making alice's agent public: %d %s", p.status, p.text())
+	}
+	if a, _ := s.hub.Agent(ctx, "alice/desk"); a.Public {
+		t.Fatal("bob made alice's agent public")
+	}
+}
