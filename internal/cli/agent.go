@@ -14,6 +14,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		{"create", "create an agent for its owner", agentCreate},
 		{"list", "list agents, with their modes", agentList},
 		{"mode", "set an agent's mode: active, review or listen", agentMode},
+		{"public", "make an agent public (anyone may talk to it), or private with --off", agentPublic},
 		{"archive", "archive an agent: its tokens stop working", agentArchive},
 	})
 }
@@ -28,6 +29,29 @@ func agentMode(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s is now in %s mode\n", ag.Handle(), ag.Mode)
 		return nil
 	})
+}
+
+// agentPublic: palaver agent public --user OWNER --agent SLUG [--off].
+func agentPublic(ctx context.Context, e *env, args []string) error {
+	var slug string
+	var off bool
+	return asPerson(ctx, e, args, "agent public --user OWNER --agent SLUG [--off]", 0,
+		func(fs *flag.FlagSet) {
+			requiredFlag(fs, &slug, "agent", "SLUG", "the agent's slug")
+			fs.BoolVar(&off, "off", false, "make it private again")
+		},
+		func(a *admin, u *hub.User) error {
+			ag, err := a.hub.SetAgentPublic(ctx, u, slug, !off)
+			if err != nil {
+				return err
+			}
+			if ag.Public {
+				fmt.Fprintf(e.stdout, "%s is now public: anyone on this server can add it to a conversation and talk to it without a grant\n", ag.Handle())
+			} else {
+				fmt.Fprintf(e.stdout, "%s is now private\n", ag.Handle())
+			}
+			return nil
+		})
 }
 
 // agentCreate: palaver agent create OWNER/SLUG [--description TEXT] [--goal TEXT].
@@ -64,9 +88,13 @@ func agentList(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HANDLE\tMODE\tCREATED\tARCHIVED\tDESCRIPTION")
+			fmt.Fprintln(tw, "HANDLE\tMODE\tPUBLIC\tCREATED\tARCHIVED\tDESCRIPTION")
 			for _, ag := range as {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", ag.Handle(), ag.Mode, day(ag.CreatedAt), day(ag.ArchivedAt), ag.Description)
+				public := ""
+				if ag.Public {
+					public = "public"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", ag.Handle(), ag.Mode, public, day(ag.CreatedAt), day(ag.ArchivedAt), ag.Description)
 			}
 			return tw.Flush()
 		})

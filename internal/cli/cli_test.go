@@ -263,6 +263,41 @@ func TestOwnerFlow(t *testing.T) {
 	}
 }
 
+// TestAgentPublicCommand: palaver agent public makes bob's agent public,
+// so alice's planner opens a conversation with it and speaks without any
+// contact or grant, while the server runs; agent list shows it; --off
+// makes it private again and the planner's next send is denied (§1, §3).
+func TestAgentPublicCommand(t *testing.T) {
+	admin, call, _ := ownerAndAgent(t)
+	admin("user", "create", "bob")
+	admin("agent", "create", "bob/desk", "--description", "answers questions")
+	if got := call("open_conversation", `{"handles": ["bob/desk"]}`); got["status"] != "denied" {
+		t.Fatalf("opening with bob's private desk: %v, want denied", got)
+	}
+	if out := admin("agent", "public", "--user", "bob", "--agent", "desk"); out != "bob/desk is now public: anyone on this server can add it to a conversation and talk to it without a grant\n" {
+		t.Fatalf("agent public printed %q", out)
+	}
+	if list := admin("agent", "list", "--user", "bob"); !regexp.MustCompile(`(?m)^bob/desk\s+active\s+public\s`).MatchString(list) {
+		t.Fatalf("agent list does not show the desk public:\n%s", list)
+	}
+	conv, _ := call("open_conversation", `{"handles": ["bob/desk"]}`)["conversation_id"].(string)
+	if conv == "" {
+		t.Fatal("opening with bob's public desk: no conversation")
+	}
+	if got := call("send_message", `{"conversation_id": "`+conv+`", "body": "hello desk"}`); got["status"] != "sent" {
+		t.Fatalf("planner → public desk: %v", got)
+	}
+	if out := admin("agent", "public", "--user", "bob", "--agent", "desk", "--off"); out != "bob/desk is now private\n" {
+		t.Fatalf("agent public --off printed %q", out)
+	}
+	if list := admin("agent", "list", "--user", "bob"); strings.Contains(list, "public") {
+		t.Fatalf("agent list still shows the desk public:\n%s", list)
+	}
+	if got := call("send_message", `{"conversation_id": "`+conv+`", "body": "still there?"}`); got["status"] != "denied" {
+		t.Fatalf("a send to the desk made private: %v, want denied", got)
+	}
+}
+
 // TestProjectCommands: the owner's side of projects from the command line
 // while the server runs, with the agent calling the project tools.
 func TestProjectCommands(t *testing.T) {

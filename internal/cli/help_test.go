@@ -19,6 +19,7 @@ Commands:
   create   create an agent for its owner
   list     list agents, with their modes
   mode     set an agent's mode: active, review or listen
+  public   make an agent public (anyone may talk to it), or private with --off
   archive  archive an agent: its tokens stop working
 
 Run palaver agent COMMAND --help for a command's arguments and flags.
@@ -64,7 +65,7 @@ Run palaver agent COMMAND --help for a command's arguments and flags.
 		}
 	}
 	code, _, stderr := run(t, ctx, nil, "--help")
-	for _, want := range []string{"\n  agent         agents: create, list, set the mode, archive\n", "\n  conversation  ", "\n  version       print the version and VCS revision\n"} {
+	for _, want := range []string{"\n  agent         agents: create, list, set the mode, make public, archive\n", "\n  conversation  ", "\n  version       print the version and VCS revision\n"} {
 		if code != 0 || !strings.Contains(stderr, want) {
 			t.Errorf("palaver --help: exit %d, lacks %q:\n%s", code, want, stderr)
 		}
@@ -96,6 +97,10 @@ Run palaver approvals answer --help for all its flags.
 `},
 		{[]string{"project", "list"}, `palaver project list: missing --user HANDLE: the person acting
 Run palaver project list --help for all its flags.
+`},
+		{[]string{"agent", "public", "--off"}, `palaver agent public: missing --agent SLUG: the agent's slug
+palaver agent public: missing --user HANDLE: the person acting
+Run palaver agent public --help for all its flags.
 `},
 	} {
 		code, stdout, stderr := run(t, ctx, map[string]string{"PALAVER_DATABASE": "/nonexistent/palaver.db"}, tc.args...)
