@@ -70,6 +70,7 @@ func TestRegisterAgent(t *testing.T) {
 		t.Errorf("a refused registration made an agent: %v", err)
 	}
 }
+
 // public makes the agent handle (created when missing) public and returns
 // it signed in afresh.
 func public(t *testing.T, w *world, handle string) *hub.Caller {

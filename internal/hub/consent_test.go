@@ -449,8 +449,8 @@ func TestPublicAgentsListed(t *testing.T) {
 	}
 	// Once alice and bob are contacts, the desk is bob's agent the planner
 	// may reach, and listed there only.
-	w.hub.RequestContact(ctx, alice, "bob")
-	w.hub.RequestContact(ctx, bob, "alice")
+	w.hub.RequestContact(ctx, alice, "bob", "")
+	w.hub.RequestContact(ctx, bob, "alice", "")
 	if got := contactsOf(t, w, w.planner); got != "bob:allowed:bob/desk" {
 		t.Fatalf("the planner's contacts: %s; want bob allowed through the desk", got)
 	}

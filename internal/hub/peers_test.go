@@ -30,9 +30,9 @@ func peersWorld(t *testing.T) *world {
 	public(t, w, "carol/kiosk")
 	w.agent(t, "carol/secret")
 	alice, carol := w.person(t, "alice"), w.person(t, "carol")
-	w.hub.RequestContact(ctx, alice, "carol")
-	w.hub.RequestContact(ctx, carol, "alice")
-	w.hub.RequestContact(ctx, w.person(t, "dave"), "alice") // pending: not a contact
+	w.hub.RequestContact(ctx, alice, "carol", "")
+	w.hub.RequestContact(ctx, carol, "alice", "")
+	w.hub.RequestContact(ctx, w.person(t, "dave"), "alice", "") // pending: not a contact
 	return w
 }
 

@@ -631,22 +631,3 @@ func (h *Hub) SendAsPerson(ctx context.Context, u *User, in SendInput) (*SendRes
 	}
 	return h.postAsPerson(ctx, u, in)
 }
-
-// personMayAdd decides whether person u may bring p into a conversation:
-// their own agents, and the people they are contacts with.
-func personMayAdd(ctx context.Context, r Reader, u *User, p *Principal) error {
-	if p.OwnerID == u.ID {
-		return nil
-	}
-	if p.Kind == PrincipalUser {
-		c, err := r.Contact(ctx, u.ID, p.ID)
-		if err != nil && !errors.Is(err, ErrNoRows) {
-			return err
-		}
-		if c != nil && c.Status == ContactAccepted {
-			return nil
-		}
-		return deny("contact", "you and %s are not contacts; send them a contact request first", p.Handle)
-	}
-	return deny("grant", "%s is another person's agent; only your own agents can be brought in", p.Handle)
-}
