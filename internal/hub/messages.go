@@ -264,7 +264,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			if err != nil {
 				return nil, err
 			}
-			if mentions, err = roomMentions(v, in.Kind, in.Body, mentions); err != nil {
+			if mentions, err = roomMentions(v, c.Agent.ID, in.Kind, in.Body, mentions); err != nil {
 				return nil, err
 			}
 			if in.ReplyToSeq > 0 {

@@ -66,7 +66,7 @@ func (h *Hub) postAsPerson(ctx context.Context, u *User, in SendInput) (*SendRes
 		if err != nil {
 			return nil, err
 		}
-		if mentions, err = roomMentions(v, MessageText, in.Body, mentions); err != nil {
+		if mentions, err = roomMentions(v, u.ID, MessageText, in.Body, mentions); err != nil {
 			return nil, err
 		}
 		now := h.now()

@@ -420,27 +420,26 @@ func mentionsIn(ps []Participant, body string) []string {
 // roomMentions applies a room's rule to a send's mentions (§10.5): a text
 // message in a room is work for those it mentions, so it must mention
 // someone — given, or written in the body as @handle.
-func roomMentions(v *ConversationView, kind, body string, mentions []string) ([]string, error) {
+func roomMentions(v *ConversationView, senderID, kind, body string, mentions []string) ([]string, error) {
 	if !v.Conversation.ByMention || kind != MessageText || len(mentions) > 0 {
 		return mentions, nil
 	}
 	if mentions = mentionsIn(v.Participants, body); len(mentions) > 0 {
 		return mentions, nil
 	}
-	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions nobody: give mentions (participants' handles, like [%q]) or write @handle in the message; to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", exampleHandle(v.Participants))
+	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions nobody: give mentions (participants' handles, like [%q]) or write @handle in the message; to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", exampleHandle(v.Participants, senderID))
 }
 
-// exampleHandle is a participant's handle to show in a message.
-func exampleHandle(ps []Participant) string {
-	for _, p := range ps {
-		if p.Kind == PrincipalAgent {
-			return p.Handle
+// exampleHandle is the handle of a participant other than the sender to
+// show in a message, an agent's first.
+func exampleHandle(ps []Participant, senderID string) string {
+	example := "alice/planner"
+	for _, p := range slices.Backward(ps) {
+		if p.PrincipalID != senderID && (p.Kind == PrincipalAgent || example == "alice/planner") {
+			example = p.Handle
 		}
 	}
-	if len(ps) > 0 {
-		return ps[0].Handle
-	}
-	return "alice/planner"
+	return example
 }
 
 // Work statuses (§5, §10.5): what an agent lists of its work in one
