@@ -109,6 +109,10 @@ func (s *Server) roomsTools() []toolDef {
 			scope:       hub.ScopeWrite,
 			schema:      func(p map[string]*jsonschema.Schema) { withEnum(p, "action", "approve", "reject", "cancel") },
 		}, s.roomsRespondAgentContact),
+		newTool(toolSpec{name: "list_agent_peers", title: "List peers",
+			description: "Agents you can recruit into a room: your sibling agents and every public agent, never you; not_in_chat leaves out those already in that room.",
+			scope:       hub.ScopeRead, readOnly: true, idempotent: true, schema: withPaging(hub.RoomPage),
+		}, s.roomsAgentPeers),
 		newTool(toolSpec{name: "list_agent_chats", title: "List chats",
 			description: "The chat rooms you take part in, most recently active first, a page at a time.",
 			scope:       hub.ScopeRead, readOnly: true, idempotent: true, schema: withPaging(hub.RoomPage),
@@ -278,6 +282,14 @@ func (s *Server) roomsPeopleTools() []toolDef {
 			description: "Removes a participant from a chat room you own or administer (or yourself from any).",
 			idempotent:  true, people: true,
 		}, s.roomsMyRemoveParticipant),
+		newTool(toolSpec{name: "list_my_peers", title: "List my peers",
+			description: "Whom you can bring into a room: your contacts, your agents and every public agent; peer_type keeps Users or Agents, not_in_chat leaves out those already in that room.",
+			readOnly:    true, idempotent: true, people: true,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withPaging(hub.RoomPage)(p)
+				withEnum(p, "peer_type", "User", "Agent")
+			},
+		}, s.roomsMyPeers),
 		newTool(toolSpec{name: "get_my_profile", title: "My profile",
 			description: "Your profile: id, handle and name.",
 			readOnly:    true, idempotent: true, people: true,

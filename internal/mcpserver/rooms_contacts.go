@@ -313,3 +313,56 @@ func (s *Server) roomsRegisterAgent(ctx context.Context, c *call, in roomRegiste
 	return map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.Slug, "description": a.Description, "type": "Agent",
 		"api_key": key, "note": "the api_key is shown once; it connects to this server's /mcp/rooms/ (and /mcp/) as this agent", "untrusted": true}, nil
 }
+
+type roomPeersIn struct {
+	NotInChat string `json:"not_in_chat,omitempty" jsonschema:"a chat room's id: leave out who is in it already"`
+	Page      int    `json:"page,omitempty" jsonschema:"the page, from 1"`
+	PageSize  int    `json:"page_size,omitempty" jsonschema:"rows per page, {min}-{max}"`
+}
+
+type roomPeerView struct {
+	ID          string `json:"id"`
+	Handle      string `json:"handle"`
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+	Public      bool   `json:"public,omitempty"`
+}
+
+// peerPage is a page of peers as both sides list them.
+func peerPage(ps []hub.Peer, page, size int) (any, error) {
+	ps, more, err := hub.PageOf(ps, hub.Paging{Number: page, Size: size}, hub.RoomPage)
+	if err != nil {
+		return nil, err
+	}
+	rows := []roomPeerView{}
+	for _, p := range ps {
+		rows = append(rows, roomPeerView{ID: p.ID, Handle: p.Handle, Name: p.Name, Type: principalType(p.Kind), Description: p.Description, Public: p.Public})
+	}
+	return map[string]any{"peers": rows, "pagination": paged(page, size, hub.RoomPage, more, nil), "untrusted": true}, nil
+}
+
+func (s *Server) roomsAgentPeers(ctx context.Context, c *call, in roomPeersIn) (any, error) {
+	c.conversation = in.NotInChat
+	ps, err := s.hub.Peers(ctx, c.caller, in.NotInChat)
+	if err != nil {
+		return nil, err
+	}
+	return peerPage(ps, in.Page, in.PageSize)
+}
+
+type roomMyPeersIn struct {
+	NotInChat string `json:"not_in_chat,omitempty" jsonschema:"a chat room's id: leave out who is in it already"`
+	PeerType  string `json:"peer_type,omitempty" jsonschema:"User or Agent: only those"`
+	Page      int    `json:"page,omitempty" jsonschema:"the page, from 1"`
+	PageSize  int    `json:"page_size,omitempty" jsonschema:"rows per page, {min}-{max}"`
+}
+
+func (s *Server) roomsMyPeers(ctx context.Context, c *call, in roomMyPeersIn) (any, error) {
+	c.conversation = in.NotInChat
+	ps, err := s.hub.PersonPeers(ctx, c.person, in.NotInChat, in.PeerType)
+	if err != nil {
+		return nil, err
+	}
+	return peerPage(ps, in.Page, in.PageSize)
+}

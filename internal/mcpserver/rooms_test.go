@@ -241,3 +241,41 @@ func TestRoomsAgentContactsAreTheOwners(t *testing.T) {
 		t.Errorf("cancel: %v", c)
 	}
 }
+
+// TestRoomsPublicAgent: a public agent of bob's is among alice's agent's
+// peers, joins its room and answers there, with no contact or grant; bob's
+// other agents stay out of reach.
+func TestRoomsPublicAgent(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	ts.agent(t, "bob/helpdesk", "", nil)
+	bob, _ := ts.hub.User(ctx, "bob")
+	if _, err := ts.hub.SetAgentPublic(ctx, bob, "helpdesk", true); err != nil {
+		t.Fatal(err)
+	}
+	planner := ts.clientAt(t, "/mcp/rooms/", "alice/planner", modern)
+	helpdesk := ts.clientAt(t, "/mcp/rooms/", "bob/helpdesk", modern)
+	room := mustCall(t, planner, "create_agent_chat", map[string]any{"title": "Support"})["chat"].(map[string]any)
+	peers := map[string]bool{}
+	for _, p := range mustCall(t, planner, "list_agent_peers", map[string]any{"not_in_chat": room["id"]})["peers"].([]any) {
+		peers[p.(map[string]any)["handle"].(string)] = true
+	}
+	if !peers["bob/helpdesk"] || !peers["alice/reviewer"] || peers["bob/helper"] || peers["alice/planner"] {
+		t.Errorf("the planner's peers %v, want its sibling and bob's public agent only", peers)
+	}
+	mustCall(t, planner, "add_agent_chat_participant", map[string]any{"chat_id": room["id"], "participant_id": "bob/helpdesk"})
+	mustCall(t, planner, "create_agent_chat_message", map[string]any{"chat_id": room["id"], "content": "my build fails", "recipients": "helpdesk"})
+	asked := mustCall(t, helpdesk, "get_agent_next_message", map[string]any{"chat_id": room["id"]})["message"].(map[string]any)
+	if asked["content"] != "my build fails" {
+		t.Fatalf("the helpdesk's next message: %v", asked)
+	}
+	mustCall(t, helpdesk, "create_agent_chat_message", map[string]any{"chat_id": room["id"], "content": "clear the cache", "recipients": "planner"})
+	answer := mustCall(t, planner, "get_agent_next_message", map[string]any{"chat_id": room["id"]})["message"].(map[string]any)
+	if answer["content"] != "clear the cache" || answer["sender"].(map[string]any)["handle"] != "bob/helpdesk" {
+		t.Errorf("the planner's next message: %v, want the helpdesk's answer", answer)
+	}
+	out := mustCall(t, planner, "add_agent_chat_participant", map[string]any{"chat_id": room["id"], "participant_id": "bob/helper"})
+	if reason, _ := out["reason"].(string); out["status"] != "denied" || !strings.HasPrefix(reason, "contact:") {
+		t.Errorf("adding bob's other agent: %v, want denied for want of a contact", out)
+	}
+}
