@@ -24,7 +24,8 @@ func TestDocsStateTheSchemasNumbers(t *testing.T) {
 		sections[title] = body
 	}
 	s := &Server{}
-	for section, tools := range map[string][]toolDef{"The tools": s.defaultTools(), "The inbox profile": s.inboxTools()} {
+	for section, tools := range map[string][]toolDef{"The tools": s.defaultTools(), "The inbox profile": s.inboxTools(),
+		"The rooms profile: agent side": s.roomsTools(), "The rooms profile: user side": s.roomsPeopleTools()} {
 		checkDocTable(t, section, sections[section], tools)
 	}
 }

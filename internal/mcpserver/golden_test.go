@@ -107,8 +107,12 @@ func rpcAt(t *testing.T, ts *testServer, path, token, method string, params any)
 // resources, templates and prompts.
 func TestGoldenSurface(t *testing.T) {
 	ts := newTestServer(t)
-	token := ts.tokens["alice/planner"]
-	for _, p := range []struct{ path, golden string }{{"/mcp/", "surface.txtar"}, {"/mcp/inbox/", "inbox_surface.txtar"}} {
+	ts.person(t, "alice")
+	for _, p := range []struct{ path, golden, as string }{
+		{"/mcp/", "surface.txtar", "alice/planner"}, {"/mcp/inbox/", "inbox_surface.txtar", "alice/planner"},
+		{"/mcp/rooms/", "rooms_surface.txtar", "alice/planner"}, {"/mcp/rooms/", "rooms_people_surface.txtar", "alice"},
+	} {
+		token := ts.tokens[p.as]
 		meta := map[string]any{"io.modelcontextprotocol/protocolVersion": modern, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
 		_, body := ts.post(t, context.Background(), p.path, token,
 			`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":`+string(must(json.Marshal(meta)))+`}}`,
@@ -121,10 +125,10 @@ func TestGoldenSurface(t *testing.T) {
 		for _, method := range []string{"tools/list", "resources/list", "resources/templates/list", "prompts/list"} {
 			files = append(files, txtar.File{Name: method, Data: []byte(pretty(t, rpcAt(t, ts, p.path, token, method, map[string]any{})))})
 		}
-		checkGolden(t, p.golden, "What a client of "+p.path+" sees: server/discover (2026-07-28), tools/list, resources, templates and prompts.\n", files)
+		checkGolden(t, p.golden, "What a client of "+p.path+" sees with "+p.as+"'s token: server/discover (2026-07-28), tools/list, resources, templates and prompts.\n", files)
 		tools := rpcAt(t, ts, p.path, token, "tools/list", map[string]any{}).(map[string]any)["tools"].([]any)
 		size := len(must(json.Marshal(tools)))
-		t.Logf("%s: %d tools, tools/list is %d bytes", p.path, len(tools), size)
+		t.Logf("%s as %s: %d tools, tools/list is %d bytes", p.path, p.as, len(tools), size)
 		if size > 32<<10 { // every byte of it is in each agent's context window
 			t.Errorf("%s: tools/list is %d bytes, over 32 KiB", p.path, size)
 		}
@@ -146,22 +150,7 @@ func TestGoldenCalls(t *testing.T) {
 	var conv, msgID, cursor string
 	step := func(as, tool string, args map[string]any) map[string]any {
 		t.Helper()
-		argsJSON, _ := json.Marshal(args)
-		if bytes.Equal(argsJSON, []byte("null")) {
-			argsJSON = []byte("{}")
-		}
-		res := rpc(t, ts, ts.tokens[as], "tools/call", map[string]any{"name": tool, "arguments": json.RawMessage(argsJSON)}).(map[string]any)
-		sc, _ := res["structuredContent"].(map[string]any)
-		// The text copy is the same JSON (§10.2); the transcript keeps one.
-		var text map[string]any
-		content, _ := res["content"].([]any)
-		if len(content) != 1 || json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &text) != nil || !cmp.Equal(text, sc) {
-			t.Fatalf("%s: text content is not the structured content's JSON: %v", tool, res)
-		}
-		delete(res, "content")
-		name := fmt.Sprintf("%02d %s as %s %s", len(files)+1, tool, as, n.normalize(string(argsJSON)))
-		files = append(files, txtar.File{Name: name, Data: []byte(n.normalize(pretty(t, res)))})
-		return sc
+		return stepAt(t, ts, n, &files, "/mcp/", as, tool, args)
 	}
 	cursor = step("alice/reviewer", "whoami", nil)["latest_cursor"].(string)
 	conv = step("alice/planner", "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
@@ -181,4 +170,59 @@ func TestGoldenCalls(t *testing.T) {
 	}
 	step("alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "Ready to ship?", "client_msg_id": "plan-2"})
 	checkGolden(t, "calls.txtar", "Representative tool calls (older era, plain JSON-RPC) and their results.\nIds, times, traces and cursors are replaced by placeholders.\n", files)
+}
+
+// stepAt calls a tool of the profile at path as the token named as, and
+// appends the call and its normalized result to files; it returns the
+// structured result.
+func stepAt(t *testing.T, ts *testServer, n *normalizer, files *[]txtar.File, path, as, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	argsJSON, _ := json.Marshal(args)
+	if bytes.Equal(argsJSON, []byte("null")) {
+		argsJSON = []byte("{}")
+	}
+	res := rpcAt(t, ts, path, ts.tokens[as], "tools/call", map[string]any{"name": tool, "arguments": json.RawMessage(argsJSON)}).(map[string]any)
+	sc, _ := res["structuredContent"].(map[string]any)
+	// The text copy is the same JSON (§10.2); the transcript keeps one.
+	var text map[string]any
+	content, _ := res["content"].([]any)
+	if len(content) != 1 || json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &text) != nil || !cmp.Equal(text, sc) {
+		t.Fatalf("%s: text content is not the structured content's JSON: %v", tool, res)
+	}
+	delete(res, "content")
+	name := fmt.Sprintf("%02d %s as %s %s", len(*files)+1, tool, as, n.normalize(string(argsJSON)))
+	*files = append(*files, txtar.File{Name: name, Data: []byte(n.normalize(pretty(t, res)))})
+	return sc
+}
+
+// TestGoldenRoomsCalls freezes the rooms profile's calls with an agent's
+// token and with a person's: a room, a mention, the processing loop, an
+// event post, the context, and the user side's view of the same room.
+func TestGoldenRoomsCalls(t *testing.T) {
+	ts := newTestServer(t)
+	ts.person(t, "alice")
+	n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+	var files []txtar.File
+	step := func(as, tool string, args map[string]any) map[string]any {
+		t.Helper()
+		return stepAt(t, ts, n, &files, "/mcp/rooms/", as, tool, args)
+	}
+	chat := step("alice/planner", "create_agent_chat", map[string]any{"title": "Release"})["chat"].(map[string]any)["id"]
+	step("alice/planner", "add_agent_chat_participant", map[string]any{"chat_id": chat, "participant_id": "alice/reviewer"})
+	step("alice/planner", "create_agent_chat_message", map[string]any{"chat_id": chat, "content": "hello"})
+	msg := step("alice/planner", "create_agent_chat_message", map[string]any{"chat_id": chat, "content": "Please review the notes", "recipients": "reviewer"})["message"].(map[string]any)["id"]
+	step("alice/planner", "create_agent_chat_event", map[string]any{"chat_id": chat, "content": "Calling get_weather", "message_type": "tool_call",
+		"metadata": `{"function": {"name": "get_weather", "arguments": {"city": "NYC"}}, "id": "call_1", "type": "function"}`})
+	step("alice/reviewer", "get_agent_next_message", map[string]any{"chat_id": chat})
+	step("alice/reviewer", "mark_agent_message_processed", map[string]any{"chat_id": chat, "message_id": msg})
+	step("alice/reviewer", "mark_agent_message_processing", map[string]any{"chat_id": chat, "message_id": msg})
+	step("alice/reviewer", "mark_agent_message_failed", map[string]any{"chat_id": chat, "message_id": msg, "error": "the notes are not there yet"})
+	step("alice/reviewer", "list_agent_messages", map[string]any{"chat_id": chat})
+	step("alice/planner", "get_agent_chat_context", map[string]any{"chat_id": chat})
+	step("alice/planner", "list_agent_peers", map[string]any{"not_in_chat": chat})
+	step("alice/planner", "respond_to_agent_contact_request", map[string]any{"action": "approve", "handle": "bob"})
+	step("alice", "list_my_chat_participants", map[string]any{"chat_id": chat})
+	step("alice", "list_my_chat_messages", map[string]any{"chat_id": chat, "message_type": "text"})
+	step("alice", "get_my_profile", nil)
+	checkGolden(t, "rooms_calls.txtar", "The rooms profile's calls (older era, plain JSON-RPC) with agents' tokens and a person's.\nIds, times, traces and cursors are replaced by placeholders.\n", files)
 }
