@@ -108,7 +108,7 @@ func TestProfilesAreExactPaths(t *testing.T) {
 	ts := newTestServer(t)
 	token := ts.tokens["alice/planner"]
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
-	for path, tools := range map[string]int{"/mcp": 25, "/mcp/": 25, "/mcp/inbox": 10, "/mcp/inbox/": 10} {
+	for path, tools := range map[string]int{"/mcp": 25, "/mcp/": 25, "/mcp/inbox": 10, "/mcp/inbox/": 10, "/mcp/rooms": 22, "/mcp/rooms/": 22} {
 		resp, body := ts.post(t, context.Background(), path, token, list, nil)
 		if resp.StatusCode != http.StatusOK || strings.Count(string(body), `"inputSchema"`) != tools {
 			t.Errorf("%s: %d with %d tools, want 200 with %d", path, resp.StatusCode, strings.Count(string(body), `"inputSchema"`), tools)
@@ -118,6 +118,15 @@ func TestProfilesAreExactPaths(t *testing.T) {
 		resp, _ := ts.post(t, context.Background(), path, token, list, nil)
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+	// A person's token gets the rooms profile's user side there, and a 401
+	// at every other profile.
+	ts.person(t, "alice")
+	for path, want := range map[string]int{"/mcp/rooms": http.StatusOK, "/mcp/rooms/": http.StatusOK, "/mcp/": http.StatusUnauthorized, "/mcp/inbox/": http.StatusUnauthorized} {
+		resp, body := ts.post(t, context.Background(), path, ts.tokens["alice"], list, nil)
+		if resp.StatusCode != want || (want == http.StatusOK && strings.Count(string(body), `"inputSchema"`) != 23) {
+			t.Errorf("%s with a person's token: %d %.200s, want %d", path, resp.StatusCode, body, want)
 		}
 	}
 	// A profile's resources and its own 401 challenge name its path.
