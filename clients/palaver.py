@@ -19,7 +19,7 @@ Environment:
                       that takes one, unless the arguments name one
 
 Options, before the command:
-    --profile NAME    the tool profile: default (/mcp/) or inbox (/mcp/inbox/)
+    --profile NAME    the tool profile: default (/mcp/), inbox (/mcp/inbox/) or rooms (/mcp/rooms/)
     --path PATH       the MCP endpoint's path, like /mcp/inbox/
 
 Commands:
@@ -54,7 +54,7 @@ import urllib.request
 
 VERSION = "1"
 PROTOCOL = "2026-07-28"
-PROFILES = {"default": "/mcp/", "inbox": "/mcp/inbox/"}
+PROFILES = {"default": "/mcp/", "inbox": "/mcp/inbox/", "rooms": "/mcp/rooms/"}
 MAX_WAIT = 55
 FIRST_BACKOFF, LAST_BACKOFF = 0.25, 10  # seconds between tries while the server is away
 

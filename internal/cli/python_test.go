@@ -229,7 +229,8 @@ func TestServedPythonClient(t *testing.T) {
 			"palaver.py: the server at " + base + "/mcp/ refused the token in PALAVER_TOKEN: the token's checksum does not match: it was mistyped or cut\n"},
 		{"no token", []string{"PALAVER_URL=" + base}, []string{"tools"}, 2, "", "palaver.py: PALAVER_TOKEN is not set: "},
 		{"arguments not JSON", env("reviewer"), []string{"call", "check_inbox", "{limit: 5}"}, 2, "", "palaver.py: the arguments of check_inbox are not JSON: "},
-		{"an unknown profile", env("reviewer"), []string{"--profile", "rooms", "tools"}, 2, "", "palaver.py: --profile rooms: give one of default, inbox\n"},
+		{"an unknown profile", env("reviewer"), []string{"--profile", "lobby", "tools"}, 2, "", "palaver.py: --profile lobby: give one of default, inbox, rooms\n"},
+		{"the rooms profile", env("reviewer"), []string{"--profile", "rooms", "tools"}, 0, "get_agent_next_message\tNext message", ""},
 		{"no server", []string{"PALAVER_URL=http://127.0.0.1:1", "PALAVER_TOKEN=" + tokens["planner"]}, []string{"tools"}, 1, "", "palaver.py: cannot reach a Palaver server at http://127.0.0.1:1/mcp/: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
