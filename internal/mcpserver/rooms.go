@@ -324,6 +324,16 @@ func paged(number, size int, page hub.Page, more bool, total *int) pageView {
 	return pageView{Page: number, PageSize: size, HasMore: more, Total: total}
 }
 
+// pageOf cuts a page of a whole listing out of rows by number and size,
+// with where the page stands.
+func pageOf[T any](rows []T, number, size int) ([]T, pageView, error) {
+	rows, more, err := hub.PageOf(rows, hub.Paging{Number: number, Size: size}, hub.RoomPage)
+	if rows == nil {
+		rows = []T{}
+	}
+	return rows, paged(number, size, hub.RoomPage, more, nil), err
+}
+
 // principalType is a principal kind in this profile's words.
 func principalType(kind string) string {
 	if kind == hub.PrincipalAgent {
@@ -831,7 +841,7 @@ func (s *Server) roomsMyAgents(ctx context.Context, c *call, in roomsPageIn) (an
 	if err != nil {
 		return nil, err
 	}
-	as, more, err := hub.PageOf(as, hub.Paging{Number: in.Page, Size: in.PageSize}, hub.RoomPage)
+	as, pg, err := pageOf(as, in.Page, in.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -840,5 +850,5 @@ func (s *Server) roomsMyAgents(ctx context.Context, c *call, in roomsPageIn) (an
 		rows = append(rows, map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.Slug, "description": a.Description, "mode": a.Mode,
 			"created_at": timeText(a.CreatedAt)})
 	}
-	return map[string]any{"agents": rows, "pagination": paged(in.Page, in.PageSize, hub.RoomPage, more, nil), "untrusted": true}, nil
+	return map[string]any{"agents": rows, "pagination": pg, "untrusted": true}, nil
 }

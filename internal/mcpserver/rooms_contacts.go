@@ -48,11 +48,11 @@ func (s *Server) roomsAgentContacts(ctx context.Context, c *call, in roomsPageIn
 			rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.Slug, Type: "Agent", Description: a.Description, Relation: "agent of " + r.Person.Handle})
 		}
 	}
-	page, more, err := hub.PageOf(rows, hub.Paging{Number: in.Page, Size: in.PageSize}, hub.RoomPage)
+	page, pg, err := pageOf(rows, in.Page, in.PageSize)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"contacts": page, "pagination": paged(in.Page, in.PageSize, hub.RoomPage, more, nil), "untrusted": true}, nil
+	return map[string]any{"contacts": page, "pagination": pg, "untrusted": true}, nil
 }
 
 type roomAddContactIn struct {
@@ -101,7 +101,7 @@ func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in room
 	if err != nil {
 		return nil, err
 	}
-	rs, more, err := hub.PageOf(rs, hub.Paging{Number: in.Page, Size: in.PageSize}, hub.RoomPage)
+	rs, pg, err := pageOf(rs, in.Page, in.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in room
 			CreatedAt: timeText(r.CreatedAt), DecidedAt: timeText(r.DecidedAt)})
 	}
 	// Requests to an agent go to its owner, so an agent receives none.
-	return map[string]any{"received": []any{}, "sent": sent, "pagination": paged(in.Page, in.PageSize, hub.RoomPage, more, nil), "untrusted": true}, nil
+	return map[string]any{"received": []any{}, "sent": sent, "pagination": pg, "untrusted": true}, nil
 }
 
 type roomRespondIn struct {
@@ -155,14 +155,11 @@ func (s *Server) roomsMyContacts(ctx context.Context, c *call, in roomsPageIn) (
 				"handle": v.Other.Handle, "since": timeText(v.Contact.DecidedAt)})
 		}
 	}
-	page, more, err := hub.PageOf(rows, hub.Paging{Number: in.Page, Size: in.PageSize}, hub.RoomPage)
+	page, pg, err := pageOf(rows, in.Page, in.PageSize)
 	if err != nil {
 		return nil, err
 	}
-	if page == nil {
-		page = []map[string]any{}
-	}
-	return map[string]any{"contacts": page, "pagination": paged(in.Page, in.PageSize, hub.RoomPage, more, nil), "untrusted": true}, nil
+	return map[string]any{"contacts": page, "pagination": pg, "untrusted": true}, nil
 }
 
 type roomCreateRequestIn struct {
@@ -195,7 +192,7 @@ func (s *Server) contactRequests(ctx context.Context, c *call, sent bool, status
 	if err != nil {
 		return nil, err
 	}
-	rs, more, err := hub.PageOf(rs, hub.Paging{Number: in.Page, Size: in.PageSize}, hub.RoomPage)
+	rs, pg, err := pageOf(rs, in.Page, in.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +207,7 @@ func (s *Server) contactRequests(ctx context.Context, c *call, sent bool, status
 		}
 		rows = append(rows, v)
 	}
-	return map[string]any{"requests": rows, "pagination": paged(in.Page, in.PageSize, hub.RoomPage, more, nil), "untrusted": true}, nil
+	return map[string]any{"requests": rows, "pagination": pg, "untrusted": true}, nil
 }
 
 func (s *Server) roomsReceivedRequests(ctx context.Context, c *call, in roomsPageIn) (any, error) {
@@ -331,7 +328,7 @@ type roomPeerView struct {
 
 // peerPage is a page of peers as both sides list them.
 func peerPage(ps []hub.Peer, page, size int) (any, error) {
-	ps, more, err := hub.PageOf(ps, hub.Paging{Number: page, Size: size}, hub.RoomPage)
+	ps, pg, err := pageOf(ps, page, size)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +336,7 @@ func peerPage(ps []hub.Peer, page, size int) (any, error) {
 	for _, p := range ps {
 		rows = append(rows, roomPeerView{ID: p.ID, Handle: p.Handle, Name: p.Name, Type: principalType(p.Kind), Description: p.Description, Public: p.Public})
 	}
-	return map[string]any{"peers": rows, "pagination": paged(page, size, hub.RoomPage, more, nil), "untrusted": true}, nil
+	return map[string]any{"peers": rows, "pagination": pg, "untrusted": true}, nil
 }
 
 func (s *Server) roomsAgentPeers(ctx context.Context, c *call, in roomPeersIn) (any, error) {
