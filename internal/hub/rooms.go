@@ -17,61 +17,6 @@ import (
 // admins. An agent works through a room's messages one at a time: the
 // oldest not yet processed, a stuck one included, comes next.
 
-// The rooms' pages: a page number and a page size, the first page 1.
-var (
-	RoomPage    = Page{Default: 20, Max: 100} // lists of rooms, participants, peers, contacts, work
-	ContextPage = Page{Default: 50, Max: 100} // a room's context for one agent
-	PageNumbers = Range{1, 1_000_000}
-)
-
-// Paging is a page of a listing by number: Number 1 is the first, Size
-// how many are on a page (0: the listing's default).
-type Paging struct{ Number, Size int }
-
-// window checks a Paging against the listing's page and returns the rows
-// to skip and the page's size.
-func (p Page) window(pg Paging) (offset, size int, err error) {
-	if pg.Number == 0 {
-		pg.Number = 1
-	}
-	if err := PageNumbers.Check("page", int64(pg.Number)); err != nil {
-		return 0, 0, err
-	}
-	if pg.Size == 0 {
-		pg.Size = p.Default
-	}
-	if err := p.Range().Check("page_size", int64(pg.Size)); err != nil {
-		return 0, 0, err
-	}
-	return (pg.Number - 1) * pg.Size, pg.Size, nil
-}
-
-// PageOf cuts a page out of a whole listing: its rows and whether more
-// follow.
-func PageOf[T any](rows []T, pg Paging, page Page) ([]T, bool, error) {
-	offset, size, err := page.window(pg)
-	if err != nil {
-		return nil, false, err
-	}
-	end := min(offset+size, len(rows))
-	return rows[min(offset, end):end], end < len(rows), nil
-}
-
-// ParseTime reads an argument given as an ISO 8601 time ("" is none, the
-// zero time): RFC 3339 with or without fractions, or a date alone.
-func ParseTime(name, s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, invalid("", "%s must be an ISO 8601 time, like 2026-12-01T09:30:00Z (got %q)", name, echo(s))
-}
-
 // RoomSpec describes a new room.
 type RoomSpec struct {
 	Title  string // "": the task's title, or "Room"

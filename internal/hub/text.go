@@ -135,3 +135,18 @@ func span(d time.Duration) string {
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
 }
+
+// ParseTime reads an argument given as an ISO 8601 time ("" is none, the
+// zero time): RFC 3339 with or without fractions, or a date alone.
+func ParseTime(name, s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, invalid("", "%s must be an ISO 8601 time, like 2026-12-01T09:30:00Z (got %q)", name, echo(s))
+}
