@@ -232,14 +232,11 @@ func syncThreads(ctx context.Context, tx Tx, p *Project, now time.Time) ([]*Even
 			if hp.Kind != PrincipalAgent {
 				continue
 			}
-			withdrawn, err := tx.WithdrawDeliveries(ctx, hp.PrincipalID, t.ID, now)
+			withdrawn, err := withdraw(ctx, tx, hp.PrincipalID, t.ID, now)
 			if err != nil {
 				return nil, err
 			}
-			for _, id := range withdrawn {
-				data, _ := json.Marshal(map[string]any{"message_id": id})
-				events = append(events, &Event{RecipientID: hp.PrincipalID, Type: EventMessageWithdrawn, ConversationID: t.ID, Data: data, CreatedAt: now})
-			}
+			events = append(events, withdrawn...)
 		}
 	}
 	return events, nil
@@ -277,4 +274,19 @@ func threadParticipants(ctx context.Context, r Reader, p *Project) ([]Participan
 func projectAgentsEvent(agentID string, p *Project, change, access string, now time.Time) *Event {
 	data, _ := json.Marshal(map[string]any{"project_id": p.ID, "name": p.Name, "change": change, "access": access})
 	return &Event{RecipientID: agentID, Type: EventProjectAgents, Data: data, CreatedAt: now}
+}
+
+// withdraw takes the agent's waiting deliveries in a conversation it left
+// out of its inbox, and tells it of each with message.withdrawn (no body).
+func withdraw(ctx context.Context, tx Tx, agentID, conversationID string, now time.Time) ([]*Event, error) {
+	ids, err := tx.WithdrawDeliveries(ctx, agentID, conversationID, now)
+	if err != nil {
+		return nil, err
+	}
+	var events []*Event
+	for _, id := range ids {
+		data, _ := json.Marshal(map[string]any{"message_id": id})
+		events = append(events, &Event{RecipientID: agentID, Type: EventMessageWithdrawn, ConversationID: conversationID, Data: data, CreatedAt: now})
+	}
+	return events, nil
 }

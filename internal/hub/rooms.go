@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 	"slices"
@@ -122,7 +121,7 @@ func mayManage(v *ConversationView, actorID, role string, removing bool) error {
 	case me.Role == RoleOwner || me.Role == RoleAdmin:
 		return nil
 	case v.Conversation.ByMention || removing:
-		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this room adds or removes participants; ask one of them (list the participants to see who)"}
+		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this conversation adds or removes participants here; ask one of them (list the participants to see who)"}
 	case role == RoleAdmin:
 		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this conversation makes others admins"}
 	}
@@ -152,7 +151,7 @@ func (h *Hub) AddParticipantAs(ctx context.Context, c *Caller, conversationID, w
 			return asks, err
 		}
 		view = v
-		return h.join(ctx, tx, v, targets[0], role)
+		return h.join(ctx, tx, v, c.Agent.ID, targets[0], role)
 	})
 	if err != nil {
 		return nil, err
@@ -184,7 +183,7 @@ func (h *Hub) AddParticipantAsPerson(ctx context.Context, u *User, conversationI
 			return nil, err
 		}
 		view = v
-		return h.join(ctx, tx, v, p, role)
+		return h.join(ctx, tx, v, u.ID, p, role)
 	})
 	if err != nil {
 		return nil, asOutcome(err)
@@ -205,15 +204,21 @@ func personInRoom(ctx context.Context, tx Tx, u *User, conversationID string) (*
 	return v, err
 }
 
-// join adds target to v with role (or changes the role of one already
-// there) and returns the conversation.opened event for a newcomer.
-func (h *Hub) join(ctx context.Context, tx Tx, v *ConversationView, target *Principal, role string) ([]*Event, error) {
+// join adds target to v with role on actorID's behalf (or changes the role
+// of one already there: an owner's only by an owner, and never the last
+// owner's) and returns the conversation.opened event for a newcomer.
+func (h *Hub) join(ctx context.Context, tx Tx, v *ConversationView, actorID string, target *Principal, role string) ([]*Event, error) {
 	old, there := participant(v.Participants, target.ID)
+	actor, _ := participant(v.Participants, actorID)
 	switch {
 	case there && (role == "" || old.Role == role):
 		return nil, nil
 	case role == "":
 		role = RoleMember
+	case there && old.Role == RoleOwner && actor.Role != RoleOwner:
+		return nil, &Error{Kind: KindForbidden, Msg: "only an owner of this conversation changes an owner's role"}
+	case there && onlyOwner(v.Participants, old):
+		return nil, invalid("", "%s is this conversation's only owner and stays one; make someone else owner first", old.Handle)
 	}
 	if !there {
 		if err := checkMix(ctx, tx, target, v.Participants); err != nil {
@@ -281,16 +286,8 @@ func (h *Hub) leave(ctx context.Context, tx Tx, v *ConversationView, actorID, wh
 			return nil, err
 		}
 	}
-	if p.Role == RoleOwner {
-		owners := 0
-		for _, o := range v.Participants {
-			if o.Role == RoleOwner {
-				owners++
-			}
-		}
-		if owners == 1 {
-			return nil, invalid("", "%s is this conversation's only owner and stays; make someone else owner first", p.Handle)
-		}
+	if onlyOwner(v.Participants, p) {
+		return nil, invalid("", "%s is this conversation's only owner and stays; make someone else owner first", p.Handle)
 	}
 	now := h.now()
 	if err := tx.LeaveConversation(ctx, v.Conversation.ID, p.PrincipalID, now); err != nil {
@@ -298,17 +295,26 @@ func (h *Hub) leave(ctx context.Context, tx Tx, v *ConversationView, actorID, wh
 	}
 	var events []*Event
 	if p.Kind == PrincipalAgent {
-		withdrawn, err := tx.WithdrawDeliveries(ctx, p.PrincipalID, v.Conversation.ID, now)
-		if err != nil {
+		if events, err = withdraw(ctx, tx, p.PrincipalID, v.Conversation.ID, now); err != nil {
 			return nil, err
-		}
-		for _, id := range withdrawn {
-			data, _ := json.Marshal(map[string]any{"message_id": id})
-			events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageWithdrawn, ConversationID: v.Conversation.ID, Data: data, CreatedAt: now})
 		}
 	}
 	v.Participants, err = tx.Participants(ctx, v.Conversation.ID)
 	return events, err
+}
+
+// onlyOwner reports whether p is the one owner among ps.
+func onlyOwner(ps []Participant, p *Participant) bool {
+	if p.Role != RoleOwner {
+		return false
+	}
+	owners := 0
+	for _, o := range ps {
+		if o.Role == RoleOwner {
+			owners++
+		}
+	}
+	return owners == 1
 }
 
 // findParticipant finds the participant a reference names: a handle (with
@@ -564,7 +570,10 @@ func (h *Hub) Room(ctx context.Context, c *Caller, conversationID string) (*Conv
 // participants.
 func (h *Hub) PersonRoom(ctx context.Context, u *User, conversationID string) (*ConversationView, error) {
 	v, _, err := personAccess(ctx, h.store, u, conversationID)
-	return v, asOutcome(err)
+	if err != nil {
+		return nil, asOutcome(err)
+	}
+	return v, nil
 }
 
 // SendAsPerson is a person's message into a conversation (§4), with the

@@ -120,6 +120,9 @@ func TestRoomParticipants(t *testing.T) {
 	if _, err := w.hub.RemoveParticipant(ctx, w.planner, conv, "alice/planner"); code(err) != "invalid_argument" {
 		t.Errorf("the last owner leaving: %v, want invalid_argument", err)
 	}
+	if _, err := w.hub.AddParticipantAs(ctx, w.reviewer, conv, "alice/planner", hub.RoleMember); code(err) != "forbidden" {
+		t.Errorf("an admin demoting the owner: %v, want forbidden", err)
+	}
 
 	waiting := w.send(t, w.planner, conv, "@scout start here")
 	if _, err := w.hub.RemoveParticipant(ctx, scout, conv, "alice/reviewer"); code(err) != "forbidden" {
@@ -283,6 +286,12 @@ func TestRoomsOfPeople(t *testing.T) {
 	}
 	if _, err := w.hub.AddParticipantAsPerson(ctx, alice, conv, "alice/planner", ""); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := w.hub.AddParticipantAsPerson(ctx, alice, conv, "alice", hub.RoleMember); code(err) != "invalid_argument" {
+		t.Errorf("the last owner stepping down: %v, want invalid_argument", err)
+	}
+	if v, err := w.hub.PersonRoom(ctx, alice, conv); err != nil || len(v.Participants) != 2 {
+		t.Errorf("alice's room: %+v %v, want it with her and the planner", v, err)
 	}
 	if _, err := w.hub.SendAsPerson(ctx, alice, hub.SendInput{ConversationID: conv, Body: "status?"}); code(err) != "mention_required" {
 		t.Errorf("a person's message mentioning nobody: %v, want mention_required", err)

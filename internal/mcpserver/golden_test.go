@@ -189,6 +189,9 @@ func stepAt(t *testing.T, ts *testServer, n *normalizer, files *[]txtar.File, pa
 	if len(content) != 1 || json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &text) != nil || !cmp.Equal(text, sc) {
 		t.Fatalf("%s: text content is not the structured content's JSON: %v", tool, res)
 	}
+	if e, _ := sc["error"].(map[string]any); e["code"] == "internal" {
+		t.Fatalf("%s as %s: an internal error is never a golden answer: %v", tool, as, sc)
+	}
 	delete(res, "content")
 	name := fmt.Sprintf("%02d %s as %s %s", len(*files)+1, tool, as, n.normalize(string(argsJSON)))
 	*files = append(*files, txtar.File{Name: name, Data: []byte(n.normalize(pretty(t, res)))})

@@ -174,6 +174,12 @@ func TestRoomsUserSide(t *testing.T) {
 
 			room := mustCall(t, alice, "create_my_chat", map[string]any{"title": "Forecasts"})["chat"].(map[string]any)
 			mustCall(t, alice, "add_my_chat_participant", map[string]any{"chat_id": room["id"], "participant_id": "alice/weather-agent"})
+			if ps := mustCall(t, alice, "list_my_chat_participants", map[string]any{"chat_id": room["id"], "participant_type": "Agent"})["participants"].([]any); len(ps) != 1 || ps[0].(map[string]any)["handle"] != "alice/weather-agent" {
+				t.Errorf("the room's agents: %v", ps)
+			}
+			if got := mustCall(t, alice, "get_my_chat", map[string]any{"chat_id": room["id"]})["chat"].(map[string]any); got["title"] != "Forecasts" {
+				t.Errorf("get_my_chat: %v", got)
+			}
 			chats := mustCall(t, alice, "list_my_chats", map[string]any{})["chats"].([]any)
 			if len(chats) != 1 || chats[0].(map[string]any)["id"] != room["id"] {
 				t.Errorf("alice's chats: %v", chats)
