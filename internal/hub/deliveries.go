@@ -136,6 +136,9 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		case err != nil:
 			return nil, err
 		}
+		if rules.needAttempt && outcome != OutcomeProcessing && (d.State == DeliveryDone || d.State == DeliveryWithdrawn) {
+			return nil, invalid("no_attempt", "message %s is processed already: there is no attempt left to finish", d.MessageID)
+		}
 		if rules.needAttempt && outcome != OutcomeProcessing && d.State != DeliveryProcessing {
 			return nil, invalid("no_attempt", "no attempt at message %s is running, so there is none to finish; start one (acknowledge with outcome processing), work on it, then finish it", d.MessageID)
 		}

@@ -232,7 +232,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				case err == nil && old.ConversationID == v.Conversation.ID && old.Body == in.Body:
 					res = &SendResult{Message: old, Duplicate: true}
 					if old.Status == MessageSent {
-						res.Recipients = countRecipients(v.Participants, c.Agent.ID)
+						res.Recipients = recipients(v, old)
 					}
 					return nil, nil
 				case err == nil:
@@ -302,7 +302,7 @@ func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				}
 				return pending, tx.InsertMessage(ctx, m)
 			}
-			res = &SendResult{Message: m, Recipients: n}
+			res = &SendResult{Message: m, Recipients: recipients(v, m)}
 			if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
 				return nil, err
 			}
@@ -338,12 +338,8 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 		if p.Archived {
 			continue
 		}
-		mentioned := slices.Contains(m.Mentions, p.Handle)
-		switch {
-		case m.Kind != MessageText && !mentioned:
-			continue // event posts wake only those they mention
-		case v.Conversation.ByMention && p.Kind == PrincipalAgent && p.PrincipalID != m.SenderID && !mentioned:
-			continue // in a room, text is work only for the agents it mentions (§10.5)
+		if !reaches(v, m, &p) {
+			continue
 		}
 		if p.Kind == PrincipalAgent && p.PrincipalID != m.SenderID {
 			agents = append(agents, p.PrincipalID)
@@ -372,6 +368,36 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 	return events, nil
 }
 
+// reaches reports whether message m of conversation v reaches participant
+// p (§4, §10.5): event posts reach only those they mention; in a room, text
+// is work only for the agents it mentions (its sender's own sessions still
+// hear it); everything else reaches everyone not archived.
+func reaches(v *ConversationView, m *Message, p *Participant) bool {
+	mentioned := slices.Contains(m.Mentions, p.Handle)
+	switch {
+	case p.Archived:
+		return false
+	case m.Kind != MessageText:
+		return mentioned
+	case v.Conversation.ByMention && p.Kind == PrincipalAgent && p.PrincipalID != m.SenderID:
+		return mentioned
+	}
+	return true
+}
+
+// recipients is how many a sent message is for, as its send reports: in a
+// room those it mentions, elsewhere everyone else it reaches.
+func recipients(v *ConversationView, m *Message) int {
+	n := 0
+	for i := range v.Participants {
+		p := &v.Participants[i]
+		if p.PrincipalID != m.SenderID && reaches(v, m, p) && (!v.Conversation.ByMention || slices.Contains(m.Mentions, p.Handle)) {
+			n++
+		}
+	}
+	return n
+}
+
 // countRecipients counts the participants other than the sender that can
 // receive: people, and agents that are not archived.
 func countRecipients(ps []Participant, senderID string) int {
@@ -392,7 +418,7 @@ func checkMentions(ps []Participant, mentions []string) ([]string, error) {
 	for _, m := range mentions {
 		p, err := findParticipant(ps, m)
 		if err != nil {
-			return nil, invalid("", "mentions: %s; add them with add_participant first", AsError(err).Msg)
+			return nil, invalid("", "%s; add them with add_participant first", AsError(err).Msg)
 		}
 		if !slices.Contains(out, p.Handle) {
 			out = append(out, p.Handle)

@@ -87,7 +87,7 @@ func (h *Hub) postAsPerson(ctx context.Context, u *User, in SendInput) (*SendRes
 			return nil, err
 		}
 		resumed, err := personTookPart(ctx, tx, v, now)
-		res = &SendResult{Message: m, Recipients: countRecipients(v.Participants, u.ID)}
+		res = &SendResult{Message: m, Recipients: recipients(v, m)}
 		return append(delivered, resumed...), err
 	})
 	if err != nil {

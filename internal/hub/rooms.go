@@ -146,7 +146,7 @@ func (h *Hub) AddParticipantAs(ctx context.Context, c *Caller, conversationID, w
 		if err := mayManage(v, c.Agent.ID, role, false); err != nil {
 			return nil, err
 		}
-		targets, asks, err := h.resolveAll(ctx, tx, c.Agent, []string{who})
+		targets, asks, err := h.resolveAll(ctx, tx, c.Agent, []string{ownSlug(ctx, tx, c.Owner.Handle, who)})
 		if err != nil {
 			return asks, err
 		}
@@ -175,7 +175,7 @@ func (h *Hub) AddParticipantAsPerson(ctx context.Context, u *User, conversationI
 		if err := mayManage(v, u.ID, role, false); err != nil {
 			return nil, err
 		}
-		p, err := resolve(ctx, tx, who)
+		p, err := resolve(ctx, tx, ownSlug(ctx, tx, u.Handle, who))
 		if err != nil {
 			return nil, err
 		}
@@ -189,6 +189,20 @@ func (h *Hub) AddParticipantAsPerson(ctx context.Context, u *User, conversationI
 		return nil, asOutcome(err)
 	}
 	return view, nil
+}
+
+// ownSlug reads who, a reference to someone to add, as one of owner's
+// agents by its slug when it is a bare name no person has ("reviewer" is
+// alice/reviewer for alice and her agents); otherwise as it is.
+func ownSlug(ctx context.Context, r Reader, owner, who string) string {
+	who = strings.TrimPrefix(strings.TrimSpace(who), "@")
+	if strings.Contains(who, "/") || idKind(who) != "" {
+		return who
+	}
+	if _, err := resolve(ctx, r, who); err == nil || AsError(err).Kind != KindNotFound {
+		return who
+	}
+	return owner + "/" + who
 }
 
 // personInRoom loads, for a change, a conversation the person takes part
@@ -370,15 +384,28 @@ func mentionsIn(ps []Participant, body string) []string {
 
 // roomMentions applies a room's rule to a send's mentions (§10.5): a text
 // message in a room is work for those it mentions, so it must mention
-// someone — given, or written in the body as @handle.
+// someone besides its sender — given, or written in the body as @handle.
 func roomMentions(v *ConversationView, senderID, kind, body string, mentions []string) ([]string, error) {
-	if !v.Conversation.ByMention || kind != MessageText || len(mentions) > 0 {
+	if !v.Conversation.ByMention || kind != MessageText {
 		return mentions, nil
 	}
-	if mentions = mentionsIn(v.Participants, body); len(mentions) > 0 {
-		return mentions, nil
+	if len(mentions) == 0 {
+		mentions = mentionsIn(v.Participants, body)
 	}
-	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions nobody: give mentions (participants' handles, like [%q]) or write @handle in the message; to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", exampleHandle(v.Participants, senderID))
+	for _, m := range mentions {
+		if p, _ := findParticipant(v.Participants, m); p != nil && p.PrincipalID != senderID {
+			return mentions, nil
+		}
+	}
+	who := "nobody"
+	if len(mentions) > 0 {
+		who = "only you"
+	}
+	example := exampleHandle(v.Participants, senderID)
+	if sender, _ := participant(v.Participants, senderID); sender != nil && sender.Kind == PrincipalUser {
+		return nil, invalid("mention_required", "in a room a message is work for those it mentions, and this one mentions %s: mention whom it is for, like @%s in the message (or name them in mentions)", who, example)
+	}
+	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions %s: mention whom it is for, like @%s in the message (or name them in mentions); to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", who, example)
 }
 
 // exampleHandle is the handle of a participant other than the sender to

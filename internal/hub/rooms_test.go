@@ -48,7 +48,7 @@ func TestRoomRoutesByMention(t *testing.T) {
 	conv := w.room(t, w.planner, "alice/reviewer", "alice/scout")
 
 	_, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone?"})
-	if code(err) != "mention_required" || !strings.Contains(err.Error(), "@handle") {
+	if code(err) != "mention_required" || !strings.Contains(err.Error(), "like @alice/reviewer in the message") {
 		t.Fatalf("a text message mentioning nobody: %v, want mention_required saying how to mention", err)
 	}
 	toReviewer, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "please review", Mentions: []string{"reviewer"}})
@@ -306,5 +306,25 @@ func TestRoomsOfPeople(t *testing.T) {
 	rooms, _, err := w.hub.PersonRooms(ctx, alice, hub.Paging{})
 	if err != nil || len(rooms) != 1 || rooms[0].Conversation.ID != conv {
 		t.Errorf("alice's rooms: %v %v", rooms, err)
+	}
+}
+
+// TestRoomMentionsSomeoneElse: in a room a message that mentions only its
+// sender is nobody's work and is refused; a send reports as its recipients
+// those it mentions; a bare slug names its owner's agent (§10.5).
+func TestRoomMentionsSomeoneElse(t *testing.T) {
+	w := newWorld(t)
+	w.agent(t, "alice/scout")
+	conv := w.room(t, w.planner, "reviewer", "scout")
+	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "note to self", Mentions: []string{"planner"}}); code(err) != "mention_required" || !strings.Contains(err.Error(), "only you") {
+		t.Errorf("a message mentioning only its sender: %v, want mention_required saying so", err)
+	}
+	r := w.send(t, w.planner, conv, "@reviewer and @planner, look")
+	if r.Recipients != 1 {
+		t.Errorf("a message mentioning the reviewer reports %d recipients, want 1", r.Recipients)
+	}
+	ev, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "thinking", Kind: "thought"})
+	if err != nil || ev.Recipients != 0 {
+		t.Errorf("an event post mentioning nobody: %+v %v, want 0 recipients", ev, err)
 	}
 }
