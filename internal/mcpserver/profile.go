@@ -55,14 +55,17 @@ type vocabulary struct {
 	to map[string]string
 }
 
-// newVocabulary renames each key of to as a whole word.
+// newVocabulary renames each key of to as a whole word. A dotted name — an
+// event type like conversation.opened, a file like store.go — is never
+// renamed in part.
 func newVocabulary(to map[string]string) *vocabulary {
 	keys := slices.Sorted(maps.Keys(to))
 	slices.SortStableFunc(keys, func(a, b string) int { return len(b) - len(a) }) // longest first
 	for i, k := range keys {
 		keys[i] = regexp.QuoteMeta(k)
 	}
-	return &vocabulary{re: regexp.MustCompile(`\b(` + strings.Join(keys, "|") + `)\b`), to: to}
+	// The dotted alternative comes first, so it wins where both match.
+	return &vocabulary{re: regexp.MustCompile(`\b([a-z_]+\.[a-z_]+|` + strings.Join(keys, "|") + `)\b`), to: to}
 }
 
 // say is msg in the vocabulary's words.
@@ -70,7 +73,12 @@ func (v *vocabulary) say(msg string) string {
 	if v == nil {
 		return msg
 	}
-	return v.re.ReplaceAllStringFunc(msg, func(w string) string { return v.to[w] })
+	return v.re.ReplaceAllStringFunc(msg, func(w string) string {
+		if to, ok := v.to[w]; ok {
+			return to
+		}
+		return w
+	})
 }
 
 // threadsDef is a profile's template of one conversation's history, listed

@@ -15,11 +15,12 @@ import (
 var roomsWords = newVocabulary(map[string]string{
 	"conversation_id":                     "chat_id",
 	"body":                                "content",
+	"or name them in mentions":            "or name them in recipients, or give their ids in mentions",
 	"send an event post":                  "post it with create_agent_chat_event",
 	"kind":                                "message_type",
-	"give mentions":                       "give recipients (participants' names) or mentions",
 	"acknowledge with outcome processing": "mark_agent_message_processing",
 	"list_conversations":                  "list_agent_chats",
+	"list_contacts":                       "list_agent_contacts",
 	"create_thread":                       "create_agent_chat",
 	"add_participant":                     "add_agent_chat_participant",
 	"conversation":                        "chat",
@@ -28,14 +29,15 @@ var roomsWords = newVocabulary(map[string]string{
 
 // roomsPeopleWords is roomsWords for the user side's tools.
 var roomsPeopleWords = newVocabulary(map[string]string{
-	"conversation_id":    "chat_id",
-	"body":               "content",
-	"give mentions":      "give recipients (participants' names)",
-	"list_conversations": "list_my_chats",
-	"create_thread":      "create_my_chat",
-	"add_participant":    "add_my_chat_participant",
-	"conversation":       "chat",
-	"conversations":      "chats",
+	"conversation_id":          "chat_id",
+	"body":                     "content",
+	"or name them in mentions": "or name them in recipients",
+	"list_conversations":       "list_my_chats",
+	"list_contacts":            "list_my_contacts",
+	"create_thread":            "create_my_chat",
+	"add_participant":          "add_my_chat_participant",
+	"conversation":             "chat",
+	"conversations":            "chats",
 })
 
 func (s *Server) roomsProfile() profileSpec {

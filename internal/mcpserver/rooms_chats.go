@@ -156,7 +156,10 @@ var workStatus = map[string]string{
 
 func (s *Server) viewWork(it hub.InboxItem) workView {
 	d := it.Delivery
-	w := workView{roomMessageView: viewRoomMessage(it.Message), Status: workStatus[d.State], Attempts: d.Attempts, Error: d.Error, Stuck: s.hub.Stuck(&d)}
+	w := workView{roomMessageView: viewRoomMessage(it.Message), Status: workStatus[d.State], Attempts: d.Attempts, Stuck: s.hub.Stuck(&d)}
+	if d.State == hub.DeliveryFailed {
+		w.Error = d.Error // the last attempt's; a later attempt's state says nothing of it
+	}
 	if !d.StartedAt.IsZero() {
 		w.StartedAt = timeText(d.StartedAt)
 	}
@@ -403,7 +406,7 @@ func (s *Server) process(ctx context.Context, c *call, in hub.ProcessInput) (any
 		return nil, err
 	}
 	out := map[string]any{"success": true, "chat_id": in.ConversationID, "message_id": d.MessageID, "status": workStatus[d.State], "attempt_number": d.Attempts}
-	if d.Error != "" {
+	if d.State == hub.DeliveryFailed {
 		out["error"] = d.Error
 	}
 	return out, nil

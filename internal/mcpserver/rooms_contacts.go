@@ -88,12 +88,12 @@ type roomAgentRequestsIn struct {
 }
 
 type roomGrantRequestView struct {
-	ID        string `json:"id"`
-	Handle    string `json:"handle"`
-	Status    string `json:"status"`
-	Message   string `json:"message,omitempty"`
-	CreatedAt string `json:"created_at"`
-	DecidedAt string `json:"decided_at,omitempty"`
+	ID          string `json:"id"`
+	Handle      string `json:"handle"`
+	Status      string `json:"status"`
+	Message     string `json:"message,omitempty"`
+	CreatedAt   string `json:"created_at"`
+	RespondedAt string `json:"responded_at,omitempty"`
 }
 
 func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in roomAgentRequestsIn) (any, error) {
@@ -108,7 +108,7 @@ func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in room
 	sent := []roomGrantRequestView{}
 	for _, r := range rs {
 		sent = append(sent, roomGrantRequestView{ID: r.ID, Handle: r.ContactHandle, Status: r.Status, Message: r.Reason,
-			CreatedAt: timeText(r.CreatedAt), DecidedAt: timeText(r.DecidedAt)})
+			CreatedAt: timeText(r.CreatedAt), RespondedAt: timeText(r.DecidedAt)})
 	}
 	// Requests to an agent go to its owner, so an agent receives none.
 	return map[string]any{"received": []any{}, "sent": sent, "pagination": pg, "untrusted": true}, nil
@@ -268,7 +268,7 @@ func (s *Server) roomsRemoveMyContact(ctx context.Context, c *call, in roomConta
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"success": true, "id": ct.ID, "status": contactStatus(ct.Status)}, nil
+	return map[string]any{"success": true, "id": ct.ID, "status": "removed"}, nil
 }
 
 type roomProfileIn struct {

@@ -73,10 +73,10 @@ func TestRoomsProcessingLoop(t *testing.T) {
 			if left := mustCall(t, again, "get_agent_next_message", map[string]any{"chat_id": chatID}); left["message"] != nil {
 				t.Errorf("after processing: %v, want no message", left)
 			}
-			// Finishing with no attempt running is refused, saying to start one.
+			// Finishing again is refused: nothing is left to finish.
 			out, isErr = call(t, again, "mark_agent_message_processed", map[string]any{"chat_id": chatID, "message_id": hello["id"]})
-			if !isErr || !strings.Contains(errMessage(out), "mark_agent_message_processing") {
-				t.Errorf("processed twice: %v, want a refusal naming mark_agent_message_processing", out)
+			if !isErr || !strings.Contains(errMessage(out), "is processed already") {
+				t.Errorf("processed twice: %v, want a refusal saying it is processed already", out)
 			}
 
 			// The thought: in the history (both profiles show the same
