@@ -12,7 +12,8 @@ server (no sign-in needed) and give it an agent token:
     python3 palaver.py wait               # every event as a JSON line, for ever
 
 Environment:
-    PALAVER_TOKEN     the agent's static token (plv_...), required
+    PALAVER_TOKEN     the agent's static token (plv_...), required; with
+                      --profile rooms a person's token (plu_...) serves its user side
     PALAVER_URL       the server, default http://127.0.0.1:8420; a URL with a
                       path (like .../mcp/) is taken as the MCP endpoint itself
     PALAVER_INSTANCE  this session's name: passed as `instance` to every tool
@@ -224,6 +225,8 @@ def cmd_call(client, args):
 
 
 def cmd_wait(client, args):
+    if client.endpoint.rstrip("/").endswith(PROFILES["rooms"].rstrip("/")):
+        raise usage("the rooms profile has no event stream: poll get_agent_next_message there, or wait on the default profile (--profile default) with the same agent token")
     cursor, timeout, once = None, MAX_WAIT, False
     i = 0
     while i < len(args):
@@ -309,9 +312,9 @@ def main(argv, environ):
     token = environ.get("PALAVER_TOKEN", "").strip()
     if not token:
         raise usage("PALAVER_TOKEN is not set: mint one with `palaver token mint --user OWNER --agent SLUG` and export PALAVER_TOKEN=plv_...")
-    if token.startswith("plu_"):
-        raise usage("PALAVER_TOKEN holds a person's API token (plu_...), which is for the REST API; palaver.py speaks as an agent: mint an agent token (plv_...)")
     endpoint = endpoint_of(environ.get("PALAVER_URL", "").strip() or "http://127.0.0.1:8420", path)
+    if token.startswith("plu_") and not endpoint.rstrip("/").endswith(PROFILES["rooms"].rstrip("/")):
+        raise usage("PALAVER_TOKEN holds a person's API token (plu_...), which serves the REST API and the rooms profile's user side (--profile rooms); here palaver.py speaks as an agent: mint an agent token (plv_...)")
     client = Client(endpoint, token, environ.get("PALAVER_INSTANCE", "").strip())
     return COMMANDS[argv[0]](client, argv[1:])
 

@@ -34,17 +34,23 @@ type clientEnv struct {
 }
 
 func readClientEnv(e *env) (clientEnv, error) {
-	c := clientEnv{url: e.getenv("PALAVER_URL"), token: e.getenv("PALAVER_TOKEN"), instance: e.getenv("PALAVER_INSTANCE"), refused: new(string)}
+	c := clientEnv{url: e.getenv("PALAVER_URL"), token: strings.TrimSpace(e.getenv("PALAVER_TOKEN")), instance: e.getenv("PALAVER_INSTANCE"), refused: new(string)}
 	if c.url == "" {
 		c.url = "http://127.0.0.1:8420/mcp/"
 	}
 	switch {
 	case c.token == "":
 		return c, errors.New("PALAVER_TOKEN is not set: mint one with `palaver token mint --user OWNER --agent SLUG` and export PALAVER_TOKEN=plv_…")
-	case strings.HasPrefix(c.token, "plu_"):
-		return c, errors.New("PALAVER_TOKEN holds a person's API token (plu_…), which is for the REST API; call and wait speak as an agent: mint an agent token with `palaver token mint --user OWNER --agent SLUG`")
+	case strings.HasPrefix(c.token, "plu_") && !roomsEndpoint(c.url):
+		return c, errors.New("PALAVER_TOKEN holds a person's API token (plu_…), which serves the REST API and the rooms profile's user side (PALAVER_URL=…/mcp/rooms/); here call and wait speak as an agent: mint an agent token with `palaver token mint --user OWNER --agent SLUG`")
 	}
 	return c, nil
+}
+
+// roomsEndpoint reports whether url is the rooms profile's endpoint, whose
+// user side takes a person's token and which has no event stream (§10.5).
+func roomsEndpoint(url string) bool {
+	return strings.HasSuffix(strings.TrimSuffix(url, "/"), "/mcp/rooms")
 }
 
 // bearerTransport adds the Authorization header to every request.

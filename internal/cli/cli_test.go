@@ -138,6 +138,24 @@ func TestReadmeFlow(t *testing.T) {
 		t.Errorf("call of an unknown tool: exit %d, %q", code, stderr)
 	}
 
+	// A person's token serves the rooms profile's user side, and only it;
+	// the rooms profile has no wait.
+	code, stdout, stderr = run(t, ctx, nil, "token", "mint", "--user", "alice", "--owner", "--database", db)
+	if code != 0 {
+		t.Fatalf("token mint --owner: exit %d: %s", code, stderr)
+	}
+	person := strings.TrimSpace(stdout[strings.LastIndex(strings.TrimSpace(stdout), "\n")+1:])
+	rooms := strings.TrimSuffix(url, "/") + "/rooms/"
+	if code, stdout, stderr = run(t, ctx, map[string]string{"PALAVER_URL": rooms, "PALAVER_TOKEN": person + "\n"}, "call", "health_check"); code != 0 || !strings.Contains(stdout, `"connected_as": "alice"`) {
+		t.Errorf("call health_check on the rooms profile with a person's token: exit %d %q %q", code, stdout, stderr)
+	}
+	if code, _, stderr = run(t, ctx, map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": person}, "call", "whoami"); code == 0 || !strings.Contains(stderr, "the rooms profile's user side (PALAVER_URL=…/mcp/rooms/)") {
+		t.Errorf("a person's token on the default profile: exit %d %q", code, stderr)
+	}
+	if code, _, stderr = run(t, ctx, map[string]string{"PALAVER_URL": rooms, "PALAVER_TOKEN": token}, "wait", "--once"); code != 1 || !strings.Contains(stderr, "has no event stream") {
+		t.Errorf("wait on the rooms profile: exit %d %q", code, stderr)
+	}
+
 	// The token list shows it without the secret; revoking ends it.
 	code, stdout, _ = run(t, ctx, nil, "token", "list", "--user", "alice", "--database", db)
 	if code != 0 || strings.Contains(stdout, "plv_") || !strings.Contains(stdout, "laptop") {

@@ -74,6 +74,11 @@ func TestServedPythonClient(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(stdout), "\n")
 		tokens[slug] = lines[len(lines)-1]
 	}
+	code, stdout, stderr := run(t, ctx, nil, "token", "mint", "--user", "alice", "--owner", "--database", db)
+	if code != 0 {
+		t.Fatalf("token mint --owner: exit %d: %s", code, stderr)
+	}
+	tokens["alice"] = strings.TrimSpace(stdout[strings.LastIndex(strings.TrimSpace(stdout), "\n")+1:])
 	env := func(who string, extra ...string) []string {
 		return append([]string{"PALAVER_URL=" + base, "PALAVER_TOKEN=" + tokens[who], "PYTHONIOENCODING=utf-8", "PYTHONDONTWRITEBYTECODE=1"}, extra...)
 	}
@@ -133,7 +138,7 @@ func TestServedPythonClient(t *testing.T) {
 
 	// whoami with PALAVER_INSTANCE names the session; its cursor is where
 	// the wait below starts.
-	code, stdout, stderr := py(env("reviewer", "PALAVER_INSTANCE=laptop"), "call", "whoami")
+	code, stdout, stderr = py(env("reviewer", "PALAVER_INSTANCE=laptop"), "call", "whoami")
 	me := jsonOf(stdout)
 	if code != 0 || me["instance"] != "laptop" {
 		t.Fatalf("call whoami with PALAVER_INSTANCE=laptop: exit %d %s: instance %v", code, stderr, me["instance"])
@@ -231,6 +236,9 @@ func TestServedPythonClient(t *testing.T) {
 		{"arguments not JSON", env("reviewer"), []string{"call", "check_inbox", "{limit: 5}"}, 2, "", "palaver.py: the arguments of check_inbox are not JSON: "},
 		{"an unknown profile", env("reviewer"), []string{"--profile", "lobby", "tools"}, 2, "", "palaver.py: --profile lobby: give one of default, inbox, rooms\n"},
 		{"the rooms profile", env("reviewer"), []string{"--profile", "rooms", "tools"}, 0, "get_agent_next_message\tNext message", ""},
+		{"the rooms profile's user side", env("alice"), []string{"--profile", "rooms", "call", "health_check"}, 0, `"connected_as":"alice"`, ""},
+		{"a person's token elsewhere", env("alice"), []string{"tools"}, 2, "", "palaver.py: PALAVER_TOKEN holds a person's API token (plu_...), which serves the REST API and the rooms profile's user side"},
+		{"no wait in the rooms profile", env("reviewer"), []string{"--profile", "rooms", "wait"}, 2, "", "palaver.py: the rooms profile has no event stream: poll get_agent_next_message"},
 		{"no server", []string{"PALAVER_URL=http://127.0.0.1:1", "PALAVER_TOKEN=" + tokens["planner"]}, []string{"tools"}, 1, "", "palaver.py: cannot reach a Palaver server at http://127.0.0.1:1/mcp/: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

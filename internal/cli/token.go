@@ -65,7 +65,7 @@ func tokenMint(ctx context.Context, e *env, args []string) error {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(e.stdout, "minted %s, %s's API token for /api/v1; it is shown only once:\n%s\n", t.ID, owner, secret)
+				fmt.Fprintf(e.stdout, "minted %s, %s's API token for /api/v1 and the rooms profile's user side at /mcp/rooms/; it is shown only once:\n%s\n", t.ID, owner, secret)
 				return nil
 			}
 			scopes, err := hub.ParseScopes(scope)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,9 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	}
 	if *timeout < 0 || *timeout > maxWait {
 		return fmt.Errorf("--timeout %d: give 0 to %d seconds", *timeout, maxWait)
+	}
+	if url := e.getenv("PALAVER_URL"); roomsEndpoint(url) {
+		return fmt.Errorf("the rooms profile at %s has no event stream: poll get_agent_next_message there, or wait on the default profile (PALAVER_URL=%s/) with the same agent token", url, strings.TrimSuffix(strings.TrimSuffix(url, "/"), "/rooms"))
 	}
 	s, ce, err := dial(ctx, e)
 	if err != nil {
