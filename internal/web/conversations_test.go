@@ -200,11 +200,14 @@ func TestRoomPage(t *testing.T) {
 	if _, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: conv, Body: "checking the build", Kind: "thought"}); err != nil {
 		t.Fatal(err)
 	}
+	if p := alice.get("/conversations"); !strings.Contains(p.text(), "Launch room room") {
+		t.Errorf("the list does not mark the room: %s", p.text())
+	}
 	p := alice.get("/conversations/" + conv)
 	if text := p.text(); !strings.Contains(text, "room ·") || !strings.Contains(text, "thought") || !strings.Contains(text, "mention whom it is for with @handle") {
 		t.Fatalf("the room's page: %s", text)
 	}
-	if p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {"status?"}}); !strings.Contains(p.errorText(), "@handle") {
+	if p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {"status?"}}); !strings.Contains(p.errorText(), "mention whom it is for, like @alice/") {
 		t.Fatalf("a post mentioning nobody: %q, want a refusal saying to write @handle", p.errorText())
 	}
 	p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {"@reviewer status?"}})
