@@ -2,16 +2,14 @@ package oauth
 
 import (
 	"context"
-	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
-	"syscall"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/egress"
 )
 
 // fetchTimeout bounds a whole fetch of a client ID metadata document:
@@ -20,10 +18,9 @@ const fetchTimeout = 5 * time.Second
 
 // Fetcher fetches client ID metadata documents for the hub
 // (hub.DocumentFetcher) without being turned against the server's own
-// network: https only, every address it connects to is checked by the
-// hub's rule at connect time (after DNS, so a name that resolves to a
-// private address is refused too), no proxy, no redirects, a size cap and
-// a timeout.
+// network, through an egress client: https only, every address it
+// connects to checked by the hub's rule at connect time, no proxy, no
+// redirects; and a size cap.
 type Fetcher struct {
 	// RootCAs are the certificates trusted for the documents' hosts; nil:
 	// the system's.
@@ -32,35 +29,12 @@ type Fetcher struct {
 
 // Fetch implements hub.DocumentFetcher.
 func (f *Fetcher) Fetch(ctx context.Context, url string, allow func(netip.Addr) bool, max int64) ([]byte, error) {
-	dialer := &net.Dialer{Timeout: fetchTimeout, Control: func(network, address string, _ syscall.RawConn) error {
-		ap, err := netip.ParseAddrPort(address)
-		if err != nil || !allow(ap.Addr()) {
-			return fmt.Errorf("refusing to connect to %s: a private or special address", address)
-		}
-		return nil
-	}}
-	c := &http.Client{
-		Timeout: fetchTimeout,
-		Transport: &http.Transport{
-			Proxy:               nil,
-			DialContext:         dialer.DialContext,
-			TLSClientConfig:     &tls.Config{RootCAs: f.RootCAs, MinVersion: tls.VersionTLS12},
-			TLSHandshakeTimeout: fetchTimeout,
-			DisableKeepAlives:   true,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return errors.New("a client document is not fetched through a redirect")
-		},
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	if req.URL.Scheme != "https" {
-		return nil, errors.New("only https is fetched")
-	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.Do(req)
+	resp, err := egress.Client(allow, f.RootCAs, fetchTimeout).Do(req)
 	if err != nil {
 		return nil, err
 	}
