@@ -208,13 +208,15 @@ func (h *Hub) OwnAgent(ctx context.Context, u *User, slug string) (*Agent, error
 }
 
 // AgentDetail is one of a person's agents with what they manage of it
-// (§1, §2, §3, §5): its tokens, its named sessions, its grants.
+// (§1, §2, §3, §5, §18): its tokens, its named sessions, its grants, its
+// OAuth clients and its webhooks.
 type AgentDetail struct {
 	Agent     *Agent
 	Tokens    []*Token
 	Instances []Instance
 	Grants    []GrantView
 	Clients   []OAuthClientView // OAuth clients acting as it (§10.6)
+	Webhooks  []WebhookView     // its endpoints and their delivery logs (§18)
 }
 
 // AgentDetail is the person's agent with this slug, archived or not;
@@ -235,6 +237,9 @@ func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDeta
 		return nil, err
 	}
 	if d.Clients, err = h.agentClients(ctx, a); err != nil {
+		return nil, err
+	}
+	if d.Webhooks, err = h.webhookViews(ctx, a); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -22,12 +22,13 @@ const (
 	ActivityQuestion = "question" // an agent asks its owner (§9)
 	ActivityPaused   = "paused"   // a conversation was paused (§7)
 	ActivityClaimed  = "claimed"  // a session took a conversation (§5)
+	ActivityWebhook  = "webhook"  // an agent's webhook failed for a day and was disabled (§18)
 )
 
 // activityTypes are the events the Bridge shows. message.new counts only
 // for the person's own agents' words.
 var activityTypes = []string{EventAgentSent, EventMessageNew, EventMessagePending, EventBrakeTripped,
-	EventQuestionAsked, EventConversationPaused, EventClaimed}
+	EventQuestionAsked, EventConversationPaused, EventClaimed, EventWebhookDisabled}
 
 // Activity is one row of the Bridge.
 type Activity struct {
@@ -185,6 +186,8 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 			a.Kind, a.Text = ActivityPaused, d.Reason
 		case EventClaimed:
 			a.Kind, a.Agent, a.Instance = ActivityClaimed, d.Agent, d.Instance
+		case EventWebhookDisabled:
+			a.Kind, a.Agent, a.Text = ActivityWebhook, d.Agent, d.Reason
 		default:
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -123,6 +124,10 @@ type Hub struct {
 	fetcher      DocumentFetcher              // fetches client ID metadata documents (§10.6)
 	privateHosts []string                     // hosts fetched even at private addresses
 	requests     requestLimiter               // requests per token (§15)
+	webhooks     WebhookSender                // makes webhook calls (§18)
+	resolver     Resolver                     // looks up webhook hosts when they are saved
+	hookRate     requestLimiter               // calls per webhook endpoint (§18)
+	hookKick     chan struct{}                // a change queued webhook calls: deliver now
 	rechecked    int64                        // the newest event id Recheck has looked at
 }
 
@@ -136,9 +141,16 @@ type Options struct {
 	// Fetcher fetches OAuth client ID metadata documents (§10.6); nil:
 	// clients must register instead.
 	Fetcher DocumentFetcher
-	// PrivateHosts are hosts whose documents may be fetched even at a
-	// private or loopback address: the admin's exception to the SSRF rule.
+	// PrivateHosts are hosts whose client documents may be fetched, and
+	// webhooks called, even at a private or loopback address: the admin's
+	// exception to the SSRF rule.
 	PrivateHosts []string
+	// Webhooks makes webhook calls (§18); nil: calls are queued but this
+	// hub sends none (an admin command; the server delivers them).
+	Webhooks WebhookSender
+	// Resolver looks up an endpoint's host when it is saved (default
+	// net.DefaultResolver).
+	Resolver Resolver
 }
 
 // New returns a Hub over an opened, migrated store.
@@ -148,6 +160,9 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
 	}
 	if o.Settings == (Settings{}) {
 		o.Settings = DefaultSettings()
@@ -184,6 +199,9 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		rechecked:    latest,
 		fetcher:      o.Fetcher,
 		privateHosts: lowerAll(o.PrivateHosts),
+		webhooks:     o.Webhooks,
+		resolver:     o.Resolver,
+		hookKick:     make(chan struct{}, 1),
 	}, nil
 }
 

@@ -345,7 +345,7 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 			agents = append(agents, p.PrincipalID)
 		}
 		events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageNew,
-			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
+			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now, Message: m})
 		toldOwner = toldOwner || p.PrincipalID == m.OwnerID
 	}
 	if !toldOwner {

@@ -404,6 +404,7 @@ const (
 	EventAgentSent          = "agent.sent"           // to an owner not taking part: its agent's message was delivered (§6, §11 Bridge)
 	EventBrakeTripped       = "brake.tripped"        // to an owner: a brake refused its agent's send; data has the brake's word (§7)
 	EventClaimed            = "conversation.claimed" // to an owner: a session of its agent took a conversation (§5)
+	EventWebhookDisabled    = "webhook.disabled"     // to an owner: its agent's endpoint failed for a day and was switched off (§18)
 )
 
 // Event is one entry of a recipient's stream (§6).
@@ -415,7 +416,7 @@ type Event struct {
 	MessageID      string
 	Data           json.RawMessage // type-specific payload, or nil
 	CreatedAt      time.Time
-	Message        *Message // filled by EventsAfter for message.new
+	Message        *Message // filled by EventsAfter for message.new, and when deliver makes one
 }
 
 // Project access of an agent (§8): speak, listen, or off (the project's

@@ -204,6 +204,17 @@ type Reader interface {
 	// EventRecipients lists the distinct recipients of the events with
 	// after < id <= upTo.
 	EventRecipients(ctx context.Context, after, upTo int64) ([]string, error)
+
+	// Webhooks lists the agent's webhook endpoints, oldest first, each
+	// with its agent's handle and its calls still to make (§18).
+	Webhooks(ctx context.Context, agentID string) ([]*Webhook, error)
+	Webhook(ctx context.Context, id string) (*Webhook, error)
+	// WebhookAttempts lists an endpoint's latest attempts, newest first,
+	// at most limit.
+	WebhookAttempts(ctx context.Context, webhookID string, limit int) ([]WebhookAttempt, error)
+	// NextWebhookCall is when the outbox's earliest call falls due (the
+	// zero time when it is empty).
+	NextWebhookCall(ctx context.Context) (time.Time, error)
 }
 
 // Tx is a write transaction: every query of Reader plus the mutations.
@@ -335,4 +346,28 @@ type Tx interface {
 	// PruneEvents deletes events created before t, records the highest id
 	// deleted under MetaPrunedThrough, and returns it (0 when none).
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)
+
+	// InsertWebhook stores an endpoint with the secret it signs with.
+	InsertWebhook(ctx context.Context, w *Webhook, secret string) error
+	// DeleteWebhook deletes an endpoint with its calls and its log.
+	DeleteWebhook(ctx context.Context, id string) error
+	// SetWebhookDisabled disables an endpoint (at not zero), saying why,
+	// and drops its calls; at zero enables it again.
+	SetWebhookDisabled(ctx context.Context, id string, at time.Time, reason string) error
+	// InsertWebhookCalls adds calls to the outbox.
+	InsertWebhookCalls(ctx context.Context, calls []*WebhookCall) error
+	// ClaimWebhookCalls takes up to limit calls due at now (oldest due
+	// first) of enabled endpoints, with their endpoint's URL and secret and
+	// their agent, and makes them due at until instead: no one else sends
+	// them meanwhile, and a call whose sender stopped is due again then.
+	// Rows another transaction holds are skipped, so two replicas never
+	// claim the same call.
+	ClaimWebhookCalls(ctx context.Context, now, until time.Time, limit int) ([]*WebhookCall, error)
+	// DeleteWebhookCall deletes a delivered call.
+	DeleteWebhookCall(ctx context.Context, id string) error
+	// RescheduleWebhookCall stores a call's attempts and when it is due.
+	RescheduleWebhookCall(ctx context.Context, c *WebhookCall) error
+	// InsertWebhookAttempt logs an attempt, keeping only the endpoint's
+	// latest keep.
+	InsertWebhookAttempt(ctx context.Context, a *WebhookAttempt, keep int) error
 }

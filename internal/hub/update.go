@@ -10,8 +10,9 @@ import (
 // it makes are stored in that transaction and published after it commits.
 
 // update runs fn in a write transaction, stores the events fn returns in
-// the same transaction, and once it committed wakes their recipients: every
-// event of the hub is stored and published here, nowhere else. Refusals and
+// the same transaction with the webhook calls they make, and once it
+// committed wakes their recipients: every event of the hub is stored and
+// published here, nowhere else. Refusals and
 // Errors pass through; any other failure becomes an internal Error. When fn
 // returns a commitThen, what fn wrote and the events it returned are
 // committed, and the commitThen's error is returned after. A store may run
@@ -19,9 +20,10 @@ import (
 func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) error {
 	var events []*Event
 	var kept error
+	var queued bool
 	err := h.store.Update(ctx, func(tx Tx) error {
 		evs, err := fn(tx)
-		events, kept = nil, nil
+		events, kept, queued = nil, nil, false
 		var c *commitThen
 		if errors.As(err, &c) {
 			kept, err = c.err, nil
@@ -30,12 +32,21 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 			return err
 		}
 		events = evs
-		return tx.InsertEvents(ctx, evs)
+		if err := tx.InsertEvents(ctx, evs); err != nil {
+			return err
+		}
+		// The webhook calls the events make go into the outbox with them
+		// (§18): committed together, or not at all.
+		queued, err = h.queueWebhooks(ctx, tx, evs)
+		return err
 	})
 	if err != nil {
 		return asOutcome(err)
 	}
 	h.publish(events)
+	if queued {
+		h.kickWebhooks()
+	}
 	return kept
 }
 

@@ -34,6 +34,10 @@ type dialect struct {
 	lockConversation string
 	lockProject      string
 	lockUsers        string
+	// skipLocked ends the select of a claim: rows another transaction
+	// holds are passed over rather than waited for ("" where one writer
+	// commits everything). The claimed table is named c.
+	skipLocked string
 	// latestEvent selects the highest event id ever committed.
 	latestEvent string
 	// retryable reports an error after which the whole transaction may be

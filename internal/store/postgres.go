@@ -20,6 +20,7 @@ var postgresDialect = &dialect{
 	lockConversation: `SELECT id FROM conversations WHERE id = ? FOR UPDATE`,
 	lockProject:      `SELECT id FROM projects WHERE id = ? FOR UPDATE`,
 	lockUsers:        `LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`,
+	skipLocked:       ` FOR UPDATE OF c SKIP LOCKED`,
 	// Only committed rows are seen; after pruning everything, the
 	// recorded high-water mark stands in.
 	latestEvent: `SELECT GREATEST(COALESCE((SELECT MAX(id) FROM events), 0),
