@@ -45,7 +45,8 @@ type world struct {
 	store                     hub.Store
 	settings                  hub.Settings
 	planner, reviewer, helper *hub.Caller
-	tokens                    map[string]string // handle → secret
+	tokens                    map[string]string  // handle → secret
+	options                   func(*hub.Options) // changes the options of each hub reopen makes
 }
 
 func newWorld(t testing.TB) *world {
@@ -85,7 +86,11 @@ func newWorldOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) hub.St
 func (w *world) reopen(t testing.TB) {
 	t.Helper()
 	w.waker = notify.NewLocal()
-	h, err := hub.New(ctx, hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Settings: w.settings})
+	o := hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Settings: w.settings}
+	if w.options != nil {
+		w.options(&o)
+	}
+	h, err := hub.New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,474 @@
+package hub_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/webhook"
+)
+
+// receiver is a webhook endpoint over TLS on loopback that keeps every call
+// it gets and answers with status.
+type receiver struct {
+	srv   *httptest.Server
+	roots *x509.CertPool
+
+	mu     sync.Mutex
+	calls  []received
+	status int
+	hold   chan struct{} // when not nil, a call waits for it to close
+	held   chan struct{} // told when a call is waiting on hold
+}
+
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+func newReceiver(t *testing.T) *receiver {
+	t.Helper()
+	r := &receiver{status: http.StatusOK}
+	r.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.calls = append(r.calls, received{req.Header.Clone(), body})
+		status, hold, held := r.status, r.hold, r.held
+		r.mu.Unlock()
+		if hold != nil {
+			held <- struct{}{}
+			<-hold
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.srv.Close)
+	r.roots = x509.NewCertPool()
+	r.roots.AddCert(r.srv.Certificate())
+	return r
+}
+
+func (r *receiver) answer(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.status = status
+}
+
+func (r *receiver) got() []received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]received(nil), r.calls...)
+}
+
+// resolver answers look-ups from a table.
+type resolver map[string][]netip.Addr
+
+func (r resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if a, ok := r[host]; ok {
+		return a, nil
+	}
+	return nil, errors.New("no such host")
+}
+
+// hookWorld is a world whose hubs send webhooks with the real sender,
+// trusting the receiver's certificate, its loopback address let through
+// by the admin's allow-list (as palaver serve --allow-private-host
+// 127.0.0.1 does), and names looked up in names.
+func hookWorld(t *testing.T, r *receiver, names resolver, privateHosts ...string) *world {
+	t.Helper()
+	w := newWorld(t)
+	sender, err := webhook.New(webhook.Options{RootCAs: r.roots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.options = func(o *hub.Options) { o.Webhooks, o.PrivateHosts, o.Resolver = sender, privateHosts, names }
+	w.reopen(t)
+	return w
+}
+
+func (w *world) alice(t *testing.T) *hub.User {
+	t.Helper()
+	u, err := w.hub.User(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// deliver runs one delivery pass and returns its outcomes.
+func (w *world) deliver(t *testing.T) hub.WebhookPass {
+	t.Helper()
+	pass, err := w.hub.DeliverWebhooks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pass
+}
+
+// verify checks a call's signature by hand (HMAC-SHA256 of id.timestamp.body
+// keyed with the secret's bytes) and returns its payload.
+func verify(t *testing.T, secret string, c received) hub.WebhookPayload {
+	t.Helper()
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil || !strings.HasPrefix(secret, "whsec_") || len(key) < 24 {
+		t.Fatalf("the secret %q is not whsec_ and base64 of enough bytes", secret)
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(c.header.Get("webhook-id") + "." + c.header.Get("webhook-timestamp") + "." + string(c.body)))
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	if got := c.header.Get("webhook-signature"); got != want || c.header.Get("webhook-id") == "" {
+		t.Fatalf("webhook-signature %q, want %q (id %q)", got, want, c.header.Get("webhook-id"))
+	}
+	var p hub.WebhookPayload
+	if err := json.Unmarshal(c.body, &p); err != nil {
+		t.Fatalf("payload %s: %v", c.body, err)
+	}
+	return p
+}
+
+func outcomes(pass hub.WebhookPass) map[string]int { return pass.Outcomes }
+
+// TestWebhookWakesAnIdleAgent: a message for an agent with no wait parked
+// makes one correctly signed call naming the event without its words,
+// whose cursor hands the event over; the sender's own words wake no
+// endpoint of its own; and while a wait is parked, nothing is called.
+func TestWebhookWakesAnIdleAgent(t *testing.T) {
+	r := newReceiver(t)
+	w := hookWorld(t, r, nil, "127.0.0.1")
+	alice := w.alice(t)
+	conv := w.open(t, w.reviewer, "alice/planner")
+	hook, secret, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/wake?agent=planner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.hub.AddWebhook(ctx, alice, "reviewer", r.srv.URL+"/reviewer"); err != nil {
+		t.Fatal(err)
+	}
+
+	sent := w.send(t, w.reviewer, conv, "the release notes are ready for a look")
+	if pass := w.deliver(t); pass.Claimed != 1 || outcomes(pass)[hub.WebhookDelivered] != 1 {
+		t.Fatalf("the pass: %+v; want one call delivered (the planner's, not the sender's own)", pass)
+	}
+	calls := r.got()
+	if len(calls) != 1 {
+		t.Fatalf("%d calls, want 1", len(calls))
+	}
+	c := calls[0]
+	p := verify(t, secret, c)
+	if p.Type != hub.EventMessageNew || p.Data.Agent != "alice/planner" || p.Data.ConversationID != conv || p.Data.MessageID != sent.Message.ID || p.Data.Cursor == "" {
+		t.Errorf("the payload: %+v", p)
+	}
+	if strings.Contains(string(c.body), "release notes") {
+		t.Errorf("the payload carries the message's words: %s", c.body)
+	}
+	if ts, _ := strconv.ParseInt(c.header.Get("webhook-timestamp"), 10, 64); ts != w.clock.Now().Unix() {
+		t.Errorf("webhook-timestamp %d, want the hub's clock %d", ts, w.clock.Now().Unix())
+	}
+	// The agent, woken, waits from the cursor and gets the event first.
+	got, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: &p.Data.Cursor})
+	if err != nil || len(got.Events) == 0 || got.Events[0].MessageID != sent.Message.ID || got.Events[0].Message.Body == "" {
+		var he *hub.Error
+		errors.As(err, &he)
+		t.Fatalf("waiting from the call's cursor: %+v, %v (%+v)", got, err, he)
+	}
+	if pass := w.deliver(t); pass.Claimed != 0 {
+		t.Errorf("a delivered call was claimed again: %+v", pass)
+	}
+	views, err := w.hub.Webhooks(ctx, alice, "planner")
+	if err != nil || len(views) != 1 || views[0].ID != hook.ID || views[0].Pending != 0 || len(views[0].Attempts) != 1 ||
+		views[0].Attempts[0].Status != 200 || views[0].Attempts[0].CallID != c.header.Get("webhook-id") {
+		t.Errorf("the delivery log: %+v, %v", views, err)
+	}
+
+	// A wait parked: the event goes to it, and nobody is called.
+	done := make(chan *hub.WaitResult)
+	go func() {
+		res, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: &got.Cursor, Timeout: 30 * time.Second})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	w.parked(t, 1)
+	second := w.send(t, w.reviewer, conv, "one more thing")
+	if res := <-done; res == nil || len(res.Events) != 1 || res.Events[0].MessageID != second.Message.ID {
+		t.Fatalf("the parked wait: %+v", res)
+	}
+	if pass := w.deliver(t); pass.Claimed != 0 || len(r.got()) != 1 {
+		t.Errorf("with a wait parked: %+v, %d calls; want none", pass, len(r.got()))
+	}
+}
+
+// TestWebhookRetries: a receiver answering 500 is called again on the
+// backoff schedule (the hub's clock, no sleeping) with the same
+// webhook-id; a server stopping mid-call, and a new hub over the same
+// store, lose nothing; once it answers 200 the call is done.
+func TestWebhookRetries(t *testing.T) {
+	r := newReceiver(t)
+	w := hookWorld(t, r, nil, "127.0.0.1")
+	alice := w.alice(t)
+	conv := w.open(t, w.reviewer, "alice/planner")
+	_, secret, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := w.send(t, w.reviewer, conv, "please review")
+
+	// The server stops while the first call is in flight: nothing is
+	// recorded, and the call's claim lapses.
+	r.mu.Lock()
+	r.hold, r.held = make(chan struct{}), make(chan struct{}, 1)
+	r.mu.Unlock()
+	stopping, stop := context.WithCancel(ctx)
+	passed := make(chan hub.WebhookPass)
+	go func() {
+		pass, _ := w.hub.DeliverWebhooks(stopping)
+		passed <- pass
+	}()
+	<-r.held
+	stop()
+	if pass := <-passed; len(pass.Outcomes) != 0 {
+		t.Errorf("a pass stopped mid-call counted %v", pass.Outcomes)
+	}
+	r.mu.Lock()
+	close(r.hold)
+	r.hold = nil
+	r.mu.Unlock()
+
+	w.reopen(t) // a new server over the same database
+	r.answer(http.StatusInternalServerError)
+	if pass := w.deliver(t); pass.Claimed != 0 {
+		t.Errorf("a call claimed by the stopped server was sent again within its lease: %+v", pass)
+	}
+	w.clock.Advance(2 * time.Minute)
+	if pass := w.deliver(t); outcomes(pass)[hub.WebhookFailed] != 1 {
+		t.Fatalf("after the lease: %+v; want one failed call", pass)
+	}
+	// The first retry is due 8–12 s later (10 s ± 20 %), not before.
+	w.clock.Advance(7 * time.Second)
+	if pass := w.deliver(t); pass.Claimed != 0 {
+		t.Errorf("retried after 7 s: %+v", pass)
+	}
+	w.clock.Advance(6 * time.Second)
+	if pass := w.deliver(t); outcomes(pass)[hub.WebhookFailed] != 1 {
+		t.Errorf("13 s after failing: %+v; want the retry", pass)
+	}
+	w.reopen(t)
+	// The second retry waits 16–24 s.
+	w.clock.Advance(15 * time.Second)
+	if pass := w.deliver(t); pass.Claimed != 0 {
+		t.Errorf("retried after 15 s: %+v", pass)
+	}
+	w.clock.Advance(10 * time.Second)
+	r.answer(http.StatusOK)
+	if pass := w.deliver(t); outcomes(pass)[hub.WebhookDelivered] != 1 {
+		t.Fatalf("the third retry: %+v; want it delivered", pass)
+	}
+	w.clock.Advance(time.Hour)
+	if pass := w.deliver(t); pass.Claimed != 0 {
+		t.Errorf("a delivered call came back: %+v", pass)
+	}
+
+	calls := r.got()
+	if len(calls) != 4 {
+		t.Fatalf("%d calls, want 4 (stopped, two 500s, 200)", len(calls))
+	}
+	id := calls[0].header.Get("webhook-id")
+	for i, c := range calls {
+		p := verify(t, secret, c)
+		if c.header.Get("webhook-id") != id || p.Data.MessageID != sent.Message.ID {
+			t.Errorf("call %d: webhook-id %q for %s; want every retry to carry %q", i, c.header.Get("webhook-id"), p.Data.MessageID, id)
+		}
+	}
+	views, err := w.hub.Webhooks(ctx, alice, "planner")
+	if err != nil || len(views) != 1 {
+		t.Fatal(views, err)
+	}
+	var statuses []int
+	for _, a := range views[0].Attempts {
+		statuses = append(statuses, a.Status)
+		if a.CallID != id {
+			t.Errorf("an attempt logged for %s, want %s", a.CallID, id)
+		}
+	}
+	if got := strconv.Itoa(len(statuses)); got != "3" || statuses[0] != 200 || statuses[1] != 500 || statuses[2] != 500 {
+		t.Errorf("the log's statuses, newest first: %v; want [200 500 500]", statuses)
+	}
+}
+
+// TestWebhookDisabledAfterADay: calls that fail for 24 hours disable the
+// endpoint; its owner hears webhook.disabled (and sees it on the Bridge
+// and the agent's page); no more calls are queued until it is enabled.
+func TestWebhookDisabledAfterADay(t *testing.T) {
+	r := newReceiver(t)
+	r.answer(http.StatusServiceUnavailable)
+	w := hookWorld(t, r, nil, "127.0.0.1")
+	alice := w.alice(t)
+	conv := w.open(t, w.reviewer, "alice/planner")
+	hook, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := w.clock.Now()
+	w.send(t, w.reviewer, conv, "are you there?")
+	failed, gaveUp := 0, 0
+	for range 100 {
+		pass := w.deliver(t)
+		failed += pass.Outcomes[hub.WebhookFailed]
+		gaveUp += pass.Outcomes[hub.WebhookGaveUp]
+		if gaveUp > 0 {
+			break
+		}
+		w.clock.Advance(hub.WebhookRetry.Max * 6 / 5) // past the longest wait
+	}
+	if gaveUp != 1 || failed < 9 {
+		t.Fatalf("%d failed, %d gave up; want retries for a day, then one give-up", failed, gaveUp)
+	}
+	views, err := w.hub.Webhooks(ctx, alice, "planner")
+	if err != nil || len(views) != 1 {
+		t.Fatal(views, err)
+	}
+	v := views[0]
+	if v.Enabled() || v.Pending != 0 || !strings.Contains(v.DisabledReason, "24 hours") || !strings.Contains(v.DisabledReason, "answered 503") {
+		t.Errorf("the endpoint after a day of failures: %+v", v.Webhook)
+	}
+	if d := v.DisabledAt.Sub(start); d < 24*time.Hour || d > 24*time.Hour+hub.WebhookRetry.Max*6/5 {
+		t.Errorf("disabled %v after the call was made; want once it had failed for 24 h", d)
+	}
+	if last := v.Attempts[0]; last.At.Sub(start) != 24*time.Hour && last.At.Before(start.Add(24*time.Hour)) {
+		t.Errorf("the last attempt at %v after the first; want it at 24 h", last.At.Sub(start))
+	}
+
+	events, err := w.store.EventsAfter(ctx, alice.ID, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told *hub.Event
+	for _, e := range events {
+		if e.Type == hub.EventWebhookDisabled {
+			told = e
+		}
+	}
+	if told == nil || !strings.Contains(string(told.Data), `"webhook_id":"`+hook.ID+`"`) || !strings.Contains(string(told.Data), `"agent":"alice/planner"`) {
+		t.Fatalf("the owner's webhook.disabled: %+v", told)
+	}
+	b, err := w.hub.Bridge(ctx, alice)
+	if err != nil || len(b.Activity) == 0 || b.Activity[0].Kind != hub.ActivityWebhook || b.Activity[0].Agent != "alice/planner" || b.Activity[0].Text != v.DisabledReason {
+		t.Errorf("the Bridge's latest activity: %+v, %v", b.Activity, err)
+	}
+
+	// Off: new events queue nothing. On again: they do.
+	w.send(t, w.reviewer, conv, "hello?")
+	if pass := w.deliver(t); pass.Claimed != 0 {
+		t.Errorf("a disabled endpoint was called: %+v", pass)
+	}
+	if _, err := w.hub.EnableWebhook(ctx, alice, "planner", hook.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.answer(http.StatusOK)
+	n := len(r.got())
+	w.send(t, w.reviewer, conv, "back?")
+	if pass := w.deliver(t); outcomes(pass)[hub.WebhookDelivered] != 1 || len(r.got()) != n+1 {
+		t.Errorf("enabled again: %+v", pass)
+	}
+}
+
+// TestWebhookURLs: an endpoint is saved only at https on a public address
+// — by its address, or every address its name resolves to — unless the
+// admin let its host through; and at connect time the guard refuses what
+// the allow-list no longer lets through.
+func TestWebhookURLs(t *testing.T) {
+	r := newReceiver(t)
+	names := resolver{
+		"hooks.example.com": {netip.MustParseAddr("93.184.215.14")},
+		"intranet.example":  {netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("192.168.1.20")},
+		"metadata.example":  {netip.MustParseAddr("169.254.169.254")},
+	}
+	w := hookWorld(t, r, names)
+	alice := w.alice(t)
+	for _, tc := range []struct{ url, want string }{
+		{"http://hooks.example.com/x", "not https"},
+		{"hooks.example.com/x", "not an absolute URL"},
+		{"https://user:pw@hooks.example.com/x", "user info"},
+		{"https://hooks.example.com/x#frag", "fragment"},
+		{"https://10.1.2.3/hook", "10.1.2.3, a private"},
+		{"https://[::1]:8443/hook", "::1, a private"},
+		{"https://[::ffff:127.0.0.1]/hook", "127.0.0.1, a private"},
+		{"https://100.64.0.1/hook", "100.64.0.1, a private"},
+		{"https://intranet.example/hook", "192.168.1.20, a private"},
+		{"https://metadata.example/latest", "169.254.169.254, a private"},
+		{"https://nowhere.example/hook", "could not be resolved"},
+		{r.srv.URL + "/hook", "127.0.0.1, a private"},
+		{"", "url"},
+	} {
+		if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", tc.url); code(err) != "invalid_argument" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AddWebhook(%q) = %v; want invalid saying %q", tc.url, err, tc.want)
+		}
+	}
+	if ws, _ := w.hub.Webhooks(ctx, alice, "planner"); len(ws) != 0 {
+		t.Fatalf("refused URLs saved %d webhooks", len(ws))
+	}
+	for i := range hub.MaxWebhooks {
+		if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", "https://hooks.example.com/"+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", "https://hooks.example.com/more"); code(err) != "invalid_argument" {
+		t.Errorf("webhook %d: %v; want invalid", hub.MaxWebhooks+1, err)
+	}
+	bob, _ := w.hub.User(ctx, "bob")
+	if _, _, err := w.hub.AddWebhook(ctx, bob, "planner", "https://hooks.example.com/bob"); code(err) != "not_found" {
+		t.Errorf("bob gives alice's agent a webhook: %v", err)
+	}
+	views, _ := w.hub.Webhooks(ctx, alice, "planner")
+	if _, err := w.hub.RemoveWebhook(ctx, bob, "helper", views[0].ID); code(err) != "not_found" {
+		t.Errorf("bob removes alice's webhook through his agent: %v", err)
+	}
+	if _, err := w.hub.RemoveWebhook(ctx, alice, "planner", views[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if vs, _ := w.hub.Webhooks(ctx, alice, "planner"); len(vs) != hub.MaxWebhooks-1 {
+		t.Errorf("after removing one: %d", len(vs))
+	}
+	for _, v := range views[1:] { // nothing is to call their public address
+		if _, err := w.hub.RemoveWebhook(ctx, alice, "planner", v.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Let through by the admin, saved; the admin takes it back, and the
+	// next call is refused when connecting.
+	w.options = func(o *hub.Options) {
+		sender, _ := webhook.New(webhook.Options{RootCAs: r.roots})
+		o.Webhooks, o.PrivateHosts = sender, []string{"127.0.0.1"}
+	}
+	w.reopen(t)
+	if _, _, err := w.hub.AddWebhook(ctx, alice, "reviewer", r.srv.URL+"/hook"); err != nil {
+		t.Fatalf("a let-through host: %v", err)
+	}
+	conv := w.open(t, w.planner, "alice/reviewer")
+	sender, _ := webhook.New(webhook.Options{RootCAs: r.roots})
+	w.options = func(o *hub.Options) { o.Webhooks = sender }
+	w.reopen(t)
+	w.send(t, w.planner, conv, "hi")
+	if pass := w.deliver(t); outcomes(pass)[hub.WebhookFailed] == 0 || len(r.got()) != 0 {
+		t.Fatalf("no longer let through: %+v, %d calls reached the receiver", pass, len(r.got()))
+	}
+	vs, _ := w.hub.Webhooks(ctx, alice, "reviewer")
+	if len(vs) != 1 || len(vs[0].Attempts) == 0 || !strings.Contains(vs[0].Attempts[0].Error, "private or special address") {
+		t.Errorf("the refused call's log: %+v", vs)
+	}
+}
