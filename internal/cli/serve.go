@@ -24,6 +24,7 @@ import (
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 // runServe: palaver serve [--addr] [--database] [--base-url] … Runs until ctx
@@ -90,8 +91,13 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		defer pg.Close()
 		waker = pg
 	}
+	m := metrics.New()
+	sender, err := webhook.New(webhook.Options{Metrics: m.Registry()})
+	if err != nil {
+		return err
+	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: settings,
-		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts})
+		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts, Webhooks: sender})
 	if err != nil {
 		return err
 	}
@@ -102,7 +108,6 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 			}
 		})
 	}
-	m := metrics.New()
 	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
 	if err != nil {
 		return err
@@ -149,6 +154,14 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	// Wake waiters for events committed by other processes on the database
 	// (admin commands, other replicas) whose wake-up did not reach us.
 	go h.RecheckEvery(ctx, time.Second)
+	// Webhook calls (§18): those queued here at once, the others' and the
+	// retries as they fall due. Stopping ends calls in flight; their
+	// claims lapse and they are made again (at least once).
+	hooksDone := make(chan struct{})
+	go func() {
+		defer close(hooksDone)
+		h.RunWebhooks(ctx, time.Second, sender.Count)
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -160,7 +173,9 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	h.Shutdown()
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	err = hs.Shutdown(sctx)
+	<-hooksDone
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return nil

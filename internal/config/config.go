@@ -32,9 +32,10 @@ type Config struct {
 	Synchronous string
 	// Origins are extra browser origins allowed to call the MCP endpoint.
 	Origins []string
-	// PrivateHosts are hosts whose OAuth client documents may be fetched
-	// even at a private or loopback address (an exception to the SSRF
-	// rule, §10.6, for a client on the admin's own network).
+	// PrivateHosts are hosts whose OAuth client documents may be fetched,
+	// and webhooks called, even at a private or loopback address (an
+	// exception to the SSRF rule, §10.6 and §18, for a client or a
+	// receiver on the admin's own network).
 	PrivateHosts []string
 	// Proxies are the reverse proxies (addresses or CIDR prefixes) whose
 	// X-Forwarded-For names the client; a proxy on the same machine is
@@ -101,6 +102,18 @@ func (c *Config) AddrFlag(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (env "+env["addr"]+")")
 }
 
+// PrivateHostsFlag registers only --allow-private-host on fs (serve, and
+// palaver webhook add), with its PALAVER_ALLOW_PRIVATE_HOSTS default.
+func (c *Config) PrivateHostsFlag(fs *flag.FlagSet, getenv func(string) string) {
+	if v := getenv(env["allow-private-host"]); v != "" {
+		c.PrivateHosts = strings.Split(v, ",")
+	}
+	fs.Func("allow-private-host", "host that OAuth client documents may be fetched from, and webhooks sent to, at a private or loopback address (repeatable; env PALAVER_ALLOW_PRIVATE_HOSTS, comma-separated)", func(s string) error {
+		c.PrivateHosts = append(c.PrivateHosts, s)
+		return nil
+	})
+}
+
 // ServeFlags registers every setting on fs, each defaulting to its
 // environment variable when set.
 func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
@@ -122,13 +135,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 		c.Origins = append(c.Origins, s)
 		return nil
 	})
-	if v := getenv(env["allow-private-host"]); v != "" {
-		c.PrivateHosts = strings.Split(v, ",")
-	}
-	fs.Func("allow-private-host", "host whose OAuth client document may be fetched at a private or loopback address (repeatable; env PALAVER_ALLOW_PRIVATE_HOSTS, comma-separated)", func(s string) error {
-		c.PrivateHosts = append(c.PrivateHosts, s)
-		return nil
-	})
+	c.PrivateHostsFlag(fs, getenv)
 	if v := getenv(env["proxy"]); v != "" {
 		c.Proxies = strings.Split(v, ",")
 	}

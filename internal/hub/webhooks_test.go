@@ -33,6 +33,7 @@ type receiver struct {
 	status int
 	hold   chan struct{} // when not nil, a call waits for it to close
 	held   chan struct{} // told when a call is waiting on hold
+	came   chan struct{} // told of every call (buffered; a full one is not waited for)
 }
 
 type received struct {
@@ -42,7 +43,7 @@ type received struct {
 
 func newReceiver(t *testing.T) *receiver {
 	t.Helper()
-	r := &receiver{status: http.StatusOK}
+	r := &receiver{status: http.StatusOK, came: make(chan struct{}, 16)}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
@@ -54,6 +55,10 @@ func newReceiver(t *testing.T) *receiver {
 			<-hold
 		}
 		w.WriteHeader(status)
+		select {
+		case r.came <- struct{}{}:
+		default:
+		}
 	}))
 	t.Cleanup(r.srv.Close)
 	r.roots = x509.NewCertPool()
@@ -470,5 +475,45 @@ func TestWebhookURLs(t *testing.T) {
 	vs, _ := w.hub.Webhooks(ctx, alice, "reviewer")
 	if len(vs) != 1 || len(vs[0].Attempts) == 0 || !strings.Contains(vs[0].Attempts[0].Error, "private or special address") {
 		t.Errorf("the refused call's log: %+v", vs)
+	}
+}
+
+// TestRunWebhooks: the delivery loop calls at once when a change here
+// queues a call — not at its next tick — counts the outcome, and returns
+// when its context ends.
+func TestRunWebhooks(t *testing.T) {
+	r := newReceiver(t)
+	w := hookWorld(t, r, nil, "127.0.0.1")
+	alice := w.alice(t)
+	conv := w.open(t, w.reviewer, "alice/planner")
+	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
+		t.Fatal(err)
+	}
+	run, stop := context.WithCancel(ctx)
+	counted := make(chan string, 4)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.hub.RunWebhooks(run, time.Hour, func(outcome string, n int) { counted <- outcome + ":" + strconv.Itoa(n) })
+	}()
+	w.send(t, w.reviewer, conv, "wake up")
+	select {
+	case <-r.came:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no call within 10 s of the send; the loop's ticks are an hour apart")
+	}
+	select {
+	case got := <-counted:
+		if got != "delivered:1" {
+			t.Errorf("counted %s, want delivered:1", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delivered call was not counted")
+	}
+	stop()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("RunWebhooks did not return when its context ended")
 	}
 }
