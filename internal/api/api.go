@@ -82,6 +82,10 @@ func (a *API) routes() []route {
 		{"GET /agents/{slug}/tokens", a.tokens},
 		{"POST /agents/{slug}/tokens", a.mintToken},
 		{"DELETE /tokens/{id}", noBody(a.revokeToken)},
+		{"GET /agents/{slug}/webhooks", a.webhooks},
+		{"POST /agents/{slug}/webhooks", a.addWebhook},
+		{"DELETE /agents/{slug}/webhooks/{id}", noBody(a.removeWebhook)},
+		{"POST /agents/{slug}/webhooks/{id}/enable", noBody(a.enableWebhook)},
 
 		{"GET /projects", a.projects},
 		{"POST /projects", a.createProject},

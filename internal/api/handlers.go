@@ -215,7 +215,11 @@ func (a *API) agent(ctx context.Context, r *request) (any, error) {
 	for _, g := range d.Grants {
 		grants = append(grants, grantView(g))
 	}
-	v["tokens"], v["instances"], v["grants"] = tokens, instances, grants
+	hooks := []map[string]any{}
+	for _, w := range d.Webhooks {
+		hooks = append(hooks, webhookView(w))
+	}
+	v["tokens"], v["instances"], v["grants"], v["webhooks"] = tokens, instances, grants, hooks
 	return v, nil
 }
 
@@ -374,6 +378,67 @@ func (a *API) revokeToken(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	return tokenView(t), nil
+}
+
+// ---- webhooks (§18)
+
+// webhookView is an endpoint with its delivery log, newest first.
+func webhookView(v hub.WebhookView) map[string]any {
+	out := map[string]any{"id": v.ID, "url": v.URL, "enabled": v.Enabled(), "created_at": timeText(v.CreatedAt),
+		"disabled_at": timeText(v.DisabledAt), "disabled_reason": v.DisabledReason, "pending": v.Pending}
+	log := []map[string]any{}
+	for _, a := range v.Attempts {
+		log = append(log, map[string]any{"at": timeText(a.At), "webhook_id": a.CallID, "type": a.Type, "ok": a.OK(),
+			"status": a.Status, "error": a.Error, "duration_ms": a.Duration.Milliseconds()})
+	}
+	out["attempts"] = log
+	return out
+}
+
+func (a *API) webhooks(ctx context.Context, r *request) (any, error) {
+	vs, err := a.hub.Webhooks(ctx, r.user, r.PathValue("slug"))
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, v := range vs {
+		out = append(out, webhookView(v))
+	}
+	return map[string]any{"webhooks": out}, nil
+}
+
+// addWebhook answers with the endpoint and its signing secret, shown this
+// once.
+func (a *API) addWebhook(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		URL string `json:"url"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	w, secret, err := a.hub.AddWebhook(ctx, r.user, r.PathValue("slug"), in.URL)
+	if err != nil {
+		return nil, err
+	}
+	v := webhookView(hub.WebhookView{Webhook: w})
+	v["secret"] = secret
+	return v, nil
+}
+
+func (a *API) removeWebhook(ctx context.Context, r *request) (any, error) {
+	w, err := a.hub.RemoveWebhook(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": w.ID, "removed": true}, nil
+}
+
+func (a *API) enableWebhook(ctx context.Context, r *request) (any, error) {
+	w, err := a.hub.EnableWebhook(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return webhookView(hub.WebhookView{Webhook: w}), nil
 }
 
 // ---- conversations as a person
