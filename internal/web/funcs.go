@@ -22,6 +22,7 @@ func (w *Web) funcs() template.FuncMap {
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"kind":      kindLabel,
 		"join":      strings.Join,
+		"slug":      func(handle string) string { _, s, _ := strings.Cut(handle, "/"); return s },
 		"imagePath": hub.ImagePath,
 	}
 }

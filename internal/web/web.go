@@ -188,6 +188,9 @@ func (w *Web) routes() []route {
 		{pattern: "GET /consent", handle: w.consent},
 		{pattern: "POST /consent", handle: w.decideConsent},
 		{pattern: "POST /agents/{slug}/clients/revoke", handle: w.revokeClient, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/webhooks", handle: w.addWebhook, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/webhooks/{id}/remove", handle: w.removeWebhook, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/webhooks/{id}/enable", handle: w.enableWebhook, back: "/agents/{slug}"},
 	}
 }
 
