@@ -44,6 +44,7 @@ func commands() []command {
 		{"contact", "contact requests between people: request, approve, reject, cancel, list", runContact},
 		{"project", "projects: create, list, show, update, archive; members and agents", runProject},
 		{"grant", "set what an agent may reach of a contact", runGrant},
+		{"webhook", "an agent's webhooks: add, list, remove, enable", runWebhook},
 		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
 		{"wait", "stream events as JSON lines", runWait},
 		{"tools", "list the tools a server offers, or show one tool's arguments: tools [TOOL]", runTools},

@@ -51,6 +51,7 @@ Run palaver agent COMMAND --help for a command's arguments and flags.
 		"approvals":    {"list", "approve", "reject", "answer"},
 		"contact":      {"request", "approve", "reject", "cancel", "list"},
 		"conversation": {"post", "resume", "close"},
+		"webhook":      {"add", "list", "remove", "enable"},
 		"project":      {"create", "list", "show", "update", "archive", "unarchive", "add-member", "remove-member", "add-agent", "remove-agent"},
 	} {
 		code, _, stderr := run(t, ctx, nil, group, "--help")
