@@ -8,10 +8,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -515,5 +517,35 @@ func TestRunWebhooks(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("RunWebhooks did not return when its context ended")
+	}
+}
+
+// TestWebhookDocsStateTheNumbers: docs/webhooks.md gives the hub's numbers
+// for webhooks, so the page cannot drift from what the server does.
+func TestWebhookDocsStateTheNumbers(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/webhooks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := hub.WebhookRetry
+	for _, want := range []string{
+		fmt.Sprintf("| endpoints per agent | %d |", hub.MaxWebhooks),
+		fmt.Sprintf("An agent has at most %d endpoints.", hub.MaxWebhooks),
+		fmt.Sprintf("after about %d s, then twice as long each time (each wait moved at random by up to ±%d %%), at most %d h apart", int(r.First.Seconds()), int(r.Jitter*100), int(r.Max.Hours())),
+		fmt.Sprintf("| retried for | %d h after the call was queued", int(r.For.Hours())),
+		fmt.Sprintf("| one call's time limit | %d s |", int(hub.WebhookTimeout.Seconds())),
+		fmt.Sprintf("within %d s", int(hub.WebhookTimeout.Seconds())),
+		fmt.Sprintf("| calls to one endpoint | %d a second, %d at once, from each server process |", hub.WebhookRate, hub.WebhookBurst),
+		fmt.Sprintf("| attempts in the delivery log | the latest %d per endpoint |", hub.WebhookLog),
+		fmt.Sprintf("still failing %d hours after", int(r.For.Hours())),
+	} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/webhooks.md does not say %q", want)
+		}
+	}
+	for _, o := range hub.WebhookOutcomes {
+		if !strings.Contains(string(doc), "`"+o+"`") {
+			t.Errorf("docs/webhooks.md does not name the outcome %s", o)
+		}
 	}
 }
