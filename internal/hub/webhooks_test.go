@@ -549,3 +549,30 @@ func TestWebhookDocsStateTheNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookRate: an endpoint is sent WebhookBurst calls at once and then
+// WebhookRate a second; the rest wait their turn, counted as no attempt.
+func TestWebhookRate(t *testing.T) {
+	r := newReceiver(t)
+	w := hookWorld(t, r, nil, "127.0.0.1")
+	alice := w.alice(t)
+	conv := w.open(t, w.reviewer, "alice/planner")
+	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
+		t.Fatal(err)
+	}
+	n := hub.WebhookBurst + hub.WebhookRate
+	for i := range n {
+		w.send(t, w.reviewer, conv, "message "+strconv.Itoa(i))
+	}
+	if pass := w.deliver(t); pass.Claimed != n || outcomes(pass)[hub.WebhookDelivered] != hub.WebhookBurst || len(r.got()) != hub.WebhookBurst {
+		t.Fatalf("%d calls at once: %+v, %d made; want %d made, the rest waiting", n, pass, len(r.got()), hub.WebhookBurst)
+	}
+	views, _ := w.hub.Webhooks(ctx, alice, "planner")
+	if views[0].Pending != hub.WebhookRate || len(views[0].Attempts) != hub.WebhookBurst {
+		t.Errorf("after the burst: %d waiting, %d attempts logged", views[0].Pending, len(views[0].Attempts))
+	}
+	w.clock.Advance(time.Second)
+	if pass := w.deliver(t); outcomes(pass)[hub.WebhookDelivered] != hub.WebhookRate || len(r.got()) != n {
+		t.Errorf("a second later: %+v, %d made in all; want the other %d", pass, len(r.got()), hub.WebhookRate)
+	}
+}
