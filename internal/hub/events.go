@@ -297,6 +297,7 @@ func (h *Hub) park(ctx context.Context, recipientID string, from int64, timeout 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
+		queried := h.commits.now()
 		events, last, err := h.visibleEvents(ctx, recipientID, from)
 		if err != nil && context.Cause(ctx) == errSuperseded {
 			return &WaitResult{Cursor: h.cursor(recipientID, from), Superseded: true}, nil
@@ -308,13 +309,10 @@ func (h *Hub) park(ctx context.Context, recipientID string, from int64, timeout 
 		if len(events) > 0 {
 			return &WaitResult{Events: events, Cursor: h.cursor(recipientID, from)}, nil
 		}
-		select {
-		case <-wake:
-		case <-timer.C:
+		switch h.sleep(ctx, recipientID, queried, wake, timer.C) {
+		case wokeByTimeout, wokeByShutdown:
 			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
-		case <-h.stop:
-			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
-		case <-ctx.Done():
+		case wokeByDone:
 			if context.Cause(ctx) == errSuperseded {
 				return &WaitResult{Cursor: h.cursor(recipientID, from), Superseded: true}, nil
 			}

@@ -129,6 +129,9 @@ type Hub struct {
 	hookRate     requestLimiter               // calls per webhook endpoint (§18)
 	hookKick     chan struct{}                // a change queued webhook calls: deliver now
 	rechecked    int64                        // the newest event id Recheck has looked at
+
+	observer Observer // told sends, brakes, parked waits and wake-ups (§14)
+	commits  *commits // when each recipient's events were last published, for Woke
 }
 
 // Options configure New.
@@ -151,6 +154,9 @@ type Options struct {
 	// Resolver looks up an endpoint's host when it is saved (default
 	// net.DefaultResolver).
 	Resolver Resolver
+	// Observer is told sends by outcome, brakes tripped, parked waits and
+	// wake-up times, for /metrics (§14); nil: nobody is.
+	Observer Observer
 }
 
 // New returns a Hub over an opened, migrated store.
@@ -163,6 +169,9 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	}
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
+	}
+	if o.Observer == nil {
+		o.Observer = nobody{}
 	}
 	if o.Settings == (Settings{}) {
 		o.Settings = DefaultSettings()
@@ -202,6 +211,8 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		webhooks:     o.Webhooks,
 		resolver:     o.Resolver,
 		hookKick:     make(chan struct{}, 1),
+		observer:     o.Observer,
+		commits:      newCommits(),
 	}, nil
 }
 

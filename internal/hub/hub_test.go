@@ -44,6 +44,7 @@ type world struct {
 	waker                     *notify.Local
 	store                     hub.Store
 	settings                  hub.Settings
+	observer                  hub.Observer // nil: none
 	planner, reviewer, helper *hub.Caller
 	tokens                    map[string]string  // handle → secret
 	options                   func(*hub.Options) // changes the options of each hub reopen makes
@@ -86,7 +87,7 @@ func newWorldOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) hub.St
 func (w *world) reopen(t testing.TB) {
 	t.Helper()
 	w.waker = notify.NewLocal()
-	o := hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Settings: w.settings}
+	o := hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Settings: w.settings, Observer: w.observer}
 	if w.options != nil {
 		w.options(&o)
 	}

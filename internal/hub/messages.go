@@ -207,8 +207,15 @@ func checkSend(in *SendInput, byPerson bool) error {
 // pending), notice (reply_to_seq points at a no_reply message) — each told
 // to the owner as brake.tripped — and listen (the agent's mode). Errors:
 // not_found, no_recipients, conflict (the same client_msg_id with
-// different words), invalid arguments.
+// different words), invalid arguments. Each call's outcome is told to the
+// hub's Observer.
 func (h *Hub) SendMessage(ctx context.Context, c *Caller, in SendInput) (*SendResult, error) {
+	res, err := h.sendMessage(ctx, c, in)
+	h.observeSend(res, err)
+	return res, err
+}
+
+func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendResult, error) {
 	if err := checkSend(&in, false); err != nil {
 		return nil, err
 	}

@@ -89,5 +89,6 @@ func (h *Hub) publish(events []*Event) {
 			ids = append(ids, e.RecipientID)
 		}
 	}
+	h.commits.published(ids)
 	h.waker.Publish(ids)
 }
