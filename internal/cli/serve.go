@@ -96,8 +96,12 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	observer, err := metrics.NewHubObserver(m.Registry())
+	if err != nil {
+		return err
+	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: settings,
-		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts, Webhooks: sender})
+		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer})
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeMetrics: the server answers GET /metrics (§14), counting requests.
@@ -78,5 +80,78 @@ func TestHealth(t *testing.T) {
 	code, _, stderr := run(t, ctx, nil, "health", "--addr", addr)
 	if want := "palaver health: no answer from http://" + addr + "/readyz: "; code != 1 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("palaver health with no server: exit %d, %q; want exit 1 and %q…", code, stderr, want)
+	}
+}
+
+// TestServeHubMetrics: /metrics counts sends by outcome, brakes by word,
+// the waits parked now and how soon a send woke one (§14), each series
+// there from the start and moving as the hub acts.
+func TestServeHubMetrics(t *testing.T) {
+	ctx := context.Background()
+	admin, call, vars := ownerAndAgent(t)
+	base := strings.TrimSuffix(vars["PALAVER_URL"], "/mcp/")
+	admin("agent", "create", "alice/reviewer")
+	lines := strings.Split(strings.TrimSpace(admin("token", "mint", "--user", "alice", "--agent", "reviewer")), "\n")
+	reviewer := map[string]string{"PALAVER_URL": vars["PALAVER_URL"], "PALAVER_TOKEN": lines[len(lines)-1]}
+	series := func() map[string]string {
+		t.Helper()
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		out := map[string]string{}
+		for line := range strings.Lines(string(b)) {
+			if name, value, ok := strings.Cut(strings.TrimSpace(line), " "); ok && strings.HasPrefix(name, "palaver_") {
+				out[name] = value
+			}
+		}
+		return out
+	}
+	want := func(got map[string]string, w map[string]string) {
+		t.Helper()
+		for name, value := range w {
+			if got[name] != value {
+				t.Errorf("%s is %q, want %q", name, got[name], value)
+			}
+		}
+	}
+	want(series(), map[string]string{`palaver_sends_total{outcome="sent"}`: "0", `palaver_sends_total{outcome="error"}`: "0",
+		`palaver_brakes_tripped_total{word="duplicate"}`: "0", `palaver_brakes_tripped_total{word="closing"}`: "0",
+		"palaver_parked_waits": "0", "palaver_wake_seconds_count": "0"})
+
+	conv := call("open_conversation", `{"handles": ["alice/reviewer"]}`)["conversation_id"].(string)
+	done := make(chan string, 1)
+	go func() {
+		_, stdout, _ := run(t, ctx, reviewer, "wait", "--once", "--timeout", "30")
+		done <- stdout
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for series()["palaver_parked_waits"] != "1" {
+		if time.Now().After(deadline) {
+			t.Fatal("the reviewer's wait is not counted as parked")
+		}
+		runtime.Gosched()
+	}
+	for range 3 { // the third time, the duplicate brake refuses the same words
+		call("send_message", `{"conversation_id": "`+conv+`", "body": "the same words"}`)
+	}
+	call("send_message", `{"conversation_id": "conv_nope", "body": "x"}`)
+	select {
+	case got := <-done:
+		if !strings.Contains(got, `"type":"message.new"`) {
+			t.Fatalf("palaver wait printed %s", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the reviewer's wait did not wake")
+	}
+	got := series()
+	want(got, map[string]string{`palaver_sends_total{outcome="sent"}`: "2", `palaver_sends_total{outcome="denied"}`: "1",
+		`palaver_sends_total{outcome="error"}`: "1", `palaver_sends_total{outcome="held"}`: "0",
+		`palaver_brakes_tripped_total{word="duplicate"}`: "1", `palaver_brakes_tripped_total{word="budget"}`: "0",
+		"palaver_parked_waits": "0", "palaver_wake_seconds_count": "1"})
+	if got[`palaver_wake_seconds_bucket{le="+Inf"}`] != "1" || got["palaver_wake_seconds_sum"] == "0" {
+		t.Errorf("palaver_wake_seconds: %v", got)
 	}
 }

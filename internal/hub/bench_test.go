@@ -8,15 +8,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/metrics"
 )
 
 // benchWorld is a world with the default brakes whose clock moves a minute
 // at every reading, so a benchmark's stream of distinct sends stays within
-// each agent's budget the way a long-running hub's traffic does.
+// each agent's budget the way a long-running hub's traffic does. Its hub
+// counts into Prometheus series, as a server's does.
 func benchWorld(b *testing.B) *world {
 	w := newWorld(b)
 	w.clock.step = time.Minute
+	o, err := metrics.NewHubObserver(prometheus.NewRegistry())
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.observer = o
+	w.reopen(b)
 	return w
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
+	"github.com/palaverhq/palaver/internal/metrics"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
@@ -79,8 +80,11 @@ func newTestServerOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) h
 	}
 	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}, reg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(ts.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	var err error
-	ts.hub, err = hub.New(context.Background(), hub.Options{Store: db, Waker: ts.waker, Logger: log, Settings: settings})
+	observer, err := metrics.NewHubObserver(ts.reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.hub, err = hub.New(context.Background(), hub.Options{Store: db, Waker: ts.waker, Logger: log, Settings: settings, Observer: observer})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,19 @@
 // Package metrics serves the server's Prometheus metrics at GET /metrics
 // (DESIGN.md §14): the Go runtime (goroutines, memory, GC pauses), the
-// process (CPU, resident memory, open files) and HTTP requests by status.
+// process (CPU, resident memory, open files), HTTP requests by status, and
+// what the hub observes (HubObserver): sends, brakes, parked waits and
+// wake-up latency.
 package metrics
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // Metrics is one server's registry. It is made per server, not global, so
@@ -56,4 +61,77 @@ func (m *Metrics) Count(next http.Handler) http.Handler {
 func (m *Metrics) Mount(mux *http.ServeMux) http.Handler {
 	mux.Handle("GET /metrics", m.Handler())
 	return m.Count(mux)
+}
+
+// HubObserver counts what the hub tells its Observer (§14):
+// palaver_sends_total{outcome}, palaver_brakes_tripped_total{word},
+// palaver_parked_waits and palaver_wake_seconds. Every outcome and brake
+// the hub names is a series from the start, at 0, and is counted without
+// allocating: a send costs one atomic add.
+type HubObserver struct {
+	sends, brakes     *prometheus.CounterVec
+	sendsBy, brakesBy map[string]prometheus.Counter // the hub's own words, resolved once
+	parked            prometheus.Gauge
+	wake              prometheus.Histogram
+}
+
+var _ hub.Observer = (*HubObserver)(nil)
+
+// NewHubObserver makes the hub's series and registers them with reg.
+func NewHubObserver(reg prometheus.Registerer) (*HubObserver, error) {
+	o := &HubObserver{
+		sends: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "palaver_sends_total",
+			Help: "Agents' sends (send_message and the profiles' equivalents) by outcome: sent, held for review, denied by a rule, or error.",
+		}, []string{"outcome"}),
+		brakes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "palaver_brakes_tripped_total",
+			Help: "Agents' sends refused by a brake, by the brake's word (paused, notice, duplicate, budget, loop, listen, closing).",
+		}, []string{"word"}),
+		parked: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "palaver_parked_waits",
+			Help: "Waits (wait_for_messages, people's event streams) parked now, waiting for an event.",
+		}),
+		wake: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "palaver_wake_seconds",
+			Help:    "From the commit of an event (a send) to the wake-up of a wait parked for it, on the replica that committed it.",
+			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}),
+		sendsBy:  map[string]prometheus.Counter{},
+		brakesBy: map[string]prometheus.Counter{},
+	}
+	for _, outcome := range hub.SendOutcomes {
+		o.sendsBy[outcome] = o.sends.WithLabelValues(outcome)
+	}
+	for _, word := range hub.Brakes {
+		o.brakesBy[word] = o.brakes.WithLabelValues(word)
+	}
+	for _, c := range []prometheus.Collector{o.sends, o.brakes, o.parked, o.wake} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// Sent counts a send by its outcome.
+func (o *HubObserver) Sent(outcome string) { count(o.sendsBy, o.sends, outcome) }
+
+// BrakeTripped counts a send a brake refused, by the brake's word.
+func (o *HubObserver) BrakeTripped(word string) { count(o.brakesBy, o.brakes, word) }
+
+// Parked moves the gauge of parked waits.
+func (o *HubObserver) Parked(delta int) { o.parked.Add(float64(delta)) }
+
+// Woke records how long after a commit a parked wait woke.
+func (o *HubObserver) Woke(after time.Duration) { o.wake.Observe(after.Seconds()) }
+
+// count adds one to the series of label: resolved at start for the hub's
+// own words, looked up for any other.
+func count(known map[string]prometheus.Counter, vec *prometheus.CounterVec, label string) {
+	if c, ok := known[label]; ok {
+		c.Inc()
+		return
+	}
+	vec.WithLabelValues(label).Inc()
 }

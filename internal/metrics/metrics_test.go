@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
@@ -86,5 +87,59 @@ func TestMetrics(t *testing.T) {
 	// The first scrape is counted once it has been answered.
 	if diff := cmp.Diff(map[string]float64{"200": 3, "404": 1}, requestsByCode(scrape(t, srv.URL))); diff != "" {
 		t.Errorf("requests at the second scrape (-want +got):\n%s", diff)
+	}
+}
+
+// TestHubObserver: the hub's series count what they are told, every
+// outcome and brake there from the start, and counting allocates nothing
+// (it runs on every send).
+func TestHubObserver(t *testing.T) {
+	m := New()
+	o, err := NewHubObserver(m.Registry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(m.Mount(http.NewServeMux()))
+	defer srv.Close()
+	byLabel := func(families map[string]*dto.MetricFamily, name string) map[string]float64 {
+		out := map[string]float64{}
+		for _, m := range families[name].GetMetric() {
+			out[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+		return out
+	}
+	first := scrape(t, srv.URL)
+	if d := cmp.Diff(map[string]float64{"sent": 0, "held": 0, "denied": 0, "error": 0}, byLabel(first, "palaver_sends_total")); d != "" {
+		t.Errorf("sends before any (-want +got):\n%s", d)
+	}
+	if got := len(byLabel(first, "palaver_brakes_tripped_total")); got != 7 {
+		t.Errorf("%d brakes listed before any trips, want 7", got)
+	}
+
+	allocs := testing.AllocsPerRun(100, func() {
+		o.Sent("sent")
+		o.BrakeTripped("budget")
+		o.Parked(1)
+		o.Woke(2 * time.Millisecond)
+		o.Parked(-1)
+	})
+	if allocs != 0 {
+		t.Errorf("counting allocates %v times a round, want 0", allocs)
+	}
+	o.Sent("denied")
+	o.Parked(1)
+	got := scrape(t, srv.URL)
+	if d := cmp.Diff(map[string]float64{"sent": 101, "held": 0, "denied": 1, "error": 0}, byLabel(got, "palaver_sends_total")); d != "" {
+		t.Errorf("sends (-want +got):\n%s", d)
+	}
+	if n := byLabel(got, "palaver_brakes_tripped_total")["budget"]; n != 101 {
+		t.Errorf("budget brakes: %v, want 101", n)
+	}
+	if n := got["palaver_parked_waits"].GetMetric()[0].GetGauge().GetValue(); n != 1 {
+		t.Errorf("parked waits: %v, want 1", n)
+	}
+	h := got["palaver_wake_seconds"].GetMetric()[0].GetHistogram()
+	if h.GetSampleCount() != 101 || h.GetSampleSum() < 0.2 || h.GetSampleSum() > 0.21 {
+		t.Errorf("wake-ups: %d, sum %v s; want 101 of 2 ms", h.GetSampleCount(), h.GetSampleSum())
 	}
 }
