@@ -15,6 +15,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	goldmarkparser "github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
@@ -42,11 +43,7 @@ func Markdown(src string, o Options) template.HTML {
 	// so that every byte written is a character a browser shows as such.
 	src = strings.ToValidUTF8(strings.ReplaceAll(src, "\x00", "\uFFFD"), "\uFFFD")
 	md := goldmark.New(
-		goldmark.WithExtensions(
-			extension.Strikethrough,
-			// align="…" rather than style="…", which a strict CSP would block.
-			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
-		),
+		goldmark.WithExtensions(extensions()...),
 		goldmark.WithRendererOptions(
 			// goldmark's own HTML renderer has priority 1000; a lower number wins.
 			renderer.WithNodeRenderers(util.Prioritized(&nodeRenderer{o: o}, 100)),
@@ -59,6 +56,20 @@ func Markdown(src string, o Options) template.HTML {
 		return template.HTML("<p>" + template.HTMLEscapeString(src) + "</p>\n")
 	}
 	return template.HTML(b.String())
+}
+
+// extensions are the syntax beyond CommonMark that posts may use.
+func extensions() []goldmark.Extender {
+	return []goldmark.Extender{
+		extension.Strikethrough,
+		// align="…" rather than style="…", which a strict CSP would block.
+		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+	}
+}
+
+// parser reads markdown as Markdown does.
+func parser() goldmarkparser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extensions()...)).Parser()
 }
 
 // nodeRenderer overrides goldmark's HTML renderer for the nodes where
