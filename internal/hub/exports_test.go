@@ -1,0 +1,105 @@
+package hub_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// TestExportSeesWhatThePersonSees: a person exports a conversation they
+// take part in or one of their agents does, and a project they are a
+// member of, with its threads; anyone else's is not_found, as is a closed
+// conversation; held messages are not in it, and exporting moves no place
+// (§18).
+func TestExportSeesWhatThePersonSees(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	conv := w.open(t, w.planner, "alice/reviewer")
+	w.send(t, w.planner, conv, "first")
+	if _, err := w.hub.PostAsPerson(ctx, alice, conv, "I am here too", "text"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SendMessage(ctx, w.agent(t, "alice/reviewer"), hub.SendInput{ConversationID: conv, Body: "held"}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := w.store.Reads(ctx, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e, err := w.hub.ExportConversation(ctx, alice, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Conversations) != 1 || e.Project != nil || e.By.ID != alice.ID {
+		t.Fatalf("export of a conversation: %+v", e)
+	}
+	c := e.Conversations[0]
+	var got []string
+	for _, m := range c.Messages {
+		got = append(got, m.Body+" "+m.Authority)
+	}
+	if d := cmp.Diff([]string{"first agent", "I am here too human_interject"}, got); d != "" {
+		t.Errorf("messages exported (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{alice.ID: "alice", w.planner.Agent.ID: "alice/planner", w.reviewer.Agent.ID: "alice/reviewer"}, e.Names); d != "" {
+		t.Errorf("names (-want +got):\n%s", d)
+	}
+	after, err := w.store.Reads(ctx, conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(before, after); d != "" {
+		t.Errorf("exporting moved places (-before +after):\n%s", d)
+	}
+	if _, err := w.hub.ExportConversation(ctx, bob, conv); code(err) != "not_found" {
+		t.Errorf("bob exporting alice's agents' conversation: %v, want not_found", err)
+	}
+	if _, err := w.hub.ExportConversation(ctx, alice, "conv_nope"); code(err) != "not_found" {
+		t.Errorf("exporting a conversation that does not exist: %v, want not_found", err)
+	}
+	if _, err := w.hub.CloseConversation(ctx, conv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.ExportConversation(ctx, alice, conv); code(err) != "not_found" {
+		t.Errorf("exporting a closed conversation: %v, want not_found", err)
+	}
+
+	project, thread := w.project(t)
+	w.send(t, w.planner, thread, "in the thread")
+	pe, err := w.hub.ExportProject(ctx, alice, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pe.Project == nil || pe.Project.Project.ID != project || len(pe.Conversations) != 1 || pe.Conversations[0].Conversation.ID != thread ||
+		len(pe.Conversations[0].Messages) != 1 {
+		t.Fatalf("export of the project: %+v", pe)
+	}
+	if _, err := w.hub.ExportProject(ctx, bob, project); code(err) != "not_found" {
+		t.Errorf("bob exporting a project he is not in: %v, want not_found", err)
+	}
+	if _, err := w.hub.ExportConversation(ctx, bob, thread); code(err) != "not_found" {
+		t.Errorf("bob exporting a thread of a project he is not in: %v, want not_found", err)
+	}
+	// A member sees the project, and its threads.
+	if _, err := w.hub.RequestContact(ctx, alice, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.RequestContact(ctx, bob, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.AddMember(ctx, alice, project, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if be, err := w.hub.ExportProject(ctx, bob, project); err != nil || len(be.Conversations) != 1 {
+		t.Errorf("bob exporting the project he is in: %+v, %v", be, err)
+	}
+	if _, err := w.hub.ExportConversation(ctx, bob, thread); err != nil {
+		t.Errorf("bob exporting a thread of the project he is in: %v", err)
+	}
+}
