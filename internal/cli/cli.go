@@ -45,6 +45,7 @@ func commands() []command {
 		{"project", "projects: create, list, show, update, archive; members and agents", runProject},
 		{"grant", "set what an agent may reach of a contact", runGrant},
 		{"webhook", "an agent's webhooks: add, list, remove, enable", runWebhook},
+		{"export", "export a conversation or a project, with provenance, as Markdown and JSON in a zip", runExport},
 		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
 		{"wait", "stream events as JSON lines", runWait},
 		{"tools", "list the tools a server offers, or show one tool's arguments: tools [TOOL]", runTools},

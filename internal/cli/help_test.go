@@ -66,7 +66,7 @@ Run palaver agent COMMAND --help for a command's arguments and flags.
 		}
 	}
 	code, _, stderr := run(t, ctx, nil, "--help")
-	for _, want := range []string{"\n  agent         agents: create, list, set the mode, make public, archive\n", "\n  conversation  ", "\n  version       print the version and VCS revision\n"} {
+	for _, want := range []string{"\n  agent         agents: create, list, set the mode, make public, archive\n", "\n  conversation  ", "\n  export        export a conversation or a project, with provenance, as Markdown and JSON in a zip\n", "\n  version       print the version and VCS revision\n"} {
 		if code != 0 || !strings.Contains(stderr, want) {
 			t.Errorf("palaver --help: exit %d, lacks %q:\n%s", code, want, stderr)
 		}
@@ -102,6 +102,13 @@ Run palaver project list --help for all its flags.
 		{[]string{"agent", "public", "--off"}, `palaver agent public: missing --agent SLUG: the agent's slug
 palaver agent public: missing --user HANDLE: the person acting
 Run palaver agent public --help for all its flags.
+`},
+		{[]string{"export", "--user", "alice"}, `palaver export: missing --conversation CONVERSATION_ID: the conversation to export; or give --project
+Run palaver export --help for all its flags.
+`},
+		{[]string{"export"}, `palaver export: missing --conversation CONVERSATION_ID: the conversation to export; or give --project
+palaver export: missing --user HANDLE: the person acting
+Run palaver export --help for all its flags.
 `},
 	} {
 		code, stdout, stderr := run(t, ctx, map[string]string{"PALAVER_DATABASE": "/nonexistent/palaver.db"}, tc.args...)
