@@ -100,6 +100,7 @@ func (a *API) routes() []route {
 		{"POST /projects/{id}/threads", a.openThread},
 		{"GET /projects/{id}/items/{item}", a.item},
 		{"GET /projects/{id}/images/{image}", a.image},
+		{"GET /projects/{id}/export", a.exportProject},
 
 		{"GET /conversations", a.conversations},
 		{"GET /conversations/{id}", a.conversation},
@@ -107,6 +108,7 @@ func (a *API) routes() []route {
 		{"GET /conversations/{id}/messages", a.messages},
 		{"POST /conversations/{id}/messages", a.post},
 		{"POST /conversations/{id}/resume", noBody(a.resume)},
+		{"GET /conversations/{id}/export", a.exportConversation},
 	}
 }
 
@@ -126,6 +128,13 @@ func (a *API) Register(mux *http.ServeMux) {
 type file struct {
 	contentType string
 	data        []byte
+}
+
+// download is an answer to save as a file (an export's archive): its
+// type and name, and what writes its bytes, streamed.
+type download struct {
+	contentType, filename string
+	write                 func(w io.Writer) error
 }
 
 // maxBody bounds a request body (§15).
@@ -151,6 +160,14 @@ func (a *API) serve(h handler) http.Handler {
 		}
 		if f, ok := v.(file); ok {
 			httpx.WriteBytes(w, f.contentType, f.data)
+			return
+		}
+		if d, ok := v.(download); ok {
+			httpx.Attachment(w, d.contentType, d.filename)
+			if err := d.write(w); err != nil {
+				// The status is sent: the client sees a cut archive.
+				a.log.Error("api download cut short", "route", r.Pattern, "err", err)
+			}
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -165,6 +166,18 @@ func WriteBytes(w http.ResponseWriter, contentType string, data []byte) {
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("Cache-Control", "private, max-age=3600")
 	w.Write(data)
+}
+
+// Attachment sets the headers of a file to download and keep (an
+// export's archive): its type, its name to save it under, no sniffing, and
+// no copy kept by the browser or anything between.
+func Attachment(w http.ResponseWriter, contentType, filename string) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	h.Set("Cache-Control", "no-store")
 }
 
 // ClientAddr is the address of the client a request came from: its peer,
