@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -106,7 +107,15 @@ type reply struct {
 	cookies  []*http.Cookie
 	image    *hub.Image // bytes to send as they are, not a page
 	bytes    []byte
-	stream   string // the page's event stream, when not the plain one
+	download *download // a file to save, not a page
+	stream   string    // the page's event stream, when not the plain one
+}
+
+// download is a file to save (an export's archive): its type, its name,
+// and what writes its bytes, streamed.
+type download struct {
+	contentType, filename string
+	write                 func(w io.Writer) error
 }
 
 // again is a form shown again with the error that stopped it: sign-in,
@@ -152,6 +161,7 @@ func (w *Web) routes() []route {
 		{pattern: "POST /conversations/{id}/messages", handle: w.post, back: "/conversations/{id}"},
 		{pattern: "POST /conversations/{id}/resume", handle: w.resume, back: "/conversations/{id}"},
 		{pattern: "POST /conversations/{id}/close", handle: w.closeConversation, back: "/conversations/{id}"},
+		{pattern: "GET /conversations/{id}/export", handle: w.exportConversation},
 
 		{pattern: "GET /agents", handle: w.agents},
 		{pattern: "POST /agents", handle: w.createAgent, back: "/agents"},
@@ -184,6 +194,7 @@ func (w *Web) routes() []route {
 		{pattern: "GET /projects/{id}/items/{item}", handle: w.item},
 		{pattern: "POST /projects/{id}/items/{item}/status", handle: w.moveItem, back: "/projects/{id}"},
 		{pattern: "GET /projects/{id}/images/{image}", handle: w.image},
+		{pattern: "GET /projects/{id}/export", handle: w.exportProject},
 
 		{pattern: "GET /consent", handle: w.consent},
 		{pattern: "POST /consent", handle: w.decideConsent},
@@ -262,6 +273,14 @@ func (w *Web) serve(rt route) http.Handler {
 		}
 		if rep.image != nil {
 			httpx.WriteBytes(rw, rep.image.MIME, rep.bytes)
+			return
+		}
+		if d := rep.download; d != nil {
+			httpx.Attachment(rw, d.contentType, d.filename)
+			if err := d.write(rw); err != nil {
+				// The status is sent: the browser sees a cut download.
+				w.log.Error("dashboard download cut short", "route", rt.pattern, "err", err)
+			}
 			return
 		}
 		if rep.redirect != "" {
