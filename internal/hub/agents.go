@@ -173,10 +173,68 @@ func (h *Hub) SetAgentPublic(ctx context.Context, u *User, slug string, public b
 		return a, err
 	}
 	a.Public = public
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetAgentPublic(ctx, a.ID, public) }); err != nil {
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := tx.SetAgentPublic(ctx, a.ID, public); err != nil || public {
+			return nil, err
+		}
+		return leaveStrangers(ctx, tx, a, h.now())
+	})
+	if err != nil {
 		return nil, AsError(err)
 	}
 	return a, nil
+}
+
+// leaveStrangers takes an agent made private out of every group it could be
+// in only as a public agent — one where another owner taking part is no
+// contact of its owner (§1, §3) — with what waited for it there, so the
+// group works on for the others. A direct conversation keeps its two (a
+// send there is refused until the agent is public again); project threads
+// follow the project's own membership.
+func leaveStrangers(ctx context.Context, tx Tx, a *Agent, now time.Time) ([]*Event, error) {
+	var events []*Event
+	before, beforeID := time.Time{}, ""
+	for {
+		convs, err := tx.ConversationsOf(ctx, a.ID, before, beforeID, ConversationsPage.Max)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range convs {
+			if c.Kind != KindGroup {
+				continue
+			}
+			ps, err := tx.Participants(ctx, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			stranger := false
+			for _, p := range ps {
+				if p.Archived || p.OwnerID == a.OwnerID || stranger {
+					continue
+				}
+				ct, err := tx.Contact(ctx, a.OwnerID, p.OwnerID)
+				if err != nil && !errors.Is(err, ErrNoRows) {
+					return nil, err
+				}
+				stranger = ct == nil || ct.Status != ContactAccepted
+			}
+			if !stranger {
+				continue
+			}
+			if err := tx.LeaveConversation(ctx, c.ID, a.ID, now); err != nil {
+				return nil, err
+			}
+			withdrawn, err := withdraw(ctx, tx, a.ID, c.ID, now)
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, withdrawn...)
+		}
+		if len(convs) < ConversationsPage.Max {
+			return events, nil
+		}
+		before, beforeID = convs[len(convs)-1].UpdatedAt, convs[len(convs)-1].ID
+	}
 }
 
 // CreateOwnAgent is a person creating an agent of their own (§1): slug is

@@ -292,7 +292,9 @@ func personMayAdd(ctx context.Context, r Reader, u *User, p *Principal) error {
 	case a.OwnerID == u.ID || a.Public:
 		return nil
 	}
-	return deny("public", "%s is not public: only its owner %s brings it into a conversation, or makes it public so anyone may; ask %s", p.Handle, a.OwnerHandle, a.OwnerHandle)
+	// Another person's private agent is told apart from none at all by no
+	// one but its owner (§15).
+	return notFound("no agent has the handle %q; check it with list_contacts", p.Handle)
 }
 
 // ---- inbound asks

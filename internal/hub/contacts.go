@@ -145,6 +145,10 @@ func (h *Hub) DecideContactRequest(ctx context.Context, u *User, id string, acce
 		return nil, &Error{Kind: KindForbidden, Msg: fmt.Sprintf("%s is your own contact request to %s: only %s can approve or reject it; you may cancel it while it waits",
 			c.ID, other.Handle, other.Handle)}
 	}
+	if c.Status == ContactAccepted || c.Status == ContactRejected {
+		// A request is answered once; a contact is ended by removing it.
+		return nil, &Error{Kind: KindConflict, Msg: fmt.Sprintf("%s was %s already and waits for no answer; to end a contact with %s, remove it", c.ID, c.Status, other.Handle)}
+	}
 	return h.DecideContact(ctx, u, other.Handle, accept)
 }
 

@@ -30,7 +30,7 @@ func personAccess(ctx context.Context, r Reader, u *User, conversationID string)
 		if p.PrincipalID == u.ID {
 			participant = true
 		}
-		own = own || (p.Kind == PrincipalAgent && p.OwnerID == u.ID)
+		own = own || (p.Kind == PrincipalAgent && p.OwnerID == u.ID && !p.Archived) // an archived agent has left (§1)
 	}
 	if !participant && !own {
 		return nil, false, missing

@@ -167,8 +167,8 @@ func TestPersonPeers(t *testing.T) {
 		{"alice/front", ""},
 		{"bob/desk", ""},
 		{"carol/kiosk", ""},
-		{"bob/helper", "denied:public"},
-		{"carol/secret", "denied:public"},
+		{"bob/helper", "not_found"}, // another's private agent is as good as none (§15)
+		{"carol/secret", "not_found"},
 		{"bob/old", "not_found"},
 	} {
 		err := w.hub.PersonMayAddForTest(ctx, alice, tc.handle)
@@ -180,9 +180,8 @@ func TestPersonPeers(t *testing.T) {
 			t.Errorf("%s: personMayAdd says %v but PersonPeers lists it: %v", tc.handle, err, inPeers)
 		}
 	}
-	err = w.hub.PersonMayAddForTest(ctx, alice, "bob/helper")
-	if !strings.Contains(err.Error(), "ask bob") {
-		t.Errorf("bringing in bob's helper: %v; want the step (ask bob)", err)
+	if helper, old := w.hub.PersonMayAddForTest(ctx, alice, "bob/helper"), w.hub.PersonMayAddForTest(ctx, alice, "bob/nope"); helper.Error() != strings.ReplaceAll(old.Error(), "bob/nope", "bob/helper") {
+		t.Errorf("bob's private agent (%v) is told apart from none (%v)", helper, old)
 	}
 	err = w.hub.PersonMayAddForTest(ctx, alice, "dave")
 	if !strings.Contains(err.Error(), "contact request") {

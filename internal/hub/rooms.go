@@ -240,8 +240,12 @@ func (h *Hub) join(ctx context.Context, tx Tx, v *ConversationView, actorID stri
 		}
 	}
 	now := h.now()
+	joined := now
+	if there {
+		joined = old.JoinedAt // a new role is no new arrival
+	}
 	if err := tx.AddParticipant(ctx, &Participant{ConversationID: v.Conversation.ID, PrincipalID: target.ID, Kind: target.Kind,
-		OwnerID: target.OwnerID, Role: role, JoinedAt: now}); err != nil {
+		OwnerID: target.OwnerID, Role: role, JoinedAt: joined}); err != nil {
 		return nil, err
 	}
 	var err error
@@ -299,6 +303,9 @@ func (h *Hub) leave(ctx context.Context, tx Tx, v *ConversationView, actorID, wh
 		if err := mayManage(v, actorID, "", true); err != nil {
 			return nil, err
 		}
+		if actor, _ := participant(v.Participants, actorID); p.Role == RoleOwner && actor.Role != RoleOwner {
+			return nil, &Error{Kind: KindForbidden, Msg: "only an owner of this conversation removes an owner"}
+		}
 	}
 	if onlyOwner(v.Participants, p) {
 		return nil, invalid("", "%s is this conversation's only owner and stays; make someone else owner first", p.Handle)
@@ -343,6 +350,9 @@ func findParticipant(ps []Participant, ref string) (*Participant, error) {
 	var found []*Participant
 	for i := range ps {
 		p := &ps[i]
+		if p.Archived {
+			continue // an archived agent has left every conversation (§1)
+		}
 		if p.PrincipalID == ref || p.Handle == key {
 			return p, nil
 		}
@@ -354,9 +364,11 @@ func findParticipant(ps []Participant, ref string) (*Participant, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		names := make([]string, len(ps))
-		for i, p := range ps {
-			names[i] = p.Handle
+		var names []string
+		for _, p := range ps {
+			if !p.Archived {
+				names = append(names, p.Handle)
+			}
 		}
 		return nil, notFound("%q is not a participant of this conversation; its participants are %s", echo(ref), strings.Join(names, ", "))
 	}

@@ -328,3 +328,51 @@ func TestRoomMentionsSomeoneElse(t *testing.T) {
 		t.Errorf("an event post mentioning nobody: %+v %v, want 0 recipients", ev, err)
 	}
 }
+
+// TestPublicAgentMadePrivate: an agent made private again leaves the rooms
+// of owners who are not its owner's contacts — with what waited for it
+// there — so the room works on for them and its owner no longer looks on;
+// archived, an agent's owner no longer looks on either (§1, §3).
+func TestPublicAgentMadePrivate(t *testing.T) {
+	w := newWorld(t)
+	bob, err := w.hub.User(ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SetAgentPublic(ctx, bob, "helper", true); err != nil {
+		t.Fatal(err)
+	}
+	conv := w.room(t, w.planner, "reviewer", "bob/helper")
+	waiting := w.send(t, w.planner, conv, "@helper please look")
+	if _, err := w.hub.PersonRoom(ctx, bob, conv); err != nil {
+		t.Fatalf("bob looking on at his public agent's room: %v", err)
+	}
+	if _, err := w.hub.SetAgentPublic(ctx, bob, "helper", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Room(ctx, w.helper, conv); code(err) != "not_found" {
+		t.Errorf("the room for bob's agent made private: %v, want not_found", err)
+	}
+	if got := w.inboxIDs(t, w.helper); slices.Contains(got, waiting.Message.ID) {
+		t.Errorf("bob's agent still has the room's message waiting: %v", got)
+	}
+	if _, err := w.hub.PersonRoom(ctx, bob, conv); code(err) != "not_found" {
+		t.Errorf("bob looking on after his agent left: %v, want not_found", err)
+	}
+	w.send(t, w.planner, conv, "@reviewer carry on")
+
+	// Archived, an agent leaves: its owner no longer looks on.
+	if _, err := w.hub.SetAgentPublic(ctx, bob, "helper", true); err != nil {
+		t.Fatal(err)
+	}
+	again := w.room(t, w.planner, "bob/helper")
+	if _, err := w.hub.ArchiveAgent(ctx, "bob/helper"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.PersonRoom(ctx, bob, again); code(err) != "not_found" {
+		t.Errorf("bob looking on after his agent was archived: %v, want not_found", err)
+	}
+	if _, err := w.hub.SendAsPerson(ctx, bob, hub.SendInput{ConversationID: again, Body: "@planner hi"}); code(err) != "not_found" {
+		t.Errorf("bob writing into it: %v, want not_found", err)
+	}
+}
