@@ -80,14 +80,8 @@ func checkGolden(t *testing.T, name, comment string, files []txtar.File) {
 	}
 }
 
-// rpc posts one JSON-RPC request to the default profile in the older era
-// and returns its result.
-func rpc(t *testing.T, ts *testServer, token, method string, params any) any {
-	t.Helper()
-	return rpcAt(t, ts, "/mcp/", token, method, params)
-}
-
-// rpcAt is rpc to the profile at path.
+// rpcAt posts one JSON-RPC request to the profile at path in the older
+// era and returns its result.
 func rpcAt(t *testing.T, ts *testServer, path, token, method string, params any) any {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
