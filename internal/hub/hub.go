@@ -128,6 +128,7 @@ type Hub struct {
 	resolver     Resolver                     // looks up webhook hosts when they are saved
 	hookRate     requestLimiter               // calls per webhook endpoint (§18)
 	hookKick     chan struct{}                // a change queued webhook calls: deliver now
+	hooked       hookedAgents                 // which agents have endpoints, as last read
 	rechecked    int64                        // the newest event id Recheck has looked at
 
 	observer Observer // told sends, brakes, parked waits and wake-ups (§14)

@@ -208,6 +208,8 @@ type Reader interface {
 	// Webhooks lists the agent's webhook endpoints, oldest first, each
 	// with its agent's handle and its calls still to make (§18).
 	Webhooks(ctx context.Context, agentID string) ([]*Webhook, error)
+	// WebhookAgents lists the agents with at least one enabled endpoint.
+	WebhookAgents(ctx context.Context) ([]string, error)
 	Webhook(ctx context.Context, id string) (*Webhook, error)
 	// WebhookAttempts lists an endpoint's latest attempts, newest first,
 	// at most limit.

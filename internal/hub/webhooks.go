@@ -260,6 +260,7 @@ func (h *Hub) AddWebhook(ctx context.Context, u *User, slug, rawURL string) (*We
 		}
 		return tx.InsertWebhook(ctx, w, secret)
 	})
+	h.hooked.forget()
 	if err != nil {
 		return nil, "", AsError(err)
 	}
@@ -342,6 +343,7 @@ func (h *Hub) EnableWebhook(ctx context.Context, u *User, slug, id string) (*Web
 	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetWebhookDisabled(ctx, w.ID, time.Time{}, "") }); err != nil {
 		return nil, AsError(err)
 	}
+	h.hooked.forget()
 	w.DisabledAt, w.DisabledReason = time.Time{}, ""
 	return w, nil
 }
@@ -375,9 +377,19 @@ func ownDoing(e *Event) bool {
 func (h *Hub) queueWebhooks(ctx context.Context, tx Tx, events []*Event) (bool, error) {
 	var calls []*WebhookCall
 	var hooks map[string][]*Webhook
+	var hooked map[string]bool
 	now := h.now()
 	for _, e := range events {
 		if idKind(e.RecipientID) != IDAgent || ownDoing(e) || h.waiting(e.RecipientID) {
+			continue
+		}
+		if hooked == nil {
+			var err error
+			if hooked, err = h.hooked.agents(ctx, tx, now); err != nil {
+				return false, err
+			}
+		}
+		if !hooked[e.RecipientID] {
 			continue
 		}
 		ws, seen := hooks[e.RecipientID]
@@ -598,4 +610,44 @@ func (h *Hub) RunWebhooks(ctx context.Context, period time.Duration, count func(
 		case <-h.hookKick:
 		}
 	}
+}
+
+// hookedAgents is which agents have an enabled endpoint, as this process
+// last read it, so that an event for an agent with none — nearly every
+// send's — costs the outbox no look-up. It is read again at most every
+// hookedFor: an endpoint made on another replica is called for from then
+// on; one made here, at once.
+type hookedAgents struct {
+	mu   sync.Mutex
+	ids  map[string]bool
+	read time.Time // zero: to be read
+}
+
+// hookedFor is how long hookedAgents trusts what it read.
+const hookedFor = time.Second
+
+// agents is the set of agents with an enabled endpoint, read through r
+// when what was read is older than hookedFor.
+func (k *hookedAgents) agents(ctx context.Context, r Reader, now time.Time) (map[string]bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.read.IsZero() && now.Sub(k.read) < hookedFor && !now.Before(k.read) {
+		return k.ids, nil
+	}
+	ids, err := r.WebhookAgents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k.ids, k.read = make(map[string]bool, len(ids)), now
+	for _, id := range ids {
+		k.ids[id] = true
+	}
+	return k.ids, nil
+}
+
+// forget makes the next event read the set again.
+func (k *hookedAgents) forget() {
+	k.mu.Lock()
+	k.read = time.Time{}
+	k.mu.Unlock()
 }

@@ -576,3 +576,34 @@ func TestWebhookRate(t *testing.T) {
 		t.Errorf("a second later: %+v, %d made in all; want the other %d", pass, len(r.got()), hub.WebhookRate)
 	}
 }
+
+// TestWebhookMadeOnAnotherReplica: this hub knows which agents have
+// endpoints without looking at every send; one made through another hub
+// over the same store is called for once a second has passed on this one.
+func TestWebhookMadeOnAnotherReplica(t *testing.T) {
+	r := newReceiver(t)
+	w := hookWorld(t, r, nil, "127.0.0.1")
+	conv := w.open(t, w.reviewer, "alice/planner")
+	w.send(t, w.reviewer, conv, "before any endpoint") // this hub reads that none exist
+	here := w.hub
+	w.reopen(t) // another replica over the same store
+	if _, _, err := w.hub.AddWebhook(ctx, w.alice(t), "planner", r.srv.URL+"/wake"); err != nil {
+		t.Fatal(err)
+	}
+	other := w.hub
+	w.hub = here
+	w.send(t, w.reviewer, conv, "within the second")
+	if pass := w.deliver(t); pass.Claimed != 0 {
+		t.Errorf("a call within the second the set is trusted: %+v", pass)
+	}
+	w.clock.Advance(time.Second)
+	w.send(t, w.reviewer, conv, "after it")
+	if pass := w.deliver(t); pass.Claimed != 1 {
+		t.Errorf("after a second: %+v, want the new endpoint called", pass)
+	}
+	w.hub = other
+	w.send(t, w.reviewer, conv, "on the replica that made it")
+	if pass := w.deliver(t); pass.Claimed != 1 {
+		t.Errorf("on the replica that made the endpoint: %+v, want it called at once", pass)
+	}
+}

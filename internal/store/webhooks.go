@@ -32,6 +32,13 @@ func (d queries) Webhooks(ctx context.Context, agentID string) ([]*hub.Webhook, 
 	return queryAll(ctx, d.q, "webhooks", scanWebhook, `SELECT `+webhookCols+webhookFrom+` WHERE w.agent_id = ? ORDER BY w.created_at, w.id`, agentID)
 }
 
+func (d queries) WebhookAgents(ctx context.Context) ([]string, error) {
+	return queryAll(ctx, d.q, "webhook agents", func(row scanner) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}, `SELECT DISTINCT agent_id FROM webhooks WHERE disabled_at IS NULL`)
+}
+
 func (d queries) Webhook(ctx context.Context, id string) (*hub.Webhook, error) {
 	w, err := scanWebhook(d.q.QueryRowContext(ctx, `SELECT `+webhookCols+webhookFrom+` WHERE w.id = ?`, id))
 	return w, dbErr("webhook", err)
