@@ -28,3 +28,12 @@ func (h *Hub) PersonMayAddForTest(ctx context.Context, u *User, handle string) e
 	}
 	return personMayAdd(ctx, h.store, u, p)
 }
+
+// SnippetForTest is the snippet a search shows of body for these words.
+func SnippetForTest(body string, words ...string) Snippet {
+	set := map[string]bool{}
+	for _, w := range words {
+		set[w] = true
+	}
+	return cutSnippet(body, set)
+}

@@ -19,6 +19,7 @@ var (
 	ConversationsPage = Page{Default: 50, Max: 100}  // list_conversations
 	MessagesPage      = Page{Default: 100, Max: 100} // read_messages
 	RecentPage        = Page{Default: 20, Max: 50}   // a thread's latest messages (read_thread)
+	SearchPage        = Page{Default: 20, Max: 50}   // search_messages (§18)
 )
 
 // Range is the range of a page's limit as given: 1 to Max. (Left out,

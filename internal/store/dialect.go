@@ -43,6 +43,8 @@ type dialect struct {
 	// retryable reports an error after which the whole transaction may be
 	// run again.
 	retryable func(error) bool
+	// search is how full-text search is said (§18, search.go).
+	search searchDialect
 }
 
 // rebind turns ? placeholders into the dialect's. Palaver's SQL has no ?

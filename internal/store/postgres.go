@@ -30,6 +30,7 @@ var postgresDialect = &dialect{
 		// serialization_failure, deadlock_detected
 		return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 	},
+	search: postgresSearch,
 }
 
 // openPostgres opens a connection pool shared by reads and writes.

@@ -121,7 +121,9 @@ func TestSchemasMatch(t *testing.T) {
 			if err := rows.Scan(&table, &column); err != nil {
 				t.Fatal(err)
 			}
-			if strings.HasPrefix(table, "sqlite_") {
+			// The full-text index is the one thing each dialect keeps
+			// its own way (§18): FTS5's tables, a tsvector column.
+			if strings.HasPrefix(table, "sqlite_") || strings.HasPrefix(table, "message_search") || table == "messages" && column == "search" {
 				continue
 			}
 			out[table] = append(out[table], column)

@@ -26,6 +26,7 @@ var sqliteDialect = &dialect{
 	// ids are commit-ordered without a lock.
 	latestEvent: `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)`,
 	retryable:   func(error) bool { return false },
+	search:      sqliteSearch,
 }
 
 // prepareSQLiteFile creates a missing database file empty and readable by

@@ -1,0 +1,241 @@
+package store_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/store"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+// searchWorld stores conversations and messages for the search tests:
+// conv_a (agt_a of usr_alice, usr_carol; in project proj_p), conv_b (agt_b
+// of usr_bob), conv_gone (agt_a left it) and conv_shut (closed).
+type searchWorld struct {
+	t    *testing.T
+	db   *store.DB
+	next int
+}
+
+func newSearchWorld(t *testing.T, db *store.DB) *searchWorld {
+	t.Helper()
+	w := &searchWorld{t: t, db: db}
+	at := time.UnixMilli(1_000_000).UTC()
+	err := db.Update(ctx, func(tx hub.Tx) error {
+		for _, c := range []struct {
+			id, project, status string
+			ps                  [][2]string // principal, owner
+		}{
+			{"conv_a", "proj_p", hub.StatusOpen, [][2]string{{"agt_a", "usr_alice"}, {"usr_carol", "usr_carol"}}},
+			{"conv_b", "", hub.StatusOpen, [][2]string{{"agt_b", "usr_bob"}}},
+			{"conv_gone", "", hub.StatusOpen, [][2]string{{"agt_a", "usr_alice"}, {"agt_b", "usr_bob"}}},
+			{"conv_shut", "", hub.StatusClosed, [][2]string{{"agt_a", "usr_alice"}}},
+		} {
+			conv := &hub.Conversation{ID: c.id, Kind: hub.KindGroup, Status: c.status, ProjectID: c.project, CreatorID: c.ps[0][0], CreatedAt: at, UpdatedAt: at}
+			if err := tx.InsertConversation(ctx, conv); err != nil {
+				return err
+			}
+			for _, p := range c.ps {
+				kind := hub.PrincipalAgent
+				if p[0] == p[1] {
+					kind = hub.PrincipalUser
+				}
+				if err := tx.AddParticipant(ctx, &hub.Participant{ConversationID: c.id, PrincipalID: p[0], Kind: kind, OwnerID: p[1], Role: hub.RoleMember, JoinedAt: at}); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.LeaveConversation(ctx, "conv_gone", "agt_a", at)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// add stores a message in conv from sender with status and summary, n
+// minutes after the first, and returns its id.
+func (w *searchWorld) add(conv, sender, status, summary, body string) string {
+	w.t.Helper()
+	w.next++
+	m := &hub.Message{ID: fmt.Sprintf("msg_%03d", w.next), ConversationID: conv, Status: status, SenderID: "agt_" + sender,
+		SenderKind: hub.PrincipalAgent, SenderHandle: sender, Body: body, Summary: summary, Format: hub.FormatText, Kind: hub.MessageText,
+		Author: hub.AuthorAgent, Authority: hub.AuthorityAgent, OwnerID: "usr_x", OwnerHandle: "x",
+		CreatedAt: time.UnixMilli(1_000_000 + int64(w.next)*60_000).UTC()}
+	if status == hub.MessageSent {
+		m.Seq = int64(w.next)
+	}
+	if err := w.db.Update(ctx, func(tx hub.Tx) error { return tx.InsertMessage(ctx, m) }); err != nil {
+		w.t.Fatal(err)
+	}
+	return m.ID
+}
+
+// search runs a query as f's reader and returns the ids found, in order.
+func (w *searchWorld) search(f hub.SearchFilter, query string) []string {
+	w.t.Helper()
+	q, err := hub.ParseQuery(query)
+	if err != nil {
+		w.t.Fatalf("%q: %v", query, err)
+	}
+	f.Query = q
+	return w.run(f)
+}
+
+func (w *searchWorld) run(f hub.SearchFilter) []string {
+	w.t.Helper()
+	msgs, err := w.db.SearchMessages(ctx, f, 50)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	ids := []string{}
+	for _, m := range msgs {
+		ids = append(ids, m.ID)
+	}
+	return ids
+}
+
+// TestSearchMatchesTheSameOnBothStores: the query language's words,
+// phrases, OR and exclusions, words joined by punctuation, case and
+// scripts, summaries, and ranking — with the same answers on each store.
+// (Each store ranks by its own measure; the tests hold it to clear cases.)
+func TestSearchMatchesTheSameOnBothStores(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSearchWorld(t, db)
+		retry := w.add("conv_a", "alice/a", hub.MessageSent, "", "Please review the retry logic in store.go by Friday")
+		deploy := w.add("conv_a", "alice/a", hub.MessageSent, "", "Deploy the release to staging, then to production")
+		cafe := w.add("conv_a", "carol", hub.MessageSent, "", "Lunch at the café? 日本語 and ÜNÏCODE words work too")
+		summary := w.add("conv_a", "alice/a", hub.MessageSent, "Retry budget for the deploy", "A long body about other things entirely")
+		twice := w.add("conv_a", "alice/a", hub.MessageSent, "", "retry, retry and retry again: the retry storm")
+		reader := hub.SearchFilter{ParticipantID: "agt_a"}
+
+		for _, c := range []struct {
+			query string
+			want  []string
+		}{
+			{"retry", []string{retry, summary, twice}},
+			{"RETRY logic", []string{retry}},
+			{`"retry logic"`, []string{retry}},
+			{`"logic retry"`, []string{}},
+			{"store", []string{retry}},
+			{"store.go", []string{retry}},
+			{`"store go"`, []string{retry}},
+			{"deploy OR lunch", []string{deploy, cafe, summary}},
+			{"retry -storm", []string{retry, summary}},
+			{`retry -"retry logic" -budget`, []string{twice}},
+			{"café", []string{cafe}},
+			{"cafe", []string{}}, // diacritics count, on both stores
+			{"日本語", []string{cafe}},
+			{"ünïcode", []string{cafe}},
+			{"production staging release", []string{deploy}},
+			{"missing", []string{}},
+		} {
+			got := w.search(reader, c.query)
+			slices.Sort(got)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", c.query, diff)
+			}
+		}
+		// Best first: a word in the summary, or said again and again,
+		// before the same word said once in a longer body.
+		if got := w.search(reader, "retry"); len(got) != 3 || got[2] != retry {
+			t.Errorf("retry ranks %v; want %s last", got, retry)
+		}
+		if got := w.search(reader, "deploy"); !slices.Equal(got, []string{summary, deploy}) {
+			t.Errorf("deploy ranks %v; want the summary's %s first", got, summary)
+		}
+	})
+}
+
+// TestSearchKeepsToTheReadersConversations: held and rejected messages,
+// closed conversations and ones the reader left are never found; a person
+// finds their agents' conversations; narrowing by conversation, project,
+// sender and time.
+func TestSearchKeepsToTheReadersConversations(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSearchWorld(t, db)
+		mine := w.add("conv_a", "alice/a", hub.MessageSent, "", "the quarterly report is ready")
+		carols := w.add("conv_a", "carol", hub.MessageSent, "", "thanks for the quarterly report")
+		w.add("conv_a", "alice/a", hub.MessageHeld, "", "quarterly report, held")
+		w.add("conv_a", "alice/a", hub.MessageRejected, "", "quarterly report, rejected")
+		bobs := w.add("conv_b", "bob/b", hub.MessageSent, "", "bob's quarterly report")
+		left := w.add("conv_gone", "bob/b", hub.MessageSent, "", "quarterly report where alice's agent left")
+		w.add("conv_shut", "alice/a", hub.MessageSent, "", "quarterly report in a closed conversation")
+
+		both := []string{mine, carols}
+		for _, c := range []struct {
+			name string
+			f    hub.SearchFilter
+			want []string
+		}{
+			{"agent", hub.SearchFilter{ParticipantID: "agt_a"}, both},
+			{"its owner", hub.SearchFilter{OwnerID: "usr_alice"}, both},
+			{"a person taking part", hub.SearchFilter{OwnerID: "usr_carol"}, both},
+			{"another owner", hub.SearchFilter{OwnerID: "usr_bob"}, []string{bobs, left}},
+			{"nobody", hub.SearchFilter{OwnerID: "usr_dave"}, []string{}},
+			{"one conversation", hub.SearchFilter{ParticipantID: "agt_a", ConversationID: "conv_b"}, []string{}},
+			{"its project", hub.SearchFilter{OwnerID: "usr_alice", ProjectID: "proj_p"}, both},
+			{"another project", hub.SearchFilter{OwnerID: "usr_alice", ProjectID: "proj_q"}, []string{}},
+			{"from a sender", hub.SearchFilter{OwnerID: "usr_alice", SenderHandle: "carol"}, []string{carols}},
+			{"since", hub.SearchFilter{OwnerID: "usr_alice", Since: time.UnixMilli(1_000_000 + 2*60_000).UTC()}, []string{carols}},
+		} {
+			got := w.search(c.f, "quarterly report")
+			slices.Sort(got)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", c.name, diff)
+			}
+		}
+	})
+}
+
+// TestSearchIndexesApprovedWordsOnly: a held message is found once it is
+// approved, by the words its owner left it with; a rejected one never.
+func TestSearchIndexesApprovedWordsOnly(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSearchWorld(t, db)
+		edited := w.add("conv_a", "alice/a", hub.MessageHeld, "", "the agent's draft about pineapples")
+		rejected := w.add("conv_a", "alice/a", hub.MessageHeld, "", "another draft about pineapples")
+		reader := hub.SearchFilter{ParticipantID: "agt_a"}
+		if got := w.search(reader, "pineapples"); len(got) != 0 {
+			t.Fatalf("held messages found: %v", got)
+		}
+		at := time.UnixMilli(2_000_000).UTC()
+		err := db.Update(ctx, func(tx hub.Tx) error {
+			if err := tx.DecideMessage(ctx, &hub.Message{ID: edited, Status: hub.MessageSent, Seq: 7, Body: "the owner's words about mangoes",
+				OriginalBody: "the agent's draft about pineapples", Authority: hub.AuthorityEdited, DecidedBy: "usr_alice", DecidedAt: at}); err != nil {
+				return err
+			}
+			return tx.DecideMessage(ctx, &hub.Message{ID: rejected, Status: hub.MessageRejected, Body: "another draft about pineapples",
+				Authority: hub.AuthorityAgent, DecidedBy: "usr_alice", DecidedAt: at})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{edited}, w.search(reader, "mangoes")); diff != "" {
+			t.Errorf("the approved message by its final words (-want +got):\n%s", diff)
+		}
+		if got := w.search(reader, "pineapples"); len(got) != 0 {
+			t.Errorf("found by words no longer its own, or rejected: %v", got)
+		}
+	})
+}
+
+// TestSearchQuotesEveryWord: a phrase's words reach each store quoted, so
+// one holding the match syntax's own characters is words, not syntax.
+func TestSearchQuotesEveryWord(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSearchWorld(t, db)
+		w.add("conv_a", "alice/a", hub.MessageSent, "", "alpha beta")
+		for _, p := range []hub.Phrase{{`gamma" OR "beta`}, {`gamma' | 'beta`}, {`gamma\' | 'beta`}, {"NEAR(gamma", "beta)"}, {"*"}} {
+			f := hub.SearchFilter{ParticipantID: "agt_a", Query: &hub.Query{All: [][]hub.Phrase{{p}}}}
+			if got := w.run(f); len(got) != 0 {
+				t.Errorf("%q matched %v", p, got)
+			}
+		}
+	})
+}
