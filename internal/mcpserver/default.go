@@ -85,6 +85,14 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) { withPage(p, hub.InboxPage) },
 		}, s.checkInbox),
+		newTool(toolSpec{name: "search_messages", title: "Search messages",
+			description: "Finds messages in the conversations you take part in: full text, best match first, one line each with a snippet of its body where the matching words are marked **like this**. Write words (every one must match), \"a phrase\", a OR b, and -word to leave out; narrow with conversation_id, project_id, from (a sender's handle) and since. Marks nothing read: read a hit with read_message.",
+			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
+			schema: func(p map[string]*jsonschema.Schema) {
+				withMaxLength(p, "query", hub.MaxQuery)
+				withPage(p, hub.SearchPage)
+			},
+		}, s.searchMessages),
 		newTool(toolSpec{name: "acknowledge", title: "Acknowledge a message",
 			description: "Says you have acted on a message (outcome done, the default) — acknowledge declined ones too: the acknowledgement is the answer. outcome processing starts an attempt when you begin work on it (it stays in your inbox, marked processing); failed with error ends the attempt and leaves it waiting for the next one. An attempt left running too long is stuck and comes back first in check_inbox.",
 			scope:       hub.ScopeRead, idempotent: true,

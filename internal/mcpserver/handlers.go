@@ -257,6 +257,29 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 	return map[string]any{"total": r.Total, "messages": rows, "more": r.More, "answers": answers, "untrusted": true}, nil
 }
 
+type searchMessagesIn struct {
+	Query          string `json:"query" jsonschema:"what to look for, up to {max} characters: words (every one must match), \"a phrase\", a OR b, -word to leave out"`
+	ConversationID string `json:"conversation_id,omitempty" jsonschema:"only this conversation"`
+	ProjectID      string `json:"project_id,omitempty" jsonschema:"only this project's threads"`
+	From           string `json:"from,omitempty" jsonschema:"only messages from this sender: \"alice\" or \"alice/planner\""`
+	Since          string `json:"since,omitempty" jsonschema:"only messages sent at or after this ISO 8601 time, like 2026-12-01T09:30:00Z"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"how many, {min}-{max}"`
+}
+
+func (s *Server) searchMessages(ctx context.Context, c *call, in searchMessagesIn) (any, error) {
+	c.conversation = in.ConversationID
+	r, err := s.hub.SearchMessages(ctx, c.caller, hub.SearchInput{Query: in.Query, ConversationID: in.ConversationID,
+		ProjectID: in.ProjectID, From: in.From, Since: in.Since, Limit: in.Limit})
+	if err != nil {
+		return nil, err
+	}
+	rows := []searchRow{}
+	for _, h := range r.Hits {
+		rows = append(rows, viewSearchHit(h))
+	}
+	return map[string]any{"messages": rows, "has_more": r.More, "untrusted": true}, nil
+}
+
 type acknowledgeIn struct {
 	MessageID string `json:"message_id"`
 	Outcome   string `json:"outcome,omitempty" jsonschema:"done (you acted, or declined), processing (you start work on it) or failed (the attempt failed; it stays waiting)"`

@@ -104,6 +104,27 @@ func viewInboxItem(it hub.InboxItem, stuck bool) inboxRow {
 	return r
 }
 
+// searchRow is one search_messages hit (§18): the message as one line,
+// with a snippet of its body around the matched words (each between
+// hub.MarkOpen and hub.MarkClose) instead of the body. Rows come best
+// match first.
+type searchRow struct {
+	MessageID      string     `json:"message_id"`
+	ConversationID string     `json:"conversation_id"`
+	Seq            int64      `json:"seq"`
+	Sender         senderView `json:"sender"`
+	Summary        string     `json:"summary"`
+	Snippet        string     `json:"snippet"`
+	CreatedAt      string     `json:"created_at"`
+}
+
+func viewSearchHit(h hub.SearchHit) searchRow {
+	m := h.Message
+	return searchRow{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
+		Sender:  senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},
+		Summary: m.SummaryLine(), Snippet: h.Snippet.Marked(), CreatedAt: timeText(m.CreatedAt)}
+}
+
 // messageLine is a message as one line: no body (§5 listing).
 type messageLine struct {
 	MessageID      string     `json:"message_id"`
