@@ -109,6 +109,7 @@ func (a *API) routes() []route {
 		{"POST /conversations/{id}/messages", a.post},
 		{"POST /conversations/{id}/resume", noBody(a.resume)},
 		{"GET /conversations/{id}/export", a.exportConversation},
+		{"GET /search", a.search},
 	}
 }
 

@@ -546,6 +546,31 @@ func (a *API) messages(ctx context.Context, r *request) (any, error) {
 	return map[string]any{"conversation_id": v.Conversation.ID, "messages": msgs, "next_after_seq": res.NextAfterSeq, "has_more": res.HasMore}, nil
 }
 
+// search finds messages in the conversations of the person and their
+// agents (§18): q, with conversation_id, project_id, from, since and limit
+// to narrow it; one line per hit, best match first, with a marked snippet
+// and no body.
+func (a *API) search(ctx context.Context, r *request) (any, error) {
+	limit, err := intQuery(r, "limit", hub.SearchPage.Range(), 0)
+	if err != nil {
+		return nil, err
+	}
+	q := r.URL.Query()
+	res, err := a.hub.PersonSearch(ctx, r.user, hub.SearchInput{Query: q.Get("q"), ConversationID: q.Get("conversation_id"),
+		ProjectID: q.Get("project_id"), From: q.Get("from"), Since: q.Get("since"), Limit: int(limit)})
+	if err != nil {
+		return nil, err
+	}
+	hits := []map[string]any{}
+	for _, h := range res.Hits {
+		m := h.Message
+		hits = append(hits, map[string]any{"message_id": m.ID, "conversation_id": m.ConversationID, "seq": m.Seq,
+			"sender":  map[string]any{"handle": m.SenderHandle, "kind": m.SenderKind, "instance": m.SenderInstance},
+			"summary": m.SummaryLine(), "snippet": h.Snippet.Marked(), "created_at": timeText(m.CreatedAt)})
+	}
+	return map[string]any{"messages": hits, "has_more": res.More, "untrusted": true}, nil
+}
+
 func (a *API) post(ctx context.Context, r *request) (any, error) {
 	var in struct {
 		Body   string `json:"body"`
