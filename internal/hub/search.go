@@ -25,6 +25,11 @@ const (
 	MaxQuery      = 500 // characters of a query (code points)
 	MaxQueryTerms = 16  // words and phrases of one query, excluded ones included
 	SnippetLength = 160 // characters a snippet shows of a body, besides its "…"
+	// SearchWindow is how many matches a search ranks: the newest ones
+	// the caller can read. A query matching more (a word in nearly every
+	// message) ranks the most recent of them, so its cost stays that of
+	// the window however long the history.
+	SearchWindow = 1000
 )
 
 // SearchSyntax is the query language in one line; every refusal of a query

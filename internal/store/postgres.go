@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 var postgresDialect = &dialect{
@@ -31,6 +34,23 @@ var postgresDialect = &dialect{
 		return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 	},
 	search: postgresSearch,
+}
+
+// postgresSearch matches and ranks with the query written out in the
+// statement, so the planner sees how common its words are: a rare word is
+// found through the GIN index, a common one by walking the newest sent
+// messages (messages_sent_newest) until the window is full.
+var postgresSearch = searchDialect{
+	inner:     `m.id AS r FROM messages m`,
+	where:     `m.search @@ to_tsquery('simple', ?)`,
+	newest:    `m.created_at DESC, m.id DESC`,
+	outer:     `JOIN messages m ON m.id = h.r`,
+	rank:      `ts_rank(m.search, to_tsquery('simple', ?)) DESC`,
+	rankMatch: true,
+	match:     func(q *hub.Query, _ []string) string { return tsqueryMatch(q) },
+	// Planned afresh with each query's words, never a generic plan that
+	// takes every word for a rare one.
+	first: pgx.QueryExecModeExec,
 }
 
 // openPostgres opens a connection pool shared by reads and writes.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -9,45 +10,52 @@ import (
 
 // Search (§18): the hub's parsed query matched against the full-text index
 // of sent messages (migration 0012: FTS5 on SQLite, a tsvector column with
-// a GIN index on PostgreSQL), within the conversations the reader takes
-// part in, ranked. The query reaches the database as one parameter, in the
+// a GIN index on PostgreSQL) within the conversations the reader takes
+// part in, ranked. The query reaches the database as one parameter in the
 // dialect's own match syntax, every word quoted: never a user's syntax.
+//
+// One statement, in two steps: the newest hub.SearchWindow matches the
+// reader can read — which the index hands over newest first without
+// scoring them — and those ranked, best first. So a search of a word in
+// nearly every message costs the window, not the history.
 
-// searchDialect is what a dialect's search says in its own SQL.
+// searchDialect is how a dialect says a search.
 type searchDialect struct {
-	// from names messages m, joined to the index, with the match's one
-	// parameter in it or in where.
-	from, where string
-	// rank orders the matches best first.
-	rank string
-	// match writes a parsed query in the dialect's match syntax.
-	match func(q *hub.Query) string
+	inner  string // the window's select list and FROM: messages m, joined to the index
+	where  string // the match in the window's WHERE, with the match's parameter
+	newest string // the window's order, newest first
+	outer  string // after FROM (window) h: messages m again
+	rank   string // the order of the ranked hits, best first
+	// rankMatch: rank takes the match again, as its next parameter.
+	rankMatch bool
+	// match writes a parsed query in the dialect's match syntax;
+	// conversations, when not nil, are the only ones it may match in.
+	match func(q *hub.Query, conversations []string) string
+	// fewConversations: the match is cheaper told the reader's
+	// conversations when there are at most this many (0: never).
+	fewConversations int
+	// first goes before a search's arguments (nil: nothing).
+	first any
 }
 
-var sqliteSearch = searchDialect{
-	from:  `message_search s JOIN messages m ON m.id = s.message_id`,
-	where: `message_search MATCH ?`,
-	// bm25 is smaller for better matches; the id column counts for
-	// nothing, a summary's words twice a body's.
-	rank:  `bm25(message_search, 0.0, 2.0, 1.0)`,
-	match: fts5Match,
-}
-
-var postgresSearch = searchDialect{
-	from:  `to_tsquery('simple', ?) q JOIN messages m ON m.search @@ q`,
-	where: `TRUE`,
-	rank:  `ts_rank(m.search, q) DESC`,
-	match: tsqueryMatch,
-}
-
-// fts5Match writes q as an FTS5 query: each phrase a string in double
-// quotes (a quote inside doubled), the groups ANDed, each group's phrases
-// ORed, the excluded phrases after NOT.
-func fts5Match(q *hub.Query) string {
+// fts5Match writes q as an FTS5 query over the summary and body columns:
+// each phrase a string in double quotes (a quote inside doubled), the
+// groups ANDed, each group's phrases ORed, the excluded phrases after NOT;
+// with conversations, only in theirs (each id one term, without its
+// underscore, as the index keeps it).
+func fts5Match(q *hub.Query, conversations []string) string {
 	phrase := func(p hub.Phrase) string {
 		return `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
 	}
-	return matchExpr(q, phrase, " AND ", " OR ", func(not string) string { return " NOT (" + not + ")" })
+	expr := "{summary body} : (" + matchExpr(q, phrase, " AND ", " OR ", func(not string) string { return " NOT (" + not + ")" }) + ")"
+	if conversations == nil {
+		return expr
+	}
+	ids := make([]string, len(conversations))
+	for i, id := range conversations {
+		ids[i] = phrase(hub.Phrase{strings.ReplaceAll(id, "_", "")})
+	}
+	return "conversation : (" + strings.Join(ids, " OR ") + ") AND " + expr
 }
 
 // tsqueryMatch writes q in to_tsquery's syntax: each phrase a quoted
@@ -84,28 +92,55 @@ func matchExpr(q *hub.Query, phrase func(hub.Phrase) string, and, or string, and
 	return expr
 }
 
+// readable is the SQL listing the conversations f's reader takes part in,
+// as ConversationsOf and OwnersConversations list them (not closed), of
+// f's project when it names one; and its arguments.
+func readable(f hub.SearchFilter) (string, []any) {
+	q, args := `SELECT p.conversation_id FROM participants p JOIN conversations c ON c.id = p.conversation_id
+		WHERE p.principal_id = ? AND p.left_at IS NULL AND c.status <> 'closed'`, []any{f.ParticipantID}
+	if f.OwnerID != "" {
+		q, args = strings.Replace(q, "p.principal_id", "p.owner_id", 1), []any{f.OwnerID}
+	}
+	if f.ProjectID != "" {
+		q, args = q+` AND c.project_id = ?`, append(args, f.ProjectID)
+	}
+	return q, args
+}
+
 func (d queries) SearchMessages(ctx context.Context, f hub.SearchFilter, limit int) ([]*hub.Message, error) {
 	s := d.dialect.search
-	var b strings.Builder
-	args := []any{s.match(f.Query)}
-	b.WriteString(`SELECT ` + msgCols("m") + ` FROM ` + s.from + ` JOIN conversations c ON c.id = m.conversation_id
-		WHERE ` + s.where + ` AND m.status = 'sent' AND c.status <> 'closed'`)
-	// Whose conversations: as ConversationsOf and OwnersConversations
-	// list them. The hub checks each hit's again.
-	if f.OwnerID != "" {
-		b.WriteString(` AND m.conversation_id IN (SELECT conversation_id FROM participants WHERE owner_id = ? AND left_at IS NULL)`)
-		args = append(args, f.OwnerID)
-	} else {
-		b.WriteString(` AND m.conversation_id IN (SELECT conversation_id FROM participants WHERE principal_id = ? AND left_at IS NULL)`)
-		args = append(args, f.ParticipantID)
+	whose, readers := readable(f)
+	var only []string // the conversations to tell the match, nil: not told
+	switch {
+	case s.fewConversations == 0:
+	case f.ConversationID != "":
+		only = []string{f.ConversationID}
+	default:
+		ids, err := queryAll(ctx, d.q, "search: conversations", func(row scanner) (string, error) {
+			var id string
+			return id, row.Scan(&id)
+		}, whose+` LIMIT ?`, append(readers, s.fewConversations+1)...)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) == 0 {
+			return nil, nil // nowhere to look
+		}
+		if len(ids) <= s.fewConversations {
+			only = ids
+		}
 	}
+	match := s.match(f.Query, only)
+	args := append([]any{match}, readers...)
+	var b strings.Builder
+	b.WriteString(`SELECT ` + msgCols("m") + ` FROM (SELECT ` + s.inner + `
+		WHERE ` + s.where + ` AND m.status = 'sent' AND m.conversation_id IN (` + whose + `)`)
 	for _, n := range []struct {
 		cond string
 		arg  any
 		set  bool
 	}{
 		{` AND m.conversation_id = ?`, f.ConversationID, f.ConversationID != ""},
-		{` AND c.project_id = ?`, f.ProjectID, f.ProjectID != ""},
 		{` AND m.sender_handle = ?`, f.SenderHandle, f.SenderHandle != ""},
 		{` AND m.created_at >= ?`, since(f.Since), !f.Since.IsZero()},
 	} {
@@ -114,7 +149,14 @@ func (d queries) SearchMessages(ctx context.Context, f hub.SearchFilter, limit i
 			args = append(args, n.arg)
 		}
 	}
-	b.WriteString(` ORDER BY ` + s.rank + `, m.created_at DESC, m.id DESC LIMIT ?`)
+	b.WriteString(` ORDER BY ` + s.newest + ` LIMIT ` + strconv.Itoa(hub.SearchWindow) + `) h ` + s.outer + `
+		ORDER BY ` + s.rank + `, m.created_at DESC, m.id DESC LIMIT ?`)
+	if s.rankMatch {
+		args = append(args, match)
+	}
 	args = append(args, limit)
+	if s.first != nil {
+		args = append([]any{s.first}, args...)
+	}
 	return queryAll(ctx, d.q, "search messages", scanMessage, b.String(), args...)
 }

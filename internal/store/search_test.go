@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -238,4 +239,83 @@ func TestSearchQuotesEveryWord(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSearchOfManyConversations: a reader in more conversations than the
+// index is told of by name finds the same, and a search that matches more
+// than hub.SearchWindow messages ranks the newest of them.
+func TestSearchOfManyConversations(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSearchWorld(t, db)
+		at := time.UnixMilli(1_000_000).UTC()
+		var want []string
+		err := db.Update(ctx, func(tx hub.Tx) error {
+			for i := range 60 {
+				id := fmt.Sprintf("conv_many%02d", i)
+				if err := tx.InsertConversation(ctx, &hub.Conversation{ID: id, Kind: hub.KindGroup, Status: hub.StatusOpen, CreatorID: "agt_m", CreatedAt: at, UpdatedAt: at}); err != nil {
+					return err
+				}
+				if err := tx.AddParticipant(ctx, &hub.Participant{ConversationID: id, PrincipalID: "agt_m", Kind: hub.PrincipalAgent, OwnerID: "usr_m", Role: hub.RoleMember, JoinedAt: at}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 60 {
+			want = append(want, w.add(fmt.Sprintf("conv_many%02d", i), "m/agent", hub.MessageSent, "", fmt.Sprintf("needle number %d", i)))
+		}
+		got := w.search(hub.SearchFilter{ParticipantID: "agt_m"}, "needle")
+		slices.Sort(got)
+		if diff := cmp.Diff(want[10:], got); diff != "" { // equal matches: the newest
+			t.Errorf("60 conversations, 50 at most (-want +got):\n%s", diff)
+		}
+		if got := w.search(hub.SearchFilter{ParticipantID: "agt_m", ConversationID: "conv_many07"}, "needle"); !slices.Equal(got, want[7:8]) {
+			t.Errorf("one of them: %v, want %v", got, want[7:8])
+		}
+
+		// The best match is older than the newest window of matches.
+		best := w.add("conv_many00", "m/agent", hub.MessageSent, "haystack haystack", "haystack haystack haystack")
+		for i := range hub.SearchWindow {
+			w.add(fmt.Sprintf("conv_many%02d", i%60), "m/agent", hub.MessageSent, "", fmt.Sprintf("a haystack of words, %d", i))
+		}
+		if got := w.search(hub.SearchFilter{ParticipantID: "agt_m"}, "haystack"); len(got) != 50 || slices.Contains(got, best) {
+			t.Errorf("more matches than the window: %d found, the oldest best among them: %v", len(got), slices.Contains(got, best))
+		}
+		if got := w.search(hub.SearchFilter{ParticipantID: "agt_m"}, "haystack -words"); !slices.Equal(got, []string{best}) {
+			t.Errorf("within the window: %v, want %s", got, best)
+		}
+	})
+}
+
+// TestSearchAfterBackup: a backup's index still names its messages (the
+// copy keeps their rowids).
+func TestSearchAfterBackup(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	w := newSearchWorld(t, db)
+	var want []string
+	for i := range 30 {
+		id := w.add("conv_a", "alice/a", hub.MessageSent, "", fmt.Sprintf("backup words %d", i))
+		if i%3 == 0 {
+			w.add("conv_a", "alice/a", hub.MessageHeld, "", "held words")
+		}
+		want = append(want, id)
+	}
+	path := filepath.Join(t.TempDir(), "backup.db")
+	if err := db.Backup(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	copied, err := store.Open(ctx, store.Options{Database: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close()
+	w.db = copied
+	got := w.search(hub.SearchFilter{ParticipantID: "agt_a"}, "backup words")
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("search of the backup (-want +got):\n%s", diff)
+	}
 }

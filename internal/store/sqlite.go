@@ -29,6 +29,20 @@ var sqliteDialect = &dialect{
 	search:      sqliteSearch,
 }
 
+var sqliteSearch = searchDialect{
+	inner:  `s.rowid AS r, bm25(message_search, 0.0, 2.0, 1.0) AS score FROM message_search s JOIN messages m ON m.rowid = s.rowid`,
+	where:  `message_search MATCH ?`,
+	newest: `s.rowid DESC`,
+	outer:  `JOIN messages m ON m.rowid = h.r`,
+	// bm25 is smaller for better matches; the conversation column counts
+	// for nothing, a summary's words twice a body's.
+	rank:  `h.score`,
+	match: fts5Match,
+	// FTS5 finds a word among a few conversations' messages by merging
+	// their terms' lists, far faster than looking at each match's row.
+	fewConversations: 50,
+}
+
 // prepareSQLiteFile creates a missing database file empty and readable by
 // its owner only, before SQLite opens it: SQLite would make it 0644, and it
 // gives the -wal and -shm files beside it the database file's permissions.
