@@ -177,6 +177,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"/approvals", "approvals", "approvals"},
 		{"/conversations", "conversations", "conversations"},
 		{"/conversations/" + conv.Conversation.ID, "conversation", "conversation"},
+		{"/search?q=release+notes", "search", "search"},
 		{"/agents", "agents", "agents"},
 		{"/agents/planner", "agent", "agent"},
 		{"/contacts", "contacts", "contacts"},

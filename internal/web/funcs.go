@@ -24,6 +24,7 @@ func (w *Web) funcs() template.FuncMap {
 		"join":      strings.Join,
 		"slug":      func(handle string) string { _, s, _ := strings.Cut(handle, "/"); return s },
 		"imagePath": hub.ImagePath,
+		"hitLink":   hitLink,
 	}
 }
 

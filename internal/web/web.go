@@ -163,6 +163,8 @@ func (w *Web) routes() []route {
 		{pattern: "POST /conversations/{id}/close", handle: w.closeConversation, back: "/conversations/{id}"},
 		{pattern: "GET /conversations/{id}/export", handle: w.exportConversation},
 
+		{pattern: "GET /search", handle: w.search},
+
 		{pattern: "GET /agents", handle: w.agents},
 		{pattern: "POST /agents", handle: w.createAgent, back: "/agents"},
 		{pattern: "GET /agents/{slug}", handle: w.agent},
