@@ -279,6 +279,13 @@ func (db *DB) commit(batch []*op) {
 		reply(errs)
 		return
 	}
+	for _, stmt := range db.dialect.beforeCommit {
+		if _, err := q.q.ExecContext(context.Background(), stmt); err != nil {
+			tx.Rollback()
+			all(fmt.Errorf("before commit: %w", err))
+			return
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		err = fmt.Errorf("commit: %w", err)
 		for i := range errs {

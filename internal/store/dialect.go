@@ -45,6 +45,8 @@ type dialect struct {
 	retryable func(error) bool
 	// search is how full-text search is said (§18, search.go).
 	search searchDialect
+	// beforeCommit runs at the end of every group commit, before COMMIT.
+	beforeCommit []string
 }
 
 // rebind turns ? placeholders into the dialect's. Palaver's SQL has no ?

@@ -1,9 +1,11 @@
 package store_test
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -318,4 +320,40 @@ func TestSearchAfterBackup(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("search of the backup (-want +got):\n%s", diff)
 	}
+}
+
+// TestSearchIndexFollowsEachUpdate: Updates committed together are each
+// indexed, and one that fails leaves nothing in the index.
+func TestSearchIndexFollowsEachUpdate(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSearchWorld(t, db)
+		var wg sync.WaitGroup
+		for i := range 40 {
+			wg.Go(func() {
+				db.Update(ctx, func(tx hub.Tx) error {
+					m := &hub.Message{ID: fmt.Sprintf("msg_b%02d", i), ConversationID: "conv_a", Seq: int64(100 + i), Status: hub.MessageSent,
+						SenderID: "agt_a", SenderKind: hub.PrincipalAgent, SenderHandle: "alice/a", Body: fmt.Sprintf("batched words, number %d", i),
+						Format: hub.FormatText, Kind: hub.MessageText, Author: hub.AuthorAgent, Authority: hub.AuthorityAgent,
+						OwnerID: "usr_alice", OwnerHandle: "alice", CreatedAt: time.UnixMilli(5_000_000).UTC()}
+					if err := tx.InsertMessage(ctx, m); err != nil {
+						return err
+					}
+					if i%2 == 1 {
+						return errors.New("refused")
+					}
+					return nil
+				})
+			})
+		}
+		wg.Wait()
+		var want []string
+		for i := 0; i < 40; i += 2 {
+			want = append(want, fmt.Sprintf("msg_b%02d", i))
+		}
+		got := w.search(hub.SearchFilter{ParticipantID: "agt_a"}, "batched words")
+		slices.Sort(got)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("indexed (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -27,6 +27,15 @@ var sqliteDialect = &dialect{
 	latestEvent: `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)`,
 	retryable:   func(error) bool { return false },
 	search:      sqliteSearch,
+	// The batch's sent messages go into the search index in one statement
+	// (migration 0012), so FTS5 writes one segment per commit, not one
+	// per send.
+	beforeCommit: []string{
+		`INSERT INTO message_search (rowid, conversation, summary, body)
+			SELECT m.rowid, replace(m.conversation_id, '_', ''), m.summary, m.body
+			FROM message_search_pending p JOIN messages m ON m.rowid = p.message_rowid`,
+		`DELETE FROM message_search_pending`,
+	},
 }
 
 var sqliteSearch = searchDialect{

@@ -8,26 +8,30 @@
 -- the rowids of a table with indexes, as messages has; a store test holds
 -- a backup to it.
 --
--- A message is indexed by the statement that makes it sent — stored sent,
--- or a held one approved (with its final words when its owner edited
+-- A message is indexed in the transaction that makes it sent — stored
+-- sent, or a held one approved (with its final words when its owner edited
 -- them) — so it is findable once that transaction commits; a held or
--- rejected message never is. Messages are never deleted nor their words
--- changed once sent, so the index only grows.
+-- rejected message never is. FTS5 writes a segment for each statement that
+-- inserts into it, so the statement only notes the message in
+-- message_search_pending and the writer indexes what a group commit noted
+-- in one statement before it commits (beforeCommit in sqlite.go). Messages are
+-- never deleted nor their words changed once sent, so the index only
+-- grows.
 CREATE VIRTUAL TABLE message_search USING fts5(
     conversation, summary, body,
     content = '',
     tokenize = 'unicode61 remove_diacritics 0'
 );
 
+CREATE TABLE message_search_pending (message_rowid INTEGER PRIMARY KEY);
+
 CREATE TRIGGER messages_search_sent AFTER INSERT ON messages WHEN new.status = 'sent' BEGIN
-    INSERT INTO message_search (rowid, conversation, summary, body)
-        VALUES (new.rowid, replace(new.conversation_id, '_', ''), new.summary, new.body);
+    INSERT INTO message_search_pending (message_rowid) VALUES (new.rowid);
 END;
 
 CREATE TRIGGER messages_search_approved AFTER UPDATE OF status ON messages
 WHEN new.status = 'sent' AND old.status <> 'sent' BEGIN
-    INSERT INTO message_search (rowid, conversation, summary, body)
-        VALUES (new.rowid, replace(new.conversation_id, '_', ''), new.summary, new.body);
+    INSERT INTO message_search_pending (message_rowid) VALUES (new.rowid);
 END;
 
 -- The messages sent before this migration.
