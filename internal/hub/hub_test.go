@@ -69,6 +69,12 @@ func newWorldOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) hub.St
 	if wrap != nil {
 		db = wrap(db)
 	}
+	return newWorldOnStore(t, settings, db)
+}
+
+// newWorldOnStore is newWorldWith on db.
+func newWorldOnStore(t testing.TB, settings hub.Settings, db hub.Store) *world {
+	t.Helper()
 	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, tokens: map[string]string{}, store: db, settings: settings}
 	w.reopen(t)
 	for _, u := range []string{"alice", "bob"} {
