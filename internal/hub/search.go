@@ -295,7 +295,8 @@ func checkSearch(in SearchInput) (SearchFilter, int, error) {
 
 // SearchMessages is search_messages (§18): the sent messages matching the
 // query in the conversations the agent takes part in now (not left, not
-// closed), best match first, at most limit (SearchPage). conversation_id
+// closed), best match first among the newest SearchWindow matches, at
+// most limit (SearchPage). conversation_id
 // and project_id narrow it to one the agent may read (not_found otherwise,
 // as everywhere); from to a sender's handle; since to messages sent at or
 // after a time. Nothing is marked read. Errors: invalid_query and too_long

@@ -95,10 +95,11 @@ type Reader interface {
 	// from offset, that agentID sent or that are text mentioning handle;
 	// with how many there are in all (§10.5).
 	ChatContext(ctx context.Context, conversationID, agentID, handle string, offset, limit int) ([]*Message, int, error)
-	// SearchMessages ranks the sent messages matching f.Query in the
-	// conversations f reads, narrowed as f says: best match first, ties
-	// newest first, at most limit (§18). Every message is indexed in the
-	// transaction that makes it sent, with its final words.
+	// SearchMessages ranks the newest SearchWindow sent messages
+	// matching f.Query in the conversations f reads, narrowed as f says:
+	// best match first, ties newest first, at most limit (§18). Every
+	// message is indexed in the transaction that makes it sent, with its
+	// final words.
 	SearchMessages(ctx context.Context, f SearchFilter, limit int) ([]*Message, error)
 	// Unread counts messages past the principal's place (instance "") not
 	// written by it.
