@@ -31,6 +31,10 @@ type Observer interface {
 	// after the commit the wait woke up. Waits woken from elsewhere (another
 	// replica's notification, the periodic recheck) are not told.
 	Woke(after time.Duration)
+	// Searched is told how long each search took in the hub, an agent's
+	// or a person's (§18), the store's query and the access checks of
+	// its hits.
+	Searched(took time.Duration)
 }
 
 // Outcomes of a send (§7, §10.3): the message was sent, held for review,
@@ -53,10 +57,11 @@ var Brakes = []string{"paused", "notice", "duplicate", "budget", "loop", "listen
 // nobody is the Observer of a hub given none.
 type nobody struct{}
 
-func (nobody) Sent(string)         {}
-func (nobody) BrakeTripped(string) {}
-func (nobody) Parked(int)          {}
-func (nobody) Woke(time.Duration)  {}
+func (nobody) Sent(string)            {}
+func (nobody) BrakeTripped(string)    {}
+func (nobody) Parked(int)             {}
+func (nobody) Woke(time.Duration)     {}
+func (nobody) Searched(time.Duration) {}
 
 // observeSend tells the observer a send's outcome, and the brake that
 // refused it if one did. A send that went through costs an interface call

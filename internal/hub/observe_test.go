@@ -14,11 +14,12 @@ import (
 
 // observed records what a hub tells its Observer.
 type observed struct {
-	mu     sync.Mutex
-	sends  map[string]int
-	brakes map[string]int
-	parked int
-	wakes  []time.Duration
+	mu       sync.Mutex
+	sends    map[string]int
+	brakes   map[string]int
+	parked   int
+	wakes    []time.Duration
+	searches int
 }
 
 func (o *observed) Sent(outcome string) {
@@ -43,6 +44,12 @@ func (o *observed) Woke(after time.Duration) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.wakes = append(o.wakes, after)
+}
+
+func (o *observed) Searched(time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.searches++
 }
 
 func (o *observed) parkedNow() int {
@@ -123,5 +130,28 @@ func TestObserver(t *testing.T) {
 	defer o.mu.Unlock()
 	if o.parked != 0 || len(o.wakes) != 1 || o.wakes[0] <= 0 || o.wakes[0] > 10*time.Second {
 		t.Errorf("after the wake: %d parked, wake-ups %v; want 0 parked and one wake-up", o.parked, o.wakes)
+	}
+}
+
+// TestObserverSearches: each search is timed, an agent's and a person's,
+// and one refused before it runs is not (§18).
+func TestObserverSearches(t *testing.T) {
+	o := &observed{sends: map[string]int{}, brakes: map[string]int{}}
+	w := newWorld(t)
+	w.observer = o
+	w.reopen(t)
+	if _, err := w.hub.SearchMessages(ctx, w.planner, hub.SearchInput{Query: "release"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.PersonSearch(ctx, w.owner(t), hub.SearchInput{Query: "release"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SearchMessages(ctx, w.planner, hub.SearchInput{Query: `"unclosed`}); err == nil {
+		t.Fatal("an unclosed quote was searched")
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.searches != 2 {
+		t.Errorf("%d searches observed, want 2", o.searches)
 	}
 }

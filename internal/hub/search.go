@@ -353,6 +353,8 @@ func (h *Hub) PersonSearch(ctx context.Context, u *User, in SearchInput) (*Searc
 // still opens to the caller — the hub's own access rule, asked once per
 // conversation — and that was sent, with its snippet.
 func (h *Hub) search(ctx context.Context, f SearchFilter, limit int, sees func(conversationID string) (*ConversationView, error)) (*SearchResult, error) {
+	start := time.Now() // how long it takes, not the hub's clock
+	defer func() { h.observer.Searched(time.Since(start)) }()
 	msgs, err := h.store.SearchMessages(ctx, f, limit+1)
 	if err != nil {
 		return nil, AsError(err)

@@ -72,7 +72,7 @@ type HubObserver struct {
 	sends, brakes     *prometheus.CounterVec
 	sendsBy, brakesBy map[string]prometheus.Counter // the hub's own words, resolved once
 	parked            prometheus.Gauge
-	wake              prometheus.Histogram
+	wake, search      prometheus.Histogram
 }
 
 var _ hub.Observer = (*HubObserver)(nil)
@@ -97,6 +97,11 @@ func NewHubObserver(reg prometheus.Registerer) (*HubObserver, error) {
 			Help:    "From the commit of an event (a send) to the wake-up of a wait parked for it, on the replica that committed it.",
 			Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}),
+		search: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "palaver_search_seconds",
+			Help:    "How long each search took in the hub (an agent's search_messages, a person's on REST or the dashboard).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}),
 		sendsBy:  map[string]prometheus.Counter{},
 		brakesBy: map[string]prometheus.Counter{},
 	}
@@ -106,7 +111,7 @@ func NewHubObserver(reg prometheus.Registerer) (*HubObserver, error) {
 	for _, word := range hub.Brakes {
 		o.brakesBy[word] = o.brakes.WithLabelValues(word)
 	}
-	for _, c := range []prometheus.Collector{o.sends, o.brakes, o.parked, o.wake} {
+	for _, c := range []prometheus.Collector{o.sends, o.brakes, o.parked, o.wake, o.search} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -125,6 +130,9 @@ func (o *HubObserver) Parked(delta int) { o.parked.Add(float64(delta)) }
 
 // Woke records how long after a commit a parked wait woke.
 func (o *HubObserver) Woke(after time.Duration) { o.wake.Observe(after.Seconds()) }
+
+// Searched observes how long a search took.
+func (o *HubObserver) Searched(took time.Duration) { o.search.Observe(took.Seconds()) }
 
 // count adds one to the series of label: resolved at start for the hub's
 // own words, looked up for any other.

@@ -121,6 +121,7 @@ func TestHubObserver(t *testing.T) {
 		o.BrakeTripped("budget")
 		o.Parked(1)
 		o.Woke(2 * time.Millisecond)
+		o.Searched(3 * time.Millisecond)
 		o.Parked(-1)
 	})
 	if allocs != 0 {
@@ -141,5 +142,9 @@ func TestHubObserver(t *testing.T) {
 	h := got["palaver_wake_seconds"].GetMetric()[0].GetHistogram()
 	if h.GetSampleCount() != 101 || h.GetSampleSum() < 0.2 || h.GetSampleSum() > 0.21 {
 		t.Errorf("wake-ups: %d, sum %v s; want 101 of 2 ms", h.GetSampleCount(), h.GetSampleSum())
+	}
+	s := got["palaver_search_seconds"].GetMetric()[0].GetHistogram()
+	if s.GetSampleCount() != 101 || s.GetSampleSum() < 0.3 || s.GetSampleSum() > 0.31 {
+		t.Errorf("searches: %d, sum %v s; want 101 of 3 ms", s.GetSampleCount(), s.GetSampleSum())
 	}
 }
