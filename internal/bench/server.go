@@ -86,7 +86,7 @@ func (s *server) start(ctx context.Context, binary, database string) error {
 	lines := bufio.NewScanner(stderr)
 	// The listen address, not the logged public URL: a PALAVER_BASE_URL in
 	// the environment names the public one.
-	re := regexp.MustCompile(`palaver is serving .* addr=(\S+)`)
+	re := regexp.MustCompile(`palaver is serving.*? addr=(\S+)`)
 	for lines.Scan() {
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
 			go io.Copy(io.Discard, stderr)
