@@ -27,11 +27,11 @@ import (
 // server is the `palaver serve` under load: one process, or several
 // replicas sharing a PostgreSQL database.
 type server struct {
-	urls  []string    // each replica's MCP endpoint, http://host:port/mcp/
-	procs []proc      // the replicas' processes
-	cmds  []*exec.Cmd // the ones spawned, stopped at the end
-	hub   *hub.Hub    // on the server's database, to make agents and tokens
-	db    *store.DB
+	urls     []string // each replica's MCP endpoint, http://host:port/mcp/
+	procs    []proc   // the replicas' processes
+	children []*child // the ones spawned, stopped at the end
+	hub      *hub.Hub // on the server's database, to make agents and tokens
+	db       *store.DB
 	// prefix starts the names of the people the bench makes, so that runs
 	// against one long-lived database do not collide.
 	prefix string
@@ -74,32 +74,78 @@ func attach(ctx context.Context, o Options) (*server, error) {
 
 // start starts one `palaver serve` on database and waits until it listens.
 func (s *server) start(ctx context.Context, binary, database string) error {
-	cmd := exec.CommandContext(ctx, binary, "serve", "--addr", "127.0.0.1:0", "--database", database)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
-	stderr, err := cmd.StderrPipe()
+	c, err := startServe(ctx, binary, "127.0.0.1:0", database, io.Discard)
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
-		return err
+	s.urls = append(s.urls, "http://"+c.addr+"/mcp/")
+	s.procs = append(s.procs, proc{pid: c.cmd.Process.Pid})
+	s.children = append(s.children, c)
+	return nil
+}
+
+// child is one spawned `palaver serve`.
+type child struct {
+	cmd  *exec.Cmd
+	addr string // where it listens, host:port
+	// logged is closed when the process's stderr has been copied to its
+	// end, which comes when the process exits.
+	logged chan struct{}
+}
+
+// startServe starts `palaver serve` listening on addr (port 0: any free
+// one) on database, and returns once it logs that it is serving. Its
+// stderr, that line included, is copied to log.
+func startServe(ctx context.Context, binary, addr, database string, log io.Writer) (*child, error) {
+	cmd := exec.CommandContext(ctx, binary, "serve", "--addr", addr, "--database", database)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
 	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{cmd: cmd, logged: make(chan struct{})}
+	// A server that says nothing for a minute is stopped, which ends the
+	// reading below.
+	silent := time.AfterFunc(startTimeout, func() { cmd.Process.Kill() })
+	defer silent.Stop()
 	lines := bufio.NewScanner(stderr)
 	// The listen address, not the logged public URL: a PALAVER_BASE_URL in
 	// the environment names the public one.
 	re := regexp.MustCompile(`palaver is serving.*? addr=(\S+)`)
 	for lines.Scan() {
+		fmt.Fprintln(log, lines.Text())
 		if m := re.FindStringSubmatch(lines.Text()); m != nil {
-			go io.Copy(io.Discard, stderr)
-			s.urls = append(s.urls, "http://"+m[1]+"/mcp/")
-			s.procs = append(s.procs, proc{pid: cmd.Process.Pid})
-			s.cmds = append(s.cmds, cmd)
-			return nil
+			c.addr = m[1]
+			go func() {
+				defer close(c.logged)
+				for lines.Scan() {
+					fmt.Fprintln(log, lines.Text())
+				}
+				io.Copy(log, stderr) // what a line too long for the scanner left
+			}()
+			return c, nil
 		}
 		err = errors.New(lines.Text())
 	}
+	close(c.logged)
 	cmd.Process.Kill()
 	cmd.Wait()
-	return fmt.Errorf("the spawned server did not start: %v", err)
+	if !silent.Stop() {
+		return nil, fmt.Errorf("the spawned server did not say it was serving within %v", startTimeout)
+	}
+	return nil, fmt.Errorf("the spawned server did not start: %v", err)
+}
+
+// startTimeout is how long a spawned server may take to start serving.
+const startTimeout = time.Minute
+
+// wait waits for the process to exit, its stderr copied first.
+func (c *child) wait() error {
+	<-c.logged
+	return c.cmd.Wait()
 }
 
 // open opens the server's database and a hub on it.
@@ -115,7 +161,7 @@ func (s *server) open(ctx context.Context, database string) error {
 // describe says which server this is, for the report.
 func (s *server) describe() string {
 	switch {
-	case len(s.cmds) > 0:
+	case len(s.children) > 0:
 		return fmt.Sprintf("spawned by the bench on a fresh database, %s", strings.TrimSuffix(s.urls[0], "/mcp/"))
 	case len(s.procs) > 0:
 		return fmt.Sprintf("already running at %s, process %d", strings.TrimSuffix(s.urls[0], "/mcp/"), s.procs[0].pid)
@@ -191,11 +237,11 @@ func (s *server) stop() {
 	if s.db != nil {
 		s.db.Close()
 	}
-	for _, cmd := range s.cmds {
-		cmd.Process.Signal(os.Interrupt)
+	for _, c := range s.children {
+		c.cmd.Process.Signal(os.Interrupt)
 	}
-	for _, cmd := range s.cmds {
-		cmd.Wait()
+	for _, c := range s.children {
+		c.wait()
 	}
 }
 
