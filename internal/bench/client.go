@@ -40,6 +40,13 @@ func newHTTPClient() *http.Client {
 	}}
 }
 
+// refusal is the server's answer refusing a call: an HTTP status other
+// than 200, a JSON-RPC error or a tool error. Any other error of call is the
+// server's not answering: a connection refused or cut, a body cut short.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+
 // call invokes a tool and decodes its structured result into out.
 func (c *client) call(ctx context.Context, tool string, args any, out any) error {
 	id := c.id.Add(1)
@@ -65,7 +72,7 @@ func (c *client) call(ctx context.Context, tool string, args any, out any) error
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: HTTP %d: %s", tool, resp.StatusCode, bytes.TrimSpace(raw))
+		return &refusal{fmt.Sprintf("%s: HTTP %d: %s", tool, resp.StatusCode, bytes.TrimSpace(raw))}
 	}
 	var rpc struct {
 		ID     int64 `json:"id"`
@@ -84,9 +91,9 @@ func (c *client) call(ctx context.Context, tool string, args any, out any) error
 	case rpc.ID != id:
 		return fmt.Errorf("%s: response id %d for request %d", tool, rpc.ID, id)
 	case rpc.Error != nil:
-		return fmt.Errorf("%s: %s", tool, rpc.Error.Message)
+		return &refusal{fmt.Sprintf("%s: %s", tool, rpc.Error.Message)}
 	case rpc.Result.IsError:
-		return fmt.Errorf("%s: %s", tool, rpc.Result.StructuredContent)
+		return &refusal{fmt.Sprintf("%s: %s", tool, rpc.Result.StructuredContent)}
 	}
 	if out != nil {
 		return json.Unmarshal(rpc.Result.StructuredContent, out)
