@@ -536,3 +536,32 @@ type Image struct {
 	Instance   string
 	CreatedAt  time.Time
 }
+
+// Skill is one thing an agent's owner says it does, listed on its Agent
+// Card (§18). Name and Description are the owner's words: untrusted.
+type Skill struct {
+	ID          string `json:"id"` // the name, lower-cased, runs of other characters as "-"
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// A2AExposure is an agent's A2A setting (§18): whether A2A clients may
+// reach it through its Agent Card, and the skills the card lists. An agent
+// never set has none: not exposed.
+type A2AExposure struct {
+	AgentID   string
+	Exposed   bool
+	Skills    []Skill
+	UpdatedAt time.Time
+}
+
+// A2ARequest records that a message was an A2A client's request to an
+// agent (§18): the message's id is the task's id, and who asked (an agent
+// or a person) hears of every change of its processing.
+type A2ARequest struct {
+	MessageID      string
+	AgentID        string
+	CallerID       string
+	ConversationID string
+	CreatedAt      time.Time
+}

@@ -41,6 +41,14 @@ type Reader interface {
 	// handle.
 	PublicAgents(ctx context.Context) ([]*Agent, error)
 	Instances(ctx context.Context, agentID string) ([]Instance, error)
+	// A2AExposure is the agent's A2A setting (§18); ErrNoRows when it was
+	// never set.
+	A2AExposure(ctx context.Context, agentID string) (*A2AExposure, error)
+	// ExposedAgents lists the owner's agents exposed over A2A that are not
+	// archived, by slug.
+	ExposedAgents(ctx context.Context, ownerID string) ([]*Agent, error)
+	// A2ARequest finds the A2A request a message is (ErrNoRows: none).
+	A2ARequest(ctx context.Context, messageID string) (*A2ARequest, error)
 
 	// TokenByHash finds a token with, in the same read, its agent (nil for
 	// a person's token) and its user (an agent token's owner).
@@ -299,6 +307,9 @@ type Tx interface {
 	SetAgentMode(ctx context.Context, agentID, mode string) error
 	// SetAgentPublic marks the agent public or not (§1).
 	SetAgentPublic(ctx context.Context, agentID string, public bool) error
+	// PutA2AExposure stores the agent's A2A setting, replacing any.
+	PutA2AExposure(ctx context.Context, e *A2AExposure) error
+	InsertA2ARequest(ctx context.Context, r *A2ARequest) error
 	PutContact(ctx context.Context, c *Contact) error
 	PutGrant(ctx context.Context, g *Grant) error
 	InsertGrantRequest(ctx context.Context, r *GrantRequest) error
