@@ -160,7 +160,11 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		default:
 			d.State, d.StartedAt, d.AckedAt = DeliveryDone, time.Time{}, now
 		}
-		return nil, tx.SetDeliveryState(ctx, d)
+		if err := tx.SetDeliveryState(ctx, d); err != nil {
+			return nil, err
+		}
+		// An A2A caller follows its task by this change (§18).
+		return taskChanged(ctx, tx, d.MessageID, now)
 	})
 	if err != nil {
 		return nil, err

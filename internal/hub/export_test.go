@@ -37,3 +37,6 @@ func SnippetForTest(body string, words ...string) Snippet {
 	}
 	return cutSnippet(body, set)
 }
+
+// TaskState is taskState, the rule of an A2A task's state (§18).
+var TaskState = taskState

@@ -105,6 +105,8 @@ type SendInput struct {
 	ToInstance     string
 	Instance       string
 	ClientMsgID    string
+
+	a2aAgent string // the message is an A2A request to this agent (§18)
 }
 
 // SendResult is a stored message and how many participants it reached. A
@@ -307,13 +309,19 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 					{RecipientID: c.Agent.ID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now},
 					{RecipientID: c.Agent.OwnerID, Type: EventMessagePending, ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now},
 				}
-				return pending, tx.InsertMessage(ctx, m)
+				if err := tx.InsertMessage(ctx, m); err != nil {
+					return nil, err
+				}
+				return pending, noteA2A(ctx, tx, in.a2aAgent, m)
 			}
 			res = &SendResult{Message: m, Recipients: recipients(v, m)}
 			if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
 				return nil, err
 			}
 			if err := tx.InsertMessage(ctx, m); err != nil {
+				return nil, err
+			}
+			if err := noteA2A(ctx, tx, in.a2aAgent, m); err != nil {
 				return nil, err
 			}
 			paused, err := h.countTurn(ctx, tx, v, c.Agent.ID, now)

@@ -49,7 +49,7 @@ func (h *Hub) PostAsPerson(ctx context.Context, u *User, conversationID, body, f
 // postAsPerson stores and delivers a person's text message: its body,
 // format and mentions.
 func (h *Hub) postAsPerson(ctx context.Context, u *User, in SendInput) (*SendResult, error) {
-	in = SendInput{ConversationID: in.ConversationID, Body: in.Body, Format: in.Format, Mentions: in.Mentions}
+	in = SendInput{ConversationID: in.ConversationID, Body: in.Body, Format: in.Format, Mentions: in.Mentions, a2aAgent: in.a2aAgent}
 	if err := checkSend(&in, true); err != nil {
 		return nil, err
 	}
@@ -80,6 +80,9 @@ func (h *Hub) postAsPerson(ctx context.Context, u *User, in SendInput) (*SendRes
 			return nil, err
 		}
 		if err := tx.InsertMessage(ctx, m); err != nil {
+			return nil, err
+		}
+		if err := noteA2A(ctx, tx, in.a2aAgent, m); err != nil {
 			return nil, err
 		}
 		delivered, err := deliver(ctx, tx, v, m, now)

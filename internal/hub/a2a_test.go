@@ -1,0 +1,313 @@
+package hub_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// TestTaskStateRule: every way a request and its delivery stand maps to
+// one A2A task state (§5, §18).
+func TestTaskStateRule(t *testing.T) {
+	sent := &hub.Message{Status: hub.MessageSent}
+	reply := func(body string, noReply bool) []*hub.Message {
+		return []*hub.Message{{Body: "first", Kind: hub.MessageText}, {Body: body, Kind: hub.MessageText, NoReply: noReply}}
+	}
+	for _, tc := range []struct {
+		name    string
+		req     *hub.Message
+		d       *hub.Delivery
+		replies []*hub.Message
+		held    int
+		want    string
+	}{
+		{"held for the caller's owner", &hub.Message{Status: hub.MessageHeld}, nil, nil, 0, hub.TaskSubmitted},
+		{"rejected by the caller's owner", &hub.Message{Status: hub.MessageRejected}, nil, nil, 0, hub.TaskRejected},
+		{"waiting", sent, &hub.Delivery{State: hub.DeliveryWaiting}, nil, 0, hub.TaskSubmitted},
+		{"processing", sent, &hub.Delivery{State: hub.DeliveryProcessing, Attempts: 1}, nil, 0, hub.TaskWorking},
+		{"failed, not retried", sent, &hub.Delivery{State: hub.DeliveryFailed, Attempts: 1, Error: "disk full"}, nil, 0, hub.TaskFailed},
+		{"retried after failing", sent, &hub.Delivery{State: hub.DeliveryProcessing, Attempts: 2}, nil, 0, hub.TaskWorking},
+		{"withdrawn", sent, &hub.Delivery{State: hub.DeliveryWithdrawn}, nil, 0, hub.TaskCanceled},
+		{"acknowledged without a reply", sent, &hub.Delivery{State: hub.DeliveryDone}, nil, 0, hub.TaskCompleted},
+		{"acknowledged with a reply", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Done: see PR 12.", false), 0, hub.TaskCompleted},
+		{"the last reply asks", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Which branch?  ", false), 0, hub.TaskInputRequired},
+		{"an earlier reply asked", sent, &hub.Delivery{State: hub.DeliveryDone}, []*hub.Message{{Body: "Which one?"}, {Body: "Never mind, done."}}, 0, hub.TaskCompleted},
+		{"a notice ending in a question mark", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Why not?", true), 0, hub.TaskCompleted},
+		{"a reply held for the agent's owner", sent, &hub.Delivery{State: hub.DeliveryDone}, nil, 1, hub.TaskWorking},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, _ := hub.TaskState(tc.req, tc.d, tc.replies, tc.held); got != tc.want {
+				t.Errorf("state = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestA2AExposure: off by default, so the agent has no card; its owner
+// exposes it with skills, bad skills change nothing, another owner
+// cannot, and archiving or turning it off takes the card away (§18).
+func TestA2AExposure(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	if _, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
+		t.Fatalf("never exposed: %v, want not_found", err)
+	}
+	if _, err := w.hub.ExposedAgents(ctx, "alice"); code(err) != "not_found" {
+		t.Fatalf("directory with none exposed: %v, want not_found", err)
+	}
+	skills := hub.ParseSkills("Review code: reads a diff and says what to change\n\nTriage\n")
+	if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: true, Skills: skills}); err != nil {
+		t.Fatal(err)
+	}
+	ea, err := w.hub.ExposedAgent(ctx, "alice", "reviewer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []hub.Skill{{ID: "review-code", Name: "Review code", Description: "reads a diff and says what to change"}, {ID: "triage", Name: "Triage"}}
+	if diff := cmp.Diff(want, ea.Exposure.Skills); diff != "" {
+		t.Errorf("skills (-want +got):\n%s", diff)
+	}
+	for name, bad := range map[string][]hub.Skill{
+		"no name":      {{Name: " "}},
+		"twice":        {{Name: "Triage"}, {Name: "triage!"}},
+		"only symbols": {{Name: "!!!"}},
+		"long":         {{Name: "x", Description: string(make([]rune, hub.MaxSkillDescription+1))}},
+	} {
+		if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: false, Skills: bad}); code(err) != "invalid_argument" && code(err) != "too_long" {
+			t.Errorf("%s: %v, want invalid", name, err)
+		}
+	}
+	if ea, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); err != nil || len(ea.Exposure.Skills) != 2 {
+		t.Fatalf("after refused changes: %+v, %v; want it exposed with its two skills", ea, err)
+	}
+	if _, err := w.hub.SetAgentA2A(ctx, bob, "alice/reviewer", hub.A2ASetting{Exposed: false}); code(err) != "not_found" {
+		t.Fatalf("bob setting alice's agent: %v, want not_found", err)
+	}
+	dir, err := w.hub.ExposedAgents(ctx, "alice")
+	if err != nil || len(dir) != 1 || dir[0].Agent.Handle() != "alice/reviewer" {
+		t.Fatalf("directory: %+v, %v; want the reviewer", dir, err)
+	}
+	// Turning it off keeps its skills for the next time (nil: kept).
+	if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: false}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
+		t.Fatalf("turned off: %v, want not_found", err)
+	}
+	if ea, err := w.hub.AgentA2A(ctx, alice, "reviewer"); err != nil || ea.Exposure.Exposed || len(ea.Exposure.Skills) != 2 {
+		t.Fatalf("turned off: %+v, %v; want off with its skills", ea, err)
+	}
+	if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
+		t.Fatalf("archived: %v, want not_found", err)
+	}
+}
+
+// expose exposes the agent over A2A.
+func (w *world) expose(t *testing.T, handle string) {
+	t.Helper()
+	owner, slug, _ := hub.ParseHandle(handle)
+	if _, err := w.hub.SetAgentA2A(ctx, w.person(t, owner), slug, hub.A2ASetting{Exposed: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// watch follows a task in the background and returns the states it was
+// handed, once the watch ends.
+func (w *world) watch(t *testing.T, c hub.A2ACaller, owner, slug, taskID string) func() []string {
+	t.Helper()
+	done := make(chan []string, 1)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	go func() {
+		var states []string
+		err := w.hub.WatchA2ATask(ctx, c, owner, slug, taskID, 0, func(task *hub.Task) bool {
+			states = append(states, task.State)
+			return true
+		})
+		if err != nil {
+			states = append(states, "error: "+err.Error())
+		}
+		done <- states
+	}()
+	return func() []string {
+		defer cancel()
+		return <-done
+	}
+}
+
+// TestA2ATaskFollowsProcessing: a task is the request message in the
+// direct conversation; it goes submitted → working → completed with the
+// agent's processing, carrying its reply; a second message in the same
+// context is a second task there (§5, §18).
+func TestA2ATaskFollowsProcessing(t *testing.T) {
+	w := newWorld(t)
+	w.expose(t, "alice/reviewer")
+	caller := hub.A2ACaller{Agent: w.planner}
+	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Please review PR 12", ClientMsgID: "a2a-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := w.open(t, w.planner, "alice/reviewer")
+	if task.State != hub.TaskSubmitted || task.ConversationID != conv || task.Request.Body != "Please review PR 12" {
+		t.Fatalf("task: %+v; want submitted in %s", task, conv)
+	}
+	if again, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Please review PR 12", ClientMsgID: "a2a-1"}); err != nil || again.ID != task.ID {
+		t.Fatalf("a retry of the same messageId: %+v, %v; want task %s again", again, err, task.ID)
+	}
+	states := w.watch(t, caller, "alice", "reviewer", task.ID)
+	w.parked(t, 1)
+	reviewer := w.agent(t, "alice/reviewer")
+	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
+		t.Fatal(err)
+	}
+	w.send(t, reviewer, conv, "Looks good; one nit in store.go.")
+	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{hub.TaskSubmitted, hub.TaskWorking, hub.TaskCompleted}, states()); diff != "" {
+		t.Errorf("states watched (-want +got):\n%s", diff)
+	}
+	got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID)
+	if err != nil || got.State != hub.TaskCompleted || len(got.Replies) != 1 || got.Replies[0].Body != "Looks good; one nit in store.go." {
+		t.Fatalf("tasks/get: %+v, %v; want completed with the reply", got, err)
+	}
+
+	second, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{ContextID: conv, TaskID: task.ID, Body: "Which nit?"})
+	if err != nil || second.ConversationID != conv || second.ID == task.ID || second.Request.ReplyToSeq != task.Request.Seq {
+		t.Fatalf("second message: %+v, %v; want a new task in %s replying to seq %d", second, err, conv, task.Request.Seq)
+	}
+	// The first task's replies stop where the caller spoke again.
+	w.send(t, reviewer, conv, "Line 40: do you want it fixed now?")
+	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != hub.TaskInputRequired || len(got.Replies) != 1 {
+		t.Fatalf("second task: %+v, %v; want input-required with its one reply", got, err)
+	}
+	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || len(got.Replies) != 1 {
+		t.Fatalf("first task after the second: %+v, %v; want its one reply", got, err)
+	}
+
+	for name, in := range map[string]hub.A2ASend{
+		"another context":    {ContextID: "conv_other", Body: "hi"},
+		"a task of no one's": {TaskID: "msg_nobody", Body: "hi"},
+	} {
+		if _, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", in); code(err) != "invalid_argument" && code(err) != "not_found" {
+			t.Errorf("%s: %v, want refused", name, err)
+		}
+	}
+	if _, err := w.hub.A2ATask(ctx, hub.A2ACaller{Agent: w.helper}, "alice", "reviewer", task.ID); code(err) != "not_found" {
+		t.Errorf("another caller's task: %v, want not_found", err)
+	}
+	if _, err := w.hub.SendA2A(ctx, caller, "alice", "planner", hub.A2ASend{Body: "hi"}); code(err) != "not_found" {
+		t.Errorf("an agent not exposed: %v, want not_found", err)
+	}
+}
+
+// TestA2ACancelAndFail: a task waiting in the inbox is canceled and leaves
+// it; one being worked on cannot be; a failed attempt fails the task until
+// the agent retries (§5, §18).
+func TestA2ACancelAndFail(t *testing.T) {
+	w := newWorld(t)
+	w.expose(t, "alice/reviewer")
+	caller := hub.A2ACaller{Agent: w.planner}
+	reviewer := w.agent(t, "alice/reviewer")
+	first, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	canceled, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", first.ID)
+	if err != nil || canceled.State != hub.TaskCanceled {
+		t.Fatalf("cancel: %+v, %v; want canceled", canceled, err)
+	}
+	if again, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", first.ID); err != nil || again.State != hub.TaskCanceled {
+		t.Fatalf("cancel twice: %+v, %v; want canceled again", again, err)
+	}
+	if in, err := w.hub.Inbox(ctx, reviewer, 20, ""); err != nil || in.Total != 0 {
+		t.Fatalf("the reviewer's inbox after the cancel: %+v, %v; want empty", in, err)
+	}
+	second, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeFailed, "the build is broken"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != hub.TaskFailed || got.Note != "attempt 1 failed: the build is broken" {
+		t.Fatalf("failed: %+v, %v", got, err)
+	}
+	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeProcessing, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", second.ID); code(err) != "not_cancelable" {
+		t.Fatalf("cancel while working: %v, want not_cancelable", err)
+	}
+	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != hub.TaskWorking || got.Attempts != 2 {
+		t.Fatalf("retried: %+v, %v; want working, attempt 2", got, err)
+	}
+}
+
+// TestA2AReachAndReview: a caller without reach is refused with the step
+// to take, as open_conversation refuses it; a person reaches their own
+// agent; an agent in review mode keeps the task working until its owner
+// approves the reply (§3, §7, §18).
+func TestA2AReachAndReview(t *testing.T) {
+	w := newWorld(t)
+	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	w.expose(t, "alice/reviewer")
+	if _, err := w.hub.SendA2A(ctx, hub.A2ACaller{Agent: w.helper}, "alice", "reviewer", hub.A2ASend{Body: "hi"}); code(err) != "denied:contact" {
+		t.Fatalf("bob's helper, no contact: %v, want denied:contact", err)
+	}
+	if _, err := w.hub.SendA2A(ctx, hub.A2ACaller{Person: bob}, "alice", "reviewer", hub.A2ASend{Body: "hi"}); code(err) != "denied:contact" {
+		t.Fatalf("bob, alice's agent not public: %v, want denied:contact", err)
+	}
+	if _, err := w.hub.SendA2A(ctx, hub.A2ACaller{Agent: w.agent(t, "alice/planner", hub.ScopeRead)}, "alice", "reviewer", hub.A2ASend{Body: "hi"}); code(err) != "missing_scope" {
+		t.Fatalf("a read-only token: %v, want missing_scope", err)
+	}
+
+	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+		t.Fatal(err)
+	}
+	caller := hub.A2ACaller{Person: alice}
+	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "What changed today?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewer := w.agent(t, "alice/reviewer")
+	states := w.watch(t, caller, "alice", "reviewer", task.ID)
+	w.parked(t, 1)
+	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Two fixes landed."})
+	if err != nil || res.Message.Status != hub.MessageHeld {
+		t.Fatalf("the reviewer's reply: %+v, %v; want held", res, err)
+	}
+	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || got.State != hub.TaskWorking {
+		t.Fatalf("acknowledged, reply held: %+v, %v; want working", got, err)
+	}
+	if _, err := w.hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	// The watch saw the held reply as working still (its note changed),
+	// then the approval complete it.
+	if diff := cmp.Diff([]string{hub.TaskSubmitted, hub.TaskWorking, hub.TaskWorking, hub.TaskCompleted}, states()); diff != "" {
+		t.Errorf("states watched (-want +got):\n%s", diff)
+	}
+	got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID)
+	if err != nil || got.State != hub.TaskCompleted || len(got.Replies) != 1 || got.Replies[0].Authority != hub.AuthorityApproved {
+		t.Fatalf("approved: %+v, %v; want completed with the owner-approved reply", got, err)
+	}
+}
