@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/clients"
+	"github.com/palaverhq/palaver/internal/a2a"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/config"
@@ -119,6 +120,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	mux := http.NewServeMux()
 	srv.Register(mux)
 	api.New(h, log).Register(mux)
+	a2a.New(a2a.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
 	oauth.New(oauth.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Resources: srv.ResourcePaths(), Proxies: cfg.TrustedProxies()}).Register(mux)
 	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: srv.ResourcePaths()})
 	if err != nil {

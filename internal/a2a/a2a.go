@@ -1,0 +1,257 @@
+// Package a2a is Palaver's A2A face (DESIGN.md §18): an Agent Card for each
+// agent its owner exposes, a directory of an owner's exposed agents, and the
+// JSON-RPC endpoint A2A clients send messages to. It decodes, makes one hub
+// call, and renders with the A2A Go SDK's wire types; every rule — who may
+// call, what a task's state is, what cancel does — is the hub's.
+//
+// Paths, under the server's base URL:
+//
+//	GET  /a2a/{owner}                                    the owner's exposed agents' cards
+//	GET  /a2a/{owner}/{slug}/.well-known/agent-card.json the agent's card
+//	POST /a2a/{owner}/{slug}                             JSON-RPC: message/send, message/stream,
+//	                                                     tasks/get, tasks/cancel, tasks/resubscribe
+//
+// The SDK's server plumbing (a2asrv) is not used: its JSON-RPC handler
+// keeps its own task store and executions in memory, which would duplicate
+// the hub's state and not follow a task across replicas, and it answers
+// every error with the SDK's fixed message, so a brake's word and trace id
+// could not be the error's message.
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/palaverhq/palaver/internal/build"
+	"github.com/palaverhq/palaver/internal/httpx"
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
+)
+
+// CardPath is where an agent's card is, under its endpoint: A2A's
+// well-known name, so a client given the endpoint finds the card.
+const CardPath = "/.well-known/agent-card.json"
+
+// ProtocolVersion is the A2A revision the wire types speak.
+const ProtocolVersion = "0.3.0"
+
+// authServerMetadata is the OAuth authorization server's metadata path
+// (RFC 8414), which internal/oauth serves.
+const authServerMetadata = "/.well-known/oauth-authorization-server"
+
+// maxBody caps a JSON-RPC request: a message of hub.MaxBody code points
+// (up to 4 bytes each, escaped) and its envelope.
+const maxBody = 256 << 10
+
+// Options configure the face.
+type Options struct {
+	Hub     *hub.Hub
+	Logger  *slog.Logger
+	BaseURL string // the public URL; "" takes it from each request
+}
+
+// Server is the A2A face.
+type Server struct {
+	hub      *hub.Hub
+	log      *slog.Logger
+	baseURL  string
+	baseHost string
+}
+
+// New returns the face.
+func New(o Options) *Server {
+	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/")}
+	if u, err := url.Parse(s.baseURL); err == nil {
+		s.baseHost = u.Host
+	}
+	return s
+}
+
+// Register mounts the face on mux.
+func (s *Server) Register(mux *http.ServeMux) {
+	mux.Handle("GET /a2a/{owner}", s.guard(s.directory))
+	mux.Handle("GET /a2a/{owner}/{$}", s.guard(s.directory))
+	mux.Handle("GET /a2a/{owner}/{slug}"+CardPath, s.guard(s.card))
+	mux.Handle("POST /a2a/{owner}/{slug}", s.guard(s.endpoint))
+	mux.Handle("/a2a/{owner}/{slug}", s.guard(func(w http.ResponseWriter, r *http.Request) {
+		// Not POST: the endpoint takes only JSON-RPC, but a card that does
+		// not exist is a 404 whatever the method.
+		if _, err := s.hub.ExposedAgent(r.Context(), r.PathValue("owner"), r.PathValue("slug")); err != nil {
+			s.httpError(w, r, err)
+			return
+		}
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "the A2A endpoint takes JSON-RPC by POST; its card is at "+r.URL.Path+CardPath, http.StatusMethodNotAllowed)
+	}))
+	mux.Handle("/a2a/", s.guard(func(w http.ResponseWriter, r *http.Request) {
+		s.httpError(w, r, hub.Errorf(hub.KindNotFound, "nothing is at %s; an agent's card is at /a2a/OWNER/SLUG%s", r.URL.Path, CardPath))
+	}))
+}
+
+// guard serves only this server's own Host, so no forged one is reflected
+// into a card's URLs (§15), and lets browser-based A2A clients call: the
+// face uses no cookies, only bearer tokens.
+func (s *Server) guard(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !httpx.KnownHost(s.baseHost, r.Host) {
+			http.Error(w, "this server is not served as "+r.Host+"; use its --base-url", http.StatusForbidden)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET, POST")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next(w, r)
+	})
+}
+
+func (s *Server) base(r *http.Request) string {
+	return strings.TrimSuffix(httpx.BaseURL(s.baseURL, r), "/")
+}
+
+// endpointURL is the agent's JSON-RPC endpoint.
+func (s *Server) endpointURL(r *http.Request, a *hub.Agent) string {
+	return s.base(r) + "/a2a/" + url.PathEscape(a.OwnerHandle) + "/" + url.PathEscape(a.Slug)
+}
+
+// cardOf is an exposed agent's Agent Card. The name is the agent's
+// handle; the description and skills are its owner's words (untrusted).
+// Callers authenticate with a bearer token — an agent's plv_… or a
+// person's plu_… — or an OAuth access token from Palaver's authorization
+// server.
+func (s *Server) cardOf(r *http.Request, ea *hub.ExposedAgent) *a2a.AgentCard {
+	a, base := ea.Agent, s.base(r)
+	desc := a.Description
+	if desc == "" {
+		desc = "An agent of " + a.OwnerHandle + " on Palaver."
+	}
+	skills := make([]a2a.AgentSkill, 0, len(ea.Exposure.Skills))
+	for _, sk := range ea.Exposure.Skills {
+		skills = append(skills, a2a.AgentSkill{ID: sk.ID, Name: sk.Name, Description: sk.Description, Tags: []string{}})
+	}
+	scopes := map[string]string{hub.ScopeRead: "read tasks and replies", hub.ScopeWrite: "send messages"}
+	version := build.Current().Version
+	if version == "" {
+		version = "dev"
+	}
+	return &a2a.AgentCard{
+		Name:               a.Handle(),
+		Description:        desc,
+		URL:                s.endpointURL(r, a),
+		PreferredTransport: a2a.TransportProtocolJSONRPC,
+		ProtocolVersion:    ProtocolVersion,
+		Version:            version,
+		Provider:           &a2a.AgentProvider{Org: "Palaver (" + a.OwnerHandle + ")", URL: base},
+		Capabilities:       a2a.AgentCapabilities{Streaming: true},
+		DefaultInputModes:  []string{"text/plain"},
+		DefaultOutputModes: []string{"text/plain", "text/markdown"},
+		Skills:             skills,
+		SecuritySchemes: a2a.NamedSecuritySchemes{
+			"bearer": a2a.HTTPAuthSecurityScheme{Scheme: "bearer", BearerFormat: "plv_… (an agent's token) or plu_… (a person's)",
+				Description: "A Palaver token: the call is that agent's or that person's, under their reach, brakes and review."},
+			"oauth": a2a.OAuth2SecurityScheme{
+				Description:       "Palaver's OAuth 2.1 authorization server (PKCE S256); the person signs in and picks which agent calls.",
+				Oauth2MetadataURL: base + authServerMetadata,
+				Flows: a2a.OAuthFlows{AuthorizationCode: &a2a.AuthorizationCodeOAuthFlow{
+					AuthorizationURL: base + oauth.AuthorizePath, TokenURL: base + oauth.TokenPath, Scopes: scopes}},
+			},
+		},
+		Security: []a2a.SecurityRequirements{{"bearer": {}}, {"oauth": {hub.ScopeRead, hub.ScopeWrite}}},
+	}
+}
+
+func (s *Server) card(w http.ResponseWriter, r *http.Request) {
+	ea, err := s.hub.ExposedAgent(r.Context(), r.PathValue("owner"), r.PathValue("slug"))
+	if err != nil {
+		s.httpError(w, r, err)
+		return
+	}
+	writeJSON(w, s.cardOf(r, ea))
+}
+
+// directoryPage lists an owner's exposed agents' cards.
+type directoryPage struct {
+	Owner  string           `json:"owner"`
+	Agents []*a2a.AgentCard `json:"agents"`
+}
+
+func (s *Server) directory(w http.ResponseWriter, r *http.Request) {
+	list, err := s.hub.ExposedAgents(r.Context(), r.PathValue("owner"))
+	if err != nil {
+		s.httpError(w, r, err)
+		return
+	}
+	page := directoryPage{Owner: list[0].Agent.OwnerHandle}
+	for _, ea := range list {
+		page.Agents = append(page.Agents, s.cardOf(r, ea))
+	}
+	writeJSON(w, page)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// caller authenticates the request's bearer token: a person's (plu_…) or
+// an agent's, static or OAuth. Nobody calls anonymously (§18).
+func (s *Server) caller(ctx context.Context, r *http.Request) (hub.A2ACaller, error) {
+	scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return hub.A2ACaller{}, hub.Errorf(hub.KindUnauthenticated, "no credential: send Authorization: Bearer with a Palaver token (plv_… for an agent, plu_… for a person)")
+	}
+	if strings.HasPrefix(token, hub.UserTokenPrefix) {
+		u, _, err := s.hub.AuthenticatePerson(ctx, token)
+		return hub.A2ACaller{Person: u}, err
+	}
+	// An OAuth token of this server serves its A2A endpoints as it does
+	// its MCP ones: the same principal, the same scopes.
+	c, err := s.hub.Authenticate(ctx, token)
+	return hub.A2ACaller{Agent: c}, err
+}
+
+// httpError answers a request that gets no JSON-RPC answer: a card or
+// endpoint that does not exist (404, the same for an agent never exposed
+// and one that is not there), a missing or bad credential (401 with
+// WWW-Authenticate and a short body saying what is wrong, §2), or a token
+// over its request rate (429 with Retry-After). Plain text, as the MCP
+// face answers these.
+func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
+	e := hub.AsError(err)
+	status := httpx.Status(e.Kind)
+	msg := e.Msg
+	switch e.Kind {
+	case hub.KindUnauthenticated:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="palaver", error="invalid_token"`)
+	case hub.KindRateLimited:
+		if after, ok := e.Details["retry_after_s"]; ok {
+			w.Header().Set("Retry-After", strings.TrimSpace(jsonText(after)))
+		}
+	case hub.KindInternal:
+		trace := newTrace()
+		s.log.Error("a2a request failed", "trace", trace, "path", r.URL.Path, "err", e.Err)
+		msg = "internal error (trace " + trace + "); retry later"
+	}
+	http.Error(w, msg, status)
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,119 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// taskOf renders a hub task (§18): its id is the request message's id, its
+// contextId the conversation's; each reply of the agent is an artifact
+// (the reply's id is the artifact's), and the last one is the status
+// message once the task is completed or asks something. History is the
+// request and the replies, the last historyLength of them when given.
+// metadata.palaver says, in Palaver's words, why the task stands where it
+// does.
+func taskOf(t *hub.Task, historyLength *int) *a2a.Task {
+	at := t.Request.CreatedAt
+	history := []*a2a.Message{messageOf(t, t.Request, a2a.MessageRoleUser)}
+	var artifacts []*a2a.Artifact
+	for _, m := range t.Replies {
+		history = append(history, messageOf(t, m, a2a.MessageRoleAgent))
+		artifacts = append(artifacts, artifactOf(m))
+		at = m.CreatedAt
+	}
+	if historyLength != nil {
+		if n := *historyLength; n <= 0 {
+			history = []*a2a.Message{}
+		} else if n < len(history) {
+			history = history[len(history)-n:]
+		}
+	}
+	status := a2a.TaskStatus{State: a2a.TaskState(t.State), Timestamp: &at}
+	if n := len(t.Replies); n > 0 && (t.State == hub.TaskCompleted || t.State == hub.TaskInputRequired) {
+		status.Message = messageOf(t, t.Replies[n-1], a2a.MessageRoleAgent)
+	}
+	return &a2a.Task{
+		ID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Status: status, Artifacts: artifacts, History: history,
+		Metadata: map[string]any{"palaver": map[string]any{"note": t.Note, "attempts": t.Attempts, "agent": t.Agent.Handle()}},
+	}
+}
+
+// messageOf is a conversation's message as an A2A message of task t. Its
+// words are someone else's: metadata.palaver marks them untrusted and
+// carries the server-attested provenance (§4).
+func messageOf(t *hub.Task, m *hub.Message, role a2a.MessageRole) *a2a.Message {
+	return &a2a.Message{
+		ID: m.ID, ContextID: t.ConversationID, TaskID: a2a.TaskID(t.ID), Role: role,
+		Parts:    a2a.ContentParts{a2a.TextPart{Text: m.Body}},
+		Metadata: map[string]any{"palaver": messageMeta(m)},
+	}
+}
+
+func artifactOf(m *hub.Message) *a2a.Artifact {
+	return &a2a.Artifact{
+		ID: a2a.ArtifactID(m.ID), Name: "reply " + strconv.FormatInt(m.Seq, 10),
+		Parts:    a2a.ContentParts{a2a.TextPart{Text: m.Body}},
+		Metadata: map[string]any{"palaver": messageMeta(m)},
+	}
+}
+
+func messageMeta(m *hub.Message) map[string]any {
+	return map[string]any{"seq": m.Seq, "sender": m.SenderHandle, "format": m.Format, "untrusted": true, "provenance": m.Provenance()}
+}
+
+// stream answers message/stream and tasks/resubscribe over server-sent
+// events while the request lasts (§18): the task as it stands first, then
+// an artifact-update for each new reply and a status-update for each
+// change of state, until the task is final (the last status-update says
+// final), the client hangs up or the server shuts down. It waits on the
+// hub's events, never by polling.
+func (c *call) stream(w http.ResponseWriter, id json.RawMessage, taskID string) {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if err := rc.Flush(); err != nil {
+		return // this connection cannot stream; the client sees an empty stream end
+	}
+	ctx := c.r.Context()
+	send := func(v any, rerr *rpcError) bool {
+		resp := response{JSONRPC: "2.0", ID: id, Result: v, Error: rerr}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	first, artifacts := true, 0
+	err := c.s.hub.WatchA2ATask(ctx, c.caller, c.owner, c.slug, taskID, 0, func(t *hub.Task) bool {
+		if first {
+			first, artifacts = false, len(t.Replies)
+			return send(taskOf(t, nil), nil)
+		}
+		for ; artifacts < len(t.Replies); artifacts++ {
+			ev := &a2a.TaskArtifactUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Artifact: artifactOf(t.Replies[artifacts]), LastChunk: true}
+			if !send(ev, nil) {
+				return false
+			}
+		}
+		full := taskOf(t, nil)
+		return send(&a2a.TaskStatusUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Status: full.Status, Final: t.Final(), Metadata: full.Metadata}, nil)
+	})
+	if err != nil && ctx.Err() == nil && !isDone(err) {
+		send(nil, c.translate(ctx, err))
+	}
+}
+
+func isDone(err error) bool { return err == context.Canceled || err == context.DeadlineExceeded }
