@@ -77,6 +77,8 @@ func (a *API) routes() []route {
 		{"POST /agents/{slug}/unarchive", noBody(a.unarchiveAgent)},
 		{"PUT /agents/{slug}/mode", a.setMode},
 		{"PUT /agents/{slug}/public", a.setPublic},
+		{"GET /agents/{slug}/a2a", a.agentA2A},
+		{"PUT /agents/{slug}/a2a", a.setA2A},
 		{"PUT /agents/{slug}/grants/{contact}", a.setGrant},
 		{"GET /agents/{slug}/inbox", a.agentInbox},
 		{"GET /agents/{slug}/tokens", a.tokens},

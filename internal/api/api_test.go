@@ -344,6 +344,8 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 		{"POST", "/agents/planner/archive"},
 		{"PUT", "/agents/planner/mode"},
 		{"PUT", "/agents/planner/public"},
+		{"GET", "/agents/planner/a2a"},
+		{"PUT", "/agents/planner/a2a"},
 		{"GET", "/agents/planner/tokens"},
 		{"POST", "/agents/planner/tokens"},
 		{"PUT", "/agents/planner/grants/alice"},
@@ -375,6 +377,8 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 			body["mode"] = "listen"
 		case strings.HasSuffix(tc.path, "/public"):
 			body["public"] = true
+		case strings.HasSuffix(tc.path, "/a2a") && tc.method == "PUT":
+			body["exposed"] = true
 		case strings.HasSuffix(tc.path, "/threads"):
 			body["title"] = "Plan"
 		}

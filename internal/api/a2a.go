@@ -1,0 +1,59 @@
+package api
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// a2aView is an agent's A2A setting (§18): whether A2A clients reach it
+// by its card, at which path, and the skills the card lists.
+func a2aView(ea *hub.ExposedAgent) map[string]any {
+	a := ea.Agent
+	skills := make([]map[string]any, 0, len(ea.Exposure.Skills))
+	for _, s := range ea.Exposure.Skills {
+		skills = append(skills, map[string]any{"id": s.ID, "name": s.Name, "description": s.Description})
+	}
+	return map[string]any{"agent": a.Handle(), "exposed": ea.Exposure.Exposed, "skills": skills,
+		"card_path": "/a2a/" + url.PathEscape(a.OwnerHandle) + "/" + url.PathEscape(a.Slug) + "/.well-known/agent-card.json"}
+}
+
+func (a *API) agentA2A(ctx context.Context, r *request) (any, error) {
+	ea, err := a.hub.AgentA2A(ctx, r.user, r.PathValue("slug"))
+	if err != nil {
+		return nil, err
+	}
+	return a2aView(ea), nil
+}
+
+// setA2A exposes the agent over A2A or not (§18): {"exposed": true|false,
+// "skills": [{"name", "description"}]}; skills left out are kept, an empty
+// list clears them.
+func (a *API) setA2A(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Exposed *bool `json:"exposed"`
+		Skills  *[]struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"skills"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if in.Exposed == nil {
+		return nil, &hub.Error{Kind: hub.KindInvalid, Msg: `exposed is required: {"exposed": true} gives the agent an Agent Card for A2A clients, {"exposed": false} takes it away`}
+	}
+	s := hub.A2ASetting{Exposed: *in.Exposed}
+	if in.Skills != nil {
+		s.Skills = []hub.Skill{}
+		for _, sk := range *in.Skills {
+			s.Skills = append(s.Skills, hub.Skill{Name: sk.Name, Description: sk.Description})
+		}
+	}
+	ea, err := a.hub.SetAgentA2A(ctx, r.user, r.PathValue("slug"), s)
+	if err != nil {
+		return nil, err
+	}
+	return a2aView(ea), nil
+}
