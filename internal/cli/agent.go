@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -15,6 +16,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		{"list", "list agents, with their modes", agentList},
 		{"mode", "set an agent's mode: active, review or listen", agentMode},
 		{"public", "make an agent public (anyone may talk to it), or private with --off", agentPublic},
+		{"a2a", "expose an agent to A2A clients by an Agent Card, with its skills; --off takes the card away", agentA2A},
 		{"archive", "archive an agent: its tokens stop working", agentArchive},
 	})
 }
@@ -50,6 +52,63 @@ func agentPublic(ctx context.Context, e *env, args []string) error {
 			} else {
 				fmt.Fprintf(e.stdout, "%s is now private\n", ag.Handle())
 			}
+			return nil
+		})
+}
+
+// skillFlags collects repeated --skill "NAME: DESCRIPTION" flags.
+type skillFlags []hub.Skill
+
+func (s *skillFlags) String() string { return "" }
+
+func (s *skillFlags) Set(v string) error {
+	*s = append(*s, hub.ParseSkills(v)...)
+	return nil
+}
+
+// agentA2A: palaver agent a2a --user OWNER --agent SLUG [--off]
+// [--skill "NAME: DESCRIPTION"]... [--no-skills].
+func agentA2A(ctx context.Context, e *env, args []string) error {
+	var slug string
+	var off, none bool
+	var skills skillFlags
+	return asPerson(ctx, e, args, `agent a2a --user OWNER --agent SLUG [--off] [--skill "NAME: DESCRIPTION"]... [--no-skills]`, 0,
+		func(fs *flag.FlagSet) {
+			requiredFlag(fs, &slug, "agent", "SLUG", "the agent's slug")
+			fs.BoolVar(&off, "off", false, "take its Agent Card away: A2A clients no longer reach it")
+			fs.Var(&skills, "skill", "`NAME: DESCRIPTION` of a skill its card lists; repeat for each (they replace those listed before)")
+			fs.BoolVar(&none, "no-skills", false, "list no skills")
+		},
+		func(a *admin, u *hub.User) error {
+			if none && len(skills) > 0 {
+				return fmt.Errorf("--no-skills and --skill say different things: give one of them")
+			}
+			s := hub.A2ASetting{Exposed: !off}
+			switch {
+			case none:
+				s.Skills = []hub.Skill{}
+			case len(skills) > 0:
+				s.Skills = skills
+			}
+			ea, err := a.hub.SetAgentA2A(ctx, u, slug, s)
+			if err != nil {
+				return err
+			}
+			ag := ea.Agent
+			if !ea.Exposure.Exposed {
+				fmt.Fprintf(e.stdout, "%s is no longer exposed over A2A: its card and endpoint answer 404\n", ag.Handle())
+				return nil
+			}
+			var ids []string
+			for _, sk := range ea.Exposure.Skills {
+				ids = append(ids, sk.ID)
+			}
+			listed := "no skills"
+			if len(ids) > 0 {
+				listed = "skills " + strings.Join(ids, ", ")
+			}
+			fmt.Fprintf(e.stdout, "%s is exposed over A2A, with %s: its card is at /a2a/%s/%s/.well-known/agent-card.json under the server's URL; who may call it is still who may reach it\n",
+				ag.Handle(), listed, ag.OwnerHandle, ag.Slug)
 			return nil
 		})
 }
