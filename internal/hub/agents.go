@@ -275,6 +275,7 @@ type AgentDetail struct {
 	Grants    []GrantView
 	Clients   []OAuthClientView // OAuth clients acting as it (§10.6)
 	Webhooks  []WebhookView     // its endpoints and their delivery logs (§18)
+	A2A       *A2AExposure      // whether A2A clients reach it, and its card's skills (§18)
 }
 
 // AgentDetail is the person's agent with this slug, archived or not;
@@ -298,6 +299,9 @@ func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDeta
 		return nil, err
 	}
 	if d.Webhooks, err = h.webhookViews(ctx, a); err != nil {
+		return nil, err
+	}
+	if d.A2A, err = exposureOf(ctx, h.store, a.ID); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -35,14 +35,26 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: hub.Modes, Scopes: hub.AllScopes}}, nil
+	var skills []string
+	for _, sk := range d.A2A.Skills {
+		line := sk.Name
+		if sk.Description != "" {
+			line += ": " + sk.Description
+		}
+		skills = append(skills, line)
+	}
+	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: hub.Modes, Scopes: hub.AllScopes,
+		CardURL: w.siteURL(r) + "/a2a/" + url.PathEscape(d.Agent.OwnerHandle) + "/" + url.PathEscape(d.Agent.Slug) + "/.well-known/agent-card.json",
+		Skills:  strings.Join(skills, "\n")}}, nil
 }
 
 // agentPage is the agent's page: its detail and the choices its forms offer.
 type agentPage struct {
 	*hub.AgentDetail
-	Modes  []string
-	Scopes []string
+	Modes   []string
+	Scopes  []string
+	CardURL string // where A2A clients find its Agent Card (§18)
+	Skills  string // its card's skills, one "Name: description" a line
 }
 
 // own is the person's agent named in the path (another's is not_found).
@@ -81,6 +93,28 @@ func (w *Web) setPublic(ctx context.Context, r *request) (*reply, error) {
 		notice = a.Handle() + " is now public: anyone on this server can add it to a conversation and talk to it."
 	}
 	return &reply{redirect: agentPath(a), notice: notice}, nil
+}
+
+// setA2A exposes the agent over A2A (the checkbox's exposed=1) or not,
+// with the skills written one a line (§18).
+func (w *Web) setA2A(ctx context.Context, r *request) (*reply, error) {
+	var exposed bool
+	switch form(r, "exposed") {
+	case "1":
+		exposed = true
+	case "", "0":
+	default:
+		return nil, hub.Errorf(hub.KindInvalid, "exposed is 1 (expose the agent over A2A) or left out (do not), got %q", form(r, "exposed"))
+	}
+	ea, err := w.hub.SetAgentA2A(ctx, r.user, r.PathValue("slug"), hub.A2ASetting{Exposed: exposed, Skills: hub.ParseSkills(form(r, "skills"))})
+	if err != nil {
+		return nil, err
+	}
+	notice := ea.Agent.Handle() + " is not exposed over A2A: it has no Agent Card."
+	if ea.Exposure.Exposed {
+		notice = ea.Agent.Handle() + " is exposed over A2A, with " + strconv.Itoa(len(ea.Exposure.Skills)) + " skills on its Agent Card."
+	}
+	return &reply{redirect: agentPath(ea.Agent), notice: notice}, nil
 }
 
 // tokenPage shows a token minted just now, its secret this once.

@@ -180,3 +180,52 @@ func TestAgentPublicControl(t *testing.T) {
 		t.Fatal("bob made alice's agent public")
 	}
 }
+
+// TestAgentA2AControl: the agent page exposes the agent over A2A with the
+// skills written one a line, shows its card's URL, and takes it away
+// again; bad skills are refused and change nothing, and another person's
+// agent is not found (§18).
+func TestAgentA2AControl(t *testing.T) {
+	s := newSite(t)
+	b := s.person(t, "alice")
+	if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/desk", Description: "answers questions"}); err != nil {
+		t.Fatal(err)
+	}
+	exposed := func() *hub.A2AExposure {
+		t.Helper()
+		alice, err := s.hub.User(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ea, err := s.hub.AgentA2A(ctx, alice, "desk")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ea.Exposure
+	}
+	p := b.get("/agents/desk")
+	if strings.Contains(p.text(), "/a2a/alice/desk/.well-known/agent-card.json") {
+		t.Fatalf("an unexposed agent's page shows a card: %s", p.text())
+	}
+	p = b.submit(p, "/agents/desk/a2a", url.Values{"exposed": {"1"}, "skills": {"Answer questions: about the hub\nTriage"}})
+	if e := exposed(); !e.Exposed || len(e.Skills) != 2 || e.Skills[0].Description != "about the hub" || !strings.Contains(p.notice(), "alice/desk is exposed over A2A, with 2 skills") {
+		t.Fatalf("exposing: %+v, %q %q", e, p.notice(), p.errorText())
+	}
+	if p.path() != "/agents/desk" || !strings.Contains(p.text(), "/a2a/alice/desk/.well-known/agent-card.json") || !strings.Contains(p.text(), "Answer questions: about the hub") {
+		t.Fatalf("the exposed agent's page, at %s: %s", p.path(), p.text())
+	}
+	if p = b.post("/agents/desk/a2a", url.Values{"exposed": {"1"}, "skills": {"!!!"}}); !strings.Contains(p.errorText(), "has no letter or digit") {
+		t.Fatalf("a bad skill: at %s, error %q", p.path(), p.errorText())
+	}
+	if e := exposed(); len(e.Skills) != 2 {
+		t.Fatalf("a refused change changed the skills: %+v", e)
+	}
+	p = b.submit(b.get("/agents/desk"), "/agents/desk/a2a", url.Values{"exposed": {""}})
+	if e := exposed(); e.Exposed || !strings.Contains(p.notice(), "alice/desk is not exposed over A2A") {
+		t.Fatalf("taking it away: %+v, %q %q", e, p.notice(), p.errorText())
+	}
+	bob := s.person(t, "bob")
+	if p := bob.post("/agents/desk/a2a", url.Values{"exposed": {"1"}}); p.status != 404 {
+		t.Fatalf("bob exposing alice's agent: %d %s", p.status, p.text())
+	}
+}

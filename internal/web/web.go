@@ -170,6 +170,7 @@ func (w *Web) routes() []route {
 		{pattern: "GET /agents/{slug}", handle: w.agent},
 		{pattern: "POST /agents/{slug}/mode", handle: w.setMode, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/public", handle: w.setPublic, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/a2a", handle: w.setA2A, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/tokens", handle: w.mintToken, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/tokens/{id}/revoke", handle: w.revokeToken, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/grants", handle: w.setGrant, back: "/agents/{slug}"},
