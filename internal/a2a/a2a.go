@@ -238,7 +238,11 @@ func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
 	msg := e.Msg
 	switch e.Kind {
 	case hub.KindUnauthenticated:
-		w.Header().Set("WWW-Authenticate", `Bearer realm="palaver", error="invalid_token"`)
+		challenge := `Bearer realm="palaver"`
+		if r.Header.Get("Authorization") != "" {
+			challenge += `, error="invalid_token"` // RFC 6750: only when a credential came
+		}
+		w.Header().Set("WWW-Authenticate", challenge)
 	case hub.KindRateLimited:
 		if after, ok := e.Details["retry_after_s"]; ok {
 			w.Header().Set("Retry-After", strings.TrimSpace(jsonText(after)))
