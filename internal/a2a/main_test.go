@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -28,13 +30,15 @@ var ctx = context.Background()
 type testServer struct {
 	url    string
 	hub    *hub.Hub
+	waker  *notify.Local
 	tokens map[string]string // agent handle or person → token
 }
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log, Settings: hub.DefaultSettings()})
+	waker := notify.NewLocal()
+	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: waker, Logger: log, Settings: hub.DefaultSettings()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +54,7 @@ func newTestServer(t *testing.T) *testServer {
 		h.Shutdown()
 		hs.Close()
 	})
-	ts := &testServer{url: hs.URL, hub: h, tokens: map[string]string{}}
+	ts := &testServer{url: hs.URL, hub: h, waker: waker, tokens: map[string]string{}}
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := h.CreateUser(ctx, u, ""); err != nil {
 			t.Fatal(err)
@@ -153,4 +157,16 @@ func get(t *testing.T, method, url, token, body string) (int, http.Header, strin
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(b)
+}
+
+// parked waits until n waits are parked on the waker, or fails after 10s.
+func (ts *testServer) parked(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for ts.waker.Waiters() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d waits parked, want %d", ts.waker.Waiters(), n)
+		}
+		runtime.Gosched()
+	}
 }
