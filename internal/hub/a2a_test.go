@@ -121,27 +121,39 @@ func (w *world) expose(t *testing.T, handle string) {
 	}
 }
 
-// watch follows a task in the background and returns the states it was
-// handed, once the watch ends.
-func (w *world) watch(t *testing.T, c hub.A2ACaller, owner, slug, taskID string) func() []string {
+// watch follows a task in the background; next returns the next state
+// it was handed (a change the test just made), waiting at most 10s, and
+// end waits for the watch to finish and says how it did.
+func (w *world) watch(t *testing.T, c hub.A2ACaller, owner, slug, taskID string) (next func() string, end func() error) {
 	t.Helper()
-	done := make(chan []string, 1)
+	states := make(chan string)
+	done := make(chan error, 1)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	go func() {
-		var states []string
-		err := w.hub.WatchA2ATask(ctx, c, owner, slug, taskID, 0, func(task *hub.Task) bool {
-			states = append(states, task.State)
-			return true
+		done <- w.hub.WatchA2ATask(ctx, c, owner, slug, taskID, 0, func(task *hub.Task) bool {
+			select {
+			case states <- task.State:
+				return true
+			case <-ctx.Done():
+				return false
+			}
 		})
-		if err != nil {
-			states = append(states, "error: "+err.Error())
-		}
-		done <- states
 	}()
-	return func() []string {
+	next = func() string {
+		t.Helper()
+		select {
+		case s := <-states:
+			return s
+		case <-ctx.Done():
+			t.Fatal("the watch handed over no new state within 10s")
+		}
+		return ""
+	}
+	end = func() error {
 		defer cancel()
 		return <-done
 	}
+	return next, end
 }
 
 // TestA2ATaskFollowsProcessing: a task is the request message in the
@@ -163,18 +175,26 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 	if again, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Please review PR 12", ClientMsgID: "a2a-1"}); err != nil || again.ID != task.ID {
 		t.Fatalf("a retry of the same messageId: %+v, %v; want task %s again", again, err, task.ID)
 	}
-	states := w.watch(t, caller, "alice", "reviewer", task.ID)
-	w.parked(t, 1)
+	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
+	if s := next(); s != hub.TaskSubmitted {
+		t.Fatalf("watch starts at %s, want submitted", s)
+	}
 	reviewer := w.agent(t, "alice/reviewer")
 	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
+	}
+	if s := next(); s != hub.TaskWorking {
+		t.Fatalf("processing: watched %s, want working", s)
 	}
 	w.send(t, reviewer, conv, "Looks good; one nit in store.go.")
 	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{hub.TaskSubmitted, hub.TaskWorking, hub.TaskCompleted}, states()); diff != "" {
-		t.Errorf("states watched (-want +got):\n%s", diff)
+	if s := next(); s != hub.TaskCompleted {
+		t.Fatalf("acknowledged: watched %s, want completed", s)
+	}
+	if err := end(); err != nil {
+		t.Fatalf("the watch of a completed task: %v, want it to end by itself", err)
 	}
 	got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID)
 	if err != nil || got.State != hub.TaskCompleted || len(got.Replies) != 1 || got.Replies[0].Body != "Looks good; one nit in store.go." {
@@ -283,10 +303,15 @@ func TestA2AReachAndReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	reviewer := w.agent(t, "alice/reviewer")
-	states := w.watch(t, caller, "alice", "reviewer", task.ID)
-	w.parked(t, 1)
+	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
+	if s := next(); s != hub.TaskSubmitted {
+		t.Fatalf("watch starts at %s, want submitted", s)
+	}
 	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
+	}
+	if s := next(); s != hub.TaskWorking {
+		t.Fatalf("processing: watched %s, want working", s)
 	}
 	res, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Two fixes landed."})
 	if err != nil || res.Message.Status != hub.MessageHeld {
@@ -295,16 +320,22 @@ func TestA2AReachAndReview(t *testing.T) {
 	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || got.State != hub.TaskWorking {
-		t.Fatalf("acknowledged, reply held: %+v, %v; want working", got, err)
+	// Acknowledged with its reply held: still working, now waiting for the
+	// owner (the note changed, so the watch hands it over again).
+	if s := next(); s != hub.TaskWorking {
+		t.Fatalf("acknowledged, reply held: watched %s, want working", s)
+	}
+	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || got.State != hub.TaskWorking || got.Note != "the agent's reply waits for its owner's review" {
+		t.Fatalf("acknowledged, reply held: %+v, %v; want working, waiting for review", got, err)
 	}
 	if _, err := w.hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
-	// The watch saw the held reply as working still (its note changed),
-	// then the approval complete it.
-	if diff := cmp.Diff([]string{hub.TaskSubmitted, hub.TaskWorking, hub.TaskWorking, hub.TaskCompleted}, states()); diff != "" {
-		t.Errorf("states watched (-want +got):\n%s", diff)
+	if s := next(); s != hub.TaskCompleted {
+		t.Fatalf("approved: watched %s, want completed", s)
+	}
+	if err := end(); err != nil {
+		t.Fatalf("the watch of a completed task: %v", err)
 	}
 	got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID)
 	if err != nil || got.State != hub.TaskCompleted || len(got.Replies) != 1 || got.Replies[0].Authority != hub.AuthorityApproved {
