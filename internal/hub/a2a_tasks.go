@@ -30,7 +30,9 @@ const (
 
 // EventTaskChanged tells an A2A caller that the agent's processing of its
 // request changed (an attempt started, failed or was acknowledged, or the
-// task was canceled). Its message_id is the task's id.
+// task was canceled), or that a held reply of the agent's in the
+// conversation was rejected. Its message_id is the task's id (none for a
+// rejected reply).
 const EventTaskChanged = "a2a.task"
 
 // MaxTaskReplies is the most replies a task carries; older ones stay in

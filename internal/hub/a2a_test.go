@@ -342,3 +342,44 @@ func TestA2AReachAndReview(t *testing.T) {
 		t.Fatalf("approved: %+v, %v; want completed with the owner-approved reply", got, err)
 	}
 }
+
+// TestA2ARejectedReply: when the owner rejects the held reply a task
+// waits on, the caller's watch hears it and the task completes without
+// it (§7, §18).
+func TestA2ARejectedReply(t *testing.T) {
+	w := newWorld(t)
+	alice := w.person(t, "alice")
+	w.expose(t, "alice/reviewer")
+	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+		t.Fatal(err)
+	}
+	caller := hub.A2ACaller{Agent: w.planner}
+	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Anything to report?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewer := w.agent(t, "alice/reviewer")
+	res, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Something rude."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
+	if s := next(); s != hub.TaskWorking {
+		t.Fatalf("reply held: watched %s, want working", s)
+	}
+	if _, err := w.hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: false}); err != nil {
+		t.Fatal(err)
+	}
+	if s := next(); s != hub.TaskCompleted {
+		t.Fatalf("reply rejected: watched %s, want completed", s)
+	}
+	if err := end(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || len(got.Replies) != 0 {
+		t.Fatalf("after the rejection: %+v, %v; want no reply", got, err)
+	}
+}

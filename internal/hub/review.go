@@ -98,6 +98,17 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 			}
 			events = append(events, resumed...)
 		}
+		if !d.Approve && m.SenderKind == PrincipalAgent {
+			// An A2A caller waiting on this agent's reply hears that
+			// none comes (§18); an approved one reaches it as message.new.
+			callers, err := tx.A2ACallers(ctx, m.ConversationID, m.SenderID)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range callers {
+				events = append(events, &Event{RecipientID: id, Type: EventTaskChanged, ConversationID: m.ConversationID, CreatedAt: now})
+			}
+		}
 		data, _ := json.Marshal(map[string]any{"message_id": m.ID, "decision": decision, "seq": m.Seq})
 		ev := &Event{RecipientID: m.SenderID, Type: EventPendingDecided, ConversationID: m.ConversationID, MessageID: m.ID, Data: data, CreatedAt: now}
 		return append(events, ev, decided(u, ApprovalHeldMessage, m.ID, decision, now)), nil

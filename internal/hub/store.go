@@ -49,6 +49,9 @@ type Reader interface {
 	ExposedAgents(ctx context.Context, ownerID string) ([]*Agent, error)
 	// A2ARequest finds the A2A request a message is (ErrNoRows: none).
 	A2ARequest(ctx context.Context, messageID string) (*A2ARequest, error)
+	// A2ACallers lists who sent A2A requests to the agent in a
+	// conversation, each once.
+	A2ACallers(ctx context.Context, conversationID, agentID string) ([]string, error)
 
 	// TokenByHash finds a token with, in the same read, its agent (nil for
 	// a person's token) and its user (an agent token's owner).

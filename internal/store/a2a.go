@@ -58,6 +58,13 @@ func (d queries) A2ARequest(ctx context.Context, messageID string) (*hub.A2ARequ
 	return &r, nil
 }
 
+func (d queries) A2ACallers(ctx context.Context, conversationID, agentID string) ([]string, error) {
+	return queryAll(ctx, d.q, "a2a callers", func(row scanner) (string, error) {
+		var id string
+		return id, row.Scan(&id)
+	}, `SELECT DISTINCT caller_id FROM a2a_tasks WHERE conversation_id = ? AND agent_id = ? ORDER BY caller_id`, conversationID, agentID)
+}
+
 func (d queries) InsertA2ARequest(ctx context.Context, r *hub.A2ARequest) error {
 	return d.exec(ctx, "insert a2a request", `INSERT INTO a2a_tasks (message_id, agent_id, caller_id, conversation_id, created_at) VALUES (?, ?, ?, ?, ?)`,
 		r.MessageID, r.AgentID, r.CallerID, r.ConversationID, ms(r.CreatedAt))

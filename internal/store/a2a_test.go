@@ -97,5 +97,15 @@ func TestA2ARequest(t *testing.T) {
 		if _, err := db.A2ARequest(ctx, "msg_2"); !errors.Is(err, hub.ErrNoRows) {
 			t.Errorf("another id: err = %v, want ErrNoRows", err)
 		}
+		second := &hub.A2ARequest{MessageID: "msg_3", AgentID: a.ID, CallerID: "usr_carol", ConversationID: "conv_1", CreatedAt: now}
+		if err := db.Update(ctx, func(tx hub.Tx) error { return tx.InsertA2ARequest(ctx, second) }); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.A2ACallers(ctx, "conv_1", a.ID); err != nil || len(got) != 1 || got[0] != "usr_carol" {
+			t.Errorf("A2ACallers = %v, %v; want carol once", got, err)
+		}
+		if got, err := db.A2ACallers(ctx, "conv_2", a.ID); err != nil || len(got) != 0 {
+			t.Errorf("A2ACallers of another conversation = %v, %v; want none", got, err)
+		}
 	})
 }

@@ -18,4 +18,4 @@ CREATE TABLE a2a_tasks (
     conversation_id TEXT NOT NULL,
     created_at      INTEGER NOT NULL
 );
-CREATE INDEX a2a_tasks_caller ON a2a_tasks (caller_id);
+CREATE INDEX a2a_tasks_conversation ON a2a_tasks (conversation_id, agent_id);
