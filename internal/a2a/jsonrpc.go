@@ -164,12 +164,8 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		// blocking: true waits, as long as a wait_for_messages may, for
 		// the task to end or ask something; the task as it then stands
 		// is the answer either way.
-		if p.Config != nil && p.Config.Blocking != nil && *p.Config.Blocking && !t.Final() {
-			err := h.WatchA2ATask(ctx, c.caller, c.owner, c.slug, t.ID, hub.MaxWait, func(now *hub.Task) bool {
-				t = now
-				return true
-			})
-			if err != nil {
+		if p.Config != nil && p.Config.Blocking != nil && *p.Config.Blocking {
+			if t, err = h.AwaitA2ATask(ctx, c.caller, c.owner, c.slug, t, hub.MaxWait); err != nil {
 				return nil, c.translate(ctx, err)
 			}
 		}

@@ -385,7 +385,9 @@ func (h *Hub) CancelA2ATask(ctx context.Context, c A2ACaller, owner, slug, taskI
 // WatchA2ATask hands yield the caller's task as it stands, then again each
 // time its state, note or replies change, until it is Final, yield returns
 // false, timeout passes (0: none), ctx ends or the hub shuts down (§18
-// message/stream). It waits on the caller's event stream — every change
+// message/stream). It holds one of the caller's waits meanwhile (past
+// Settings.WaitsPerAgent, or WaitsPerPerson, too_many_waits with
+// retry_after_s). It waits on the caller's event stream — every change
 // of a task is an event for its caller (a2a.task, message.new,
 // pending.decided) — never by polling.
 func (h *Hub) WatchA2ATask(ctx context.Context, c A2ACaller, owner, slug, taskID string, timeout time.Duration, yield func(*Task) bool) error {
@@ -397,6 +399,17 @@ func (h *Hub) WatchA2ATask(ctx context.Context, c A2ACaller, owner, slug, taskID
 		return err
 	}
 	id := c.principalID()
+	// A stream holds one of the caller's waits, as wait_for_messages does
+	// (§6), so no caller parks without bound.
+	limit := h.settings.WaitsPerAgent
+	if c.Agent == nil {
+		limit = h.settings.WaitsPerPerson
+	}
+	ctx, release, err := h.acquireWait(ctx, id, "", limit, "across your waits and A2A streams")
+	if err != nil {
+		return err
+	}
+	defer release()
 	// Subscribe before the first read: a commit after this point wakes
 	// us, and one before it is seen by the read (§13).
 	wake, cancel := h.waker.Subscribe(id)
@@ -430,4 +443,25 @@ func (h *Hub) WatchA2ATask(ctx context.Context, c A2ACaller, owner, slug, taskID
 			return ctx.Err()
 		}
 	}
+}
+
+// AwaitA2ATask is message/send with blocking: t as it stands once it is
+// Final, or when timeout (at most MaxWait) passes or ctx ends, whichever
+// comes first. Blocking is a courtesy: with the caller's waits used up it
+// answers t as it is at once, rather than refuse a message already sent.
+func (h *Hub) AwaitA2ATask(ctx context.Context, c A2ACaller, owner, slug string, t *Task, timeout time.Duration) (*Task, error) {
+	if t.Final() {
+		return t, nil
+	}
+	err := h.WatchA2ATask(ctx, c, owner, slug, t.ID, min(timeout, MaxWait), func(now *Task) bool {
+		t = now
+		return true
+	})
+	if e := (*Error)(nil); errors.As(err, &e) && e.Code == "too_many_waits" {
+		return h.A2ATask(ctx, c, owner, slug, t.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }

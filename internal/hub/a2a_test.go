@@ -383,3 +383,39 @@ func TestA2ARejectedReply(t *testing.T) {
 		t.Fatalf("after the rejection: %+v, %v; want no reply", got, err)
 	}
 }
+
+// TestA2AWatchHoldsAWait: a watch takes one of the caller's waits, so past
+// the limit the next is too_many_waits, as a wait_for_messages would be,
+// and a blocking send answers at once (§6, §18).
+func TestA2AWatchHoldsAWait(t *testing.T) {
+	settings := hub.DefaultSettings()
+	settings.WaitsPerAgent = 1
+	w := newWorldWith(t, settings)
+	w.expose(t, "alice/reviewer")
+	caller := hub.A2ACaller{Agent: w.planner}
+	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Please look"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
+	if s := next(); s != hub.TaskSubmitted {
+		t.Fatalf("watched %s, want submitted", s)
+	}
+	err = w.hub.WatchA2ATask(ctx, caller, "alice", "reviewer", task.ID, 0, func(*hub.Task) bool { return true })
+	if code(err) != "too_many_waits" {
+		t.Fatalf("a second watch past the limit: %v, want too_many_waits", err)
+	}
+	// A blocking send with no wait left answers at once, not with an error.
+	if got, err := w.hub.AwaitA2ATask(ctx, caller, "alice", "reviewer", task, hub.MaxWait); err != nil || got.State != hub.TaskSubmitted {
+		t.Fatalf("awaiting past the limit: %+v, %v; want the submitted task at once", got, err)
+	}
+	if _, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil {
+		t.Fatal(err)
+	}
+	if s := next(); s != hub.TaskCanceled {
+		t.Fatalf("canceled: watched %s", s)
+	}
+	if err := end(); err != nil {
+		t.Fatal(err)
+	}
+}
