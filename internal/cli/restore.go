@@ -39,7 +39,7 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "a new generation begins: cursors up to event %d keep working, later ones are refused\n", ended.Through)
+		fmt.Fprintf(e.stdout, "a new generation begins: cursors up to event %s keep working, later ones are refused\n", ended.End())
 		return nil
 	}
 	if mark {

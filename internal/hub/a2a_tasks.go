@@ -436,7 +436,7 @@ func (h *Hub) WatchA2ATask(ctx context.Context, c A2ACaller, owner, slug, taskID
 		if t.Final() {
 			return nil
 		}
-		switch h.sleep(ctx, id, queried, wake, deadline) {
+		switch h.sleep(ctx, id, queried, wake, nil, nil, deadline) {
 		case wokeByTimeout, wokeByShutdown:
 			return nil
 		case wokeByDone:

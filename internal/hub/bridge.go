@@ -93,9 +93,9 @@ const InstanceWindow = time.Hour
 // stream starts: every activity event up to it is in Activity (the latest
 // BridgeRows), every one after it comes live.
 func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
-	latest, err := h.store.LatestEventID(ctx)
+	latest, err := h.latestEvent(ctx)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, err
 	}
 	b := &Bridge{Cursor: h.cursor(u.ID, latest)}
 	events, err := h.store.RecentEvents(ctx, u.ID, latest, activityTypes, BridgeRows)

@@ -2,206 +2,11 @@ package hub
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"time"
 )
-
-// Cursors (§6) are opaque to clients: base64url of the event id (a uvarint)
-// and a tag, the first cursorTag bytes of HMAC-SHA256 keyed with the
-// database's epoch over the reader's id, the generation and the event id.
-// The tag binds a cursor to its reader and its database: another
-// principal's cursor, or one from another database, fails it. The epoch
-// itself never leaves the database. The tag is a check, not a secret's
-// guard: a wait only ever hands over the authenticated reader's own events.
-//
-// A restore (palaver restore) starts a new generation and records where
-// the backup's log ended; a cursor of an earlier generation is honoured up
-// to that point and is cursor_invalid past it for ever, so a cursor issued
-// after the backup is never silently reused once the log regrows (§6, §13).
-
-// cursorTag is how many bytes of the MAC a cursor carries.
-const cursorTag = 6
-
-// Generation is a span of the event log that cursors were issued in. A
-// restore ends the one its backup was taken in at Through, the last event
-// id the backup holds.
-type Generation struct {
-	ID      string `json:"generation"`
-	Through int64  `json:"through"`
-}
-
-// Meta keys of generations: MetaGeneration is the current one's id ("" for
-// a database never restored), MetaGenerations the JSON list of the
-// generations before it.
-const (
-	MetaGeneration  = "generation"
-	MetaGenerations = "generations"
-)
-
-// cursorTagOf is the tag of event id for reader in generation gen.
-func (h *Hub) cursorTagOf(readerID, gen string, id int64) []byte {
-	m := hmac.New(sha256.New, h.cursorKey)
-	m.Write([]byte(readerID))
-	m.Write([]byte{0})
-	m.Write([]byte(gen))
-	m.Write([]byte{0})
-	var b [binary.MaxVarintLen64]byte
-	m.Write(b[:binary.PutUvarint(b[:], uint64(id))])
-	return m.Sum(nil)[:cursorTag]
-}
-
-// cursor encodes event id as a cursor of readerID in the current
-// generation.
-func (h *Hub) cursor(readerID string, id int64) string {
-	b := make([]byte, 0, binary.MaxVarintLen64+cursorTag)
-	b = binary.AppendUvarint(b, uint64(id))
-	b = append(b, h.cursorTagOf(readerID, h.generation, id)...)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// Cursor is the cursor that resumes after event e, for e's recipient.
-func (h *Hub) Cursor(e *Event) string { return h.cursor(e.RecipientID, e.ID) }
-
-// LatestCursor is where a new reader starts: after every event committed so
-// far (§6 whoami.latest_cursor). It is bound to readerID, the agent's or
-// person's id.
-func (h *Hub) LatestCursor(ctx context.Context, readerID string) (string, error) {
-	id, err := h.store.LatestEventID(ctx)
-	if err != nil {
-		return "", AsError(err)
-	}
-	return h.cursor(readerID, id), nil
-}
-
-// What a refused cursor's reader does next: an agent resyncs with its
-// inbox, a person (the REST events route, the dashboard) starts again.
-const (
-	resyncAgent  = "resync with check_inbox and continue from latest_cursor"
-	resyncPerson = "start again from latest_cursor (and reload what you show)"
-)
-
-// parseCursor returns the event id a cursor of readerID names; nil means
-// none was given, which starts at the latest. An empty, malformed,
-// foreign (another reader's or another database's), after-the-backup or
-// ahead-of-the-log cursor is cursor_invalid; one older than the kept events
-// is cursor_expired; both carry latest_cursor.
-func (h *Hub) parseCursor(ctx context.Context, readerID, resync string, cursor *string) (int64, error) {
-	latest, err := h.store.LatestEventID(ctx)
-	if err != nil {
-		return 0, AsError(err)
-	}
-	if cursor == nil {
-		return latest, nil
-	}
-	fail := func(code, msg string) error {
-		return &Error{Kind: KindInvalid, Code: code, Msg: msg, Details: map[string]any{"latest_cursor": h.cursor(readerID, latest)}}
-	}
-	if *cursor == "" {
-		return 0, fail("cursor_invalid", "cursor is empty; pass back a cursor exactly as the server gave it, or leave cursor out to start from now")
-	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(*cursor)
-	n := len(raw) - cursorTag
-	var u uint64
-	var used int
-	if err == nil && n > 0 {
-		u, used = binary.Uvarint(raw[:n])
-	}
-	// One encoding per id: a cursor is compared by value, so no second
-	// spelling of it is accepted.
-	if err != nil || n <= 0 || used != n || u > math.MaxInt64 || len(binary.AppendUvarint(nil, u)) != n {
-		return 0, fail("cursor_invalid", "this cursor is malformed; pass back a cursor exactly as the server gave it, or "+resync)
-	}
-	id, tag := int64(u), raw[n:]
-	through := int64(math.MaxInt64) // how far the cursor's generation reaches
-	if !hmac.Equal(tag, h.cursorTagOf(readerID, h.generation, id)) {
-		found := false
-		for _, g := range h.generations {
-			if hmac.Equal(tag, h.cursorTagOf(readerID, g.ID, id)) {
-				found, through = true, g.Through
-				break
-			}
-		}
-		if !found {
-			return 0, fail("cursor_invalid", "this cursor was not issued to you by this database (it is another reader's, or another database's); pass back only the cursors you received, or "+resync)
-		}
-	}
-	switch {
-	case id > through:
-		return 0, fail("cursor_invalid", "this cursor was issued after the backup this database was restored from, and the events it follows are gone; "+resync)
-	case id > latest:
-		return 0, fail("cursor_invalid", "this cursor is ahead of the event log; "+resync)
-	}
-	pruned, err := h.store.Meta(ctx, MetaPrunedThrough)
-	if err != nil {
-		return 0, AsError(err)
-	}
-	if p, _ := strconv.ParseInt(pruned, 10, 64); id < p {
-		return 0, fail("cursor_expired", fmt.Sprintf("events older than %d days are gone, and this cursor is older; %s", int(h.settings.EventRetention.Hours()/24), resync))
-	}
-	return id, nil
-}
-
-// loadGenerations reads the current generation and the ones before it.
-func loadGenerations(ctx context.Context, r Reader) (string, []Generation, error) {
-	gen, err := r.Meta(ctx, MetaGeneration)
-	if err != nil {
-		return "", nil, err
-	}
-	text, err := r.Meta(ctx, MetaGenerations)
-	if err != nil || text == "" {
-		return gen, nil, err
-	}
-	var gs []Generation
-	if err := json.Unmarshal([]byte(text), &gs); err != nil {
-		return "", nil, fmt.Errorf("meta %s: %w", MetaGenerations, err)
-	}
-	return gen, gs, nil
-}
-
-// MarkRestored starts a new generation of the database's event log (§6,
-// §13): the current one ends at the last event id the database holds, so
-// its cursors up to there keep working and every cursor issued past it is
-// cursor_invalid for ever. palaver restore calls it on the restored copy;
-// after restoring PostgreSQL by other means, run palaver restore --mark
-// before any server starts. It returns the generation that ended.
-func MarkRestored(ctx context.Context, s Store) (Generation, error) {
-	var ended Generation
-	err := s.Update(ctx, func(tx Tx) error {
-		gen, gs, err := loadGenerations(ctx, tx)
-		if err != nil {
-			return err
-		}
-		through, err := tx.LatestEventID(ctx)
-		if err != nil {
-			return err
-		}
-		ended = Generation{ID: gen, Through: through}
-		text, err := json.Marshal(append(gs, ended))
-		if err != nil {
-			return err
-		}
-		if err := tx.SetMeta(ctx, MetaGenerations, string(text)); err != nil {
-			return err
-		}
-		var b [8]byte
-		rand.Read(b[:])
-		return tx.SetMeta(ctx, MetaGeneration, hex.EncodeToString(b[:]))
-	})
-	if err != nil {
-		return Generation{}, AsError(err)
-	}
-	return ended, nil
-}
 
 // WaitInput is a wait_for_messages call (§6).
 type WaitInput struct {
@@ -288,29 +93,107 @@ func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout ti
 // Stopping is closed when the hub shuts down: long-lived streams end.
 func (h *Hub) Stopping() <-chan struct{} { return h.stop }
 
+// Events held back (Pos: committed, but after a transaction still running)
+// come out when the transactions before them end. A wait that sees events
+// held back waits for them, so that it hands over together every event
+// committed before it looked (a wait of timeout 0 included): it asks again
+// whenever a commit is published — whoever its recipients — and, for
+// transactions that publish nothing, after heldRetry, doubling up to
+// heldRetryMax. After heldPatience it stops waiting for them, and the
+// recheck (§13) wakes it once they come out.
+const (
+	heldRetry    = time.Millisecond
+	heldRetryMax = 64 * time.Millisecond
+	heldPatience = 2 * time.Second
+)
+
+// heldBack is what a wait knows of its events held back.
+type heldBack struct {
+	waker   Waker
+	target  int64 // the newest transaction held back when first seen; 0: waiting for none
+	since   time.Time
+	gaveUp  bool // waited heldPatience once: no more
+	backoff time.Duration
+	retry   *time.Timer
+	commits <-chan struct{} // every commit's publication, once subscribed
+	cancel  func()
+}
+
+// waiting reports whether the wait waits for events held back, given the
+// newest transaction held back in its last look and the last position it
+// looked at.
+func (b *heldBack) waiting(heldTx int64, last Pos) bool {
+	switch {
+	case b.target != 0 && last.Tx >= b.target:
+		b.target = 0 // what was held back has come out
+	case b.target != 0 && time.Since(b.since) >= heldPatience:
+		b.target, b.gaveUp = 0, true
+	}
+	if b.target == 0 && heldTx != 0 && !b.gaveUp {
+		b.target, b.since, b.backoff = heldTx, time.Now(), heldRetry
+	}
+	return b.target != 0
+}
+
+// ask returns when to look again while waiting.
+func (b *heldBack) ask() (<-chan struct{}, <-chan time.Time) {
+	if b.retry == nil {
+		b.retry = time.NewTimer(b.backoff)
+		b.commits, b.cancel = b.waker.Subscribe(AnyRecipient)
+	}
+	b.retry.Reset(b.backoff)
+	b.backoff = min(2*b.backoff, heldRetryMax)
+	return b.commits, b.retry.C
+}
+
+func (b *heldBack) stop() {
+	if b.retry != nil {
+		b.retry.Stop()
+		b.cancel()
+	}
+}
+
 // park hands over the recipient's events after from, or waits for one.
-func (h *Hub) park(ctx context.Context, recipientID string, from int64, timeout time.Duration) (*WaitResult, error) {
+func (h *Hub) park(ctx context.Context, recipientID string, from Pos, timeout time.Duration) (*WaitResult, error) {
 	// Subscribe before the first query: a commit after this point wakes us,
 	// and one before it is seen by the query (§13).
 	wake, cancel := h.waker.Subscribe(recipientID)
 	defer cancel()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	timeUp := timer.C // nil once the time is up
+	held := &heldBack{waker: h.waker}
+	defer held.stop()
 	for {
 		queried := h.commits.now()
-		events, last, err := h.visibleEvents(ctx, recipientID, from)
+		events, last, heldTx, err := h.visibleEvents(ctx, recipientID, from)
 		if err != nil && context.Cause(ctx) == errSuperseded {
 			return &WaitResult{Cursor: h.cursor(recipientID, from), Superseded: true}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		from = last
-		if len(events) > 0 {
-			return &WaitResult{Events: events, Cursor: h.cursor(recipientID, from)}, nil
+		waiting := held.waiting(heldTx, last)
+		if len(events) > 0 && !waiting {
+			return &WaitResult{Events: events, Cursor: h.cursor(recipientID, last)}, nil
 		}
-		switch h.sleep(ctx, recipientID, queried, wake, timer.C) {
-		case wokeByTimeout, wokeByShutdown:
+		if len(events) == 0 {
+			from = last // else look again from where this look began, for them all at once
+		}
+		var commits <-chan struct{}
+		var again <-chan time.Time
+		if waiting {
+			commits, again = held.ask()
+		} else if timeUp == nil {
+			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
+		}
+		switch h.sleep(ctx, recipientID, queried, wake, commits, again, timeUp) {
+		case wokeByTimeout:
+			if !waiting {
+				return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
+			}
+			timeUp = nil // look once more for what is held back
+		case wokeByShutdown:
 			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
 		case wokeByDone:
 			if context.Cause(ctx) == errSuperseded {
@@ -377,12 +260,13 @@ func (h *Hub) acquireWait(ctx context.Context, principalID, instance string, lim
 }
 
 // visibleEvents returns the recipient's events after from that it may still
-// see, and the last event id looked at. Access is checked at hand-over (§6):
-// events of conversations closed or left since are skipped.
-func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64) ([]*Event, int64, error) {
-	events, err := h.store.EventsAfter(ctx, recipientID, from, eventsPerWait)
+// see, the last position looked at, and the newest transaction among the
+// events held back after them (Store.EventsAfter). Access is checked at hand-over (§6): events of
+// conversations closed or left since are skipped.
+func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from Pos) ([]*Event, Pos, int64, error) {
+	events, heldTx, err := h.store.EventsAfter(ctx, recipientID, from, eventsPerWait)
 	if err != nil {
-		return nil, from, AsError(err)
+		return nil, from, 0, AsError(err)
 	}
 	allowed := map[string]bool{}
 	out := events[:0]
@@ -390,10 +274,11 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 	for _, e := range events {
 		if e.Message != nil {
 			if size += messageSize(e.Message); size > pageBytes && len(out) > 0 {
-				break // the rest comes with the next wait, at once
+				heldTx = 0 // a full page: the rest, held or not, comes with the next wait
+				break
 			}
 		}
-		from = e.ID
+		from = e.Pos()
 		// Only message.new carries others' words from a conversation; the
 		// other events tell the recipient of its own affairs (an answer, a
 		// decision, the close itself) and are handed over as they are.
@@ -402,7 +287,7 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 			if !seen {
 				var err error
 				if ok, err = h.store.TakesPart(ctx, e.ConversationID, recipientID); err != nil {
-					return nil, from, AsError(err)
+					return nil, from, 0, AsError(err)
 				}
 				allowed[e.ConversationID] = ok
 			}
@@ -412,7 +297,7 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from int64)
 		}
 		out = append(out, e)
 	}
-	return out, from, nil
+	return out, from, heldTx, nil
 }
 
 // addressEvents tells how each message.new stands for the session.
@@ -471,14 +356,14 @@ func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
 // admin command, or a lost notification between replicas — delays, never
 // loses. The server calls it every second or so.
 func (h *Hub) Recheck(ctx context.Context) error {
-	latest, err := h.store.LatestEventID(ctx)
+	latest, _, err := h.store.LatestEvent(ctx)
 	if err != nil {
 		return AsError(err)
 	}
 	h.mu.Lock()
 	from := h.rechecked
 	h.mu.Unlock()
-	if latest <= from {
+	if latest.Compare(from) <= 0 {
 		return nil
 	}
 	ids, err := h.store.EventRecipients(ctx, from, latest)
@@ -487,7 +372,9 @@ func (h *Hub) Recheck(ctx context.Context) error {
 	}
 	h.waker.Publish(ids)
 	h.mu.Lock()
-	h.rechecked = max(h.rechecked, latest)
+	if latest.Compare(h.rechecked) > 0 {
+		h.rechecked = latest
+	}
 	h.mu.Unlock()
 	return nil
 }

@@ -1,17 +1,27 @@
 package hub
 
-import "context"
+import (
+	"context"
+	"encoding/base64"
+)
 
 // NewTokenForTest returns a well-formed agent token that was never minted.
 func NewTokenForTest() string { return newTokenSecret(AgentTokenPrefix) }
 
-// CursorForTest is the cursor of event id for readerID in generation gen,
+// CursorForTest is the cursor of position p for readerID in generation gen,
 // as this database would have issued it then.
-func (h *Hub) CursorForTest(readerID, gen string, id int64) string {
+func (h *Hub) CursorForTest(readerID, gen string, p Pos) string {
 	keep := h.generation
 	h.generation = gen
 	defer func() { h.generation = keep }()
-	return h.cursor(readerID, id)
+	return h.cursor(readerID, p)
+}
+
+// PosOfCursorForTest is the position a well-formed cursor names.
+func PosOfCursorForTest(cursor string) Pos {
+	raw, _ := base64.RawURLEncoding.DecodeString(cursor)
+	p, _ := decodePos(raw[:len(raw)-cursorTag])
+	return p
 }
 
 // GenerationForTest is the current generation.

@@ -32,13 +32,19 @@ func (SystemClock) Now() time.Time { return time.Now() }
 // for the recipient after Subscribe returns is never lost.
 type Waker interface {
 	// Subscribe returns a channel that receives (without blocking the
-	// publisher) after each Publish naming recipientID, and a cancel func
-	// that must be called when the waiter leaves.
+	// publisher) after each Publish naming recipientID — or, for
+	// AnyRecipient, after every Publish — and a cancel func that must be
+	// called when the waiter leaves.
 	Subscribe(recipientID string) (<-chan struct{}, func())
 	// Publish wakes the recipients' waiters; called after the commit that
 	// made their events visible.
 	Publish(recipientIDs []string)
 }
+
+// AnyRecipient subscribes to every commit's publication, whoever its
+// recipients: a wait whose events are held back (Pos) asks again when
+// another transaction ends.
+const AnyRecipient = ""
 
 // Settings are the hub's tunable numbers; Defaults gives DESIGN.md's values.
 type Settings struct {
@@ -129,7 +135,7 @@ type Hub struct {
 	hookRate     requestLimiter               // calls per webhook endpoint (§18)
 	hookKick     chan struct{}                // a change queued webhook calls: deliver now
 	hooked       hookedAgents                 // which agents have endpoints, as last read
-	rechecked    int64                        // the newest event id Recheck has looked at
+	rechecked    Pos                          // the newest position Recheck has looked at
 
 	observer Observer // told sends, brakes, parked waits and wake-ups (§14)
 	commits  *commits // when each recipient's events were last published, for Woke
@@ -188,7 +194,7 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
-	latest, err := o.Store.LatestEventID(ctx)
+	latest, _, err := o.Store.LatestEvent(ctx)
 	if err != nil {
 		return nil, AsError(err)
 	}

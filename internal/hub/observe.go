@@ -117,8 +117,9 @@ func (c *commits) published(recipientIDs []string) {
 // sleep parks a wait on its channels and reports which one ended it,
 // telling the observer that it parked, stopped, and — when a commit of
 // this hub since the wait last queried (at queried, from commits.now)
-// woke it — how long after that commit it woke.
-func (h *Hub) sleep(ctx context.Context, recipientID string, queried int64, wake <-chan struct{}, timeout <-chan time.Time) wakeReason {
+// woke it — how long after that commit it woke. commits and again, when
+// not nil, are when to ask again for events held back (heldBack).
+func (h *Hub) sleep(ctx context.Context, recipientID string, queried int64, wake, commits <-chan struct{}, again, timeout <-chan time.Time) wakeReason {
 	h.observer.Parked(1)
 	why := wokeByEvent
 	select {
@@ -127,6 +128,8 @@ func (h *Hub) sleep(ctx context.Context, recipientID string, queried int64, wake
 		if at := h.commits.slot(recipientID).Load(); at >= queried {
 			h.observer.Woke(time.Duration(woke - at))
 		}
+	case <-commits:
+	case <-again:
 	case <-timeout:
 		why = wokeByTimeout
 	case <-h.stop:

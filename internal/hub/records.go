@@ -410,6 +410,7 @@ const (
 // Event is one entry of a recipient's stream (§6).
 type Event struct {
 	ID             int64
+	Tx             int64 // with ID, its place in the log (Pos)
 	RecipientID    string
 	Type           string
 	ConversationID string

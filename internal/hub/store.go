@@ -206,21 +206,28 @@ type Reader interface {
 	// ImageData returns the bytes stored under a SHA-256.
 	ImageData(ctx context.Context, sha256 string) ([]byte, error)
 
-	// EventsAfter returns up to limit of the recipient's events with id >
-	// after, in id order, each message.new with its Message.
-	EventsAfter(ctx context.Context, recipientID string, after int64, limit int) ([]*Event, error)
+	// EventsAfter returns up to limit of the recipient's events after
+	// position after, in order, each message.new with its Message. heldTx
+	// is the newest transaction among the recipient's committed events
+	// past those (within limit), held back until the transactions before
+	// them end (PostgreSQL, Pos); 0 if none.
+	EventsAfter(ctx context.Context, recipientID string, after Pos, limit int) (events []*Event, heldTx int64, err error)
 	// RecentEvents returns up to limit of the recipient's events of these
-	// types (at least one) with id <= upTo, newest first, each message
-	// event with its Message.
-	RecentEvents(ctx context.Context, recipientID string, upTo int64, types []string, limit int) ([]*Event, error)
+	// types (at least one) at or before position upTo, newest first, each
+	// message event with its Message.
+	RecentEvents(ctx context.Context, recipientID string, upTo Pos, types []string, limit int) ([]*Event, error)
 	// PausedConversations lists the open, paused conversations in which
 	// the person or one of their agents takes part, latest pause first.
 	PausedConversations(ctx context.Context, ownerID string) ([]*Conversation, error)
-	// LatestEventID is the highest event id ever committed (0 if none).
-	LatestEventID(ctx context.Context) (int64, error)
+	// LatestEvent is the position of the last event readable so far: no
+	// event committed later can stand at or before it. heldTx is the
+	// newest transaction of the events committed but held back past it
+	// (0 if none; PostgreSQL, Pos): once latest.Tx reaches heldTx, every
+	// event committed before this call is at or before latest.
+	LatestEvent(ctx context.Context) (latest Pos, heldTx int64, err error)
 	// EventRecipients lists the distinct recipients of the events with
-	// after < id <= upTo.
-	EventRecipients(ctx context.Context, after, upTo int64) ([]string, error)
+	// positions after after, up to upTo.
+	EventRecipients(ctx context.Context, after, upTo Pos) ([]string, error)
 
 	// Webhooks lists the agent's webhook endpoints, oldest first, each
 	// with its agent's handle and its calls still to make (§18).
@@ -365,9 +372,10 @@ type Tx interface {
 	InsertImage(ctx context.Context, img *Image, data []byte) error
 	// InsertEvents appends events (ids assigned by the store, in order).
 	InsertEvents(ctx context.Context, events []*Event) error
-	// PruneEvents deletes events created before t, records the highest id
-	// deleted under MetaPrunedThrough, and returns it (0 when none).
-	PruneEvents(ctx context.Context, before time.Time) (int64, error)
+	// PruneEvents deletes events created before t (and any before the
+	// newest of those), records the last position deleted under
+	// MetaPrunedThrough, and returns it (zero when none).
+	PruneEvents(ctx context.Context, before time.Time) (Pos, error)
 
 	// InsertWebhook stores an endpoint with the secret it signs with.
 	InsertWebhook(ctx context.Context, w *Webhook, secret string) error

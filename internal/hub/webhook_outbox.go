@@ -78,7 +78,7 @@ func (h *Hub) queueWebhooks(ctx context.Context, tx Tx, events []*Event) (bool, 
 			continue
 		}
 		payload, err := json.Marshal(WebhookPayload{Type: e.Type, Timestamp: FormatTime(now), Data: WebhookData{
-			Agent: ws[0].AgentHandle, ConversationID: e.ConversationID, MessageID: e.MessageID, Cursor: h.cursor(e.RecipientID, e.ID-1)}})
+			Agent: ws[0].AgentHandle, ConversationID: e.ConversationID, MessageID: e.MessageID, Cursor: h.cursor(e.RecipientID, Pos{e.Tx, e.ID - 1})}})
 		if err != nil {
 			return false, err
 		}

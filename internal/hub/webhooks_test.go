@@ -359,7 +359,7 @@ func TestWebhookDisabledAfterADay(t *testing.T) {
 		t.Errorf("the last attempt at %v after the first; want it at 24 h", last.At.Sub(start))
 	}
 
-	events, err := w.store.EventsAfter(ctx, alice.ID, 0, 1000)
+	events, _, err := w.store.EventsAfter(ctx, alice.ID, hub.Pos{}, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,16 +41,22 @@ func (l *Local) Subscribe(recipientID string) (<-chan struct{}, func()) {
 	}
 }
 
-// Publish wakes every current subscriber of the recipients.
+// Publish wakes every current subscriber of the recipients, and every
+// subscriber of hub.AnyRecipient ("").
 func (l *Local) Publish(recipientIDs []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, id := range recipientIDs {
-		for s := range l.subs[id] {
-			select {
-			case s.ch <- struct{}{}:
-			default: // a signal is already pending
-			}
+		l.signal(id)
+	}
+	l.signal("")
+}
+
+func (l *Local) signal(recipientID string) {
+	for s := range l.subs[recipientID] {
+		select {
+		case s.ch <- struct{}{}:
+		default: // a signal is already pending
 		}
 	}
 }

@@ -10,14 +10,18 @@ import (
 // What the Bridge reads (§11): a person's latest events of some types, and
 // the paused conversations their agents are in.
 
-func (d queries) RecentEvents(ctx context.Context, recipientID string, upTo int64, types []string, limit int) ([]*hub.Event, error) {
-	args := []any{recipientID, upTo}
+func (d queries) RecentEvents(ctx context.Context, recipientID string, upTo hub.Pos, types []string, limit int) ([]*hub.Event, error) {
+	upto, args := d.dialect.eventsPast("<=", upTo)
+	args = append([]any{recipientID}, args...)
 	for _, t := range types {
 		args = append(args, t)
 	}
 	args = append(args, limit)
-	return d.eventsWithMessages(ctx, "recent events", recipientID, `SELECT id, type, conversation_id, message_id, data, created_at FROM events
-		WHERE recipient_id = ? AND id <= ? AND type IN (?`+strings.Repeat(", ?", len(types)-1)+`) ORDER BY id DESC LIMIT ?`, args...)
+	// Every event up to a latest position is below the horizon: none is
+	// held back.
+	events, _, err := d.eventsWithMessages(ctx, "recent events", recipientID, `SELECT `+eventCols+`, 0 = 1 FROM events
+		WHERE recipient_id = ? AND `+upto+` AND type IN (?`+strings.Repeat(", ?", len(types)-1)+`) ORDER BY `+d.dialect.eventOrder(" DESC")+` LIMIT ?`, args...)
+	return events, err
 }
 
 func (d queries) PausedConversations(ctx context.Context, ownerID string) ([]*hub.Conversation, error) {

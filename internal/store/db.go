@@ -361,6 +361,11 @@ func migrate(ctx context.Context, write *sql.DB, d *dialect) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
+	if d.afterMigrate != nil {
+		if err := d.afterMigrate(ctx, tx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	var b [9]byte
 	rand.Read(b[:])
 	if _, err := tx.ExecContext(ctx, d.rebind(`INSERT INTO meta (key, value) VALUES ('epoch', ?) ON CONFLICT (key) DO NOTHING`), hex.EncodeToString(b[:])); err != nil {

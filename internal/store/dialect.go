@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 )
@@ -20,10 +22,15 @@ type dialect struct {
 	prepare bool
 	// migrationLock is run first in the migration transaction.
 	migrationLock string
-	// eventLock is run before a transaction inserts events, so event ids
-	// are handed out in commit order (§13: a cursor never skips an event
-	// whose transaction committed late).
-	eventLock string
+	// eventTx: events are ordered by (tx, id), and read only below the
+	// horizon, the oldest transaction still running (PostgreSQL, where
+	// replicas commit side by side; §13: a cursor never skips an event
+	// whose transaction committed late). Otherwise one writer commits in
+	// id order, and tx is always 0.
+	eventTx bool
+	// eventHeld is true of an event read past the horizon, which must
+	// wait for the transactions before it to end.
+	eventHeld string
 	// consecutiveIDs: the rows of one multi-row INSERT into an
 	// AUTOINCREMENT table get consecutive ids, the last reported by
 	// LastInsertId (SQLite, one writer); otherwise the ids come back by
@@ -38,7 +45,10 @@ type dialect struct {
 	// holds are passed over rather than waited for ("" where one writer
 	// commits everything). The claimed table is named c.
 	skipLocked string
-	// latestEvent selects the highest event id ever committed.
+	// latestEvent selects the newest transaction of events held back
+	// past the horizon (0 if none), then the position (tx, id) of the
+	// last event committed before them (NULL if none; the pruned-through
+	// mark stands in after pruning everything).
 	latestEvent string
 	// retryable reports an error after which the whole transaction may be
 	// run again.
@@ -47,6 +57,9 @@ type dialect struct {
 	search searchDialect
 	// beforeCommit runs at the end of every group commit, before COMMIT.
 	beforeCommit []string
+	// afterMigrate, if set, runs in the migration transaction after the
+	// migrations.
+	afterMigrate func(context.Context, *sql.Tx) error
 }
 
 // rebind turns ? placeholders into the dialect's. Palaver's SQL has no ?

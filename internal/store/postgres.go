@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,26 +15,57 @@ import (
 )
 
 var postgresDialect = &dialect{
-	name:          "postgres",
-	dollar:        true,
-	migrationLock: `SELECT pg_advisory_xact_lock(7420001)`,
-	// Transactions that insert events take turns from the first event to
-	// the commit, so identity values are handed out in commit order.
-	eventLock:        `SELECT pg_advisory_xact_lock(7420002)`,
+	name:             "postgres",
+	dollar:           true,
+	migrationLock:    `SELECT pg_advisory_xact_lock(7420001)`,
+	eventTx:          true,
+	eventHeld:        `tx >= palaver_event_horizon()`,
 	lockConversation: `SELECT id FROM conversations WHERE id = ? FOR UPDATE`,
 	lockProject:      `SELECT id FROM projects WHERE id = ? FOR UPDATE`,
 	lockUsers:        `LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`,
 	skipLocked:       ` FOR UPDATE OF c SKIP LOCKED`,
-	// Only committed rows are seen; after pruning everything, the
-	// recorded high-water mark stands in.
-	latestEvent: `SELECT GREATEST(COALESCE((SELECT MAX(id) FROM events), 0),
-		COALESCE((SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'events_pruned_through'), 0))`,
+	// The last event below the horizon: every event before it has been
+	// committed (or rolled back), and any to come stands after it. It
+	// moves only when events are committed. Beside it, the newest
+	// transaction among the committed events held back past the horizon.
+	latestEvent: `SELECT h.tx, l.tx, l.id
+		FROM (SELECT COALESCE(MAX(tx), 0) AS tx FROM events WHERE tx >= palaver_event_horizon()) h
+		LEFT JOIN (SELECT tx, id FROM events WHERE tx < palaver_event_horizon() ORDER BY tx DESC, id DESC LIMIT 1) l ON TRUE`,
 	retryable: func(err error) bool {
 		var pe *pgconn.PgError
 		// serialization_failure, deadlock_detected
 		return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 	},
-	search: postgresSearch,
+	search:       postgresSearch,
+	afterMigrate: rebaseEventTx,
+}
+
+// rebaseEventTx keeps event positions growing when the database was
+// restored from a dump into a cluster whose transaction counter is behind
+// the stored events' (a fresh cluster starts counting again): it raises
+// event_tx_base (migration 0017) so that every transaction to come is
+// numbered after every stored event and the pruned-through mark.
+func rebaseEventTx(ctx context.Context, tx *sql.Tx) error {
+	var stored, next, base int64
+	var pruned sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT MAX(tx) FROM events), 0),
+		CAST(CAST(pg_snapshot_xmax(pg_current_snapshot()) AS TEXT) AS BIGINT), palaver_event_tx_base(),
+		(SELECT value FROM meta WHERE key = $1)`, hub.MetaPrunedThrough).Scan(&stored, &next, &base, &pruned)
+	if err != nil {
+		return fmt.Errorf("event positions: %w", err)
+	}
+	if p, err := hub.ParsePos(pruned.String); err == nil {
+		stored = max(stored, p.Tx)
+	}
+	if next+base > stored {
+		return nil
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('event_tx_base', $1)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.FormatInt(stored-next+1, 10))
+	if err != nil {
+		return fmt.Errorf("event positions: %w", err)
+	}
+	return nil
 }
 
 // postgresSearch matches and ranks with the query written out in the

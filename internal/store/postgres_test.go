@@ -3,11 +3,11 @@ package store_test
 import (
 	"context"
 	"database/sql"
-	"os"
+	"fmt"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,77 +18,165 @@ import (
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
-// TestEventIDsFollowCommitOrder: on PostgreSQL a transaction that started
-// inserting events first but commits last must not leave a reader's cursor
-// past events it has not seen. Transaction A inserts an event and stalls
-// before committing; B then inserts one and must wait for A, so B's id is
-// higher and a reader who saw A's event (cursor = A's id) still gets B's.
-func TestEventIDsFollowCommitOrder(t *testing.T) {
+// TestEventsWaitForEarlierTransactions: on PostgreSQL a transaction that
+// inserted events first but commits last must not leave a reader's cursor
+// past events it has not seen, and replicas do not take turns to commit.
+// A, on one replica, inserts an event and stalls before committing; B, on
+// the other, inserts one and commits. B's event is held back until A ends
+// — a reader sees nothing but knows something waits — and then both come,
+// A's first.
+func TestEventsWaitForEarlierTransactions(t *testing.T) {
 	url := storetest.Schema(t)
-	db, err := store.Open(ctx, store.Options{Database: url})
+	open := func() *store.DB {
+		db, err := store.Open(ctx, store.Options{Database: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	one, two := open(), open()
+	start, _, err := one.LatestEvent(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-
+	event := func() *hub.Event {
+		return &hub.Event{RecipientID: "agt_r", Type: hub.EventMessageNew, CreatedAt: time.Now()}
+	}
 	stall, release := make(chan struct{}), make(chan struct{})
-	var idA, idB int64
-	doneA, doneB := make(chan error, 1), make(chan error, 1)
+	commitA := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(commitA) // before the stores close, also when the test fails
+	a := event()
+	doneA := make(chan error, 1)
 	go func() {
-		doneA <- db.Update(ctx, func(tx hub.Tx) error {
-			e := &hub.Event{RecipientID: "agt_r", Type: hub.EventMessageNew, CreatedAt: time.Now()}
-			if err := tx.InsertEvents(ctx, []*hub.Event{e}); err != nil {
+		doneA <- one.Update(ctx, func(tx hub.Tx) error {
+			if err := tx.InsertEvents(ctx, []*hub.Event{a}); err != nil {
 				return err
 			}
-			idA = e.ID
 			close(stall)
 			<-release // A holds its transaction open
 			return nil
 		})
 	}()
 	<-stall
-	go func() {
-		doneB <- db.Update(ctx, func(tx hub.Tx) error {
-			e := &hub.Event{RecipientID: "agt_r", Type: hub.EventMessageNew, CreatedAt: time.Now()}
-			err := tx.InsertEvents(ctx, []*hub.Event{e})
-			idB = e.ID
-			return err
-		})
-	}()
-	// B is waiting for A's turn: its lock request shows in pg_locks.
-	admin, err := sql.Open("pgx", os.Getenv(storetest.EnvURL))
-	if err != nil {
-		t.Fatal(err)
+	b := event()
+	if err := two.Update(ctx, func(tx hub.Tx) error { return tx.InsertEvents(ctx, []*hub.Event{b}) }); err != nil {
+		t.Fatalf("B, committing while A is open: %v", err)
 	}
-	defer admin.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var waiting int
-		admin.QueryRow(`SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting)
-		if waiting > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("B never waited for A")
-		}
-		runtime.Gosched()
+	events, heldTx, err := one.EventsAfter(ctx, "agt_r", start, 10)
+	if err != nil || len(events) != 0 || heldTx != b.Tx {
+		t.Fatalf("while A is open a reader gets %d events, held up to transaction %d, %v; want none, B's %d held back", len(events), heldTx, err, b.Tx)
 	}
-	if latest, _ := db.LatestEventID(ctx); latest != 0 {
-		t.Fatalf("latest event id while A is uncommitted = %d, want 0", latest)
+	if latest, heldTx, err := two.LatestEvent(ctx); err != nil || latest.Compare(a.Pos()) > 0 || heldTx != b.Tx {
+		t.Fatalf("latest while A is open = %v, held up to transaction %d, %v; want at or before A's %v, held up to B's %d", latest, heldTx, err, a.Pos(), b.Tx)
 	}
-	close(release)
+	commitA()
 	if err := <-doneA; err != nil {
 		t.Fatal(err)
 	}
-	if err := <-doneB; err != nil {
+	events, heldTx, err = two.EventsAfter(ctx, "agt_r", start, 10)
+	if err != nil || heldTx != 0 || len(events) != 2 || events[0].ID != a.ID || events[1].ID != b.ID {
+		t.Fatalf("after A commits a reader gets %+v, held up to %d, %v; want A's event %d then B's %d", events, heldTx, err, a.ID, b.ID)
+	}
+}
+
+// TestEventsFromTwoReplicasNeitherSkippedNorRepeated: writers on two
+// replicas commit events for one recipient side by side, some holding
+// their transactions open a little, while a reader follows the stream
+// with its cursor. The reader gets every committed event exactly once.
+func TestEventsFromTwoReplicasNeitherSkippedNorRepeated(t *testing.T) {
+	url := storetest.Schema(t)
+	var dbs []*store.DB
+	for range 2 {
+		db, err := store.Open(ctx, store.Options{Database: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs = append(dbs, db)
+	}
+	start, _, err := dbs[0].LatestEvent(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if idB <= idA {
-		t.Fatalf("B's event id %d is not after A's %d although B committed after A", idB, idA)
+	const writers, txs = 8, 40 // per replica; 1–3 events a transaction
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var committed []int64
+	errs := make(chan error, 2*writers)
+	for r, db := range dbs {
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range txs {
+					var ids []int64
+					err := db.Update(ctx, func(tx hub.Tx) error {
+						ids = ids[:0]
+						n := 1 + (r+w+i)%3
+						for range n {
+							e := &hub.Event{RecipientID: "agt_r", Type: hub.EventMessageNew, CreatedAt: time.Now()}
+							if err := tx.InsertEvents(ctx, []*hub.Event{e}); err != nil {
+								return err
+							}
+							ids = append(ids, e.ID)
+						}
+						if i%4 == 0 { // a slow transaction, committing after later ones
+							return tx.SetMeta(ctx, fmt.Sprintf("slow-%d-%d", r, w), strings.Repeat("x", 1+i))
+						}
+						return nil
+					})
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					committed = append(committed, ids...)
+					mu.Unlock()
+				}
+			}()
+		}
 	}
-	events, err := db.EventsAfter(ctx, "agt_r", idA, 10)
-	if err != nil || len(events) != 1 || events[0].ID != idB {
-		t.Fatalf("a reader at A's cursor gets %+v, %v; want B's event", events, err)
+	writing := make(chan struct{})
+	go func() { wg.Wait(); close(writing) }()
+
+	seen := map[int64]int{}
+	cursor := start
+	read := func() {
+		for {
+			events, _, err := dbs[1].EventsAfter(ctx, "agt_r", cursor, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range events {
+				seen[e.ID]++
+				cursor = e.Pos()
+			}
+			if len(events) < 50 {
+				return
+			}
+		}
+	}
+	for done := false; !done; {
+		select {
+		case <-writing:
+			done = true
+		default:
+		}
+		read()
+	}
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	read() // what committed last
+	for _, id := range committed {
+		if seen[id] != 1 {
+			t.Errorf("event %d was handed to the reader %d times, want once", id, seen[id])
+		}
+	}
+	if len(seen) != len(committed) {
+		t.Errorf("the reader got %d events, %d were committed", len(seen), len(committed))
 	}
 }
 

@@ -24,7 +24,8 @@ var sqliteDialect = &dialect{
 	// sqlite_sequence keeps the highest AUTOINCREMENT id ever given, even
 	// after pruning deleted every event. One writer commits in order, so
 	// ids are commit-ordered without a lock.
-	latestEvent: `SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)`,
+	latestEvent: `SELECT 0, 0, (SELECT seq FROM sqlite_sequence WHERE name = 'events')`,
+	eventHeld:   `0`,
 	retryable:   func(error) bool { return false },
 	search:      sqliteSearch,
 	// The batch's sent messages go into the search index in one statement
