@@ -138,7 +138,8 @@ func taskState(req *Message, d *Delivery, replies []*Message, heldReplies int) (
 }
 
 // loadTask reads a task: the request, its delivery to the agent, and the
-// agent's text replies after it up to the caller's next message.
+// agent's text replies to it: those that name it (reply_to_seq), and those
+// that name no message, after it up to the caller's next message.
 func loadTask(ctx context.Context, r Reader, messageID string, a *Agent) (*Task, error) {
 	m, err := r.Message(ctx, messageID)
 	if err != nil {
@@ -160,11 +161,14 @@ func loadTask(ctx context.Context, r Reader, messageID string, a *Agent) (*Task,
 		if err != nil {
 			return nil, err
 		}
+		spoke := false // the caller spoke again: unaddressed replies answer that
 		for _, x := range after {
 			if x.SenderID == m.SenderID {
-				break // the caller spoke again: what follows answers that
+				spoke = true
+				continue
 			}
-			if x.SenderID == a.ID && x.Kind == MessageText && len(t.Replies) < MaxTaskReplies {
+			addressed := x.ReplyToSeq == m.Seq || x.ReplyToSeq == 0 && !spoke
+			if x.SenderID == a.ID && x.Kind == MessageText && addressed && len(t.Replies) < MaxTaskReplies {
 				t.Replies = append(t.Replies, x)
 			}
 		}

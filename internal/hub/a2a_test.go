@@ -217,6 +217,33 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 		t.Fatalf("first task after the second: %+v, %v; want its one reply", got, err)
 	}
 
+	// With two tasks open, a reply naming the first (reply_to_seq) is the
+	// first's, though the caller has spoken since; one naming nothing
+	// answers the latest.
+	third, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{ContextID: conv, Body: "Also PR 13"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fourth, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{ContextID: conv, Body: "And PR 14"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv, Body: "PR 13 is fine.", ReplyToSeq: third.Request.Seq}); err != nil {
+		t.Fatal(err)
+	}
+	w.send(t, reviewer, conv, "PR 14 needs tests.")
+	for _, id := range []string{third.ID, fourth.ID} {
+		if _, err := w.hub.Acknowledge(ctx, reviewer, id, hub.OutcomeDone, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for task, want := range map[string]string{third.ID: "PR 13 is fine.", fourth.ID: "PR 14 needs tests."} {
+		got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task)
+		if err != nil || len(got.Replies) != 1 || got.Replies[0].Body != want {
+			t.Errorf("task %s: %+v, %v; want the one reply %q", task, got, err, want)
+		}
+	}
+
 	for name, in := range map[string]hub.A2ASend{
 		"another context":    {ContextID: "conv_other", Body: "hi"},
 		"a task of no one's": {TaskID: "msg_nobody", Body: "hi"},
