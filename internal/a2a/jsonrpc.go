@@ -94,6 +94,10 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 		c.reply(w, nil, nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("the request is over %d bytes; send a shorter message", maxBody)})
 		return
 	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' {
+		c.reply(w, nil, nil, &rpcError{Code: codeInvalidRequest, Message: "batches are not taken: send one JSON-RPC request per HTTP request"})
+		return
+	}
 	var req request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil || dec.More() {
@@ -130,6 +134,10 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 	case "tasks/resubscribe":
 		var p a2a.TaskIDParams
 		if rerr := decodeParams(req.Params, &p); rerr != nil {
+			c.reply(w, req.ID, nil, rerr)
+			return
+		}
+		if rerr := requireID(p.ID); rerr != nil {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
@@ -175,6 +183,9 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		if rerr := decodeParams(params, &p); rerr != nil {
 			return nil, rerr
 		}
+		if rerr := requireID(p.ID); rerr != nil {
+			return nil, rerr
+		}
 		t, err := h.A2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
 		if err != nil {
 			return nil, c.translate(ctx, err)
@@ -183,6 +194,9 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 	case "tasks/cancel":
 		var p a2a.TaskIDParams
 		if rerr := decodeParams(params, &p); rerr != nil {
+			return nil, rerr
+		}
+		if rerr := requireID(p.ID); rerr != nil {
 			return nil, rerr
 		}
 		t, err := h.CancelA2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
@@ -202,10 +216,40 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 // decodeParams reads params into p; anything but a JSON object is invalid.
 func decodeParams(raw json.RawMessage, p any) *rpcError {
 	if len(bytes.TrimSpace(raw)) == 0 || raw[0] != '{' {
-		return &rpcError{Code: codeInvalidParams, Message: "params must be a JSON object"}
+		return &rpcError{Code: codeInvalidParams, Message: `params must be a JSON object: message/send and message/stream take {"message":{"role":"user","parts":[{"kind":"text","text":"…"}],"messageId":"…"}}, tasks/get and tasks/cancel {"id":"…"}`}
 	}
 	if err := json.Unmarshal(raw, p); err != nil {
-		return &rpcError{Code: codeInvalidParams, Message: "params are not what this method takes: " + err.Error()}
+		msg := err.Error()
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			msg = fmt.Sprintf("params.%s is %s where %s belongs", te.Field, jsonKind(te.Value), jsonKind(te.Type.Kind().String()))
+		}
+		return &rpcError{Code: codeInvalidParams, Message: "params are not what this method takes: " + msg + `; a text part is {"kind":"text","text":"…"}`}
+	}
+	return nil
+}
+
+// jsonKind names a JSON value by what decoding calls it, or a Go kind by
+// the JSON value it takes.
+func jsonKind(kind string) string {
+	switch kind {
+	case "slice", "array":
+		return "an array"
+	case "struct", "map", "object":
+		return "an object"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	default:
+		return "a " + kind
+	}
+}
+
+// requireID refuses a task method without the task's id.
+func requireID(id a2a.TaskID) *rpcError {
+	if id == "" {
+		return &rpcError{Code: codeInvalidParams, Message: `params.id is required: the task's id, as message/send answered it ({"id":"msg_…"})`}
 	}
 	return nil
 }
@@ -231,6 +275,9 @@ func sendInput(p *a2a.MessageSendParams) (hub.A2ASend, *rpcError) {
 		default:
 			return hub.A2ASend{}, &rpcError{Code: codeContentType, Message: "only text parts are taken: put a file's or data's link or words in a text part"}
 		}
+	}
+	if strings.TrimSpace(strings.Join(texts, "")) == "" {
+		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: `message.parts needs a text part with words in it: [{"kind":"text","text":"…"}]`}
 	}
 	in := hub.A2ASend{ContextID: m.ContextID, TaskID: string(m.TaskID), Body: strings.Join(texts, "\n\n"), ClientMsgID: m.ID}
 	if s, ok := m.Metadata["summary"].(string); ok {

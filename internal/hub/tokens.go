@@ -254,7 +254,7 @@ func (c *Caller) Require(scope string) error {
 		return nil
 	}
 	return &Error{Kind: KindForbidden, Code: "missing_scope",
-		Msg: fmt.Sprintf("this token lacks the %s scope that this tool needs; ask your owner for a token with --scope %s",
+		Msg: fmt.Sprintf("this token lacks the %s scope that this call needs; ask your owner for a token with --scope %s",
 			scope, strings.Join(append(slices.Clone(c.Scopes), scope), ","))}
 }
 
