@@ -262,6 +262,9 @@ func sendInput(p *a2a.MessageSendParams) (hub.A2ASend, *rpcError) {
 	if m == nil {
 		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: "params.message is required: {\"role\":\"user\",\"parts\":[{\"kind\":\"text\",\"text\":\"…\"}],\"messageId\":\"…\"}"}
 	}
+	if m.ID == "" {
+		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: "message.messageId is required: a new id for each message (a UUID, say); a retry with the same id gets the same task back"}
+	}
 	if m.Role != a2a.MessageRoleUser {
 		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("message.role must be \"user\" (got %q)", preview(string(m.Role)))}
 	}

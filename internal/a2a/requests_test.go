@@ -23,6 +23,7 @@ func TestBadRequestsSayWhatToSend(t *testing.T) {
 		{"parts a string", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":"hi"}}}`, -32602, "params.message.parts is a string where an array belongs"},
 		{"no parts", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[]}}}`, -32602, `message.parts needs a text part`},
 		{"an empty text part", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":" "}]}}}`, -32602, `message.parts needs a text part`},
+		{"no messageId", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","parts":[{"kind":"text","text":"hi"}]}}}`, -32602, "message.messageId is required"},
 		{"tasks/get without an id", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}`, -32602, "params.id is required"},
 		{"tasks/cancel without an id", `{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{}}`, -32602, "params.id is required"},
 	} {
