@@ -130,7 +130,7 @@ func newPlan(quick bool) plan {
 			fanOut: []int{100}, history: []int{10000}, soakAgents: 100, soakTime: 20 * time.Second}
 	}
 	return plan{d: 5 * time.Second, senders: []int{1, 8, 32, 128}, rates: []int{1000, 5000, 10000}, idle: []int{0, 1000, 10000},
-		parked: []int{1000, 5000, 10000}, fanOut: []int{100, 500, 1000}, history: []int{10000, 100000},
+		parked: []int{1000, 5000, 10000}, fanOut: []int{100, 500, 1000}, history: []int{10000, 100000, 1000000},
 		soakAgents: 1000, soakTime: 10 * time.Minute}
 }
 
