@@ -67,10 +67,10 @@ func soak(ctx context.Context, s *server, o Options, n int, d time.Duration) (Wo
 	end := start.Add(d)
 	for i, a := range agents {
 		waits.Go(func() {
-			cursor := ""
+			args := map[string]any{"timeout_s": soakWaitS} // the first wait starts from now
 			for waitCtx.Err() == nil {
 				var got waitResult
-				if err := a.call(waitCtx, "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": soakWaitS}, &got); err != nil {
+				if err := a.call(waitCtx, "wait_for_messages", args, &got); err != nil {
 					if waitCtx.Err() == nil {
 						errs.add(err)
 						pause(end, time.Second)
@@ -81,7 +81,7 @@ func soak(ctx context.Context, s *server, o Options, n int, d time.Duration) (Wo
 				mu.Lock()
 				wakes = append(wakes, heard...)
 				mu.Unlock()
-				cursor = got.Cursor
+				args = map[string]any{"cursor": got.Cursor, "timeout_s": soakWaitS}
 			}
 		})
 		senders.Go(func() {

@@ -181,11 +181,17 @@ func fanOut(ctx context.Context, s *server, o Options, n int) (WorkloadStats, er
 			return WorkloadStats{}, err
 		}
 	}
-	var cursor struct {
-		LatestCursor string `json:"latest_cursor"`
-	}
-	if err := members[0].call(ctx, "whoami", map[string]any{}, &cursor); err != nil {
-		return WorkloadStats{}, err
+	// Each waiter waits from its own latest cursor: a cursor is its
+	// reader's alone.
+	cursors := make([]string, len(members))
+	for i, m := range members {
+		var me struct {
+			LatestCursor string `json:"latest_cursor"`
+		}
+		if err := m.call(ctx, "whoami", map[string]any{}, &me); err != nil {
+			return WorkloadStats{}, err
+		}
+		cursors[i] = me.LatestCursor
 	}
 	var errs failures
 	var written sync.WaitGroup
@@ -193,10 +199,10 @@ func fanOut(ctx context.Context, s *server, o Options, n int) (WorkloadStats, er
 	written.Add(n)
 	done := make(chan time.Time, n)
 	stop := progress(o.Progress, name+", parking", &parked)
-	for _, m := range members {
+	for i, m := range members {
 		go func() {
 			release := sync.OnceFunc(func() { parked.Add(1); written.Done() })
-			if err := m.call(onWritten(ctx, release), "wait_for_messages", map[string]any{"cursor": cursor.LatestCursor, "timeout_s": 30}, nil); err != nil {
+			if err := m.call(onWritten(ctx, release), "wait_for_messages", map[string]any{"cursor": cursors[i], "timeout_s": 30}, nil); err != nil {
 				errs.add(err)
 			}
 			release() // in case it failed before it was sent
