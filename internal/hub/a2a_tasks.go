@@ -278,18 +278,9 @@ func (h *Hub) personDirect(ctx context.Context, u *User, a *Agent) (*Conversatio
 				return nil, deny("contact", "a person reaches another owner's agent only when its owner made it public; call %s with a token of one of your agents that %s let in (palaver token mint, then open_conversation asks them), or ask %s to make it public",
 					a.Handle(), a.OwnerHandle, a.OwnerHandle)
 			}
-			key := directKey([]string{u.ID, a.ID})
-			conv, err := tx.DirectConversation(ctx, key)
-			if err == nil {
-				ps, err := tx.Participants(ctx, conv.ID)
-				view = &ConversationView{Conversation: conv, Participants: ps}
-				return nil, err
-			}
-			if !errors.Is(err, ErrNoRows) {
-				return nil, err
-			}
 			var opened []*Event
-			view, opened, err = h.insertConversation(ctx, tx, creatorPerson(u), &Conversation{Kind: KindDirect, DirectKey: key}, []*Principal{agentPrincipal(a)})
+			var err error
+			view, opened, err = h.openDirect(ctx, tx, directKey([]string{u.ID, a.ID}), creatorPerson(u), []*Principal{agentPrincipal(a)})
 			return opened, err
 		})
 	})

@@ -82,18 +82,8 @@ func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string)
 			for _, p := range targets {
 				ids = append(ids, p.ID)
 			}
-			key := directKey(ids)
-			conv, err := tx.DirectConversation(ctx, key)
-			if err == nil {
-				ps, err := tx.Participants(ctx, conv.ID)
-				view = &ConversationView{Conversation: conv, Participants: ps}
-				return nil, err
-			}
-			if !errors.Is(err, ErrNoRows) {
-				return nil, err
-			}
 			var opened []*Event
-			view, opened, err = h.insertConversation(ctx, tx, creatorAgent(c.Agent), &Conversation{Kind: KindDirect, DirectKey: key}, targets)
+			view, opened, err = h.openDirect(ctx, tx, directKey(ids), creatorAgent(c.Agent), targets)
 			return opened, err
 		})
 	})
@@ -138,6 +128,20 @@ func (h *Hub) CreateThread(ctx context.Context, c *Caller, s ThreadSpec) (*Conve
 		return nil, err
 	}
 	return view, nil
+}
+
+// openDirect returns the direct conversation of key, or makes it with its
+// creator and targets, with the events of its opening.
+func (h *Hub) openDirect(ctx context.Context, tx Tx, key string, creator Participant, targets []*Principal) (*ConversationView, []*Event, error) {
+	conv, err := tx.DirectConversation(ctx, key)
+	if err == nil {
+		ps, err := tx.Participants(ctx, conv.ID)
+		return &ConversationView{Conversation: conv, Participants: ps}, nil, err
+	}
+	if !errors.Is(err, ErrNoRows) {
+		return nil, nil, err
+	}
+	return h.insertConversation(ctx, tx, creator, &Conversation{Kind: KindDirect, DirectKey: key}, targets)
 }
 
 // insertConversation stores conv with the caller and targets as participants
