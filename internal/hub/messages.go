@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -336,51 +335,6 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 		return nil, err
 	}
 	return res, nil
-}
-
-// deliver hands a stored, sequenced message to the conversation (§5): a
-// delivery and a message.new event for each other agent participant (event
-// posts: only those mentioned), a message.new for the sender's own stream so
-// sibling sessions hear it, an event for each person taking part, and
-// agent.sent to an agent's owner whom no message.new tells. The speaking
-// session takes the hold, and the sender's place moves past its own words.
-// It returns the events to publish.
-func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time) ([]*Event, error) {
-	var agents []string
-	var events []*Event
-	toldOwner := m.SenderKind != PrincipalAgent
-	for _, p := range v.Participants {
-		if p.Archived {
-			continue
-		}
-		if !reaches(v, m, &p) {
-			continue
-		}
-		if p.Kind == PrincipalAgent && p.PrincipalID != m.SenderID {
-			agents = append(agents, p.PrincipalID)
-		}
-		events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageNew,
-			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now, Message: m})
-		toldOwner = toldOwner || p.PrincipalID == m.OwnerID
-	}
-	if !toldOwner {
-		// The owner sees all of its agents' words (§3), on the Bridge as
-		// they are sent; one told of them as message.new has them already.
-		events = append(events, &Event{RecipientID: m.OwnerID, Type: EventAgentSent,
-			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
-	}
-	if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
-		return nil, err
-	}
-	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
-		if err := tx.SetHold(ctx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
-			return nil, err
-		}
-	}
-	if err := tx.MoveRead(ctx, m.ConversationID, m.SenderID, m.SenderInstance, m.Seq, true, now); err != nil {
-		return nil, err
-	}
-	return events, nil
 }
 
 // reaches reports whether message m of conversation v reaches participant
