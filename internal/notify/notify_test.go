@@ -38,3 +38,19 @@ func TestPublishWakesSubscribersOfTheRecipient(t *testing.T) {
 	}
 	l.Publish([]string{"a"}) // no subscribers left: nothing blocks
 }
+
+// TestPublishWakesSubscribersOfAnyRecipient: a subscriber of "" (hub's
+// AnyRecipient) is woken by every publish, whoever it names.
+func TestPublishWakesSubscribersOfAnyRecipient(t *testing.T) {
+	l := NewLocal()
+	any, cancel := l.Subscribe("")
+	defer cancel()
+	for _, ids := range [][]string{{"a"}, {"b", "c"}} {
+		l.Publish(ids)
+		select {
+		case <-any:
+		default:
+			t.Errorf("a publish for %v did not wake the subscriber of every commit", ids)
+		}
+	}
+}
