@@ -43,12 +43,12 @@ func TestPublishWakesSubscribersOfTheRecipient(t *testing.T) {
 // AnyRecipient) is woken by every publish, whoever it names.
 func TestPublishWakesSubscribersOfAnyRecipient(t *testing.T) {
 	l := NewLocal()
-	any, cancel := l.Subscribe("")
+	every, cancel := l.Subscribe("")
 	defer cancel()
 	for _, ids := range [][]string{{"a"}, {"b", "c"}} {
 		l.Publish(ids)
 		select {
-		case <-any:
+		case <-every:
 		default:
 			t.Errorf("a publish for %v did not wake the subscriber of every commit", ids)
 		}
