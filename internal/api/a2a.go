@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/url"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -16,7 +15,7 @@ func a2aView(ea *hub.ExposedAgent) map[string]any {
 		skills = append(skills, map[string]any{"id": s.ID, "name": s.Name, "description": s.Description})
 	}
 	return map[string]any{"agent": a.Handle(), "exposed": ea.Exposure.Exposed, "skills": skills,
-		"card_path": "/a2a/" + url.PathEscape(a.OwnerHandle) + "/" + url.PathEscape(a.Slug) + "/.well-known/agent-card.json"}
+		"card_path": hub.A2ACardPath(a)}
 }
 
 func (a *API) agentA2A(ctx context.Context, r *request) (any, error) {

@@ -107,8 +107,8 @@ func agentA2A(ctx context.Context, e *env, args []string) error {
 			if len(ids) > 0 {
 				listed = "skills " + strings.Join(ids, ", ")
 			}
-			fmt.Fprintf(e.stdout, "%s is exposed over A2A, with %s: its card is at /a2a/%s/%s/.well-known/agent-card.json under the server's URL; who may call it is still who may reach it\n",
-				ag.Handle(), listed, ag.OwnerHandle, ag.Slug)
+			fmt.Fprintf(e.stdout, "%s is exposed over A2A, with %s: its card is at %s under the server's URL; who may call it is still who may reach it\n",
+				ag.Handle(), listed, hub.A2ACardPath(ag))
 			return nil
 		})
 }

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"unicode"
 )
@@ -48,6 +49,25 @@ func ParseSkills(text string) []Skill {
 		out = append(out, Skill{Name: strings.TrimSpace(name), Description: strings.TrimSpace(desc)})
 	}
 	return out
+}
+
+// SkillLines writes skills as ParseSkills reads them, one a line.
+func SkillLines(skills []Skill) string {
+	lines := make([]string, 0, len(skills))
+	for _, sk := range skills {
+		line := sk.Name
+		if sk.Description != "" {
+			line += ": " + sk.Description
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// A2ACardPath is where the agent's Agent Card is, under the server's URL
+// (§18); its JSON-RPC endpoint is the same path without the last two parts.
+func A2ACardPath(a *Agent) string {
+	return "/a2a/" + url.PathEscape(a.OwnerHandle) + "/" + url.PathEscape(a.Slug) + "/.well-known/agent-card.json"
 }
 
 // skillID is a skill's id on the card: its name lower-cased, each run of

@@ -35,17 +35,8 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	var skills []string
-	for _, sk := range d.A2A.Skills {
-		line := sk.Name
-		if sk.Description != "" {
-			line += ": " + sk.Description
-		}
-		skills = append(skills, line)
-	}
 	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: hub.Modes, Scopes: hub.AllScopes,
-		CardURL: w.siteURL(r) + "/a2a/" + url.PathEscape(d.Agent.OwnerHandle) + "/" + url.PathEscape(d.Agent.Slug) + "/.well-known/agent-card.json",
-		Skills:  strings.Join(skills, "\n")}}, nil
+		CardURL: w.siteURL(r) + hub.A2ACardPath(d.Agent), Skills: hub.SkillLines(d.A2A.Skills)}}, nil
 }
 
 // agentPage is the agent's page: its detail and the choices its forms offer.
