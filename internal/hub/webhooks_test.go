@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
 
@@ -359,10 +360,7 @@ func TestWebhookDisabledAfterADay(t *testing.T) {
 		t.Errorf("the last attempt at %v after the first; want it at 24 h", last.At.Sub(start))
 	}
 
-	events, _, err := w.store.EventsAfter(ctx, alice.ID, hub.Pos{}, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := storetest.EventsAfter(t, w.store, alice.ID, hub.Pos{}, 1000)
 	var told *hub.Event
 	for _, e := range events {
 		if e.Type == hub.EventWebhookDisabled {

@@ -260,9 +260,9 @@ func TestInsertEventsGivesEachItsID(t *testing.T) {
 				if i > 0 && e.ID <= events[i-1].ID {
 					t.Fatalf("event %d has id %d after %d", i, e.ID, events[i-1].ID)
 				}
-				stored, _, err := db.EventsAfter(ctx, e.RecipientID, hub.Pos{Tx: e.Tx, ID: e.ID - 1}, 1)
-				if err != nil || len(stored) != 1 || stored[0].ID != e.ID {
-					t.Fatalf("event %d for %s: given id %d, stored %+v (%v)", i, e.RecipientID, e.ID, stored, err)
+				stored := storetest.EventsAfter(t, db, e.RecipientID, hub.Pos{Tx: e.Tx, ID: e.ID - 1}, 1)
+				if len(stored) != 1 || stored[0].ID != e.ID {
+					t.Fatalf("event %d for %s: given id %d, stored %+v", i, e.RecipientID, e.ID, stored)
 				}
 			}
 		}

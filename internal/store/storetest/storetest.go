@@ -9,11 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to make and drop test schemas
 
+	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/store"
 )
 
@@ -133,5 +136,28 @@ func OpenAnalyzed(t testing.TB) (*store.DB, func()) {
 		if _, err := db.Exec("ANALYZE"); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// EventsAfter is the store's EventsAfter once no committed event of the
+// recipient is held back (hub.Pos): on PostgreSQL an event committed a
+// moment ago waits for every older transaction on the cluster to end,
+// other tests' included. It fails t if they are still held after 10 s.
+func EventsAfter(t testing.TB, s interface {
+	EventsAfter(ctx context.Context, recipientID string, after hub.Pos, limit int) ([]*hub.Event, int64, error)
+}, recipientID string, after hub.Pos, limit int) []*hub.Event {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		events, heldTx, err := s.EventsAfter(context.Background(), recipientID, after, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if heldTx == 0 {
+			return events
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("events of %s still held back after 10 s, behind transaction %d", recipientID, heldTx)
+		}
+		runtime.Gosched()
 	}
 }
