@@ -116,7 +116,8 @@ type plan struct {
 	d          time.Duration // each timed cell, and each floor
 	senders    []int         // W1, closed loop
 	rates      []int         // W1, open loop, sends/s
-	idle       []int         // W2, idle waiters in the background
+	pairs      []int         // W2, waiter and sender pairs with no idle waiters
+	idle       []int         // W2, idle waiters in the background of 16 pairs
 	parked     []int         // W3
 	fanOut     []int         // W4
 	history    []int         // W5, messages
@@ -126,10 +127,10 @@ type plan struct {
 
 func newPlan(quick bool) plan {
 	if quick {
-		return plan{d: 2 * time.Second, senders: []int{1, 32}, rates: []int{1000}, idle: []int{0}, parked: []int{500},
+		return plan{d: 2 * time.Second, senders: []int{1, 32}, rates: []int{1000}, pairs: []int{16}, idle: nil, parked: []int{500},
 			fanOut: []int{100}, history: []int{10000}, soakAgents: 100, soakTime: 20 * time.Second}
 	}
-	return plan{d: 5 * time.Second, senders: []int{1, 8, 32, 128}, rates: []int{1000, 5000, 10000}, idle: []int{0, 1000, 10000},
+	return plan{d: 5 * time.Second, senders: []int{1, 8, 32, 128}, rates: []int{1000, 5000, 10000}, pairs: []int{16, 64, 256}, idle: []int{1000, 10000},
 		parked: []int{1000, 5000, 10000}, fanOut: []int{100, 500, 1000}, history: []int{10000, 100000, 1000000},
 		soakAgents: 1000, soakTime: 10 * time.Minute}
 }
@@ -140,7 +141,7 @@ func Help() string {
 	both := func(full, quick []int) string { return fmt.Sprintf("%s (quick: %s)", sizes(full), sizes(quick)) }
 	lines := []string{
 		fmt.Sprintf("W1  send throughput: %s senders, closed loop; then open loop at %s sends/s, %d callers at most", both(f.senders, q.senders), both(f.rates, q.rates), openLoopCallers),
-		fmt.Sprintf("W2  send→wake: 16 pairs of a parked waiter and a sender, with %s idle waiters parked besides", both(f.idle, q.idle)),
+		fmt.Sprintf("W2  send→wake: %s pairs of a parked waiter and a sender; then %d pairs with %s idle waiters parked besides", both(f.pairs, q.pairs), wakePairsWithIdle, both(f.idle, q.idle)),
 		fmt.Sprintf("W3  parked waiters: %s, each size on a fresh server; memory and goroutines per waiter, idle CPU", both(f.parked, q.parked)),
 		fmt.Sprintf("W4  fan-out: one message to a group of %s parked waiters; time until the last has it", both(f.fanOut, q.fanOut)),
 		fmt.Sprintf("W5  history growth: %s messages, then check_inbox and read_messages one at a time", both(f.history, q.history)),
@@ -169,7 +170,10 @@ func sizes(ns []int) string {
 		}
 		out = append(out, text)
 	}
-	if len(out) == 1 {
+	switch len(out) {
+	case 0:
+		return "none"
+	case 1:
 		return out[0]
 	}
 	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
@@ -226,10 +230,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	if want("W2") {
+		for _, pairs := range p.pairs {
+			r.step(ctx, o, s, fmt.Sprintf("W2 %d pairs", pairs), func() ([]WorkloadStats, error) {
+				return one(sendToWake(ctx, s, o, pairs, 0, p.d))
+			})
+		}
 		for _, n := range p.idle {
 			if r.enoughFiles(o, fmt.Sprintf("W2 with %d idle waiters", n), n) {
 				r.step(ctx, o, s, fmt.Sprintf("W2 %d idle", n), func() ([]WorkloadStats, error) {
-					return one(sendToWake(ctx, s, o, 16, n, p.d))
+					return one(sendToWake(ctx, s, o, wakePairsWithIdle, n, p.d))
 				})
 			}
 		}

@@ -12,11 +12,15 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
+// wakePairsWithIdle is how many pairs W2 times beside idle waiters, and
+// the size §17's wake target is judged at.
+const wakePairsWithIdle = 16
+
 // sendToWake is W2: pairs of a parked waiter and a sender, with idle
 // waits of other agents parked in the background.
 func sendToWake(ctx context.Context, s *server, o Options, pairs, idle int, d time.Duration) (WorkloadStats, error) {
 	name := fmt.Sprintf("W2 send→wake, %d pairs, %d idle waiters", pairs, idle)
-	owner := fmt.Sprintf("w2-%d", idle)
+	owner := fmt.Sprintf("w2-%dp-%d", pairs, idle)
 	if idle > 0 {
 		agents, err := s.agents(ctx, owner+"-idle", "idle", (idle+waitsPerAgent-1)/waitsPerAgent)
 		if err != nil {
