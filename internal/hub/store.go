@@ -289,9 +289,9 @@ type Tx interface {
 	// UseOAuthCode marks an unused code used; ErrNoRows when it was.
 	UseOAuthCode(ctx context.Context, hash []byte, at time.Time) error
 
-	// LockConversation holds the conversation's row until the transaction
-	// ends, so transactions acting on one conversation take turns (a no-op
-	// where one writer commits everything).
+	// LockConversation holds the conversation until the transaction ends,
+	// so transactions acting on one conversation take turns (a no-op where
+	// one writer commits everything).
 	LockConversation(ctx context.Context, id string) error
 	InsertConversation(ctx context.Context, c *Conversation) error
 	AddParticipant(ctx context.Context, p *Participant) error

@@ -36,8 +36,9 @@ type dialect struct {
 	// LastInsertId (SQLite, one writer); otherwise the ids come back by
 	// RETURNING.
 	consecutiveIDs bool
-	// lockConversation and lockProject lock a row for the transaction,
-	// lockUsers the people's table against new rows.
+	// lockConversation holds a conversation for the transaction,
+	// lockProject a project's row, lockUsers the people's table against
+	// new rows.
 	lockConversation string
 	lockProject      string
 	lockUsers        string

@@ -15,12 +15,19 @@ import (
 )
 
 var postgresDialect = &dialect{
-	name:             "postgres",
-	dollar:           true,
-	migrationLock:    `SELECT pg_advisory_xact_lock(7420001)`,
-	eventTx:          true,
-	eventHeld:        `tx >= palaver_event_horizon()`,
-	lockConversation: `SELECT id FROM conversations WHERE id = ? FOR UPDATE`,
+	name:          "postgres",
+	dollar:        true,
+	migrationLock: `SELECT pg_advisory_xact_lock(7420001)`,
+	eventTx:       true,
+	eventHeld:     `tx >= palaver_event_horizon()`,
+	// A conversation's lock is an advisory one, not its row's: a row lock
+	// gives the transaction its id at once, and every reader's events
+	// wait for the transactions with older ids (eventHeld). Under an
+	// advisory lock a send takes its id at its first write, after its
+	// checks, so fewer transactions stand before it. Its seq still comes
+	// under the row's lock (NextSeq's UPDATE), so seq order is commit
+	// order.
+	lockConversation: `SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`,
 	lockProject:      `SELECT id FROM projects WHERE id = ? FOR UPDATE`,
 	lockUsers:        `LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`,
 	skipLocked:       ` FOR UPDATE OF c SKIP LOCKED`,

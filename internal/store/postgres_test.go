@@ -81,6 +81,65 @@ func TestEventsWaitForEarlierTransactions(t *testing.T) {
 	}
 }
 
+// TestAConversationsLockHoldsNoEventsBack: a send holds its conversation
+// from its start, but takes its transaction id only at its first write,
+// after its checks; until then it holds back no other transaction's
+// events. With the conversation's row locked instead (FOR UPDATE gives
+// the transaction its id at once), B's event stays held back.
+func TestAConversationsLockHoldsNoEventsBack(t *testing.T) {
+	url := storetest.Schema(t)
+	var dbs []*store.DB
+	for range 2 {
+		db, err := store.Open(ctx, store.Options{Database: url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs = append(dbs, db)
+	}
+	one, two := dbs[0], dbs[1]
+	now := time.Now()
+	conv := &hub.Conversation{ID: "cnv_locked", Kind: hub.KindDirect, Status: hub.StatusOpen, CreatorID: "agt_c", CreatedAt: now, UpdatedAt: now}
+	if err := one.Update(ctx, func(tx hub.Tx) error { return tx.InsertConversation(ctx, conv) }); err != nil {
+		t.Fatal(err)
+	}
+	start, _, err := one.LatestEvent(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	locked, release := make(chan struct{}), make(chan struct{})
+	endA := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(endA) // before the stores close, also when the test fails
+	doneA := make(chan error, 1)
+	go func() {
+		doneA <- one.Update(ctx, func(tx hub.Tx) error {
+			if err := tx.LockConversation(ctx, conv.ID); err != nil {
+				return err
+			}
+			if _, err := tx.ConversationView(ctx, conv.ID); err != nil { // a send's checks read
+				return err
+			}
+			close(locked)
+			<-release // A holds the conversation, and has written nothing yet
+			return nil
+		})
+	}()
+	<-locked
+	b := &hub.Event{RecipientID: "agt_r", Type: hub.EventMessageNew, CreatedAt: now}
+	if err := two.Update(ctx, func(tx hub.Tx) error { return tx.InsertEvents(ctx, []*hub.Event{b}) }); err != nil {
+		t.Fatal(err)
+	}
+	// Other transactions on the cluster may hold B back a moment; A must
+	// not hold it back for as long as A lasts.
+	if events := storetest.EventsAfter(t, two, "agt_r", start, 10); len(events) != 1 || events[0].ID != b.ID {
+		t.Fatalf("while A holds the conversation a reader gets %+v; want B's event %d", events, b.ID)
+	}
+	endA()
+	if err := <-doneA; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEventsFromTwoReplicasNeitherSkippedNorRepeated: writers on two
 // replicas commit events for one recipient side by side, some holding
 // their transactions open a little, while a reader follows the stream
