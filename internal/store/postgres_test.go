@@ -26,16 +26,8 @@ import (
 // — a reader sees nothing but knows something waits — and then both come,
 // A's first.
 func TestEventsWaitForEarlierTransactions(t *testing.T) {
-	url := storetest.Schema(t)
-	open := func() *store.DB {
-		db, err := store.Open(ctx, store.Options{Database: url})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}
-	one, two := open(), open()
+	dbs := storetest.Replicas(t, 2)
+	one, two := dbs[0], dbs[1]
 	start, _, err := one.LatestEvent(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -87,16 +79,7 @@ func TestEventsWaitForEarlierTransactions(t *testing.T) {
 // events. With the conversation's row locked instead (FOR UPDATE gives
 // the transaction its id at once), B's event stays held back.
 func TestAConversationsLockHoldsNoEventsBack(t *testing.T) {
-	url := storetest.Schema(t)
-	var dbs []*store.DB
-	for range 2 {
-		db, err := store.Open(ctx, store.Options{Database: url})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs = append(dbs, db)
-	}
+	dbs := storetest.Replicas(t, 2)
 	one, two := dbs[0], dbs[1]
 	now := time.Now()
 	conv := &hub.Conversation{ID: "cnv_locked", Kind: hub.KindDirect, Status: hub.StatusOpen, CreatorID: "agt_c", CreatedAt: now, UpdatedAt: now}
@@ -145,16 +128,7 @@ func TestAConversationsLockHoldsNoEventsBack(t *testing.T) {
 // their transactions open a little, while a reader follows the stream
 // with its cursor. The reader gets every committed event exactly once.
 func TestEventsFromTwoReplicasNeitherSkippedNorRepeated(t *testing.T) {
-	url := storetest.Schema(t)
-	var dbs []*store.DB
-	for range 2 {
-		db, err := store.Open(ctx, store.Options{Database: url})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs = append(dbs, db)
-	}
+	dbs := storetest.Replicas(t, 2)
 	start, _, err := dbs[0].LatestEvent(ctx)
 	if err != nil {
 		t.Fatal(err)

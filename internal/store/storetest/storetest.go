@@ -62,6 +62,19 @@ func OpenPostgres(t testing.TB) *store.DB {
 	return open(t, Schema(t))
 }
 
+// Replicas opens n stores on one fresh PostgreSQL schema, as n replicas
+// of a server share one database, or skips t when
+// PALAVER_TEST_DATABASE_URL is not set.
+func Replicas(t testing.TB, n int) []*store.DB {
+	t.Helper()
+	url := Schema(t)
+	dbs := make([]*store.DB, n)
+	for i := range dbs {
+		dbs[i] = open(t, url)
+	}
+	return dbs
+}
+
 func open(t testing.TB, database string) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)})
