@@ -14,7 +14,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Pos is a place in the event log (§6, §13). Events are read in Pos order,
@@ -156,25 +155,24 @@ func (h *Hub) LatestCursor(ctx context.Context, readerID string) (string, error)
 // before them end; past heldPatience the position stands where it is, and
 // the reader is handed those events as new.
 func (h *Hub) latestEvent(ctx context.Context) (Pos, error) {
-	latest, heldTx, err := h.store.LatestEvent(ctx)
-	var retry *time.Timer
-	for backoff, since := heldRetry, time.Now(); err == nil && latest.Tx < heldTx && time.Since(since) < heldPatience; backoff = min(2*backoff, heldRetryMax) {
-		if retry == nil {
-			retry = time.NewTimer(backoff)
-			defer retry.Stop()
+	held := &heldBack{waker: h.waker}
+	defer held.stop()
+	for {
+		latest, heldTx, err := h.store.LatestEvent(ctx)
+		if err != nil {
+			return Pos{}, AsError(err)
 		}
-		retry.Reset(backoff)
+		if !held.waiting(heldTx, latest) {
+			return latest, nil
+		}
+		commits, again := held.ask()
 		select {
 		case <-ctx.Done():
 			return Pos{}, AsError(ctx.Err())
-		case <-retry.C:
+		case <-commits:
+		case <-again:
 		}
-		latest, _, err = h.store.LatestEvent(ctx)
 	}
-	if err != nil {
-		return Pos{}, AsError(err)
-	}
-	return latest, nil
 }
 
 // What a refused cursor's reader does next: an agent resyncs with its

@@ -95,11 +95,12 @@ func (h *Hub) Stopping() <-chan struct{} { return h.stop }
 
 // Events held back (Pos: committed, but after a transaction still running)
 // come out when the transactions before them end. A wait that sees events
-// held back waits for them, so that it hands over together every event
-// committed before it looked (a wait of timeout 0 included): it asks again
-// whenever a commit is published — whoever its recipients — and, for
+// held back waits for them, once, so that it hands over together every
+// event committed before it looked (a wait of timeout 0 included): it asks
+// again whenever a commit is published — whoever its recipients — and, for
 // transactions that publish nothing, after heldRetry, doubling up to
-// heldRetryMax. After heldPatience it stops waiting for them, and the
+// heldRetryMax. Events held back past those, committed after it looked,
+// come with the next wait. After heldPatience it stops waiting, and the
 // recheck (§13) wakes it once they come out.
 const (
 	heldRetry    = time.Millisecond
@@ -112,7 +113,7 @@ type heldBack struct {
 	waker   Waker
 	target  int64 // the newest transaction held back when first seen; 0: waiting for none
 	since   time.Time
-	gaveUp  bool // waited heldPatience once: no more
+	waited  bool // it has waited for events held back: never again
 	backoff time.Duration
 	retry   *time.Timer
 	commits <-chan struct{} // every commit's publication, once subscribed
@@ -124,12 +125,9 @@ type heldBack struct {
 // looked at.
 func (b *heldBack) waiting(heldTx int64, last Pos) bool {
 	switch {
-	case b.target != 0 && last.Tx >= b.target:
-		b.target = 0 // what was held back has come out
-	case b.target != 0 && time.Since(b.since) >= heldPatience:
-		b.target, b.gaveUp = 0, true
-	}
-	if b.target == 0 && heldTx != 0 && !b.gaveUp {
+	case b.target != 0 && (last.Tx >= b.target || time.Since(b.since) >= heldPatience):
+		b.target, b.waited = 0, true // what was held back has come out, or patience ran out
+	case b.target == 0 && heldTx != 0 && !b.waited:
 		b.target, b.since, b.backoff = heldTx, time.Now(), heldRetry
 	}
 	return b.target != 0
