@@ -133,11 +133,7 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 		c.stream(w, req.ID, t.ID)
 	case "tasks/resubscribe":
 		var p a2a.TaskIDParams
-		if rerr := decodeParams(req.Params, &p); rerr != nil {
-			c.reply(w, req.ID, nil, rerr)
-			return
-		}
-		if rerr := requireID(p.ID); rerr != nil {
+		if rerr := decodeTaskParams(req.Params, &p, &p.ID); rerr != nil {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
@@ -180,10 +176,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		return taskOf(t, historyLength(p.Config)), nil
 	case "tasks/get":
 		var p a2a.TaskQueryParams
-		if rerr := decodeParams(params, &p); rerr != nil {
-			return nil, rerr
-		}
-		if rerr := requireID(p.ID); rerr != nil {
+		if rerr := decodeTaskParams(params, &p, &p.ID); rerr != nil {
 			return nil, rerr
 		}
 		t, err := h.A2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
@@ -193,10 +186,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		return taskOf(t, p.HistoryLength), nil
 	case "tasks/cancel":
 		var p a2a.TaskIDParams
-		if rerr := decodeParams(params, &p); rerr != nil {
-			return nil, rerr
-		}
-		if rerr := requireID(p.ID); rerr != nil {
+		if rerr := decodeTaskParams(params, &p, &p.ID); rerr != nil {
 			return nil, rerr
 		}
 		t, err := h.CancelA2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
@@ -246,9 +236,13 @@ func jsonKind(kind string) string {
 	}
 }
 
-// requireID refuses a task method without the task's id.
-func requireID(id a2a.TaskID) *rpcError {
-	if id == "" {
+// decodeTaskParams is decodeParams for a task method, whose params name
+// the task at id: one without it is invalid.
+func decodeTaskParams(raw json.RawMessage, p any, id *a2a.TaskID) *rpcError {
+	if rerr := decodeParams(raw, p); rerr != nil {
+		return rerr
+	}
+	if *id == "" {
 		return &rpcError{Code: codeInvalidParams, Message: `params.id is required: the task's id, as message/send answered it ({"id":"msg_…"})`}
 	}
 	return nil
