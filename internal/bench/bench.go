@@ -127,7 +127,7 @@ type plan struct {
 
 func newPlan(quick bool) plan {
 	if quick {
-		return plan{d: 2 * time.Second, senders: []int{1, 32}, rates: []int{1000}, pairs: []int{16}, idle: nil, parked: []int{500},
+		return plan{d: 2 * time.Second, senders: []int{1, 32}, rates: []int{1000}, pairs: []int{16}, parked: []int{500},
 			fanOut: []int{100}, history: []int{10000}, soakAgents: 100, soakTime: 20 * time.Second}
 	}
 	return plan{d: 5 * time.Second, senders: []int{1, 8, 32, 128}, rates: []int{1000, 5000, 10000}, pairs: []int{16, 64, 256}, idle: []int{1000, 10000},
