@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/config"
@@ -74,6 +75,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		}
 		return 0
 	}
+	if strings.HasPrefix(args[0], "-") {
+		moved, ok := flagsAfterCommand(args)
+		if !ok {
+			fmt.Fprintf(stderr, "palaver: %s is a flag of a command: give it after the command, like palaver serve %s\n", args[0], args[0])
+			return 2
+		}
+		args = moved
+	}
 	for _, c := range commands() {
 		if c.name != args[0] {
 			continue
@@ -97,6 +106,20 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	fmt.Fprintf(stderr, "palaver: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// flagsAfterCommand moves flags given before the command (palaver
+// --database X user create alice) to the end of its arguments, where the
+// command's own flag set reads them; ok is false when no command follows.
+func flagsAfterCommand(args []string) ([]string, bool) {
+	for i, a := range args {
+		for _, c := range commands() {
+			if c.name == a {
+				return append(slices.Clone(args[i:]), args[:i]...), true
+			}
+		}
+	}
+	return nil, false
 }
 
 // message is an error as a person should read it: a hub Error's message

@@ -408,3 +408,21 @@ func TestUserCommands(t *testing.T) {
 		t.Fatalf("signing in to the dashboard: %d %v", resp.StatusCode, resp.Header)
 	}
 }
+
+// TestFlagsBeforeCommand: a flag given before the command is read as the
+// command's own; one with no command after it is refused in one line that
+// says where it goes.
+func TestFlagsBeforeCommand(t *testing.T) {
+	ctx := context.Background()
+	db := migrated(t)
+	if code, out, errOut := run(t, ctx, nil, "--database", db, "user", "create", "alice"); code != 0 || !strings.Contains(out, "created user alice") {
+		t.Fatalf("palaver --database DB user create alice: exit %d, %q %q", code, out, errOut)
+	}
+	if code, out, errOut := run(t, ctx, nil, "--database="+db, "user", "list"); code != 0 || !strings.Contains(out, "alice") {
+		t.Fatalf("palaver --database=DB user list: exit %d, %q %q", code, out, errOut)
+	}
+	code, _, errOut := run(t, ctx, nil, "--database", db)
+	if want := "palaver: --database is a flag of a command: give it after the command, like palaver serve --database\n"; code != 2 || errOut != want {
+		t.Fatalf("palaver --database DB: exit %d, stderr %q; want exit 2 and %q", code, errOut, want)
+	}
+}
