@@ -426,3 +426,24 @@ func TestFlagsBeforeCommand(t *testing.T) {
 		t.Fatalf("palaver --database DB: exit %d, stderr %q; want exit 2 and %q", code, errOut, want)
 	}
 }
+
+// TestInviteLinkNamesTheServer: palaver user invite links to the URL the
+// server recorded when it started, not the default port; before any server
+// started it says the link assumes the default.
+func TestInviteLinkNamesTheServer(t *testing.T) {
+	ctx := context.Background()
+	db := migrated(t)
+	_, out, errOut := run(t, ctx, nil, "user", "invite", "--database", db)
+	if !strings.HasPrefix(out, "http://127.0.0.1:8420/signup?invite=") || !strings.Contains(errOut, "pass --base-url") {
+		t.Fatalf("invite before any server started: %q %q; want the default address and a word on --base-url", out, errOut)
+	}
+	base := strings.TrimSuffix(serve(t, db), "/mcp/")
+	_, out, errOut = run(t, ctx, nil, "user", "invite", "--database", db)
+	if !strings.HasPrefix(out, base+"/signup?invite=pli_") || strings.Contains(errOut, "--base-url") {
+		t.Fatalf("invite while the server runs at %s: %q %q", base, out, errOut)
+	}
+	_, out, _ = run(t, ctx, map[string]string{"PALAVER_BASE_URL": "https://palaver.example.com"}, "user", "invite", "--database", db)
+	if !strings.HasPrefix(out, "https://palaver.example.com/signup?invite=") {
+		t.Fatalf("invite with PALAVER_BASE_URL: %q", out)
+	}
+}

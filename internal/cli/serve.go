@@ -150,6 +150,9 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	if public == "" {
 		public = "http://" + loopbackIfAny(ln.Addr().String())
 	}
+	if err := h.RecordPublicURL(ctx, public); err != nil {
+		return err
+	}
 	log.Info("palaver is serving", "url", public, "dashboard", public+"/", "mcp", public+"/mcp/", "addr", ln.Addr().String(), "build", build.Current().String(), "tools", srv.Version(), "config", cfg.String())
 
 	if cfg.BaseURL == "" {

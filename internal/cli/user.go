@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -41,17 +42,26 @@ func userCreate(ctx context.Context, e *env, args []string) error {
 }
 
 // userInvite: palaver user invite [--base-url URL] prints a one-time link
-// that makes one account.
+// that makes one account, on the URL the server recorded when it started
+// unless --base-url (PALAVER_BASE_URL) says otherwise.
 func userInvite(ctx context.Context, e *env, args []string) error {
-	base := "http://127.0.0.1:8420"
-	if v := e.getenv("PALAVER_BASE_URL"); v != "" {
-		base = v
-	}
+	base := e.getenv("PALAVER_BASE_URL")
 	return adminCommand(ctx, e, args, "user invite [--base-url URL]", 0,
 		func(fs *flag.FlagSet) {
-			fs.StringVar(&base, "base-url", base, "the server's URL as people reach it (env PALAVER_BASE_URL)")
+			fs.StringVar(&base, "base-url", base, "the server's URL as people reach it (env PALAVER_BASE_URL; default: the URL the server recorded when it started)")
 		},
 		func(a *admin) error {
+			if base == "" {
+				recorded, err := a.hub.PublicURL(ctx)
+				if err != nil {
+					return err
+				}
+				base = recorded
+			}
+			if base == "" {
+				base = "http://" + config.DefaultAddr
+				fmt.Fprintf(e.stderr, "no server has started on this database yet, so the link assumes %s; pass --base-url URL if people reach the server elsewhere\n", base)
+			}
 			u, err := url.Parse(base)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return fmt.Errorf("--base-url %q: give the server's URL, like https://palaver.example.com", base)

@@ -55,11 +55,14 @@ type Config struct {
 	TokenBurst int
 }
 
+// DefaultAddr is where the server listens unless told otherwise.
+const DefaultAddr = "127.0.0.1:8420"
+
 // Default returns the defaults: 127.0.0.1:8420, ./palaver.db, and the
 // brakes' thresholds of DESIGN.md §7.
 func Default() Config {
 	brakes := hub.DefaultSettings()
-	return Config{Addr: "127.0.0.1:8420", Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL",
+	return Config{Addr: DefaultAddr, Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL",
 		PauseTurns: brakes.PauseTurns, DuplicateLimit: brakes.DuplicateLimit, Budget: brakes.Budget, LoopTurns: brakes.LoopTurns,
 		StuckAfter: brakes.StuckAfter, TokenRate: brakes.TokenRate, TokenBurst: brakes.TokenBurst}
 }

@@ -133,6 +133,26 @@ func (h *Hub) SetSignupMode(ctx context.Context, u *User, mode string) error {
 	return h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.SetMeta(ctx, MetaSignup, mode) })
 }
 
+// MetaPublicURL is the URL the last server to start said people reach it
+// at, so the command line's links (palaver user invite) name the server's
+// real address rather than the default one.
+const MetaPublicURL = "public_url"
+
+// RecordPublicURL is a starting server saying where people reach it.
+func (h *Hub) RecordPublicURL(ctx context.Context, url string) error {
+	return h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.SetMeta(ctx, MetaPublicURL, url) })
+}
+
+// PublicURL is the URL the last server to start recorded ("" when none
+// has).
+func (h *Hub) PublicURL(ctx context.Context) (string, error) {
+	url, err := h.store.Meta(ctx, MetaPublicURL)
+	if err != nil {
+		return "", AsError(err)
+	}
+	return url, nil
+}
+
 // CreateInvite is the admin (or the command line, with by nil) making a
 // one-time invitation; its secret goes in the link and is shown once.
 func (h *Hub) CreateInvite(ctx context.Context, by *User) (*Invite, string, error) {
