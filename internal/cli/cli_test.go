@@ -225,7 +225,7 @@ func ownerAndAgent(t *testing.T) (admin func(args ...string) string, call func(t
 	admin("user", "create", "alice")
 	admin("agent", "create", "alice/planner")
 	lines := strings.Split(strings.TrimSpace(admin("token", "mint", "--user", "alice", "--agent", "planner")), "\n")
-	vars = map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": lines[len(lines)-1]}
+	vars = map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": lines[len(lines)-1], "PALAVER_DATABASE": db}
 	call = func(tool, args string) map[string]any {
 		t.Helper()
 		_, stdout, stderr := run(t, ctx, vars, "call", tool, args)
@@ -278,6 +278,11 @@ func TestOwnerFlow(t *testing.T) {
 	}
 	if inbox := call("check_inbox", ""); len(inbox["answers"].([]any)) != 1 {
 		t.Fatalf("check_inbox answers: %v", inbox)
+	}
+	// A direct conversation is not closed, here as over REST (§4).
+	code, _, stderr := run(t, ctx, vars, "conversation", "close", conv)
+	if code != 1 || !strings.Contains(stderr, "a direct conversation is not closed") {
+		t.Fatalf("conversation close of a direct conversation: exit %d, %q", code, stderr)
 	}
 }
 

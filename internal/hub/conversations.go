@@ -217,6 +217,11 @@ func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string
 	return conv, nil
 }
 
+// errDirectNotClosed refuses to close a direct conversation (§4: only a
+// group or a thread is closed); opening the same handles again would
+// otherwise start a second one beside its history.
+var errDirectNotClosed = invalid("", "a direct conversation is not closed; its agents stop by acknowledging its messages and not replying")
+
 // CloseConversation is the owner's confirmation of a close (§4): the
 // conversation no longer exists for agents, its unacknowledged messages
 // leave their inboxes, and each participant hears conversation.closed.
@@ -234,6 +239,9 @@ func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Co
 		}
 		if err != nil || conv.Status == StatusClosed {
 			return nil, err
+		}
+		if conv.Kind == KindDirect {
+			return nil, errDirectNotClosed
 		}
 		now := h.now()
 		conv.Status = StatusClosed

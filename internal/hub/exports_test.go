@@ -63,10 +63,11 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 	if _, err := w.hub.ExportConversation(ctx, alice, "conv_nope"); code(err) != "not_found" {
 		t.Errorf("exporting a conversation that does not exist: %v, want not_found", err)
 	}
-	if _, err := w.hub.CloseConversation(ctx, conv); err != nil {
+	room := w.room(t, w.planner, "alice/reviewer")
+	if _, err := w.hub.CloseConversation(ctx, room); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ExportConversation(ctx, alice, conv); code(err) != "not_found" {
+	if _, err := w.hub.ExportConversation(ctx, alice, room); code(err) != "not_found" {
 		t.Errorf("exporting a closed conversation: %v, want not_found", err)
 	}
 

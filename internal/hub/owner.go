@@ -218,7 +218,7 @@ func (h *Hub) ConfirmClose(ctx context.Context, u *User, conversationID string) 
 	}
 	c := v.Conversation
 	if c.Kind == KindDirect {
-		return nil, invalid("", "a direct conversation is not closed; its agents stop by acknowledging its messages and not replying")
+		return nil, errDirectNotClosed
 	}
 	may := c.CreatorID == u.ID
 	if creator, ok := participant(v.Participants, c.CreatorID); ok && creator.OwnerID == u.ID {
