@@ -43,7 +43,7 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	if mark {
-		db, err := store.Open(ctx, store.Options{Database: cfg.Database, MustExist: true, Exclusive: true, Logger: slog.New(slog.DiscardHandler)})
+		db, err := store.Open(ctx, store.Options{Database: cfg.Database, MustExist: true, Alone: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			return databaseErr(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // TestBackupAndRestore: a backup and a restored database are the owner's
@@ -144,19 +145,43 @@ func TestRestoreMarkNeedsADatabase(t *testing.T) {
 	}
 }
 
-// TestRestoreMarkWhileServed: restore --mark refuses a SQLite database a
-// server has open, as restore does: a new generation under a running
-// server would later refuse the cursors it hands out now.
+// TestRestoreMarkWhileServed: restore --mark refuses a database a server
+// has open, as restore does, on SQLite and on PostgreSQL (where any replica
+// serving it refuses it): a new generation under a running server would
+// later refuse the cursors it hands out now. With every server stopped it
+// marks.
 func TestRestoreMarkWhileServed(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "palaver.db")
-	db, err := store.Open(t.Context(), store.Options{Database: path, Exclusive: true, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	code, stdout, stderr := run(t, t.Context(), nil, "restore", "--mark", "--database", path)
-	if code == 0 || !strings.Contains(stderr, "another palaver server is already using it") || stdout != "" {
-		t.Errorf("restore --mark under a server: exit %d, %q %q", code, stdout, stderr)
+	for _, tc := range []struct {
+		name, want string
+		database   func(t testing.TB) string
+	}{
+		{"sqlite", "another palaver server is already using it", func(t testing.TB) string { return filepath.Join(t.TempDir(), "palaver.db") }},
+		{"postgres", "palaver servers are serving it; stop every replica first", storetest.Schema},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			database := tc.database(t)
+			serving := func() *store.DB {
+				db, err := store.Open(t.Context(), store.Options{Database: database, Exclusive: true, Logger: slog.New(slog.DiscardHandler)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return db
+			}
+			first := serving()
+			if store.IsPostgresURL(database) {
+				second := serving() // replicas share the database
+				first.Close()
+				first = second
+			}
+			code, stdout, stderr := run(t, t.Context(), nil, "restore", "--mark", "--database", database)
+			if code == 0 || !strings.Contains(stderr, tc.want) || stdout != "" {
+				t.Errorf("restore --mark under a server: exit %d, %q %q", code, stdout, stderr)
+			}
+			first.Close()
+			if code, stdout, stderr := run(t, t.Context(), nil, "restore", "--mark", "--database", database); code != 0 || !strings.Contains(stdout, "a new generation begins") {
+				t.Errorf("restore --mark with the servers stopped: exit %d, %q %q", code, stdout, stderr)
+			}
+		})
 	}
 }
 

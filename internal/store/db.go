@@ -32,10 +32,17 @@ type Options struct {
 	// acknowledged write survives power loss) or "NORMAL" (faster; a power
 	// loss may roll back the last commits, never corrupts).
 	Synchronous string
-	// Exclusive takes an advisory lock on a SQLite file, so a second server
-	// on the same database refuses to start (§13). Admin commands open
-	// without it. Replicas on PostgreSQL share their database.
+	// Exclusive is a server's open (§13): it takes an advisory lock on a
+	// SQLite file, so a second server on the same database refuses to
+	// start. Replicas on PostgreSQL share their database: each holds a
+	// shared advisory lock on it while it serves, which Alone waits for.
+	// Admin commands open without it.
 	Exclusive bool
+	// Alone refuses to open a database any server is serving: on SQLite
+	// it is Exclusive; on PostgreSQL it takes the replicas' advisory lock
+	// exclusively (palaver restore --mark, which must run before any
+	// replica starts).
+	Alone bool
 	// ReadConns is the size of the read pool (default 8).
 	ReadConns int
 	Logger    *slog.Logger
@@ -62,6 +69,7 @@ type DB struct {
 	wstmts  *stmtCache
 	rstmts  *stmtCache
 	unlock  func()
+	release func() // PostgreSQL: ends the serving lock, before the pool closes
 	log     *slog.Logger
 	path    string // the SQLite file
 
@@ -90,7 +98,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	if o.ReadConns <= 0 {
 		o.ReadConns = 8
 	}
-	db := &DB{log: o.Logger, ops: make(chan *op, maxBatch), done: make(chan struct{}), unlock: func() {}}
+	db := &DB{log: o.Logger, ops: make(chan *op, maxBatch), done: make(chan struct{}), unlock: func() {}, release: func() {}}
 	var err error
 	fail := func(err error) (*DB, error) {
 		db.closeConns()
@@ -107,7 +115,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		if err := prepareSQLiteFile(o.Database, o.MustExist); err != nil {
 			return nil, err
 		}
-		if o.Exclusive {
+		if o.Exclusive || o.Alone {
 			if db.unlock, err = lockFile(o.Database); err != nil {
 				return nil, err
 			}
@@ -118,6 +126,13 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	}
 	if err := migrate(ctx, db.write, db.dialect); err != nil {
 		return fail(err)
+	}
+	if db.dialect == postgresDialect && (o.Exclusive || o.Alone) {
+		release, err := lockServing(ctx, db.write, o.Alone)
+		if err != nil {
+			return fail(err)
+		}
+		db.release = release
 	}
 	db.wstmts = newStmtCache(db.write, db.dialect, db.dialect.groupCommit)
 	db.rstmts = db.wstmts
@@ -139,6 +154,7 @@ func IsPostgresURL(database string) bool {
 }
 
 func (db *DB) closeConns() {
+	db.release()
 	if db.wstmts != nil {
 		db.wstmts.close()
 	}

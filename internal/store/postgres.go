@@ -107,6 +107,37 @@ func openPostgres(ctx context.Context, url string) (*sql.DB, error) {
 	return db, nil
 }
 
+// lockServing holds the database's serving lock on a connection of its
+// own until release: shared for a replica serving it, exclusive (and
+// refused at once while any replica holds it) for alone. The lock's key is
+// the database's epoch, so databases in other schemas of one PostgreSQL
+// database do not share it.
+func lockServing(ctx context.Context, pool *sql.DB, alone bool) (release func(), err error) {
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	lock := `SELECT pg_try_advisory_lock_shared(hashtextextended('palaver serving ' || value, 0)) FROM meta WHERE key = 'epoch'`
+	if alone {
+		lock = `SELECT pg_try_advisory_lock(hashtextextended('palaver serving ' || value, 0)) FROM meta WHERE key = 'epoch'`
+	}
+	var got bool
+	if err := conn.QueryRowContext(ctx, lock).Scan(&got); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("serving lock: %w", err)
+	}
+	if !got {
+		conn.Close()
+		return nil, fmt.Errorf("the database is %w: palaver servers are serving it; stop every replica first, then run this again before any starts", ErrLocked)
+	}
+	return func() {
+		// The connection goes back to the pool, so the lock is let go of
+		// by name; a broken connection took it with it.
+		conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock_all()`)
+		conn.Close()
+	}, nil
+}
+
 // postgresDuplicate reports PostgreSQL's unique_violation.
 func postgresDuplicate(err error) bool {
 	var pe *pgconn.PgError
