@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -205,4 +206,91 @@ func TestFileErrorsSayWhatToDo(t *testing.T) {
 			t.Errorf("palaver %v: exit %d, %q; want 1, %q", tc.args, code, stderr, tc.want)
 		}
 	}
+}
+
+// TestCopiedBackBackupNeverSkips: a backup copied back over the database
+// by hand, with the server stopped, is not marked by palaver restore; the
+// server's next start begins a new generation all the same, so a cursor
+// the server issued after the backup is cursor_invalid, also once the log
+// has regrown past it, and one from before the backup goes on (§6, §13).
+func TestCopiedBackBackupNeverSkips(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	path, backup := filepath.Join(dir, "palaver.db"), filepath.Join(dir, "backup.db")
+	admin := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", path)...)
+		if code != 0 {
+			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	admin("migrate")
+	admin("user", "create", "alice")
+	token := map[string]string{}
+	for _, slug := range []string{"planner", "reviewer"} {
+		admin("agent", "create", "alice/"+slug)
+		lines := strings.Split(strings.TrimSpace(admin("token", "mint", "--user", "alice", "--agent", slug)), "\n")
+		token[slug] = lines[len(lines)-1]
+	}
+	var url string
+	call := func(slug, tool, args string) (map[string]any, string) {
+		t.Helper()
+		_, stdout, stderr := run(t, ctx, map[string]string{"PALAVER_URL": url, "PALAVER_TOKEN": token[slug]}, "call", tool, args)
+		var out map[string]any
+		json.Unmarshal([]byte(stdout), &out)
+		return out, stdout + stderr
+	}
+	var stop func()
+	start := func() {
+		url, _, stop = launchServer(t, nil, "--addr", "127.0.0.1:0", "--database", path)
+	}
+	start()
+	conv, _ := call("planner", "open_conversation", `{"handles": ["alice/reviewer"]}`)
+	id := conv["conversation_id"].(string)
+	send := func(bodies ...string) {
+		t.Helper()
+		for _, b := range bodies {
+			if out, text := call("planner", "send_message", `{"conversation_id": "`+id+`", "body": "`+b+`"}`); out["status"] != "sent" {
+				t.Fatalf("send %q: %s", b, text)
+			}
+		}
+	}
+	send("one")
+	me, _ := call("reviewer", "whoami", "")
+	before := me["latest_cursor"].(string)
+	admin("backup", backup)
+	send("two", "three")
+	waited, text := call("reviewer", "wait_for_messages", `{"cursor": "`+before+`", "timeout_s": 1}`)
+	stale, _ := waited["cursor"].(string)
+	if events, _ := waited["events"].([]any); len(events) != 2 {
+		t.Fatalf("wait before the copy: %s", text)
+	}
+	stop()
+
+	for _, p := range []string{path + "-wal", path + "-shm"} {
+		os.Remove(p)
+	}
+	if err := copyFile(backup, path); err != nil {
+		t.Fatal(err)
+	}
+	start()
+	defer stop()
+	send("four", "five", "six", "seven")
+	if out, text := call("reviewer", "wait_for_messages", `{"cursor": "`+stale+`", "timeout_s": 1}`); !strings.Contains(text, "cursor_invalid") {
+		t.Fatalf("a cursor issued after the backup, once the copied-back log regrew past it: %v; want cursor_invalid", out)
+	}
+	out, text := call("reviewer", "wait_for_messages", `{"cursor": "`+before+`", "timeout_s": 1}`)
+	if events, _ := out["events"].([]any); len(events) != 4 {
+		t.Fatalf("a cursor from before the backup: %s; want four to seven", text)
+	}
+}
+
+// copyFile copies src over dst, as a person copying a backup back would.
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o600)
 }

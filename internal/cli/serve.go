@@ -102,7 +102,8 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: settings,
-		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer})
+		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
+		Alone: !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -231,17 +232,32 @@ func (h *Hub) parseCursor(ctx context.Context, readerID, resync string, cursor *
 	if !ok {
 		return Pos{}, fail("cursor_invalid", "this cursor is malformed; pass back a cursor exactly as the server gave it, or "+resync)
 	}
+	text, err := h.store.Meta(ctx, MetaPrunedThrough)
+	if err != nil {
+		return Pos{}, AsError(err)
+	}
+	pruned, _ := ParsePos(text)
+	expired := func() error {
+		return fail("cursor_expired", fmt.Sprintf("events older than %d days are gone, and this cursor is older; %s", int(h.settings.EventRetention.Hours()/24), resync))
+	}
 	tag := raw[n:]
 	through := Pos{math.MaxInt64, math.MaxInt64} // how far the cursor's generation reaches
 	if !hmac.Equal(tag, h.cursorTagOf(readerID, h.generation, p)) {
 		found := false
-		for _, g := range h.generations {
+		// Newest first: after a restart, waiting readers hold the last
+		// generation's cursors.
+		for _, g := range slices.Backward(h.generations) {
 			if hmac.Equal(tag, h.cursorTagOf(readerID, g.ID, p)) {
 				found, through = true, g.End()
 				break
 			}
 		}
-		if !found {
+		switch {
+		// Generations that ended before the kept events are forgotten
+		// (MarkRestored); their cursors are simply old.
+		case !found && p.Compare(pruned) < 0:
+			return Pos{}, expired()
+		case !found:
 			return Pos{}, fail("cursor_invalid", "this cursor was not issued to you by this database (it is another reader's, or another database's); pass back only the cursors you received, or "+resync)
 		}
 	}
@@ -255,12 +271,8 @@ func (h *Hub) parseCursor(ctx context.Context, readerID, resync string, cursor *
 	case p.Tx == 0 && p.Compare(latest) > 0:
 		return Pos{}, fail("cursor_invalid", "this cursor is ahead of the event log; "+resync)
 	}
-	text, err := h.store.Meta(ctx, MetaPrunedThrough)
-	if err != nil {
-		return Pos{}, AsError(err)
-	}
-	if pruned, _ := ParsePos(text); p.Compare(pruned) < 0 {
-		return Pos{}, fail("cursor_expired", fmt.Sprintf("events older than %d days are gone, and this cursor is older; %s", int(h.settings.EventRetention.Hours()/24), resync))
+	if p.Compare(pruned) < 0 {
+		return Pos{}, expired()
 	}
 	return p, nil
 }
@@ -285,9 +297,11 @@ func loadGenerations(ctx context.Context, r Reader) (string, []Generation, error
 // MarkRestored starts a new generation of the database's event log (§6,
 // §13): the current one ends at the last position the database holds, so
 // its cursors up to there keep working and every cursor issued past it is
-// cursor_invalid for ever. palaver restore calls it on the restored copy;
-// after restoring PostgreSQL by other means, run palaver restore --mark
-// before any server starts. It returns the generation that ended.
+// cursor_invalid for ever. palaver restore calls it on the restored copy,
+// and a SQLite server at each start (Options.Alone); after restoring
+// PostgreSQL by other means, run palaver restore --mark before any server
+// starts. Generations that ended before the kept events are forgotten:
+// their cursors are expired anyway. It returns the generation that ended.
 func MarkRestored(ctx context.Context, s Store) (Generation, error) {
 	var ended Generation
 	err := s.Update(ctx, func(tx Tx) error {
@@ -299,6 +313,12 @@ func MarkRestored(ctx context.Context, s Store) (Generation, error) {
 		if err != nil {
 			return err
 		}
+		prunedText, err := tx.Meta(ctx, MetaPrunedThrough)
+		if err != nil {
+			return err
+		}
+		pruned, _ := ParsePos(prunedText)
+		gs = slices.DeleteFunc(gs, func(g Generation) bool { return g.End().Compare(pruned) < 0 })
 		ended = Generation{ID: gen, Through: through.ID, ThroughTx: through.Tx}
 		text, err := json.Marshal(append(gs, ended))
 		if err != nil {

@@ -416,3 +416,39 @@ func TestWaitTimeoutIsCheckedBeforeConverting(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerationsEndingBeforeTheKeptEventsAreForgotten: a generation (a
+// SQLite server starts one each time) whose end is older than the kept
+// events is dropped at the next one, and its cursors are cursor_expired,
+// as every cursor that old is.
+func TestGenerationsEndingBeforeTheKeptEventsAreForgotten(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	w.send(t, w.planner, conv, "long ago")
+	old := *w.latest(t, w.reviewer)
+	first := w.hub.GenerationForTest()
+	if _, err := hub.MarkRestored(ctx, w.store); err != nil {
+		t.Fatal(err)
+	}
+	w.reopen(t)
+	if gs := w.hub.GenerationsForTest(); len(gs) != 1 || gs[0].ID != first {
+		t.Fatalf("generations after one restart: %+v; want %q", gs, first)
+	}
+	w.send(t, w.planner, conv, "also long ago")
+	w.clock.Advance(31 * 24 * time.Hour)
+	w.send(t, w.planner, conv, "now")
+	if err := w.hub.PruneEvents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := w.hub.GenerationForTest()
+	if _, err := hub.MarkRestored(ctx, w.store); err != nil {
+		t.Fatal(err)
+	}
+	w.reopen(t)
+	if gs := w.hub.GenerationsForTest(); len(gs) != 1 || gs[0].ID != second {
+		t.Fatalf("generations once the first ended before the kept events: %+v; want only %q", gs, second)
+	}
+	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &old}); code(err) != "cursor_expired" {
+		t.Fatalf("a cursor of a forgotten generation: %v; want cursor_expired", err)
+	}
+}

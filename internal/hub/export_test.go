@@ -27,6 +27,9 @@ func PosOfCursorForTest(cursor string) Pos {
 // GenerationForTest is the current generation.
 func (h *Hub) GenerationForTest() string { return h.generation }
 
+// GenerationsForTest are the generations before the current one.
+func (h *Hub) GenerationsForTest() []Generation { return h.generations }
+
 // RequestBuckets is how many tokens' request buckets h holds.
 func RequestBuckets(h *Hub) int { return h.requests.len() }
 

@@ -164,6 +164,12 @@ type Options struct {
 	// Observer is told sends by outcome, brakes tripped, parked waits and
 	// wake-up times, for /metrics (§14); nil: nobody is.
 	Observer Observer
+	// Alone says this hub is the only server of its store (SQLite): each
+	// start then begins a new generation of cursors (§6), so a database
+	// file copied back while the server was stopped never lets a cursor
+	// it issued before skip the events the copy lacks. Replicas sharing
+	// PostgreSQL leave it false.
+	Alone bool
 }
 
 // New returns a Hub over an opened, migrated store.
@@ -189,6 +195,11 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	epoch, err := o.Store.Meta(ctx, MetaEpoch)
 	if err != nil {
 		return nil, AsError(err)
+	}
+	if o.Alone {
+		if _, err := MarkRestored(ctx, o.Store); err != nil {
+			return nil, err
+		}
 	}
 	gen, gens, err := loadGenerations(ctx, o.Store)
 	if err != nil {
