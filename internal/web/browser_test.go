@@ -22,8 +22,11 @@ import (
 var screenshots = flag.String("screenshots", "", "also save the browser tests' screenshots in this directory (docs/images/dashboard)")
 
 // chromium is Debian's chromium (or another Chrome) on PATH, or the test
-// is skipped saying how to run it.
+// is skipped saying how to run it; -short skips the browser tests.
 func chromium(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("browser tests skipped under -short")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
