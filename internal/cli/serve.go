@@ -78,10 +78,6 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 			}
 		}()
 	}
-	settings := hub.DefaultSettings()
-	settings.PauseTurns, settings.DuplicateLimit, settings.Budget, settings.LoopTurns = cfg.PauseTurns, cfg.DuplicateLimit, cfg.Budget, cfg.LoopTurns
-	settings.StuckAfter = cfg.StuckAfter
-	settings.TokenRate, settings.TokenBurst = cfg.TokenRate, cfg.TokenBurst
 	var waker hub.Waker = notify.NewLocal()
 	var pg *notify.Postgres
 	if store.IsPostgresURL(cfg.Database) {
@@ -101,7 +97,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: settings,
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
 		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
 		Alone: !store.IsPostgresURL(cfg.Database)})
 	if err != nil {

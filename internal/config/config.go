@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -41,30 +40,17 @@ type Config struct {
 	// X-Forwarded-For names the client; a proxy on the same machine is
 	// always trusted.
 	Proxies []string
-	// Brake thresholds (§7).
-	PauseTurns     int // agent turns with no person that pause a conversation
-	DuplicateLimit int // copies of the same words an agent may send since a person took part
-	Budget         int // messages per agent per conversation per hour
-	LoopTurns      int // turns in a project thread within two hours that make a loop
-	// StuckAfter is how long a processing attempt runs before it is stuck
-	// and comes back first in its agent's inbox (§5).
-	StuckAfter time.Duration
-	// TokenRate is how many requests a second one token may make, and
-	// TokenBurst how many at once (§15).
-	TokenRate  float64
-	TokenBurst int
+	// Settings are the hub's numbers; those of hub.Tunables are flags.
+	hub.Settings
 }
 
 // DefaultAddr is where the server listens unless told otherwise.
 const DefaultAddr = "127.0.0.1:8420"
 
 // Default returns the defaults: 127.0.0.1:8420, ./palaver.db, and the
-// brakes' thresholds of DESIGN.md §7.
+// hub's settings of DESIGN.md.
 func Default() Config {
-	brakes := hub.DefaultSettings()
-	return Config{Addr: DefaultAddr, Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL",
-		PauseTurns: brakes.PauseTurns, DuplicateLimit: brakes.DuplicateLimit, Budget: brakes.Budget, LoopTurns: brakes.LoopTurns,
-		StuckAfter: brakes.StuckAfter, TokenRate: brakes.TokenRate, TokenBurst: brakes.TokenBurst}
+	return Config{Addr: DefaultAddr, Database: "./palaver.db", LogFormat: "text", Synchronous: "FULL", Settings: hub.DefaultSettings()}
 }
 
 // env names each setting's environment variable.
@@ -77,14 +63,13 @@ var env = map[string]string{
 	"proxy":              "PALAVER_PROXIES",
 	"origin":             "PALAVER_ORIGINS",
 	"allow-private-host": "PALAVER_ALLOW_PRIVATE_HOSTS",
+}
 
-	"pause-turns":     "PALAVER_PAUSE_TURNS",
-	"duplicate-limit": "PALAVER_DUPLICATE_LIMIT",
-	"budget":          "PALAVER_BUDGET",
-	"loop-turns":      "PALAVER_LOOP_TURNS",
-	"stuck-after":     "PALAVER_STUCK_AFTER",
-	"token-rate":      "PALAVER_TOKEN_RATE",
-	"token-burst":     "PALAVER_TOKEN_BURST",
+// The hub's tunables are flags of their own names, with their variables.
+func init() {
+	for _, t := range hub.Tunables {
+		env[t.Name] = t.Env()
+	}
 }
 
 // DatabaseFlag registers only --database on fs (for the admin commands),
@@ -146,25 +131,30 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 		c.Proxies = append(c.Proxies, s)
 		return nil
 	})
-	num := func(p *int, name, usage string) {
-		if v, err := strconv.Atoi(getenv(env[name])); err == nil {
-			*p = v
+	for _, t := range hub.Tunables {
+		usage := t.Usage + " (env " + t.Env() + ")"
+		v := getenv(t.Env())
+		switch {
+		case t.Int != nil:
+			p := t.Int(&c.Settings)
+			if n, err := strconv.Atoi(v); err == nil {
+				*p = n
+			}
+			fs.IntVar(p, t.Name, *p, usage)
+		case t.Duration != nil:
+			p := t.Duration(&c.Settings)
+			if d, err := time.ParseDuration(v); err == nil {
+				*p = d
+			}
+			fs.DurationVar(p, t.Name, *p, usage)
+		default:
+			p := t.Float(&c.Settings)
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				*p = f
+			}
+			fs.Float64Var(p, t.Name, *p, usage)
 		}
-		fs.IntVar(p, name, *p, usage+" (env "+env[name]+")")
 	}
-	num(&c.PauseTurns, "pause-turns", "brake: agent turns with no person that pause a conversation")
-	num(&c.DuplicateLimit, "duplicate-limit", "brake: copies of the same words an agent may send since a person took part")
-	num(&c.Budget, "budget", "brake: messages per agent per conversation per hour")
-	num(&c.LoopTurns, "loop-turns", "brake: turns in a project thread within two hours that make a loop")
-	if d, err := time.ParseDuration(getenv(env["stuck-after"])); err == nil {
-		c.StuckAfter = d
-	}
-	fs.DurationVar(&c.StuckAfter, "stuck-after", c.StuckAfter, "how long a processing attempt runs before it is stuck and comes back first, like 30m (env "+env["stuck-after"]+")")
-	if v, err := strconv.ParseFloat(getenv(env["token-rate"]), 64); err == nil {
-		c.TokenRate = v
-	}
-	fs.Float64Var(&c.TokenRate, "token-rate", c.TokenRate, "requests a second one token may make; over it, 429 or a rate_limited tool error (env "+env["token-rate"]+")")
-	num(&c.TokenBurst, "token-burst", "requests one token may make at once, above --token-rate")
 }
 
 // Validate checks every setting and says what to give instead.
@@ -192,16 +182,13 @@ func (c *Config) Validate() error {
 	if c.Synchronous != "FULL" && c.Synchronous != "NORMAL" {
 		errs = append(errs, fmt.Errorf("--synchronous %q: give FULL or NORMAL", c.Synchronous))
 	}
-	for name, v := range map[string]int{"--pause-turns": c.PauseTurns, "--duplicate-limit": c.DuplicateLimit, "--budget": c.Budget, "--loop-turns": c.LoopTurns, "--token-burst": c.TokenBurst} {
-		if v < 1 {
-			errs = append(errs, fmt.Errorf("%s %d: give 1 or more", name, v))
+	// The hub's own refusals, named by their flags.
+	var se *hub.SettingError
+	for _, err := range unjoin(c.Settings.Validate()) {
+		if errors.As(err, &se) {
+			err = fmt.Errorf("--%s %s: give %s", se.Name, se.Got, se.Want)
 		}
-	}
-	if !(c.TokenRate > 0) || math.IsInf(c.TokenRate, 0) {
-		errs = append(errs, fmt.Errorf("--token-rate %v: give a positive number of requests a second, like %d", c.TokenRate, hub.DefaultTokenRate))
-	}
-	if c.StuckAfter <= 0 {
-		errs = append(errs, fmt.Errorf("--stuck-after %v: give a positive duration, like 30m", c.StuckAfter))
+		errs = append(errs, err)
 	}
 	for i, o := range c.Origins {
 		o = strings.TrimSuffix(strings.TrimSpace(o), "/")
@@ -242,8 +229,25 @@ func (c Config) TrustedProxies() []netip.Prefix {
 // String is the configuration for the start-up log, with a database URL's
 // password hidden.
 func (c Config) String() string {
-	return fmt.Sprintf("addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v private_hosts=%v proxies=%v pause_turns=%d duplicate_limit=%d budget=%d loop_turns=%d stuck_after=%v token_rate=%v token_burst=%d",
-		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PrivateHosts, c.Proxies, c.PauseTurns, c.DuplicateLimit, c.Budget, c.LoopTurns, c.StuckAfter, c.TokenRate, c.TokenBurst)
+	var b strings.Builder
+	fmt.Fprintf(&b, "addr=%s database=%s base_url=%q log_format=%s synchronous=%s origins=%v private_hosts=%v proxies=%v",
+		c.Addr, redactURL(c.Database), c.BaseURL, c.LogFormat, c.Synchronous, c.Origins, c.PrivateHosts, c.Proxies)
+	for _, t := range hub.Tunables {
+		fmt.Fprintf(&b, " %s=%s", strings.ReplaceAll(t.Name, "-", "_"), t.Value(&c.Settings))
+	}
+	return b.String()
+}
+
+// unjoin is the errors errors.Join joined (err itself when it joined
+// none; nothing for nil).
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
 }
 
 // redactURL hides the password of a database URL.

@@ -2,8 +2,11 @@ package config
 
 import (
 	"flag"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 func TestFlagsOverEnvOverDefaults(t *testing.T) {
@@ -60,6 +63,50 @@ func TestTokenRate(t *testing.T) {
 	for _, want := range []string{"--token-rate 0: give a positive number of requests a second, like 1000", "--token-burst 0: give 1 or more"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %q", err, want)
+		}
+	}
+}
+
+// TestDocsListEveryTunable: docs/owners.md's brake settings give every
+// brake's tunable with its variable and default, docs/deploy.md's table
+// every other tunable, and docs/tools.md's table of brakes every brake, so
+// the docs cannot drift from the flags.
+func TestDocsListEveryTunable(t *testing.T) {
+	defaults := hub.DefaultSettings()
+	row := func(tu hub.Tunable) string {
+		v := tu.Value(&defaults)
+		if tu.Duration != nil {
+			v = strings.TrimSuffix(v, "0s") // 30m0s is written 30m
+			if strings.HasSuffix(v, "h0m") {
+				v = strings.TrimSuffix(v, "0m")
+			}
+			v = "`" + v + "`"
+		}
+		return "| `--" + tu.Name + "` | `" + tu.Env() + "` | " + v + " | "
+	}
+	want := map[string][]string{}
+	brakes := map[string]bool{}
+	for _, b := range hub.Brakes {
+		want["tools.md"] = append(want["tools.md"], "| `"+b.Word+"` | ")
+		if b.Setting != nil {
+			want["owners.md"] = append(want["owners.md"], row(*b.Setting))
+			brakes[b.Setting.Name] = true
+		}
+	}
+	for _, tu := range hub.Tunables {
+		if !brakes[tu.Name] {
+			want["deploy.md"] = append(want["deploy.md"], row(tu))
+		}
+	}
+	for doc, rows := range want {
+		b, err := os.ReadFile("../../docs/" + doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if !strings.Contains(string(b), r) {
+				t.Errorf("docs/%s has no row starting %q", doc, r)
+			}
 		}
 	}
 }

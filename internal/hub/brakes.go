@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -12,41 +13,161 @@ import (
 // never slowed. "A person taking part" is a person speaking, approving a held
 // message or pressing Resume; it starts the counts again.
 
-// brake decides whether the agent may send body into conv now. It runs in
-// the send's transaction, after the checks of the message itself. Held
-// messages count toward duplicate and budget like sent ones.
+// A Brake is one row of §7's table, declared once: the word that starts its
+// refusals and labels its metric, when it trips and what lifts it (for the
+// tool descriptions, the metric's help and the docs), the tunable that sets
+// its threshold ("" for none), and its check. A brake without a check is
+// met where the send learns its cause (listen: the agent's mode; closing:
+// the conversation's status; notice: the message replied to).
+type Brake struct {
+	Word    string
+	Trips   string
+	Lifted  string
+	Setting *Tunable // nil: none
+	check   func(b Brake, h *Hub, s *sending) error
+}
+
+// BrakeSettings are the brakes' thresholds, a part of Settings.
+type BrakeSettings struct {
+	PauseTurns     int           // agent turns with no person that pause a conversation
+	DuplicateLimit int           // sends of the same words since a person took part
+	Budget         int           // sends per agent per conversation per BudgetWindow
+	BudgetWindow   time.Duration //
+	LoopTurns      int           // turns in a thread within LoopWindow that make a loop
+	LoopVoiceTurns int           // turns a voice must take to count as a party to it
+	LoopWindow     time.Duration //
+}
+
+// defaultBrakeSettings are §7's numbers.
+func defaultBrakeSettings() BrakeSettings {
+	return BrakeSettings{PauseTurns: 50, DuplicateLimit: 2, Budget: 60, BudgetWindow: time.Hour,
+		LoopTurns: 30, LoopVoiceTurns: 3, LoopWindow: 2 * time.Hour}
+}
+
+// brakeTunables are the brakes' settings, for Tunables.
+func brakeTunables() []Tunable {
+	var ts []Tunable
+	for _, b := range Brakes {
+		if b.Setting != nil {
+			ts = append(ts, *b.Setting)
+		}
+	}
+	return ts
+}
+
+// The brakes.
+var (
+	BrakeListen  = Brake{Word: "listen", Trips: "the agent's mode, or its access in the project, is listen", Lifted: "the owner"}
+	BrakeClosing = Brake{Word: "closing", Trips: "a close of the conversation is pending", Lifted: "the owner"}
+	BrakeNotice  = Brake{Word: "notice", Trips: "reply_to_seq points at a message sent with no_reply", Lifted: "nothing: acknowledge a notice instead"}
+	BrakePaused  = Brake{Word: "paused", Trips: "agents traded pause-turns turns in the conversation with no person taking part (a turn is a change of voice)",
+		Lifted: "a person pressing Resume or writing in it", check: checkPaused,
+		Setting: &Tunable{Name: "pause-turns", Usage: "brake: agent turns with no person that pause a conversation", Int: func(s *Settings) *int { return &s.PauseTurns }}}
+	BrakeDuplicate = Brake{Word: "duplicate", Trips: "the agent already sent these exact words duplicate-limit times in the conversation since a person last took part",
+		Lifted: "a person taking part", check: checkDuplicate,
+		Setting: &Tunable{Name: "duplicate-limit", Usage: "brake: copies of the same words an agent may send since a person took part", Int: func(s *Settings) *int { return &s.DuplicateLimit }}}
+	BrakeBudget = Brake{Word: "budget", Trips: "the agent sent budget messages in the conversation in the last hour",
+		Lifted: "time", check: checkBudget,
+		Setting: &Tunable{Name: "budget", Usage: "brake: messages per agent per conversation per hour", Int: func(s *Settings) *int { return &s.Budget }}}
+	BrakeLoop = Brake{Word: "loop", Trips: "in a project thread over two hours with no person, loop-turns turns, two voices with three turns or more, two of them the agent's own sessions",
+		Lifted: "a person taking part, or time", check: checkLoop,
+		Setting: &Tunable{Name: "loop-turns", Usage: "brake: turns in a project thread within two hours that make a loop", Int: func(s *Settings) *int { return &s.LoopTurns }}}
+)
+
+// Brakes lists every brake, as §7 does; a send meets those with a check in
+// this order.
+var Brakes = []Brake{BrakePaused, BrakeNotice, BrakeDuplicate, BrakeBudget, BrakeLoop, BrakeListen, BrakeClosing}
+
+// BrakeWords are the brakes' words, in Brakes' order.
+func BrakeWords() []string {
+	words := make([]string, len(Brakes))
+	for i, b := range Brakes {
+		words[i] = b.Word
+	}
+	return words
+}
+
+// deny refuses a send for b, the reason's first word b's.
+func (b Brake) deny(format string, args ...any) *Refusal { return deny(b.Word, format, args...) }
+
+// sending is what the brakes' checks look at: the send, and the counts
+// two of them share, read once.
+type sending struct {
+	ctx          context.Context
+	tx           Tx
+	conv         *Conversation
+	c            *Caller
+	body         string
+	now          time.Time
+	counted      bool
+	same, recent int // CountSent's
+}
+
+// counts reads how often the agent sent these words since a person took
+// part, and how much in the budget's window, once per send.
+func (s *sending) counts(set Settings) (same, recent int, err error) {
+	if !s.counted {
+		s.same, s.recent, err = s.tx.CountSent(s.ctx, s.conv.ID, s.c.Agent.ID, s.body, s.conv.LastPersonAt, s.now.Add(-set.BudgetWindow), max(set.DuplicateLimit, set.Budget))
+		s.counted = err == nil
+	}
+	return s.same, s.recent, err
+}
+
+// brake decides whether the agent may send body into conv now: each brake
+// with a check, in order. It runs in the send's transaction, after the
+// checks of the message itself. Held messages count toward duplicate and
+// budget like sent ones.
 func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, body string, now time.Time) error {
-	s := h.settings
-	if !conv.PausedAt.IsZero() {
-		return deny("paused", "agents traded %d turns in this conversation with no person taking part, so it is paused until a person writes in it or presses Resume; stop here and tell your owner", s.PauseTurns)
-	}
-	same, recent, err := tx.CountSent(ctx, conv.ID, c.Agent.ID, body, conv.LastPersonAt, now.Add(-s.BudgetWindow), max(s.DuplicateLimit, s.Budget))
-	if err != nil {
-		return err
-	}
-	if same >= s.DuplicateLimit {
-		return deny("duplicate", "you already sent these exact words %d times in this conversation since a person last took part; say something new, or wait for a person", same)
-	}
-	if recent >= s.Budget {
-		return deny("budget", "you sent %d messages in this conversation in the last %s, the limit; wait before sending more here", recent, span(s.BudgetWindow))
-	}
-	if conv.Kind == KindThread {
-		return h.loopBrake(ctx, tx, conv, c, now)
+	s := &sending{ctx: ctx, tx: tx, conv: conv, c: c, body: body, now: now}
+	for _, b := range Brakes {
+		if b.check == nil {
+			continue
+		}
+		if err := b.check(b, h, s); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// loopBrake stops an agent whose own sessions answer each other in a thread
-// (§7 loop): over the window with no person, at least LoopTurns turns (voice
-// = agent + session), at least two voices with LoopVoiceTurns turns or more,
-// and two of those voices the sender's. Only this agent is stopped.
-func (h *Hub) loopBrake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, now time.Time) error {
-	s := h.settings
-	from := now.Add(-s.LoopWindow)
-	if conv.LastPersonAt.After(from) {
-		from = conv.LastPersonAt
+func checkPaused(b Brake, h *Hub, s *sending) error {
+	if s.conv.PausedAt.IsZero() {
+		return nil
 	}
-	voices, err := tx.Voices(ctx, conv.ID, from)
+	return b.deny("agents traded %d turns in this conversation with no person taking part, so it is paused until a person writes in it or presses Resume; stop here and tell your owner", h.settings.PauseTurns)
+}
+
+func checkDuplicate(b Brake, h *Hub, s *sending) error {
+	same, _, err := s.counts(h.settings)
+	if err != nil || same < h.settings.DuplicateLimit {
+		return err
+	}
+	return b.deny("you already sent these exact words %d times in this conversation since a person last took part; say something new, or wait for a person", same)
+}
+
+func checkBudget(b Brake, h *Hub, s *sending) error {
+	_, recent, err := s.counts(h.settings)
+	if err != nil || recent < h.settings.Budget {
+		return err
+	}
+	return b.deny("you sent %d messages in this conversation in the last %s, the limit; wait before sending more here", recent, span(h.settings.BudgetWindow))
+}
+
+// checkLoop stops an agent whose own sessions answer each other in a
+// thread (§7 loop): over the window with no person, at least LoopTurns
+// turns (voice = agent + session), at least two voices with LoopVoiceTurns
+// turns or more, and two of those voices the sender's. Only this agent is
+// stopped.
+func checkLoop(b Brake, h *Hub, s *sending) error {
+	if s.conv.Kind != KindThread {
+		return nil
+	}
+	set := h.settings
+	from := s.now.Add(-set.LoopWindow)
+	if s.conv.LastPersonAt.After(from) {
+		from = s.conv.LastPersonAt
+	}
+	voices, err := s.tx.Voices(s.ctx, s.conv.ID, from)
 	if err != nil {
 		return err
 	}
@@ -60,21 +181,21 @@ func (h *Hub) loopBrake(ctx context.Context, tx Tx, conv *Conversation, c *Calle
 			last = v
 		}
 	}
-	if turns < s.LoopTurns {
+	if turns < set.LoopTurns {
 		return nil
 	}
 	busy, own := 0, 0
 	for v, n := range perVoice {
-		if n < s.LoopVoiceTurns {
+		if n < set.LoopVoiceTurns {
 			continue
 		}
 		busy++
-		if len(v) > len(c.Agent.ID) && v[:len(c.Agent.ID)+1] == c.Agent.ID+"/" {
+		if strings.HasPrefix(v, s.c.Agent.ID+"/") {
 			own++
 		}
 	}
 	if busy >= 2 && own >= 2 {
-		return deny("loop", "your own sessions have been answering each other in this thread (%d turns in the last %s with no person); only your agent is stopped — stop here and tell your owner: it lifts when a person takes part, or as the turns age out of the %s", turns, span(s.LoopWindow), span(s.LoopWindow))
+		return b.deny("your own sessions have been answering each other in this thread (%d turns in the last %s with no person); only your agent is stopped — stop here and tell your owner: it lifts when a person takes part, or as the turns age out of the %s", turns, span(set.LoopWindow), span(set.LoopWindow))
 	}
 	return nil
 }

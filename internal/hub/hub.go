@@ -6,9 +6,7 @@ package hub
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"strings"
 	"sync"
@@ -45,65 +43,6 @@ type Waker interface {
 // recipients: a wait whose events are held back (Pos) asks again when
 // another transaction ends.
 const AnyRecipient = ""
-
-// Settings are the hub's tunable numbers; Defaults gives DESIGN.md's values.
-type Settings struct {
-	// WaitsPerAgent is how many wait_for_messages one agent may hold (§6),
-	// WaitsPerPerson how many waits a person's scripts and tabs may.
-	WaitsPerAgent  int
-	WaitsPerPerson int
-	// EventRetention is how long events (and so cursors) are kept (§6).
-	EventRetention time.Duration
-
-	// Brakes (§7).
-	PauseTurns     int           // agent turns with no person that pause a conversation
-	DuplicateLimit int           // sends of the same words since a person took part
-	Budget         int           // sends per agent per conversation per BudgetWindow
-	BudgetWindow   time.Duration //
-	LoopTurns      int           // turns in a thread within LoopWindow that make a loop
-	LoopVoiceTurns int           // turns a voice must take to count as a party to it
-	LoopWindow     time.Duration //
-
-	// StuckAfter is how long a processing attempt may run before it is
-	// stuck and comes back first (§5).
-	StuckAfter time.Duration
-
-	// TokenRate is how many requests a second one token may make, and
-	// TokenBurst how many at once (§15).
-	TokenRate  float64
-	TokenBurst int
-}
-
-// DefaultSettings returns the values DESIGN.md names.
-func DefaultSettings() Settings {
-	return Settings{
-		WaitsPerAgent: 5, WaitsPerPerson: 20, EventRetention: 30 * 24 * time.Hour,
-		PauseTurns: 50, DuplicateLimit: 2, Budget: 60, BudgetWindow: time.Hour,
-		LoopTurns: 30, LoopVoiceTurns: 3, LoopWindow: 2 * time.Hour,
-		StuckAfter: 30 * time.Minute,
-		TokenRate:  DefaultTokenRate, TokenBurst: DefaultTokenBurst,
-	}
-}
-
-// Validate refuses settings that would switch a rule off by accident.
-func (s Settings) Validate() error {
-	for _, v := range []struct {
-		name string
-		n    int
-	}{{"waits per agent", s.WaitsPerAgent}, {"waits per person", s.WaitsPerPerson}, {"pause turns", s.PauseTurns}, {"duplicate limit", s.DuplicateLimit},
-		{"budget", s.Budget}, {"loop turns", s.LoopTurns}, {"loop voice turns", s.LoopVoiceTurns}, {"token burst", s.TokenBurst}} {
-		if v.n < 1 {
-			return fmt.Errorf("setting %s must be 1 or more (got %d)", v.name, v.n)
-		}
-	}
-	if s.EventRetention <= 0 || s.BudgetWindow <= 0 || s.LoopWindow <= 0 || s.StuckAfter <= 0 {
-		return fmt.Errorf("event retention, budget window, loop window and stuck-after must be positive")
-	}
-	if !(s.TokenRate > 0) || math.IsInf(s.TokenRate, 0) {
-		return fmt.Errorf("setting token rate must be a positive number of requests a second (got %v)", s.TokenRate)
-	}
-	return nil
-}
 
 // Hub is the domain service. It is safe for concurrent use.
 type Hub struct {

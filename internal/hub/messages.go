@@ -221,7 +221,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 		return nil, err
 	}
 	if c.Agent.Mode == ModeListen {
-		return nil, deny("listen", "your owner set this agent to listen: it may read but not send")
+		return nil, BrakeListen.deny("your owner set this agent to listen: it may read but not send")
 	}
 	var err error
 	if in.Instance, err = h.seeInstance(ctx, c, in.Instance); err != nil {
@@ -250,7 +250,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				}
 			}
 			if v.Conversation.Status == StatusCloseRequested {
-				return tripped(deny("closing", "a close of this conversation is pending; you may read and acknowledge, but not send"), c, v.Conversation.ID, in.Instance, h.now())
+				return tripped(BrakeClosing.deny("a close of this conversation is pending; you may read and acknowledge, but not send"), c, v.Conversation.ID, in.Instance, h.now())
 			}
 			held := c.Agent.Mode == ModeReview
 			if v.Conversation.Kind == KindThread {
@@ -284,7 +284,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 					return nil, err
 				}
 				if target.NoReply {
-					return tripped(deny("notice", "message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq), c, v.Conversation.ID, in.Instance, h.now())
+					return tripped(BrakeNotice.deny("message %d was sent with no_reply: it is a notice, not a question, and takes no answer; acknowledge it instead", in.ReplyToSeq), c, v.Conversation.ID, in.Instance, h.now())
 				}
 			}
 			now := h.now()

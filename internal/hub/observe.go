@@ -50,10 +50,6 @@ const (
 // SendOutcomes lists every outcome Observer.Sent is told.
 var SendOutcomes = []string{SendSent, SendHeld, SendDenied, SendError}
 
-// Brakes lists the words of the brakes that refuse an agent's send (§7),
-// the first word of each such refusal's reason.
-var Brakes = []string{"paused", "notice", "duplicate", "budget", "loop", "listen", "closing"}
-
 // nobody is the Observer of a hub given none.
 type nobody struct{}
 
@@ -81,7 +77,7 @@ func (h *Hub) observeSend(res *SendResult, err error) {
 		return
 	}
 	h.observer.Sent(SendDenied)
-	if w := r.Word(); slices.Contains(Brakes, w) {
+	if w := r.Word(); slices.Contains(BrakeWords(), w) {
 		h.observer.BrakeTripped(w)
 	}
 }

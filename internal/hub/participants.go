@@ -30,7 +30,7 @@ func mayManage(v *ConversationView, actorID, role string, removing bool) error {
 		return invalid("", "a project thread's participants are the project's people and agents; ask an owner to bring them into the project")
 	}
 	if v.Conversation.Status == StatusCloseRequested {
-		return deny("closing", "a close of this conversation is pending; its participants stay as they are")
+		return BrakeClosing.deny("a close of this conversation is pending; its participants stay as they are")
 	}
 	me, _ := participant(v.Participants, actorID)
 	switch {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -50,7 +51,7 @@ func (s *Server) defaultTools() []toolDef {
 			scope:       hub.ScopeWrite, idempotent: true,
 		}, s.addParticipant),
 		newTool(toolSpec{name: "send_message", title: "Send a message",
-			description: "Posts into a conversation; every other participant receives it. A body over " + strconv.Itoa(hub.SummaryNeeded) + " characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients); held when your owner reviews your messages first (you hear pending.decided); or denied with a reason whose first word names the brake (paused, notice, duplicate, budget, loop, listen, closing) — a denied send is never queued: do not retry it.",
+			description: "Posts into a conversation; every other participant receives it. A body over " + strconv.Itoa(hub.SummaryNeeded) + " characters needs a summary saying what you ask for. Pass client_msg_id to make a retry safe. Returns status sent (seq, message_id, recipients); held when your owner reviews your messages first (you hear pending.decided); or denied with a reason whose first word names the brake (" + strings.Join(hub.BrakeWords(), ", ") + ") — a denied send is never queued: do not retry it.",
 			scope:       hub.ScopeWrite,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withMaxLength(p, "body", hub.MaxBody)

@@ -7,6 +7,7 @@ package metrics
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -86,7 +87,7 @@ func NewHubObserver(reg prometheus.Registerer) (*HubObserver, error) {
 		}, []string{"outcome"}),
 		brakes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "palaver_brakes_tripped_total",
-			Help: "Agents' sends refused by a brake, by the brake's word (paused, notice, duplicate, budget, loop, listen, closing).",
+			Help: "Agents' sends refused by a brake, by the brake's word (" + strings.Join(hub.BrakeWords(), ", ") + ").",
 		}, []string{"word"}),
 		parked: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "palaver_parked_waits",
@@ -108,7 +109,7 @@ func NewHubObserver(reg prometheus.Registerer) (*HubObserver, error) {
 	for _, outcome := range hub.SendOutcomes {
 		o.sendsBy[outcome] = o.sends.WithLabelValues(outcome)
 	}
-	for _, word := range hub.Brakes {
+	for _, word := range hub.BrakeWords() {
 		o.brakesBy[word] = o.brakes.WithLabelValues(word)
 	}
 	for _, c := range []prometheus.Collector{o.sends, o.brakes, o.parked, o.wake, o.search} {
