@@ -161,8 +161,9 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	// (admin commands, other replicas) whose wake-up did not reach us.
 	go h.RecheckEvery(ctx, time.Second)
 	// Webhook calls (§18): those queued here at once, the others' and the
-	// retries as they fall due. Stopping ends calls in flight; their
-	// claims lapse and they are made again (at least once).
+	// retries as they fall due, each endpoint with its own calls in flight
+	// and rate, none waiting for another's. Stopping ends calls in flight;
+	// their claims lapse and they are made again (at least once).
 	hooksDone := make(chan struct{})
 	go func() {
 		defer close(hooksDone)

@@ -71,8 +71,7 @@ type Hub struct {
 	requests     requestLimiter               // requests per token (§15)
 	webhooks     WebhookSender                // makes webhook calls (§18)
 	resolver     Resolver                     // looks up webhook hosts when they are saved
-	hookRate     requestLimiter               // calls per webhook endpoint (§18)
-	hookKick     chan struct{}                // a change queued webhook calls: deliver now
+	hooks        *webhookOutbox               // makes the webhook calls, each endpoint apart (§18)
 	hooked       hookedAgents                 // which agents have endpoints, as last read
 	rechecked    Pos                          // the newest position Recheck has looked at
 
@@ -148,7 +147,7 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
-	return &Hub{
+	h := &Hub{
 		store:        o.Store,
 		waker:        o.Waker,
 		clock:        o.Clock,
@@ -167,10 +166,11 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		privateHosts: lowerAll(o.PrivateHosts),
 		webhooks:     o.Webhooks,
 		resolver:     o.Resolver,
-		hookKick:     make(chan struct{}, 1),
 		observer:     o.Observer,
 		commits:      newCommits(),
-	}, nil
+	}
+	h.hooks = h.newWebhookOutbox()
+	return h, nil
 }
 
 // Meta keys the hub reads. The store creates MetaEpoch with the database.

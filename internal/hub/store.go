@@ -238,9 +238,9 @@ type Reader interface {
 	// WebhookAttempts lists an endpoint's latest attempts, newest first,
 	// at most limit.
 	WebhookAttempts(ctx context.Context, webhookID string, limit int) ([]WebhookAttempt, error)
-	// NextWebhookCall is when the outbox's earliest call falls due (the
-	// zero time when it is empty).
-	NextWebhookCall(ctx context.Context) (time.Time, error)
+	// DueWebhooks lists the enabled endpoints with calls due at now, the
+	// one whose call has waited longest first.
+	DueWebhooks(ctx context.Context, now time.Time) ([]string, error)
 }
 
 // Tx is a write transaction: every query of Reader plus the mutations.
@@ -386,13 +386,13 @@ type Tx interface {
 	SetWebhookDisabled(ctx context.Context, id string, at time.Time, reason string) error
 	// InsertWebhookCalls adds calls to the outbox.
 	InsertWebhookCalls(ctx context.Context, calls []*WebhookCall) error
-	// ClaimWebhookCalls takes up to limit calls due at now (oldest due
-	// first) of enabled endpoints, with their endpoint's URL and secret and
-	// their agent, and makes them due at until instead: no one else sends
-	// them meanwhile, and a call whose sender stopped is due again then.
-	// Rows another transaction holds are skipped, so two replicas never
-	// claim the same call.
-	ClaimWebhookCalls(ctx context.Context, now, until time.Time, limit int) ([]*WebhookCall, error)
+	// ClaimWebhookCalls takes up to limit calls of an enabled endpoint
+	// that are due at now (oldest due first), in the order they were made,
+	// with the endpoint's URL and secret and its agent, and makes them due
+	// at until instead: no one else sends them meanwhile, and a call whose
+	// sender stopped is due again then. Rows another transaction holds are
+	// skipped, so two replicas never claim the same call.
+	ClaimWebhookCalls(ctx context.Context, webhookID string, now, until time.Time, limit int) ([]*WebhookCall, error)
 	// DeleteWebhookCall deletes a delivered call.
 	DeleteWebhookCall(ctx context.Context, id string) error
 	// RescheduleWebhookCall stores a call's attempts and when it is due.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	mrand "math/rand/v2"
 	"net/netip"
 	"net/url"
 	"sync"
@@ -13,8 +12,10 @@ import (
 )
 
 // The webhook outbox (§18): calls queued with the events that make them,
-// claimed and sent by the delivery loop, retried on the backoff schedule.
+// made by the hub's outbox dispatcher (outbox.go) with each endpoint as
+// its own target, retried on the backoff schedule.
 
+// waiting reports whether a wait of the principal is parked in this
 // process.
 func (h *Hub) waiting(principalID string) bool {
 	h.mu.Lock()
@@ -93,130 +94,129 @@ func (h *Hub) queueWebhooks(ctx context.Context, tx Tx, events []*Event) (bool, 
 	return true, tx.InsertWebhookCalls(ctx, calls)
 }
 
-// kickWebhooks starts a delivery pass now rather than at the next tick.
-func (h *Hub) kickWebhooks() {
-	select {
-	case h.hookKick <- struct{}{}:
-	default:
+// kickWebhooks asks for a delivery step now rather than at the next tick.
+func (h *Hub) kickWebhooks() { h.hooks.wake() }
+
+// The outbox's view of a call: its endpoint is its target.
+func (c *WebhookCall) outboxTarget() string    { return c.WebhookID }
+func (c *WebhookCall) outboxQueued() time.Time { return c.CreatedAt }
+func (c *WebhookCall) outboxFailed() int       { return c.Attempts }
+
+// webhookLimits are what each endpoint is given (§18).
+var webhookLimits = outboxLimits{Concurrency: WebhookConcurrency, Rate: WebhookRate, Burst: WebhookBurst,
+	Lease: webhookLease, Batch: webhookBatch, Retry: WebhookRetry}
+
+// webhookOutbox dispatches the hub's webhook calls (outbox.go), each
+// endpoint a target with its own calls in flight and rate.
+type webhookOutbox = outbox[*WebhookCall, WebhookAttempt]
+
+// newWebhookOutbox is the hub's webhookOutbox.
+func (h *Hub) newWebhookOutbox() *webhookOutbox {
+	o := newOutbox[*WebhookCall, WebhookAttempt]("webhooks", webhookLimits, h.now, h.log)
+	o.due = func(ctx context.Context, now time.Time) ([]string, error) {
+		ids, err := h.store.DueWebhooks(ctx, now)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		return ids, nil
 	}
+	o.claim = func(ctx context.Context, now, until time.Time, want map[string]int) ([]*WebhookCall, error) {
+		var calls []*WebhookCall // what the last run of the transaction claimed
+		err := h.store.Update(ctx, func(tx Tx) error {
+			calls = nil
+			for id, n := range want {
+				cs, err := tx.ClaimWebhookCalls(ctx, id, now, until, n)
+				if err != nil {
+					return err
+				}
+				calls = append(calls, cs...)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, AsError(err)
+		}
+		return calls, nil
+	}
+	o.send = h.sendWebhook
+	o.record = h.recordWebhook
+	return o
 }
 
 // WebhookPass is what one DeliverWebhooks did: how many calls it claimed,
-// and how many of them ended with each outcome (the rest wait for their
-// endpoint's rate, or for a server that is stopping, and are sent later).
+// and how many of them ended with each outcome (calls stopped by ctx count
+// as none: they are made again).
 type WebhookPass struct {
 	Claimed  int
 	Outcomes map[string]int
 }
 
-// DeliverWebhooks makes the webhook calls that are due (§18): it claims up
-// to a batch of them, so no other replica sends them meanwhile, and calls
-// each endpoint's in turn, the endpoints at once. A call answered 2xx
-// leaves the outbox; any other is retried on WebhookRetry's schedule with
-// the same webhook-id, and one that has failed for WebhookRetry.For
-// disables its endpoint, dropping its calls, and tells the owner
-// (webhook.disabled). Calls beyond an endpoint's WebhookRate wait their
-// turn, uncounted. A hub with no WebhookSender sends nothing.
+// DeliverWebhooks is one delivery step (§18), for tests and tools: it
+// claims the calls that are due — for each endpoint as many as it has
+// room (WebhookConcurrency in flight) and rate (WebhookRate) for now —
+// makes them, and returns once they ended. A call answered 2xx leaves the
+// outbox; any other is retried on WebhookRetry's schedule with the same
+// webhook-id, and one that has failed for WebhookRetry.For disables its
+// endpoint, dropping its calls, and tells the owner (webhook.disabled).
+// Calls beyond an endpoint's room and rate stay in the outbox for a later
+// step. A hub with no WebhookSender sends nothing. palaver serve runs
+// RunWebhooks instead, which waits for no call before starting another.
 func (h *Hub) DeliverWebhooks(ctx context.Context) (WebhookPass, error) {
-	pass := WebhookPass{Outcomes: map[string]int{}}
 	if h.webhooks == nil {
-		return pass, nil
+		return WebhookPass{Outcomes: map[string]int{}}, nil
 	}
-	now := h.now()
-	next, err := h.store.NextWebhookCall(ctx)
-	if err != nil {
-		return pass, AsError(err)
-	}
-	if next.IsZero() || next.After(now) {
-		return pass, nil
-	}
-	var calls []*WebhookCall
-	err = h.store.Update(ctx, func(tx Tx) error {
-		var err error
-		calls, err = tx.ClaimWebhookCalls(ctx, now, now.Add(webhookLease), webhookBatch)
-		return err
-	})
-	if err != nil {
-		return pass, AsError(err)
-	}
-	pass.Claimed = len(calls)
-	byHook := map[string][]*WebhookCall{}
-	var order []string
-	for _, c := range calls {
-		if byHook[c.WebhookID] == nil {
-			order = append(order, c.WebhookID)
-		}
-		byHook[c.WebhookID] = append(byHook[c.WebhookID], c)
-	}
-	var mu sync.Mutex
-	var errs []error
-	var wg sync.WaitGroup
-	for _, id := range order {
-		wg.Go(func() {
-			for _, c := range byHook[id] {
-				outcome, err := h.callWebhook(ctx, c)
-				mu.Lock()
-				if outcome != "" {
-					pass.Outcomes[outcome]++
-				}
-				if err != nil {
-					errs = append(errs, err)
-				}
-				mu.Unlock()
-				if outcome == WebhookGaveUp {
-					return // the endpoint is off, its other calls dropped
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return pass, errors.Join(errs...)
+	pass, err := h.hooks.dispatch(ctx, nil)
+	outcomes, werr := pass.wait()
+	return WebhookPass{Claimed: pass.Claimed, Outcomes: outcomes}, errors.Join(err, werr)
 }
 
-// callWebhook makes one claimed call and records how it went; it returns
-// the outcome, or "" when the call was not made (over its endpoint's rate,
-// or the server is stopping: the claim lapses and it is made again).
-func (h *Hub) callWebhook(ctx context.Context, c *WebhookCall) (string, error) {
-	now := h.now()
-	if wait := h.hookRate.take(now, c.WebhookID, 1, WebhookRate, WebhookBurst); wait > 0 {
-		c.DueAt = now.Add(wait)
-		if err := h.store.Update(ctx, func(tx Tx) error { return tx.RescheduleWebhookCall(ctx, c) }); err != nil {
-			return "", AsError(err)
-		}
-		return "", nil
-	}
+// sendWebhook makes one claimed call at at, within WebhookTimeout, and
+// says how it went; it connects only to addresses AllowFetch lets through
+// for the endpoint's host.
+func (h *Hub) sendWebhook(ctx context.Context, c *WebhookCall, at time.Time) WebhookAttempt {
 	host := ""
 	if u, err := url.Parse(c.URL); err == nil {
 		host = u.Hostname()
 	}
 	sctx, cancel := context.WithTimeout(ctx, WebhookTimeout)
-	res := h.webhooks.Send(sctx, c, now, func(ip netip.Addr) bool { return h.AllowFetch(host, ip) })
+	res := h.webhooks.Send(sctx, c, at, func(ip netip.Addr) bool { return h.AllowFetch(host, ip) })
 	cancel()
-	if ctx.Err() != nil {
-		return "", nil
-	}
-	a := &WebhookAttempt{ID: NewID(IDWebhookAttempt, now), WebhookID: c.WebhookID, CallID: c.ID, Type: c.Type, At: now,
+	a := WebhookAttempt{ID: NewID(IDWebhookAttempt, at), WebhookID: c.WebhookID, CallID: c.ID, Type: c.Type, At: at,
 		Status: res.Status, Duration: res.Duration}
 	if res.Err != nil {
 		a.Status, a.Error = 0, Preview(cleanText(res.Err.Error()), webhookError)
 	}
-	var outcome string
+	return a
+}
+
+// recordWebhook logs a call's attempt and does what its outcome says, in
+// one transaction: delivered, the call leaves the outbox; failed, it is
+// due again at retry; given up, its endpoint is disabled (its calls
+// dropped) and the owner hears webhook.disabled — once, though several of
+// the endpoint's calls in flight may give up side by side.
+func (h *Hub) recordWebhook(ctx context.Context, c *WebhookCall, a WebhookAttempt, outcome string, retry time.Time) error {
+	now := h.now()
+	disabled := false
 	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
-		if err := tx.InsertWebhookAttempt(ctx, a, WebhookLog); err != nil {
+		disabled = false
+		if err := tx.InsertWebhookAttempt(ctx, &a, WebhookLog); err != nil {
 			return nil, err
 		}
-		if a.OK() {
-			outcome = WebhookDelivered
+		switch outcome {
+		case WebhookDelivered:
 			return nil, tx.DeleteWebhookCall(ctx, c.ID)
-		}
-		next, retry := WebhookRetry.next(c.CreatedAt, now, c.Attempts+1, mrand.Float64())
-		if retry {
-			outcome = WebhookFailed
+		case WebhookFailed:
 			r := *c
-			r.Attempts, r.DueAt = c.Attempts+1, next
+			r.Attempts, r.DueAt = c.Attempts+1, retry
 			return nil, tx.RescheduleWebhookCall(ctx, &r)
 		}
-		outcome = WebhookGaveUp
+		w, err := tx.Webhook(ctx, c.WebhookID)
+		if errors.Is(err, ErrNoRows) || (err == nil && !w.Enabled()) {
+			return nil, nil // removed, or turned off by another of its calls
+		}
+		if err != nil {
+			return nil, err
+		}
 		reason := fmt.Sprintf("its calls failed for %d hours; the last: %s", int(WebhookRetry.For.Hours()), a.Problem())
 		if err := tx.SetWebhookDisabled(ctx, c.WebhookID, now, reason); err != nil {
 			return nil, err
@@ -225,15 +225,16 @@ func (h *Hub) callWebhook(ctx context.Context, c *WebhookCall) (string, error) {
 		if err != nil {
 			return nil, err
 		}
+		disabled = true
 		return []*Event{{RecipientID: c.OwnerID, Type: EventWebhookDisabled, Data: data, CreatedAt: now}}, nil
 	})
 	if err != nil {
-		return "", err
+		return err
 	}
-	if outcome == WebhookGaveUp {
+	if disabled {
 		h.log.Warn("webhook disabled", "agent", c.AgentHandle, "webhook", c.WebhookID, "url", c.URL, "last", a.Problem())
 	}
-	return outcome, nil
+	return nil
 }
 
 // Problem says what went wrong with an attempt: its error, or the status
@@ -249,33 +250,23 @@ func (a WebhookAttempt) Problem() string {
 }
 
 // RunWebhooks delivers webhook calls until ctx ends (palaver serve runs
-// it): at once when a change here queued some, and every period otherwise
-// (calls queued by other replicas and retries falling due), again at once
-// while passes claim full batches. count, when not nil, hears each pass's
-// outcomes.
+// it), then waits for the calls in flight, which ctx stops (their claims
+// lapse and they are made again). Each endpoint has WebhookConcurrency
+// calls in flight at most and starts WebhookRate a second, and no endpoint
+// waits for another's calls. Steps come at once when a change here queued
+// calls or an endpoint may have more due, and every period otherwise
+// (calls queued by other replicas, retries falling due). count, when not
+// nil, hears each call's outcome, from the calls' own goroutines.
 func (h *Hub) RunWebhooks(ctx context.Context, period time.Duration, count func(outcome string, n int)) {
-	t := time.NewTicker(period)
-	defer t.Stop()
-	for {
-		pass, err := h.DeliverWebhooks(ctx)
-		if err != nil && ctx.Err() == nil {
-			h.log.Warn("delivering webhooks", "err", err)
-		}
-		if count != nil {
-			for o, n := range pass.Outcomes {
-				count(o, n)
-			}
-		}
-		if pass.Claimed == webhookBatch && err == nil {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-h.hookKick:
-		}
+	if h.webhooks == nil {
+		<-ctx.Done()
+		return
 	}
+	var told func(string)
+	if count != nil {
+		told = func(outcome string) { count(outcome, 1) }
+	}
+	h.hooks.run(ctx, period, told)
 }
 
 // hookedAgents is which agents have an enabled endpoint, as this process

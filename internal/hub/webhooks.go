@@ -90,14 +90,15 @@ type WebhookData struct {
 
 // The webhooks' numbers (§18), declared once: the faces and docs read them.
 const (
-	MaxWebhooks    = 5                // endpoints per agent
-	WebhookRate    = 5                // calls a second to one endpoint, from each server process
-	WebhookBurst   = 10               // calls to one endpoint at once, above WebhookRate
-	WebhookLog     = 20               // attempts kept in each endpoint's delivery log
-	WebhookTimeout = 10 * time.Second // one call, from connecting to the answer's last byte
+	MaxWebhooks        = 5                // endpoints per agent
+	WebhookRate        = 5                // calls started a second to one endpoint, by each server process
+	WebhookBurst       = 10               // calls started at once to an endpoint that was quiet, within WebhookRate
+	WebhookConcurrency = 10               // calls to one endpoint in flight at once, in each server process
+	WebhookLog         = 20               // attempts kept in each endpoint's delivery log
+	WebhookTimeout     = 10 * time.Second // one call, from connecting to the answer's last byte
 
 	webhookLease = 2 * time.Minute // a claim: well over WebhookTimeout
-	webhookBatch = 100             // calls claimed at once
+	webhookBatch = 100             // calls claimed in one step, across endpoints
 	webhookError = 300             // code points of an attempt's error kept in the log
 )
 
@@ -141,9 +142,9 @@ func (b Backoff) next(created, now time.Time, attempt int, r float64) (time.Time
 // What became of a call's attempt: the values of
 // palaver_webhook_deliveries_total{outcome}.
 const (
-	WebhookDelivered = "delivered" // a 2xx answer: the call leaves the outbox
-	WebhookFailed    = "failed"    // no 2xx answer: it is retried later
-	WebhookGaveUp    = "gave_up"   // failed for WebhookRetry.For: its endpoint is disabled
+	WebhookDelivered = outcomeDelivered // a 2xx answer: the call leaves the outbox
+	WebhookFailed    = outcomeFailed    // no 2xx answer: it is retried later
+	WebhookGaveUp    = outcomeGaveUp    // failed for WebhookRetry.For: its endpoint is disabled
 )
 
 // WebhookOutcomes lists every outcome.
@@ -342,5 +343,3 @@ func (h *Hub) EnableWebhook(ctx context.Context, u *User, slug, id string) (*Web
 	w.DisabledAt, w.DisabledReason = time.Time{}, ""
 	return w, nil
 }
-
-// waiting reports whether a wait of the principal is parked in this

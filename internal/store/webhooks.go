@@ -58,10 +58,13 @@ func (d queries) WebhookAttempts(ctx context.Context, webhookID string, limit in
 		FROM webhook_attempts WHERE webhook_id = ? ORDER BY at DESC, id DESC LIMIT ?`, webhookID, limit)
 }
 
-func (d queries) NextWebhookCall(ctx context.Context) (time.Time, error) {
-	var due sql.NullInt64
-	err := d.q.QueryRowContext(ctx, `SELECT MIN(due_at) FROM webhook_calls`).Scan(&due)
-	return fromMS(due), dbErr("next webhook call", err)
+func (d queries) DueWebhooks(ctx context.Context, now time.Time) ([]string, error) {
+	return queryAll(ctx, d.q, "due webhooks", func(row scanner) (string, error) {
+		var id string
+		var due int64
+		return id, row.Scan(&id, &due)
+	}, `SELECT c.webhook_id, MIN(c.due_at) AS due FROM webhook_calls c JOIN webhooks w ON w.id = c.webhook_id
+		WHERE c.due_at <= ? AND w.disabled_at IS NULL GROUP BY c.webhook_id ORDER BY due, c.webhook_id`, ms(now))
 }
 
 func (d queries) InsertWebhook(ctx context.Context, w *hub.Webhook, secret string) error {
@@ -99,7 +102,7 @@ func (d queries) InsertWebhookCalls(ctx context.Context, calls []*hub.WebhookCal
 	return nil
 }
 
-func (d queries) ClaimWebhookCalls(ctx context.Context, now, until time.Time, limit int) ([]*hub.WebhookCall, error) {
+func (d queries) ClaimWebhookCalls(ctx context.Context, webhookID string, now, until time.Time, limit int) ([]*hub.WebhookCall, error) {
 	calls, err := queryAll(ctx, d.q, "claim webhook calls", func(row scanner) (*hub.WebhookCall, error) {
 		var c hub.WebhookCall
 		var payload string
@@ -108,28 +111,23 @@ func (d queries) ClaimWebhookCalls(ctx context.Context, now, until time.Time, li
 		c.Payload, c.CreatedAt, c.DueAt = []byte(payload), fromMS(created), until
 		return &c, err
 	}, `UPDATE webhook_calls SET due_at = ? WHERE id IN (SELECT c.id FROM webhook_calls c JOIN webhooks w ON w.id = c.webhook_id
-		WHERE c.due_at <= ? AND w.disabled_at IS NULL ORDER BY c.due_at, c.id LIMIT ?`+d.dialect.skipLocked+`)
-		RETURNING id, webhook_id, event_id, type, payload, created_at, attempts`, ms(until), ms(now), limit)
-	if err != nil {
+		WHERE c.webhook_id = ? AND c.due_at <= ? AND w.disabled_at IS NULL ORDER BY c.due_at, c.id LIMIT ?`+d.dialect.skipLocked+`)
+		RETURNING id, webhook_id, event_id, type, payload, created_at, attempts`, ms(until), webhookID, ms(now), limit)
+	if err != nil || len(calls) == 0 {
 		return nil, err
 	}
-	// Each endpoint's calls in the order they were made.
+	// In the order they were made.
 	slices.SortFunc(calls, func(a, b *hub.WebhookCall) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
-	type endpoint struct{ url, secret, agentID, agent, ownerID string }
-	endpoints := map[string]endpoint{}
+	var url, secret, agentID, agent, ownerID string
+	err = d.q.QueryRowContext(ctx, `SELECT w.url, w.secret, w.agent_id, u.handle || '/' || a.slug, a.owner_id`+webhookFrom+` WHERE w.id = ?`,
+		webhookID).Scan(&url, &secret, &agentID, &agent, &ownerID)
+	if err != nil {
+		return nil, dbErr("claim webhook calls", err)
+	}
 	for _, c := range calls {
-		e, ok := endpoints[c.WebhookID]
-		if !ok {
-			err := d.q.QueryRowContext(ctx, `SELECT w.url, w.secret, w.agent_id, u.handle || '/' || a.slug, a.owner_id`+webhookFrom+` WHERE w.id = ?`,
-				c.WebhookID).Scan(&e.url, &e.secret, &e.agentID, &e.agent, &e.ownerID)
-			if err != nil {
-				return nil, dbErr("claim webhook calls", err)
-			}
-			endpoints[c.WebhookID] = e
-		}
-		c.URL, c.Secret, c.AgentID, c.AgentHandle, c.OwnerID = e.url, e.secret, e.agentID, e.agent, e.ownerID
+		c.URL, c.Secret, c.AgentID, c.AgentHandle, c.OwnerID = url, secret, agentID, agent, ownerID
 	}
 	return calls, nil
 }

@@ -55,21 +55,22 @@ func ids(cs []*hub.WebhookCall) []string {
 	return out
 }
 
-// TestWebhookOutbox: calls are claimed when due, with where they go and
-// how they are signed; a claim holds them for its lease and they come
-// back when it lapses; a delivered one leaves, a failed one waits for its
-// next time; disabling an endpoint drops its calls and removing it drops
-// everything of it; the log keeps the latest attempts.
+// TestWebhookOutbox: the endpoints with calls due are listed, the one
+// waiting longest first; an endpoint's calls are claimed when due, with
+// where they go and how they are signed; a claim holds them for its lease
+// and they come back when it lapses; a delivered one leaves, a failed one
+// waits for its next time; disabling an endpoint drops its calls and
+// removing it drops everything of it; the log keeps the latest attempts.
 func TestWebhookOutbox(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
 		a := webhookAgent(t, db, "wh_one", "wh_two")
 		t0 := time.UnixMilli(1_000_000).UTC()
-		claim := func(now, until time.Time, limit int) []*hub.WebhookCall {
+		claim := func(webhookID string, now, until time.Time, limit int) []*hub.WebhookCall {
 			t.Helper()
 			var got []*hub.WebhookCall
 			if err := db.Update(ctx, func(tx hub.Tx) error {
 				var err error
-				got, err = tx.ClaimWebhookCalls(ctx, now, until, limit)
+				got, err = tx.ClaimWebhookCalls(ctx, webhookID, now, until, limit)
 				return err
 			}); err != nil {
 				t.Fatal(err)
@@ -96,12 +97,29 @@ func TestWebhookOutbox(t *testing.T) {
 		if diff := cmp.Diff(want, ws); diff != "" {
 			t.Errorf("the agent's webhooks (-want +got):\n%s", diff)
 		}
-		if next, err := db.NextWebhookCall(ctx); err != nil || !next.Equal(t0) {
-			t.Errorf("next call due %v, %v; want %v", next, err, t0)
+		due := func(now time.Time) []string {
+			t.Helper()
+			ids, err := db.DueWebhooks(ctx, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ids
+		}
+		if got := due(t0.Add(-time.Millisecond)); len(got) != 0 {
+			t.Errorf("due before any call is: %v", got)
+		}
+		if got := due(t0); !slices.Equal(got, []string{"wh_one"}) {
+			t.Errorf("due at t0: %v; want wh_one", got)
+		}
+		if got := due(t0.Add(10 * time.Second)); !slices.Equal(got, []string{"wh_one", "wh_two"}) {
+			t.Errorf("due at t0+10s: %v; want wh_one (waiting since t0) before wh_two", got)
 		}
 
 		lease := t0.Add(2 * time.Minute)
-		got := claim(t0, lease, 10)
+		if got := claim("wh_two", t0, lease, 10); len(got) != 0 {
+			t.Errorf("claimed %v of wh_two at t0, before its call is due", ids(got))
+		}
+		got := claim("wh_one", t0, lease, 10)
 		if diff := cmp.Diff([]string{"whc_wh_one_00", "whc_wh_one_01"}, ids(got)); diff != "" {
 			t.Fatalf("claimed at t0 (-want +got):\n%s", diff)
 		}
@@ -110,10 +128,16 @@ func TestWebhookOutbox(t *testing.T) {
 			c.OwnerID != "usr_alice" || string(c.Payload) != `{"n":0}` || !c.CreatedAt.Equal(t0) || !c.DueAt.Equal(lease) {
 			t.Errorf("a claimed call: %+v", c)
 		}
-		if got := claim(t0.Add(10*time.Second), lease, 10); !slices.Equal(ids(got), []string{"whc_wh_two_00"}) {
-			t.Errorf("at t0+10s, claimed %v; want only the call due then (the others are held)", ids(got))
+		if got := due(t0.Add(10 * time.Second)); !slices.Equal(got, []string{"wh_two"}) {
+			t.Errorf("due at t0+10s with wh_one's calls claimed: %v; want wh_two", got)
 		}
-		if got := claim(lease, lease.Add(2*time.Minute), 1); !slices.Equal(ids(got), []string{"whc_wh_one_00"}) {
+		if got := claim("wh_one", t0.Add(10*time.Second), lease, 10); len(got) != 0 {
+			t.Errorf("at t0+10s, claimed %v of wh_one; its calls are held", ids(got))
+		}
+		if got := claim("wh_two", t0.Add(10*time.Second), lease, 10); !slices.Equal(ids(got), []string{"whc_wh_two_00"}) {
+			t.Errorf("at t0+10s, claimed %v of wh_two; want its call, due then", ids(got))
+		}
+		if got := claim("wh_one", lease, lease.Add(2*time.Minute), 1); !slices.Equal(ids(got), []string{"whc_wh_one_00"}) {
 			t.Errorf("once the lease lapsed, claimed %v with limit 1; want the oldest again", ids(got))
 		}
 
@@ -126,8 +150,8 @@ func TestWebhookOutbox(t *testing.T) {
 			}
 			return tx.RescheduleWebhookCall(ctx, &retry)
 		})
-		if got := claim(t0.Add(time.Hour), t0.Add(time.Hour+time.Minute), 10); len(got) != 2 || got[0].ID != "whc_wh_one_00" || got[0].Attempts != 1 {
-			t.Errorf("at t0+1h claimed %v; want the retried call (1 attempt) and wh_two's", ids(got))
+		if got := claim("wh_one", t0.Add(time.Hour), t0.Add(time.Hour+time.Minute), 10); len(got) != 1 || got[0].ID != "whc_wh_one_00" || got[0].Attempts != 1 {
+			t.Errorf("at t0+1h claimed %v; want the retried call (1 attempt)", ids(got))
 		}
 
 		// Disabled: its calls are dropped, and it says why.
@@ -138,7 +162,10 @@ func TestWebhookOutbox(t *testing.T) {
 			t.Errorf("the disabled webhook: %+v, %v", w, err)
 		}
 		update(func(tx hub.Tx) error { return tx.InsertWebhookCalls(ctx, calls(1, "wh_two", off)) })
-		if got := claim(off.Add(time.Hour), off.Add(2*time.Hour), 10); !slices.Equal(ids(got), []string{"whc_wh_one_00"}) {
+		if got := due(off.Add(time.Hour)); !slices.Equal(got, []string{"wh_one"}) {
+			t.Errorf("due with wh_two disabled: %v; want only wh_one", got)
+		}
+		if got := claim("wh_two", off.Add(time.Hour), off.Add(2*time.Hour), 10); len(got) != 0 {
 			t.Errorf("claimed %v; a disabled endpoint's calls are never claimed", ids(got))
 		}
 		update(func(tx hub.Tx) error { return tx.SetWebhookDisabled(ctx, "wh_two", time.Time{}, "") })
@@ -177,7 +204,10 @@ func TestWebhookOutbox(t *testing.T) {
 		if log, _ := db.WebhookAttempts(ctx, "wh_one", 100); len(log) != 0 {
 			t.Errorf("a removed webhook's log: %v", log)
 		}
-		if got := claim(off.Add(10*time.Hour), off.Add(11*time.Hour), 10); !slices.Equal(ids(got), []string{"whc_wh_two_00"}) {
+		if got := due(off.Add(10 * time.Hour)); !slices.Equal(got, []string{"wh_two"}) {
+			t.Errorf("after removing wh_one, due: %v", got)
+		}
+		if got := claim("wh_two", off.Add(10*time.Hour), off.Add(11*time.Hour), 10); !slices.Equal(ids(got), []string{"whc_wh_two_00"}) {
 			t.Errorf("after removing wh_one, claimed %v", ids(got))
 		}
 	})
@@ -201,7 +231,7 @@ func TestWebhookClaimsDoNotOverlap(t *testing.T) {
 				var got []*hub.WebhookCall
 				err := db.Update(ctx, func(tx hub.Tx) error {
 					var err error
-					got, err = tx.ClaimWebhookCalls(ctx, t0, t0.Add(time.Minute), 5)
+					got, err = tx.ClaimWebhookCalls(ctx, "wh_one", t0, t0.Add(time.Minute), 5)
 					return err
 				})
 				if err != nil {
@@ -217,7 +247,7 @@ func TestWebhookClaimsDoNotOverlap(t *testing.T) {
 		wg.Wait()
 		// Whatever a claim passed over is still there for the next.
 		if err := db.Update(ctx, func(tx hub.Tx) error {
-			rest, err := tx.ClaimWebhookCalls(ctx, t0, t0.Add(time.Minute), 100)
+			rest, err := tx.ClaimWebhookCalls(ctx, "wh_one", t0, t0.Add(time.Minute), 100)
 			for _, c := range rest {
 				seen[c.ID]++
 			}

@@ -71,7 +71,8 @@ func New(o Options) (*Sender, error) {
 }
 
 // Count adds n attempts with outcome to palaver_webhook_deliveries_total
-// (the hub's RunWebhooks reports each pass's through it).
+// (the hub's RunWebhooks reports each call's outcome through it, from
+// several goroutines at once).
 func (s *Sender) Count(outcome string, n int) {
 	s.deliveries.WithLabelValues(outcome).Add(float64(n))
 }
