@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -55,15 +53,7 @@ func TestConformance(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(palaver(t, "token", "mint", "--user", "conformance", "--agent", "suite", "--database", db)), "\n")
 	token := lines[len(lines)-1]
 
-	proxy := httptest.NewServer(&httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(target)
-			r.Out.Host = r.In.Host // the suite's own Host, for its DNS-rebinding checks
-			r.Out.Header.Set("Authorization", "Bearer "+token)
-		},
-		FlushInterval: -1,
-	})
-	t.Cleanup(proxy.Close)
+	proxy := tokenProxy(t, target, token, nil)
 
 	for _, era := range conformanceEras {
 		t.Run(era, func(t *testing.T) {
