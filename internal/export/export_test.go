@@ -276,9 +276,10 @@ func handleOf(t *testing.T, s hub.Store, id string) string {
 	return must(s.AgentByID(ctx, id)).Handle()
 }
 
-// wantConversation is a conversation as export.json must hold it, read
-// from the store.
-func wantConversation(t *testing.T, s hub.Store, id string) conversation {
+// wantConversation is a conversation as export.json must hold it for
+// viewer, read from the store: with the agent's own words of a message its
+// owner edited only when viewer is that owner.
+func wantConversation(t *testing.T, s hub.Store, id string, viewer *hub.User) conversation {
 	t.Helper()
 	c := must(s.Conversation(ctx, id))
 	want := conversation{ConversationID: c.ID, Kind: c.Kind, Room: c.ByMention, Title: c.Title, Goal: c.Goal, Status: c.State(),
@@ -291,7 +292,16 @@ func wantConversation(t *testing.T, s hub.Store, id string) conversation {
 		}
 		want.Participants = append(want.Participants, pp)
 	}
-	for _, m := range must(s.Messages(ctx, id, 0, 1000)) {
+	msgs := must(s.Messages(ctx, id, 0, 1000))
+	var ids []string
+	for _, m := range msgs {
+		ids = append(ids, m.ID)
+	}
+	originals := must(s.OriginalBodies(ctx, ids))
+	for _, m := range msgs {
+		if m.OwnerID == viewer.ID {
+			m.OriginalBody = originals[m.ID]
+		}
 		wm := message{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Body: m.Body, Summary: m.Summary, Format: m.Format,
 			Kind: m.Kind, Metadata: m.Metadata, Mentions: append([]string{}, m.Mentions...), ReplyToSeq: m.ReplyToSeq, NoReply: m.NoReply,
 			ToInstance: m.ToInstance, ClientMsgID: m.ClientMsgID, CreatedAt: at(m.CreatedAt), OriginalBody: m.OriginalBody, DecidedAt: at(m.DecidedAt)}
@@ -425,7 +435,7 @@ func TestProjectRoundTrip(t *testing.T) {
 	slices.Reverse(ids) // the store lists the most recently active first; each thread here was active after the one before
 	var want []conversation
 	for _, id := range ids {
-		want = append(want, wantConversation(t, s, id))
+		want = append(want, wantConversation(t, s, id, w.alice))
 	}
 	if d := cmp.Diff(want, doc.Conversations); d != "" {
 		t.Errorf("threads (-store +export):\n%s", d)
@@ -504,7 +514,7 @@ func TestConversationRoundTrip(t *testing.T) {
 	if doc.Project != nil {
 		t.Errorf("a conversation's export has a project: %+v", doc.Project)
 	}
-	if d := cmp.Diff([]conversation{wantConversation(t, w.store, conv)}, doc.Conversations); d != "" {
+	if d := cmp.Diff([]conversation{wantConversation(t, w.store, conv, w.alice)}, doc.Conversations); d != "" {
 		t.Errorf("the conversation (-store +export):\n%s", d)
 	}
 	if got := doc.Conversations[0].Messages[1].Provenance; got.Authority != "human_interject" || got.AI || got.OnBehalfOf.Handle != "alice" {
@@ -522,6 +532,52 @@ func TestConversationRoundTrip(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("export.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestEditedWordsOnlyForTheEditor: the agent's own words of a message its
+// owner edited are in that owner's export, in export.md and export.json,
+// and in no one else's: bob, a member of the project, gets the words that
+// went out, owner_edited, and nothing of the draft (§7, §18).
+func TestEditedWordsOnlyForTheEditor(t *testing.T) {
+	w := newWorld(t)
+	projectID, _ := w.launch(t)
+	must(w.hub.RequestContact(ctx, w.alice, "bob", ""))
+	must(w.hub.RequestContact(ctx, w.bob, "alice", ""))
+	must(w.hub.AddMember(ctx, w.alice, projectID, "bob"))
+	for _, c := range []struct {
+		who  *hub.User
+		sees bool
+	}{{w.alice, true}, {w.bob, false}} {
+		e, err := w.hub.ExportProject(ctx, c.who, projectID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, files := archive(t, e)
+		doc := readDocument(t, files["export.json"])
+		edited := doc.Conversations[0].Messages[3]
+		if edited.Body != "LGTM, ship it on Friday" || edited.Provenance.Authority != hub.AuthorityEdited {
+			t.Errorf("%s: the edited message %+v; want the approved words, owner_edited", c.who.Handle, edited)
+		}
+		original := ""
+		if c.sees {
+			original = "LGTM, ship it now"
+		}
+		if edited.OriginalBody != original {
+			t.Errorf("%s: original_body %q; want %q", c.who.Handle, edited.OriginalBody, original)
+		}
+		if !c.sees && strings.Contains(string(files["export.json"]), "original_body") {
+			t.Errorf("%s: export.json names original_body", c.who.Handle)
+		}
+		md := string(files["export.md"])
+		if !strings.Contains(md, "> LGTM, ship it on Friday\n") || !strings.Contains(md, "`owner_edited`") {
+			t.Errorf("%s: export.md lacks the approved words or the authority:\n%s", c.who.Handle, md)
+		}
+		for _, draft := range []string{"ship it now", "The agent's own words"} {
+			if strings.Contains(md, draft) != c.sees {
+				t.Errorf("%s: export.md has %q: %v; want %v", c.who.Handle, draft, !c.sees, c.sees)
+			}
 		}
 	}
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // Export (§18): a conversation or a whole project as its person may keep
-// it — every message with its seq, ids, sender, provenance and the original
-// words of edited ones, how far everyone read, who takes part, and a
+// it — every message with its seq, ids, sender, provenance and, of the
+// ones the person edited, the agent's own words (withOriginals), how far
+// everyone read, who takes part, and a
 // project's people, items with their history and images. Only what the
 // person can see goes in: a conversation by the rule of reading one as a
 // person (personAccess), a project by membership, with its threads. The
@@ -74,7 +75,7 @@ func (h *Hub) ExportConversation(ctx context.Context, u *User, conversationID st
 		return nil, asOutcome(err)
 	}
 	e := h.newExport(u)
-	c, err := exportConversation(ctx, h.store, v)
+	c, err := exportConversation(ctx, h.store, u, v)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func (h *Hub) ExportProject(ctx context.Context, u *User, projectID string) (*Ex
 		if err != nil {
 			return nil, AsError(err)
 		}
-		c, err := exportConversation(ctx, h.store, &ConversationView{Conversation: t, Participants: ps})
+		c, err := exportConversation(ctx, h.store, u, &ConversationView{Conversation: t, Participants: ps})
 		if err != nil {
 			return nil, err
 		}
@@ -147,13 +148,17 @@ func (e *Export) ImageData(ctx context.Context, img *Image) ([]byte, error) {
 	return data, nil
 }
 
-// exportConversation reads a conversation's whole history and places.
-func exportConversation(ctx context.Context, r Reader, v *ConversationView) (*ConversationExport, error) {
+// exportConversation reads a conversation's whole history and places, as u
+// sees them: with the agent's own words only of the messages u edited.
+func exportConversation(ctx context.Context, r Reader, u *User, v *ConversationView) (*ConversationExport, error) {
 	c := &ConversationExport{Conversation: v.Conversation, Participants: v.Listed()}
 	for after := int64(0); ; {
 		page, err := r.Messages(ctx, v.Conversation.ID, after, exportPage)
 		if err != nil {
 			return nil, AsError(err)
+		}
+		if err := withOriginals(ctx, r, u, page); err != nil {
+			return nil, err
 		}
 		c.Messages = append(c.Messages, page...)
 		if len(page) < exportPage {

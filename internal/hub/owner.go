@@ -124,8 +124,12 @@ func (h *Hub) PersonMessages(ctx context.Context, u *User, conversationID string
 // personRead records that a person read a page of a conversation: their
 // place moves forward to its last message when they take part (an owner
 // reading an agent's conversation has no place there, and moves no
-// agent's), and the page gets everyone's places.
+// agent's), and the page gets everyone's places, and the agent's own
+// words of the messages the person edited (withOriginals).
 func (h *Hub) personRead(ctx context.Context, u *User, v *ConversationView, participant bool, res *ReadResult) error {
+	if err := withOriginals(ctx, h.store, u, res.Messages); err != nil {
+		return err
+	}
 	if n := len(res.Messages); participant && n > 0 {
 		seq, now := res.Messages[n-1].Seq, h.now()
 		if err := h.update(ctx, func(tx Tx) ([]*Event, error) {

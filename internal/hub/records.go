@@ -215,7 +215,7 @@ type Message struct {
 	OwnerID        string // on_behalf_of: the verified owner
 	OwnerHandle    string
 	CreatedAt      time.Time
-	OriginalBody   string    // the agent's words when the owner edited them (§7)
+	OriginalBody   string    // the agent's words when the owner edited them (§7): filled only for that owner (withOriginals)
 	DecidedBy      string    // the owner who approved or rejected a held message
 	DecidedAt      time.Time // when
 }

@@ -24,6 +24,43 @@ const (
 	AuthorityEdited    = "owner_edited"
 )
 
+// The agent's own words of an edited message are kept for audit (§4
+// owner_edited) and shown to one person only: the owner who edited them —
+// the owner of the sending agent — in every view of their agents'
+// conversations. Everyone else (other participants, other owners, every
+// agent, every tool result) sees the words that went out and the authority
+// owner_edited. The store hands the words over only when asked
+// (OriginalBodies); withOriginals is the one place that asks.
+
+// seesOriginal reports whether u may see the agent's own words of m.
+func seesOriginal(u *User, m *Message) bool {
+	return u != nil && m.Authority == AuthorityEdited && m.SenderKind == PrincipalAgent && m.OwnerID == u.ID
+}
+
+// withOriginals fills OriginalBody in each of msgs that u may see the
+// agent's own words of (seesOriginal), as the messages are handed to u.
+func withOriginals(ctx context.Context, r Reader, u *User, msgs []*Message) error {
+	var ids []string
+	for _, m := range msgs {
+		if seesOriginal(u, m) {
+			ids = append(ids, m.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	originals, err := r.OriginalBodies(ctx, ids)
+	if err != nil {
+		return AsError(err)
+	}
+	for _, m := range msgs {
+		if o, ok := originals[m.ID]; ok && seesOriginal(u, m) {
+			m.OriginalBody = o
+		}
+	}
+	return nil
+}
+
 // DecideHeld approves (optionally edited) or rejects a message held for the
 // owner's review. Approval assigns the next seq at that moment and delivers
 // it, and counts as the owner taking part; the sender hears pending.decided

@@ -92,6 +92,11 @@ type Reader interface {
 	Message(ctx context.Context, id string) (*Message, error)
 	MessageBySeq(ctx context.Context, conversationID string, seq int64) (*Message, error)
 	MessageByClientID(ctx context.Context, senderID, clientMsgID string) (*Message, error)
+	// OriginalBodies returns, by message id, the agent's own words of each
+	// message of ids that its owner edited before letting it go. No other
+	// read fills Message.OriginalBody: only the hub's rule hands them over
+	// (§7 review, originals).
+	OriginalBodies(ctx context.Context, ids []string) (map[string]string, error)
 	// Messages returns up to limit messages with seq > afterSeq, in seq order.
 	Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*Message, error)
 	// MessagesWhere is a page of a conversation's messages, by seq, from

@@ -26,8 +26,13 @@ func msgCols(a string) string {
 	for i, f := range msgFields {
 		cols[i] = a + "." + f
 		switch f {
-		case "client_msg_id", "original_body", "decided_by":
+		case "client_msg_id", "decided_by":
 			cols[i] = "COALESCE(" + cols[i] + ", '')"
+		case "original_body":
+			// The agent's words before its owner's edit go only to that
+			// owner, and only when the hub asks for them (OriginalBodies):
+			// no read hands them over by the way (§7 review).
+			cols[i] = "''"
 		case "seq":
 			cols[i] = "COALESCE(" + cols[i] + ", 0)"
 		}
@@ -82,6 +87,33 @@ func (d queries) MessageBySeq(ctx context.Context, conversationID string, seq in
 func (d queries) MessageByClientID(ctx context.Context, senderID, clientMsgID string) (*hub.Message, error) {
 	m, err := scanMessage(d.q.QueryRowContext(ctx, `SELECT `+msgCols("m")+` FROM messages m WHERE sender_id = ? AND client_msg_id = ?`, senderID, clientMsgID))
 	return m, dbErr("message by client id", err)
+}
+
+// OriginalBodies returns the agent's own words of each message of ids that
+// its owner edited before letting it go, by message id.
+func (d queries) OriginalBodies(ctx context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := d.q.QueryContext(ctx, `SELECT id, original_body FROM messages
+		WHERE id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) AND original_body IS NOT NULL`, args...)
+	if err != nil {
+		return nil, dbErr("original bodies", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, dbErr("original bodies", err)
+		}
+		out[id] = body
+	}
+	return out, dbErr("original bodies", rows.Err())
 }
 
 func (d queries) Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*hub.Message, error) {

@@ -129,7 +129,7 @@ func TestApprovalsEveryKind(t *testing.T) {
 		t.Fatalf("approve as written (CRLF from the browser): %q %q", p.notice(), p.errorText())
 	}
 	p = alice.submit(p, "/approvals/"+held[2].ID+"/reject", nil)
-	msgs, err := s.hub.ReadMessages(ctx, s.reauth(t, plannerToken), hub.ReadInput{ConversationID: conv.Conversation.ID})
+	_, msgs, err := s.hub.PersonMessages(ctx, mustUser(t, s, "alice"), conv.Conversation.ID, 0, 0)
 	if err != nil || len(msgs.Messages) != 2 || msgs.Messages[0].Authority != hub.AuthorityEdited || msgs.Messages[0].Body != "draft one, tightened by alice" ||
 		msgs.Messages[0].OriginalBody != "draft one" || msgs.Messages[1].Authority != hub.AuthorityApproved || msgs.Messages[1].Body != "line one\nline two" {
 		t.Fatalf("the conversation after the decisions: %+v, %v", msgs, err)

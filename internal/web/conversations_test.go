@@ -221,3 +221,58 @@ func TestRoomPage(t *testing.T) {
 		t.Errorf("the planner's inbox: %+v %v, want nothing: it was not mentioned", r, err)
 	}
 }
+
+// TestEditedWordsOnlyForTheEditor: on a thread's page, the agent's own
+// words of a message its owner edited are shown to that owner ("The agent’s
+// words before your edit") and to no one else: bob, a member of the
+// project, sees the words that went out, labelled owner_edited (§7).
+func TestEditedWordsOnlyForTheEditor(t *testing.T) {
+	s := newSite(t)
+	alice, bob := s.person(t, "alice"), s.person(t, "bob")
+	planner, plannerToken := s.agent(t, "alice/planner")
+	a, b := mustUser(t, s, "alice"), mustUser(t, s, "bob")
+	if _, err := s.hub.RequestContact(ctx, a, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.RequestContact(ctx, b, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.hub.CreateProject(ctx, a, "Launch", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.AddMember(ctx, a, p.ID, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.SetProjectAgent(ctx, a, p.ID, "planner", hub.AccessSpeak, true); err != nil {
+		t.Fatal(err)
+	}
+	planner = s.reauth(t, plannerToken)
+	th, err := s.hub.OpenThread(ctx, planner, p.ID, "Plan", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := s.hub.SendMessage(ctx, planner, hub.SendInput{ConversationID: th.Conversation.ID, Body: "draft: ship it now"})
+	if err != nil || held.Message.Status != hub.MessageHeld {
+		t.Fatalf("the planner's send in review: %+v, %v", held, err)
+	}
+	if _, err := s.hub.DecideHeld(ctx, a, held.Message.ID, hub.Decision{Approve: true, Body: "ship it on Friday"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		who  *browser
+		sees bool
+	}{{"alice", alice, true}, {"bob", bob, false}} {
+		page := c.who.get("/conversations/" + th.Conversation.ID)
+		text := page.text()
+		if page.status != 200 || !strings.Contains(text, "ship it on Friday") || !strings.Contains(text, "owner_edited") {
+			t.Fatalf("%s: %d, the page lacks the approved words or owner_edited: %s", c.name, page.status, text)
+		}
+		for _, draft := range []string{"The agent’s words before your edit", "draft: ship it now"} {
+			if strings.Contains(text, draft) != c.sees {
+				t.Errorf("%s: the page shows %q: %v; want %v", c.name, draft, !c.sees, c.sees)
+			}
+		}
+	}
+}
