@@ -17,8 +17,8 @@ import (
 const MaxContactMessage = 500
 
 // RequestContact is u asking other to be contacts (§3), with an optional
-// message (at most MaxContactMessage code points; blank is none; a NUL is
-// refused). otherHandle may start with "@". A request from the other side
+// message (at most MaxContactMessage code points; blank is none; cleaned
+// as every text is, §4). otherHandle may start with "@". A request from the other side
 // already waiting is accepted at once, and keeps that request's message; a
 // denial by the other stands until they change it. Asking again while u's
 // request waits, or once they are contacts, changes nothing.

@@ -75,8 +75,8 @@ func TestSendLimits(t *testing.T) {
 		{"Hangul filler and a variation selector only", hub.SendInput{Body: "\u3164\ufe0f"}, "invalid_argument"},
 		{"one letter among invisible ones", hub.SendInput{Body: "\u200bk\u200b"}, ""},
 		{"an invisible summary is none", hub.SendInput{Body: strings.Repeat("a", 201), Summary: "\u200b\u2060"}, "summary_required"},
-		{"summary with a NUL", hub.SendInput{Body: "hi", Summary: "please\x00 review"}, "invalid_argument"},
-		{"client_msg_id with a NUL", hub.SendInput{Body: "hi", ClientMsgID: "job\x001"}, "invalid_argument"},
+		{"summary with a NUL", hub.SendInput{Body: "hi", Summary: "please\x00 review"}, ""},
+		{"client_msg_id with a NUL", hub.SendInput{Body: "hi", ClientMsgID: "job\x001"}, ""},
 		{"client_msg_id of a space", hub.SendInput{Body: "hi", ClientMsgID: " "}, "invalid_argument"},
 		{"client_msg_id of a zero-width space", hub.SendInput{Body: "hi", ClientMsgID: "\u200b"}, "invalid_argument"},
 		{"bad format", hub.SendInput{Body: "hi", Format: "html"}, "invalid_argument"},
@@ -382,5 +382,51 @@ func TestArchivedAgentsAreListedNowhere(t *testing.T) {
 	r := w.send(t, w.planner, v.Conversation.ID, "still here?")
 	if r.Recipients != 1 {
 		t.Fatalf("recipients = %d, want 1 (the owner; the archived agent left the list)", r.Recipients)
+	}
+}
+
+// TestNULIsReplacedInEveryText: one rule of input hygiene for every text
+// field (§4): a NUL, like an invalid byte, becomes U+FFFD on the way in —
+// in a body, a summary, a client_msg_id, a title and goal, a question, a
+// contact request's message and a person's name alike — and is stored so.
+func TestNULIsReplacedInEveryText(t *testing.T) {
+	w := newWorld(t)
+	alice := w.person(t, "alice")
+	const in, want = "a\x00b\xffc", "a\uFFFDb\uFFFDc"
+	conv := w.open(t, w.planner, "alice/reviewer")
+	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: in, Summary: in, ClientMsgID: in})
+	if err != nil {
+		t.Fatalf("a send with a NUL in its body, summary and client_msg_id: %v", err)
+	}
+	m, err := w.hub.ReadMessage(ctx, w.reviewer, r.Message.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: in, Summary: in, ClientMsgID: want})
+	if err != nil || !again.Duplicate || again.Message.ID != m.ID {
+		t.Errorf("the same send with U+FFFD where the NUL was: %+v, %v; want the stored message again", again, err)
+	}
+	th, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: in, Goal: in})
+	if err != nil {
+		t.Fatalf("a thread titled with a NUL: %v", err)
+	}
+	q, err := w.hub.AskOwner(ctx, w.planner, in, "", "", []string{in})
+	if err != nil {
+		t.Fatalf("a question with a NUL: %v", err)
+	}
+	c, err := w.hub.RequestContact(ctx, alice, "bob", in)
+	if err != nil {
+		t.Fatalf("a contact request with a NUL: %v", err)
+	}
+	u, err := w.hub.UpdateUserName(ctx, alice, in)
+	if err != nil {
+		t.Fatalf("a name with a NUL: %v", err)
+	}
+	got := map[string]string{"body": m.Body, "summary": m.Summary, "client_msg_id": m.ClientMsgID, "title": th.Conversation.Title,
+		"goal": th.Conversation.Goal, "question": q.Question, "option": strings.Join(q.Options, ""), "contact message": c.Message, "name": u.Name}
+	for field, v := range got {
+		if v != want {
+			t.Errorf("%s stored %q; want %q", field, v, want)
+		}
 	}
 }

@@ -11,8 +11,11 @@ import (
 // Input hygiene (§4). Every limit counts Unicode code points. Text arrives as
 // UTF-8; each invalid byte (and each unpaired surrogate, which JSON decoding
 // already turns into one) becomes U+FFFD, and so does NUL, which no
-// database keeps as text the same way. Nothing is ever truncated: an
-// over-limit value is refused with the limit in the message.
+// database keeps as text the same way — one rule, the same in every text
+// field (a body, a summary, a title, a note, a name, an id a client
+// chose), applied here by checkText before any rule of the field's own.
+// Nothing is ever truncated: an over-limit value is refused with the limit
+// in the message.
 
 // cleanText replaces each invalid UTF-8 byte, and each NUL, with U+FFFD.
 func cleanText(s string) string {
@@ -68,13 +71,9 @@ func checkText(name, s string, min, max int) (string, error) {
 }
 
 // checkLine checks an optional value that names or sums up something (a
-// summary, a client_msg_id): a blank one is none, and a NUL is refused
-// rather than replaced, so two values that differ only there are never
-// taken for the same.
+// summary, a client_msg_id): a blank one is none; otherwise it is cleaned
+// and checked as every text is (checkText).
 func checkLine(name, s string, max int) (string, error) {
-	if strings.ContainsRune(s, 0) {
-		return "", invalid("", "%s contains a NUL character; leave it out", name)
-	}
 	if blank(s) {
 		return "", nil
 	}

@@ -94,13 +94,13 @@ const MaxUserName = 100
 // control characters). It is a label only: people are found, named and
 // trusted by handle, never by name.
 func (h *Hub) UpdateUserName(ctx context.Context, u *User, name string) (*User, error) {
-	name = strings.TrimSpace(name)
-	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) }) >= 0 {
-		return nil, invalid("", "name is one line: leave out line breaks, tabs and other control characters")
-	}
-	name, err := checkText("name", name, 1, MaxUserName)
+	// Cleaned first, as every text is (§4): a NUL is U+FFFD by now.
+	name, err := checkText("name", strings.TrimSpace(name), 1, MaxUserName)
 	if err != nil {
 		return nil, err
+	}
+	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) }) >= 0 {
+		return nil, invalid("", "name is one line: leave out line breaks, tabs and other control characters")
 	}
 	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetUserName(ctx, u.ID, name) }); err != nil {
 		return nil, AsError(err)
