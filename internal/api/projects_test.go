@@ -2,7 +2,11 @@ package api_test
 
 import (
 	"bytes"
+	"compress/zlib"
 	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
@@ -159,6 +163,63 @@ func pngOf(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// bilevelPNG is a whole PNG of w × h black pixels, one bit each: a few
+// kilobytes however many pixels it stands for.
+func bilevelPNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(kind string, data []byte) {
+		binary.Write(&out, binary.BigEndian, uint32(len(data)))
+		body := append([]byte(kind), data...)
+		out.Write(body)
+		binary.Write(&out, binary.BigEndian, crc32.ChecksumIEEE(body))
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9] = 1, 0 // bit depth 1, greyscale
+	chunk("IHDR", ihdr)
+	var idat bytes.Buffer
+	z := zlib.NewWriter(&idat)
+	row := make([]byte, 1+(w+7)/8) // filter none, then the row's bits
+	for range h {
+		z.Write(row)
+	}
+	z.Close()
+	chunk("IDAT", idat.Bytes())
+	chunk("IEND", nil)
+	return out.Bytes()
+}
+
+// TestUploadImagePixels: an image is at most hub.MaxImagePixels (25
+// megapixels) wide × high, read from its header: a 50-megapixel picture
+// in a few kilobytes is refused naming the limit, and nothing is stored;
+// one of exactly 25 megapixels is taken.
+func TestUploadImagePixels(t *testing.T) {
+	s := newServer(t)
+	home := s.tool(t, "alice/planner", "whoami", nil)["home_project"].(map[string]any)["id"].(string)
+	for _, tc := range []struct {
+		w, h int
+		want string
+	}{{10000, 5000, "too_large"}, {5000, 5001, "too_large"}, {25_000_001, 1, "too_large"}, {5000, 5000, ""}} {
+		data := bilevelPNG(t, tc.w, tc.h)
+		got := s.tool(t, "alice/planner", "upload_image", map[string]any{"project_id": home, "data_base64": base64.StdEncoding.EncodeToString(data)})
+		e, _ := got["error"].(map[string]any)
+		switch {
+		case tc.want == "" && e != nil:
+			t.Errorf("%d × %d (%d bytes): %v; want it stored", tc.w, tc.h, len(data), got)
+		case tc.want != "" && (e == nil || e["code"] != tc.want || !strings.Contains(e["message"].(string), "the limit is 25 megapixels") ||
+			!strings.Contains(e["message"].(string), fmt.Sprintf("%d × %d pixels", tc.w, tc.h))):
+			t.Errorf("%d × %d (%d bytes): %v; want %s naming the size and the limit", tc.w, tc.h, len(data), got, tc.want)
+		}
+	}
+	alice, _ := s.hub.User(ctx, "alice")
+	if b, err := s.hub.ProjectBoard(ctx, alice, home); err != nil || len(b.Images) != 1 {
+		t.Errorf("the project's images: %+v, %v; want the one taken", b, err)
+	}
 }
 
 // TestUploadImage: a real PNG is stored and its snippet renders as the

@@ -24,9 +24,12 @@ import (
 // MaxImageBytes is the largest image, decoded (2 MB).
 const MaxImageBytes = 2 << 20
 
-// MaxImagePixels bounds an image's width × height (50 megapixels), so a
-// small file cannot stand for a huge picture.
-const MaxImagePixels = 50_000_000
+// MaxImagePixels bounds an image's width × height (25 megapixels), read
+// from its header before anything decodes it, so a small file cannot stand
+// for a picture that takes gigabytes to show: a 25-megapixel picture
+// decodes to at most 100 MB (4 bytes a pixel), a screenshot of a 5K
+// screen is 15.
+const MaxImagePixels = 25_000_000
 
 // imageMIME is the type of image data is, read from its bytes — its header
 // parses as one of the kinds a project takes — or "".
@@ -141,8 +144,8 @@ func decodeImage(s string) ([]byte, string, error) {
 	if mime == "" {
 		return nil, "", invalid("not_an_image", "these bytes are not a PNG, JPEG, GIF or WebP image (the kind is read from the bytes, not the name)")
 	}
-	if cfg.Width*cfg.Height > MaxImagePixels {
-		return nil, "", invalid("too_large", "this image is %d × %d pixels; the limit is %d megapixels: make it smaller", cfg.Width, cfg.Height, MaxImagePixels/1_000_000)
+	if px := int64(cfg.Width) * int64(cfg.Height); px > MaxImagePixels {
+		return nil, "", invalid("too_large", "this image is %d × %d pixels (%d megapixels); the limit is %d megapixels (width × height): scale it down", cfg.Width, cfg.Height, (px+999_999)/1_000_000, MaxImagePixels/1_000_000)
 	}
 	return data, mime, nil
 }

@@ -191,7 +191,7 @@ func (s *Server) defaultTools() []toolDef {
 			},
 		}, s.updateItem),
 		newTool(toolSpec{name: "upload_image", title: "Upload an image",
-			description: "Stores a PNG, JPEG, GIF or WebP image (at most " + strconv.Itoa(hub.MaxImageBytes>>20) + " MB, its kind read from the bytes) in a project you may speak in, shown only to the project's people. Returns a markdown snippet to place in a post with format markdown.",
+			description: "Stores a PNG, JPEG, GIF or WebP image (at most " + strconv.Itoa(hub.MaxImageBytes>>20) + " MB and " + strconv.Itoa(hub.MaxImagePixels/1_000_000) + " megapixels, its kind read from the bytes) in a project you may speak in, shown only to the project's people. Returns a markdown snippet to place in a post with format markdown.",
 			scope:       hub.ScopeWrite, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withMaxLength(p, "filename", hub.MaxNote)
