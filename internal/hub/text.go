@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 // Input hygiene (§4). Every limit counts Unicode code points. Text arrives as
@@ -84,16 +86,23 @@ func checkLine(name, s string, max int) (string, error) {
 // and cut to a line, so a message never carries a huge input back.
 func echo(s string) string { return Preview(cleanText(s), 60) }
 
-// Preview returns s cut to at most n code points on a character boundary,
-// with "…" appended when it was cut.
+// Preview returns s cut to at most n code points, with "…" appended when it
+// was cut: the cut falls between grapheme clusters, what a reader sees as
+// one character (an emoji with its modifiers or joined family, a flag, a
+// letter with its accents), never inside one. Every preview and quote of a
+// value cuts here; a search snippet cuts on the same boundaries.
 func Preview(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	i := 0
-	for k := 0; k < n; k++ {
-		_, w := utf8.DecodeRuneInString(s[i:])
-		i += w
+	i, count, state := 0, 0, -1
+	for rest := s; rest != ""; {
+		var c string
+		c, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if count += utf8.RuneCountInString(c); count > n {
+			break
+		}
+		i += len(c)
 	}
 	return strings.TrimRight(s[:i], " \n\t") + "…"
 }

@@ -304,12 +304,7 @@ func (w *Web) serve(rt route) http.Handler {
 func (w *Web) knownHost(host string) bool { return httpx.KnownHost(w.host, host) }
 
 // echoHost is a Host header as a message may quote it.
-func echoHost(h string) string {
-	if len(h) > 80 {
-		h = h[:80] + "…"
-	}
-	return strconv.Quote(h)
-}
+func echoHost(h string) string { return strconv.Quote(hub.Preview(h, 80)) }
 
 // fromCookie is the request with the person its sign-in cookie names,
 // while that sign-in lasts.
