@@ -12,13 +12,16 @@ import (
 // neither store ever sees what a user typed as syntax; ranked full-text
 // matches from the store, each re-checked against the caller's access to
 // its conversation as it stands; and a snippet of each body with the
-// matched words marked, cut on character boundaries. A search is a
-// listing: it marks nothing read and hands over no body.
+// matched words marked, cut on grapheme cluster boundaries
+// (search_snippets.go). A search is a listing: it marks nothing read and
+// hands over no body.
 //
 // The language: words, all of which must match; "a phrase", its words in
 // a row; a OR b, either of two terms; -word or -"a phrase", none of it.
-// A word is a run of letters, digits and combining marks (searchWords), so
-// store.go is the phrase "store go", and case does not matter.
+// A word is a run of letters, digits and combining marks, normalised as
+// the index's are (search_text.go: NFKC, case-folded, a CJK run as its
+// pairs of characters), so store.go is the phrase "store go", case and
+// width do not matter, and 東京 is found inside 我明天去東京开会.
 
 // The search's limits, declared once.
 const (
@@ -175,55 +178,23 @@ func lexQuery(s string) ([]qterm, error) {
 	return terms, nil
 }
 
-// isWordRune reports whether r belongs to a word: letters, digits (and
-// other numbers), combining marks and private-use characters.
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r)
-}
-
-// searchWords splits text into the words search matches, lower-cased: runs
-// of word runes, everything else separating them — as both stores' indexes
-// split a body (SQLite FTS5's unicode61 tokenizer; PostgreSQL's 'simple'
-// configuration over the body with its punctuation turned to spaces).
-func searchWords(text string) []string {
-	var words []string
-	for i := 0; i < len(text); {
-		r, w := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
-			i += w
-			continue
-		}
-		j := wordEnd(text, i+w)
-		words = append(words, strings.ToLower(text[i:j]))
-		i = j
-	}
-	return words
-}
-
-// wordEnd is where the word going on at byte i of s ends.
-func wordEnd(s string, i int) int {
-	for i < len(s) {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
-			break
-		}
-		i += w
-	}
-	return i
-}
-
-// words is the set of the words the query looks for (not those it leaves
-// out), which a snippet marks.
-func (q *Query) words() map[string]bool {
-	out := map[string]bool{}
+// marks is what a snippet marks of the query (not what it leaves out):
+// its words, and the single CJK characters it looks for as the start of
+// a word (Phrase.Prefix).
+func (q *Query) marks() snippetMarks {
+	m := snippetMarks{words: map[string]bool{}, prefixes: map[string]bool{}}
 	for _, g := range q.All {
 		for _, p := range g {
-			for _, w := range p {
-				out[w] = true
+			for i, w := range p {
+				if i == len(p)-1 && p.Prefix() {
+					m.prefixes[w] = true
+				} else {
+					m.words[w] = true
+				}
 			}
 		}
 	}
-	return out
+	return m
 }
 
 // SearchInput is a search_messages call (§18), as every face hands it over.
@@ -364,7 +335,7 @@ func (h *Hub) search(ctx context.Context, f SearchFilter, limit int, sees func(c
 		msgs, res.More = msgs[:limit], true
 	}
 	views := map[string]*ConversationView{}
-	words := f.Query.words()
+	marks := f.Query.marks()
 	for _, m := range msgs {
 		v, asked := views[m.ConversationID]
 		if !asked {
@@ -376,209 +347,7 @@ func (h *Hub) search(ctx context.Context, f SearchFilter, limit int, sees func(c
 		if v == nil || m.Status != MessageSent {
 			continue
 		}
-		res.Hits = append(res.Hits, SearchHit{Message: m, Conversation: v, Snippet: cutSnippet(m.Body, words)})
+		res.Hits = append(res.Hits, SearchHit{Message: m, Conversation: v, Snippet: cutSnippet(m.Body, marks)})
 	}
 	return res, nil
-}
-
-// SnippetPart is a piece of a snippet: text as the body has it (white
-// space made single spaces), Match when it is a word the query looked for.
-type SnippetPart struct {
-	Text  string
-	Match bool
-}
-
-// Snippet is a short piece of a message's body around the words a search
-// matched, at most SnippetLength characters of it, with "…" where it was
-// cut — always on a character boundary, and between words where it can.
-type Snippet []SnippetPart
-
-// Marks open and close each matched word in Marked.
-const (
-	MarkOpen  = "**"
-	MarkClose = "**"
-)
-
-// Marked is the snippet as one line with each matched word between
-// MarkOpen and MarkClose, as tools and the REST API give it.
-func (s Snippet) Marked() string {
-	var b strings.Builder
-	for _, p := range s {
-		if p.Match {
-			b.WriteString(MarkOpen + p.Text + MarkClose)
-		} else {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
-// String is the snippet's text without marks.
-func (s Snippet) String() string {
-	var b strings.Builder
-	for _, p := range s {
-		b.WriteString(p.Text)
-	}
-	return b.String()
-}
-
-// bodyWord is a word of a body: where it is, in bytes and in characters,
-// and whether the query looked for it.
-type bodyWord struct {
-	start, end   int // bytes
-	rstart, rend int // characters
-	key          string
-	match        bool
-}
-
-// cutSnippet cuts the SnippetLength characters of body that hold the most
-// different matched words (the first such place; the start when none
-// matched, as when only the summary did), starting a little before the
-// first of them, and marks each word in words.
-func cutSnippet(body string, words map[string]bool) Snippet {
-	var ws []bodyWord
-	chars := 0
-	for i := 0; i < len(body); {
-		r, w := utf8.DecodeRuneInString(body[i:])
-		if !isWordRune(r) {
-			i, chars = i+w, chars+1
-			continue
-		}
-		j := wordEnd(body, i+w)
-		n := utf8.RuneCountInString(body[i:j])
-		key := strings.ToLower(body[i:j])
-		ws = append(ws, bodyWord{start: i, end: j, rstart: chars, rend: chars + n, key: key, match: words[key]})
-		i, chars = j, chars+n
-	}
-	from, to := 0, chars // in characters
-	if chars > SnippetLength {
-		from, to = window(ws, chars)
-	}
-	return snippetParts(body, ws, from, to, chars)
-}
-
-// window picks the characters [from, to) of a body of chars characters
-// that a snippet shows, no more than SnippetLength of them.
-func window(ws []bodyWord, chars int) (from, to int) {
-	const lead = SnippetLength / 4 // context before the first matched word
-	best, anchor := -1, -1
-	for k, a := range ws {
-		if !a.match {
-			continue
-		}
-		f := max(a.rstart-lead, 0)
-		t := min(f+SnippetLength, chars)
-		f = t - SnippetLength
-		seen := map[string]bool{}
-		for _, w := range ws[k:] {
-			if w.rend > t {
-				break
-			}
-			if w.match {
-				seen[w.key] = true
-			}
-		}
-		if len(seen) > best {
-			best, anchor, from, to = len(seen), k, f, t
-		}
-	}
-	// Between words where it can: a word cut at the start is left out,
-	// and so is one cut at the end, unless that would leave out the
-	// matched word the snippet is about (or leave nothing).
-	keepFrom, keepTo := 0, 1
-	if anchor >= 0 {
-		keepFrom, keepTo = ws[anchor].rstart, ws[anchor].rend
-	} else {
-		to = SnippetLength
-	}
-	for _, w := range ws {
-		if w.rstart < from && w.rend > from && w.rend <= keepFrom {
-			from = w.rend
-		}
-		if w.rstart < to && w.rend > to && w.rstart >= keepTo {
-			to = w.rstart
-		}
-	}
-	return from, to
-}
-
-// snippetParts is body's characters [from, to) as a snippet's parts, each
-// word of ws that matches its own part.
-func snippetParts(body string, ws []bodyWord, from, to, chars int) Snippet {
-	start, end := byteAt(body, from), byteAt(body, to)
-	var s Snippet
-	add := func(text string, match bool) {
-		if !match {
-			text = oneLine(text)
-		}
-		if text == "" {
-			return
-		}
-		if n := len(s); n > 0 && !s[n-1].Match && !match {
-			s[n-1].Text += text
-			return
-		}
-		s = append(s, SnippetPart{Text: text, Match: match})
-	}
-	if from > 0 {
-		add("…", false)
-	}
-	at := start
-	for _, w := range ws {
-		if !w.match || w.start < start || w.end > end {
-			continue
-		}
-		add(body[at:w.start], false)
-		add(body[w.start:w.end], true)
-		at = w.end
-	}
-	add(body[at:end], false)
-	if to < chars {
-		add("…", false)
-	}
-	// No space inside the snippet's ends.
-	if len(s) > 0 && !s[0].Match {
-		s[0].Text = strings.Replace(s[0].Text, "… ", "…", 1)
-		s[0].Text = strings.TrimLeft(s[0].Text, " ")
-	}
-	if n := len(s); n > 0 && !s[n-1].Match {
-		last := strings.TrimSuffix(s[n-1].Text, "…")
-		s[n-1].Text = strings.TrimRight(last, " ") + s[n-1].Text[len(last):]
-	}
-	return s
-}
-
-// byteAt is the byte offset of s's character n (len(s) past its end).
-func byteAt(s string, n int) int {
-	for i := range s {
-		if n == 0 {
-			return i
-		}
-		n--
-	}
-	return len(s)
-}
-
-// oneLine turns every run of white space in s into one space.
-func oneLine(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != ' ' }) && !strings.Contains(s, "  ") {
-		return s
-	}
-	var b strings.Builder
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = true
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-	}
-	if space {
-		b.WriteByte(' ')
-	}
-	return b.String()
 }

@@ -28,7 +28,14 @@ func TestParseQuery(t *testing.T) {
 		{"or and not", &hub.Query{All: all([]hub.Phrase{p("or")}, []hub.Phrase{p("and")}, []hub.Phrase{p("not")})}},
 		{"well-known - —  😀 x", &hub.Query{All: all([]hub.Phrase{p("well", "known")}, []hub.Phrase{p("x")})}},
 		{"-OR deploy", &hub.Query{All: all([]hub.Phrase{p("deploy")}), Not: []hub.Phrase{p("or")}}},
-		{"Ünïcode 日本語", &hub.Query{All: all([]hub.Phrase{p("ünïcode")}, []hub.Phrase{p("日本語")})}},
+		{"Ünïcode 日本語", &hub.Query{All: all([]hub.Phrase{p("ünïcode")}, []hub.Phrase{p("日本", "本語")})}},
+		// NFKC and case folding: a decomposed é is the composed one,
+		// full-width letters are letters, ß folds to ss.
+		{"re\u0301sume\u0301 ＺＥＢＲＡ Straße", &hub.Query{All: all([]hub.Phrase{p("résumé")}, []hub.Phrase{p("zebra")}, []hub.Phrase{p("strasse")})}},
+		// CJK runs are their pairs in a row; a run inside a word is a
+		// word of its own; one character alone starts a pair.
+		{"東京 我明天去東京开会", &hub.Query{All: all([]hub.Phrase{p("東京")}, []hub.Phrase{p("我明", "明天", "天去", "去東", "東京", "京开", "开会")})}},
+		{"東京tower 東", &hub.Query{All: all([]hub.Phrase{p("東京", "京", "tower")}, []hub.Phrase{p("東")})}},
 	} {
 		got, err := hub.ParseQuery(c.in)
 		if err != nil {
@@ -86,6 +93,14 @@ func TestSnippets(t *testing.T) {
 			"…sit amet lorem ipsum dolor sit amet the **retry** logic in **store**.go lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum…"},
 		{"where most words are", "deploy " + long + "deploy now to staging " + long, []string{"deploy", "staging"},
 			"…sit amet lorem ipsum dolor sit amet **deploy** now to **staging** lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor…"},
+		// The body as stored, whatever form matched.
+		{"decomposed, found composed", "Your Re\u0301sume\u0301, attached", []string{"résumé"}, "Your **Re\u0301sume\u0301**, attached"},
+		{"full-width, found by ASCII", "ｚｅｂｒａ crossing ahead", []string{"zebra"}, "**ｚｅｂｒａ** crossing ahead"},
+		{"a word inside a CJK run", "我明天去東京开会", []string{"東京"}, "我明天去**東京**开会"},
+		{"a longer word inside it", "我明天去東京开会", []string{"東京开会"}, "我明天去**東京开会**"},
+		{"one CJK character", "去東京，東", []string{"東"}, "去**東**京，**東**"},
+		{"a CJK run cut anywhere", strings.Repeat("天", 200) + "東京" + strings.Repeat("地", 200), []string{"東京"},
+			"…" + strings.Repeat("天", 40) + "**東京**" + strings.Repeat("地", 118) + "…"},
 	} {
 		got := hub.SnippetForTest(c.body, c.words...).Marked()
 		if got != c.want {
@@ -118,6 +133,7 @@ func TestSnippetsCutOnCharacters(t *testing.T) {
 			if !strings.Contains(s.Marked(), "**needle**") {
 				t.Errorf("%q at %d: %q does not mark the word", unit, at, s.Marked())
 			}
+
 		}
 	}
 }
@@ -345,5 +361,62 @@ func TestSearchIsAListing(t *testing.T) {
 	}
 	if n, err := w.store.Unread(ctx, conv, w.reviewer.Agent.ID); err != nil || n != 3 {
 		t.Errorf("unread after a search: %d, %v; want 3", n, err)
+	}
+}
+
+// TestSearchText: the index's words of a text are the query's words of it
+// (§18): NFKC, case-folded, CJK runs as overlapping pairs and their last
+// character alone; a phrase ending in a single CJK character is a prefix.
+func TestSearchText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Please review the retry logic in store.go", "please review the retry logic in store go"},
+		{"Re\u0301sume\u0301 — RÉSUMÉ", "résumé résumé"},
+		{"ｚｅｂｒａ ＺＥＢＲＡ① Straße", "zebra zebra1 strasse"},
+		{"我明天去東京开会。", "我明 明天 天去 去東 東京 京开 开会 会"},
+		{"東京tower 東 ｶﾞｲﾄﾞ", "東京 京 tower 東 ガイ イド ド"},
+		{"서울에서 만나요", "서울 울에 에서 서 만나 나요 요"},
+		{"😀 🎉 ...", ""},
+	} {
+		if got := hub.SearchText(c.in); got != c.want {
+			t.Errorf("SearchText(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		p    hub.Phrase
+		want bool
+	}{{hub.Phrase{"東"}, true}, {hub.Phrase{"x", "東"}, true}, {hub.Phrase{"東京"}, false}, {hub.Phrase{"x"}, false}, {hub.Phrase{"東", "x"}, false}, {nil, false}} {
+		if got := c.p.Prefix(); got != c.want {
+			t.Errorf("%q.Prefix() = %v; want %v", c.p, got, c.want)
+		}
+	}
+}
+
+// TestSearchFindsWhatReadsTheSame: through the hub, on the suite's store,
+// text is found by any form that reads the same and inside CJK runs, and
+// each snippet shows the words as they were sent, marked (§18).
+func TestSearchFindsWhatReadsTheSame(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	for _, body := range []string{"my Re\u0301sume\u0301 is attached", "a ｚｅｂｒａ crossing", "我明天去東京开会"} {
+		w.send(t, w.planner, conv, body)
+	}
+	for _, c := range []struct{ query, snippet string }{
+		{"résumé", "my **Re\u0301sume\u0301** is attached"},
+		{"zebra", "a **ｚｅｂｒａ** crossing"},
+		{"ＺＥＢＲＡ", "a **ｚｅｂｒａ** crossing"},
+		{"東京", "我明天去**東京**开会"},
+		{"東京开会", "我明天去**東京开会**"},
+	} {
+		res, err := w.hub.SearchMessages(ctx, w.reviewer, hub.SearchInput{Query: c.query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, h.Snippet.Marked())
+		}
+		if diff := cmp.Diff([]string{c.snippet}, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.query, diff)
+		}
 	}
 }

@@ -373,6 +373,11 @@ func migrate(ctx context.Context, write *sql.DB, d *dialect) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
 		}
+		if step := d.migrationSteps[m.version]; step != nil {
+			if err := step(ctx, tx); err != nil {
+				return fmt.Errorf("migration %04d_%s: %w", m.version, m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, d.rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), m.version, time.Now().UnixMilli()); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}

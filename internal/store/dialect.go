@@ -61,6 +61,10 @@ type dialect struct {
 	// afterMigrate, if set, runs in the migration transaction after the
 	// migrations.
 	afterMigrate func(context.Context, *sql.Tx) error
+	// migrationSteps are the steps in Go that move data a migration's SQL
+	// cannot, by the migration's version: each runs right after its
+	// migration, in the same transaction.
+	migrationSteps map[int]func(context.Context, *sql.Tx) error
 }
 
 // rebind turns ? placeholders into the dialect's. Palaver's SQL has no ?

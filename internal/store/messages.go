@@ -143,12 +143,15 @@ func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if len(m.Metadata) > 0 {
 		metadata = string(m.Metadata)
 	}
-	return d.exec(ctx, "insert message", `INSERT INTO messages (`+strings.Join(msgFields, ", ")+`, body_hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
+	cols, vals := strings.Join(msgFields, ", ")+", body_hash", "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+	args := []any{m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
 		metadata, nullString(strings.Join(m.Mentions, " ")), m.ReplyToSeq, m.NoReply, m.ToInstance, nullString(m.ClientMsgID),
 		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt), nullString(m.OriginalBody), nullString(m.DecidedBy), ms(m.DecidedAt),
-		bodyHash(m.Body))
+		bodyHash(m.Body)}
+	if col, val, words := d.dialect.search.indexed(m); col != "" {
+		cols, vals, args = cols+", "+col, vals+", "+val, append(args, words...)
+	}
+	return d.exec(ctx, "insert message", `INSERT INTO messages (`+cols+`) VALUES (`+vals+`)`, args...)
 }
 
 // nullSeq stores a held message's seq (0) as NULL.
@@ -190,8 +193,11 @@ func (d queries) HeldMessages(ctx context.Context, ownerID string) ([]*hub.Messa
 }
 
 func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
+	set := ""
+	args := []any{m.Status, nullSeq(m.Seq), m.Body, bodyHash(m.Body), m.Summary, nullString(m.OriginalBody), m.Authority, nullString(m.DecidedBy), ms(m.DecidedAt)}
+	if col, val, words := d.dialect.search.indexed(m); col != "" {
+		set, args = ", "+col+" = "+val, append(args, words...)
+	}
 	return d.execOne(ctx, "decide message", `UPDATE messages SET status = ?, seq = ?, body = ?, body_hash = ?, summary = ?, original_body = ?,
-		authority = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'held'`,
-		m.Status, nullSeq(m.Seq), m.Body, bodyHash(m.Body), m.Summary, nullString(m.OriginalBody), m.Authority,
-		nullString(m.DecidedBy), ms(m.DecidedAt), m.ID)
+		authority = ?, decided_by = ?, decided_at = ?`+set+` WHERE id = ? AND status = 'held'`, append(args, m.ID)...)
 }

@@ -43,8 +43,52 @@ var postgresDialect = &dialect{
 		// serialization_failure, deadlock_detected
 		return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 	},
-	search:       postgresSearch,
-	afterMigrate: rebaseEventTx,
+	search:         postgresSearch,
+	afterMigrate:   rebaseEventTx,
+	migrationSteps: map[int]func(context.Context, *sql.Tx) error{18: reindexSearch},
+}
+
+// reindexBatch is how many messages one statement of reindexSearch indexes.
+const reindexBatch = 1000
+
+// reindexSearch writes the search column of every sent message from its
+// search words (migration 0018), a batch at a time, by id.
+func reindexSearch(ctx context.Context, tx *sql.Tx) error {
+	for after := ""; ; {
+		rows, err := tx.QueryContext(ctx, `SELECT id, summary, body FROM messages WHERE status = 'sent' AND id > $1 ORDER BY id LIMIT $2`, after, reindexBatch)
+		if err != nil {
+			return fmt.Errorf("reindex search: %w", err)
+		}
+		var ids, summaries, bodies []string
+		for rows.Next() {
+			var id, summary, body string
+			if err := rows.Scan(&id, &summary, &body); err != nil {
+				rows.Close()
+				return fmt.Errorf("reindex search: %w", err)
+			}
+			ids, summaries, bodies = append(ids, id), append(summaries, hub.SearchText(summary)), append(bodies, hub.SearchText(body))
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("reindex search: %w", err)
+		}
+		if len(ids) == 0 {
+			break
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE messages m SET search = `+searchVector("v.summary", "v.body")+`
+			FROM unnest($1::text[], $2::text[], $3::text[]) AS v (id, summary, body) WHERE m.id = v.id`, ids, summaries, bodies); err != nil {
+			return fmt.Errorf("reindex search: %w", err)
+		}
+		after = ids[len(ids)-1]
+	}
+	_, err := tx.ExecContext(ctx, `ANALYZE messages`)
+	return err
+}
+
+// searchVector is the SQL of a message's search column from its summary's
+// (weight A) and body's (weight B) search words.
+func searchVector(summary, body string) string {
+	return `setweight(to_tsvector('simple', ` + summary + `), 'A') || setweight(to_tsvector('simple', ` + body + `), 'B')`
 }
 
 // rebaseEventTx keeps event positions growing when the database was
@@ -89,7 +133,8 @@ var postgresSearch = searchDialect{
 	match:     func(q *hub.Query, _ []string) string { return tsqueryMatch(q) },
 	// Planned afresh with each query's words, never a generic plan that
 	// takes every word for a rare one.
-	first: pgx.QueryExecModeExec,
+	first:  pgx.QueryExecModeExec,
+	vector: searchVector("?", "?"),
 }
 
 // openPostgres opens a connection pool shared by reads and writes.

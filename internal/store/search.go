@@ -9,9 +9,11 @@ import (
 )
 
 // Search (§18): the hub's parsed query matched against the full-text index
-// of sent messages (migration 0012: FTS5 on SQLite, a tsvector column with
-// a GIN index on PostgreSQL) within the conversations the reader takes
-// part in, ranked. The query reaches the database as one parameter in the
+// of sent messages (migrations 0015 and 0018: FTS5 on SQLite, a tsvector
+// column with a GIN index on PostgreSQL) within the conversations the
+// reader takes part in, ranked. Both index a message's search words as the
+// hub makes them (hub.SearchText), and a query's phrases are made of the
+// same words. The query reaches the database as one parameter in the
 // dialect's own match syntax, every word quoted: never a user's syntax.
 //
 // One statement, in two steps: the newest hub.SearchWindow matches the
@@ -36,16 +38,36 @@ type searchDialect struct {
 	fewConversations int
 	// first goes before a search's arguments (nil: nothing).
 	first any
+	// vector, when set, is the SQL of a sent message's search column,
+	// written by the statement that makes it sent, from two parameters:
+	// its summary's and its body's hub.SearchText (PostgreSQL). Where it
+	// is "" the index is filled at commit instead (SQLite: beforeCommit).
+	vector string
+}
+
+// indexed returns the search column and its SQL and arguments for a
+// message m that statement makes sent ("", "", nil where the dialect
+// indexes otherwise, or m is not sent).
+func (s searchDialect) indexed(m *hub.Message) (column, value string, args []any) {
+	if s.vector == "" || m.Status != hub.MessageSent {
+		return "", "", nil
+	}
+	return "search", s.vector, []any{hub.SearchText(m.Summary), hub.SearchText(m.Body)}
 }
 
 // fts5Match writes q as an FTS5 query over the summary and body columns:
-// each phrase a string in double quotes (a quote inside doubled), the
-// groups ANDed, each group's phrases ORed, the excluded phrases after NOT;
-// with conversations, only in theirs (each id one term, without its
-// underscore, as the index keeps it).
+// each phrase a string in double quotes (a quote inside doubled; * after
+// it for a prefix, hub.Phrase.Prefix), the groups ANDed, each group's
+// phrases ORed, the excluded phrases after NOT; with conversations, only
+// in theirs (each id one term, without its underscore, as the index keeps
+// it).
 func fts5Match(q *hub.Query, conversations []string) string {
 	phrase := func(p hub.Phrase) string {
-		return `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
+		s := `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
+		if p.Prefix() {
+			s += "*"
+		}
+		return s
 	}
 	expr := "{summary body} : (" + matchExpr(q, phrase, " AND ", " OR ", func(not string) string { return " NOT (" + not + ")" }) + ")"
 	if conversations == nil {
@@ -60,12 +82,23 @@ func fts5Match(q *hub.Query, conversations []string) string {
 
 // tsqueryMatch writes q in to_tsquery's syntax: each phrase a quoted
 // string (a quote inside doubled, a backslash escaped), which to_tsquery
-// reads as its words in a row; & between groups, | within one, & ! before
-// the excluded phrases.
+// reads as its words in a row — a prefix's last word quoted on its own,
+// followed by <-> before it and :* after (hub.Phrase.Prefix); & between
+// groups, | within one, & ! before the excluded phrases.
 func tsqueryMatch(q *hub.Query) string {
-	phrase := func(p hub.Phrase) string {
-		s := strings.ReplaceAll(strings.Join(p, " "), `\`, `\\`)
+	quote := func(words []string) string {
+		s := strings.ReplaceAll(strings.Join(words, " "), `\`, `\\`)
 		return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
+	}
+	phrase := func(p hub.Phrase) string {
+		if !p.Prefix() {
+			return quote(p)
+		}
+		last := quote(p[len(p)-1:]) + ":*"
+		if len(p) == 1 {
+			return last
+		}
+		return "(" + quote(p[:len(p)-1]) + " <-> " + last + ")"
 	}
 	return matchExpr(q, phrase, " & ", " | ", func(not string) string { return " & !(" + not + ")" })
 }

@@ -1,8 +1,10 @@
 package store_test
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -356,4 +358,132 @@ func TestSearchIndexFollowsEachUpdate(t *testing.T) {
 			t.Errorf("indexed (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// equivalentTexts stores messages whose words are written in forms that
+// read the same as plain queries, and returns their ids: a decomposed
+// résumé, a full-width zebra, Straße, a Chinese sentence and a Korean
+// one.
+func equivalentTexts(w *searchWorld) (resume, zebra, strasse, chinese, korean string) {
+	resume = w.add("conv_a", "alice/a", hub.MessageSent, "", "my Re\u0301sume\u0301 is attached")
+	zebra = w.add("conv_a", "alice/a", hub.MessageSent, "", "a ｚｅｂｒａ crossing")
+	strasse = w.add("conv_a", "alice/a", hub.MessageSent, "Hauptstraße 5", "the address")
+	chinese = w.add("conv_a", "carol", hub.MessageSent, "", "我明天去東京开会")
+	korean = w.add("conv_a", "carol", hub.MessageSent, "", "서울에서 만나요")
+	return
+}
+
+// TestSearchFindsTextThatReadsTheSame: index and query are normalised
+// alike (NFKC, case-folded) and CJK runs are found inside, on both stores
+// (§18): composed or decomposed, full-width or not, ß or ss, and a word
+// inside a sentence written without spaces — but words in a row only in
+// that order.
+func TestSearchFindsTextThatReadsTheSame(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSearchWorld(t, db)
+		resume, zebra, strasse, chinese, korean := equivalentTexts(w)
+		approved := w.add("conv_a", "carol", hub.MessageHeld, "", "held")
+		err := db.Update(ctx, func(tx hub.Tx) error {
+			return tx.DecideMessage(ctx, &hub.Message{ID: approved, Status: hub.MessageSent, Seq: 90, Body: "大阪で会いましょう",
+				OriginalBody: "held", Authority: hub.AuthorityEdited, DecidedBy: "usr_carol", DecidedAt: time.UnixMilli(3_000_000).UTC()})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reader := hub.SearchFilter{ParticipantID: "agt_a"}
+		for _, c := range []struct {
+			query string
+			want  []string
+		}{
+			{"résumé", []string{resume}},
+			{"re\u0301sume\u0301", []string{resume}},
+			{"RÉSUMÉ", []string{resume}},
+			{"resume", []string{}}, // accents still count
+			{"zebra", []string{zebra}},
+			{"ｚｅｂｒａ", []string{zebra}},
+			{"ZEBRA crossing", []string{zebra}},
+			{"hauptstrasse", []string{strasse}},
+			{"HAUPTSTRASSE", []string{strasse}},
+			{"東京", []string{chinese}},
+			{"东京", []string{}}, // another character, not a form of the same one
+			{"東京开会", []string{chinese}},
+			{`"去東京"`, []string{chinese}},
+			{"开会東京", []string{}},
+			{"東", []string{chinese}},
+			{"京 明", []string{chinese}},
+			{"東 -开会", []string{}},
+			{"서울", []string{korean}},
+			{"만나요", []string{korean}},
+			{"大阪", []string{approved}},
+			{"会", []string{chinese, approved}}, // the end of one run, inside the other
+			{"会い", []string{approved}},
+		} {
+			got := w.search(reader, c.query)
+			slices.Sort(got)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", c.query, diff)
+			}
+		}
+	})
+}
+
+// TestSearchReindexedByMigration: messages indexed as the store did before
+// migration 0018 (their words as written) are found by their equivalent
+// forms once it has run, on both stores.
+func TestSearchReindexedByMigration(t *testing.T) {
+	for _, c := range []struct {
+		dialect, database, driver string
+		undo                      string // takes the index back to migration 0015's
+	}{
+		{"sqlite", "", "sqlite", `DROP TRIGGER messages_search_sent; DROP TRIGGER messages_search_approved;
+			DROP TABLE message_search_pending; DROP TABLE message_search`},
+		{"postgres", "", "pgx", `DROP INDEX messages_search; DROP INDEX messages_sent_newest; ALTER TABLE messages DROP COLUMN search`},
+	} {
+		t.Run(c.dialect, func(t *testing.T) {
+			database := filepath.Join(t.TempDir(), "palaver.db")
+			if c.dialect == "postgres" {
+				database = storetest.Schema(t)
+			}
+			db, err := store.Open(ctx, store.Options{Database: database})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := newSearchWorld(t, db)
+			resume, zebra, strasse, chinese, _ := equivalentTexts(w)
+			db.Close()
+
+			old, err := os.ReadFile("migrations/" + c.dialect + "/0015_search.sql")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dsn := database
+			if c.dialect == "sqlite" {
+				dsn = "file:" + database
+			}
+			raw, err := sql.Open(c.driver, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{c.undo, string(old), `DELETE FROM schema_migrations WHERE version >= 18`} {
+				if _, err := raw.ExecContext(ctx, q); err != nil {
+					raw.Close()
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			raw.Close()
+
+			db, err = store.Open(ctx, store.Options{Database: database})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			w.db = db
+			reader := hub.SearchFilter{ParticipantID: "agt_a"}
+			for query, want := range map[string]string{"résumé": resume, "zebra": zebra, "hauptstrasse": strasse, "東京": chinese} {
+				if got := w.search(reader, query); !slices.Equal(got, []string{want}) {
+					t.Errorf("%s after the migration: %v; want %s", query, got, want)
+				}
+			}
+		})
+	}
 }

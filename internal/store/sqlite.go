@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,14 +30,30 @@ var sqliteDialect = &dialect{
 	retryable:   func(error) bool { return false },
 	search:      sqliteSearch,
 	// The batch's sent messages go into the search index in one statement
-	// (migration 0012), so FTS5 writes one segment per commit, not one
-	// per send.
+	// (migrations 0015 and 0018), so FTS5 writes one segment per commit,
+	// not one per send; each with its search words (palaver_search_text).
 	beforeCommit: []string{
 		`INSERT INTO message_search (rowid, conversation, summary, body)
-			SELECT m.rowid, replace(m.conversation_id, '_', ''), m.summary, m.body
+			SELECT m.rowid, replace(m.conversation_id, '_', ''), palaver_search_text(m.summary), palaver_search_text(m.body)
 			FROM message_search_pending p JOIN messages m ON m.rowid = p.message_rowid`,
 		`DELETE FROM message_search_pending`,
 	},
+}
+
+// palaver_search_text(text) is hub.SearchText in SQL, for the search index
+// (migration 0018 and beforeCommit): the hub's words of a text, so that
+// SQLite indexes what the hub's queries look for. The driver's functions
+// are registered for every connection it opens, once per process.
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction("palaver_search_text", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return hub.SearchText(v), nil
+		case []byte:
+			return hub.SearchText(string(v)), nil
+		}
+		return "", nil
+	})
 }
 
 var sqliteSearch = searchDialect{
