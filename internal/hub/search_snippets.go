@@ -5,12 +5,16 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 // A search hit's snippet (§18): a short piece of the body as stored —
 // never its normalised search words — around the words the query looked
-// for, each marked, cut on character boundaries, and between words where
-// there are spaces between words.
+// for, each marked, cut on the boundaries of what a reader sees as one
+// character (a grapheme cluster: an emoji with its modifiers, a flag, a
+// letter with its accents), and between words where there are spaces
+// between words.
 
 // SnippetPart is a piece of a snippet: text as the body has it (white
 // space made single spaces), Match when it is a word the query looked for.
@@ -21,7 +25,7 @@ type SnippetPart struct {
 
 // Snippet is a short piece of a message's body around the words a search
 // matched, at most SnippetLength characters of it, with "…" where it was
-// cut — always on a character boundary, and between words where it can.
+// cut — always between grapheme clusters, and between words where it can.
 type Snippet []SnippetPart
 
 // Marks open and close each matched word in Marked.
@@ -70,10 +74,11 @@ type bodyWord struct {
 }
 
 // bodyText is a body with what cutting it needs: the byte offset of each
-// of its characters.
+// of its characters, and those of its grapheme clusters.
 type bodyText struct {
-	s     string
-	runes []int // the byte offset of each character, then len(s)
+	s        string
+	runes    []int // the byte offset of each character, then len(s)
+	clusters []int // the byte offset of each grapheme cluster, then len(s)
 }
 
 func newBodyText(s string) *bodyText {
@@ -82,11 +87,31 @@ func newBodyText(s string) *bodyText {
 		b.runes = append(b.runes, i)
 	}
 	b.runes = append(b.runes, len(s))
+	state, at := -1, 0
+	for rest := s; rest != ""; {
+		var c string
+		c, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		b.clusters = append(b.clusters, at)
+		at += len(c)
+	}
+	b.clusters = append(b.clusters, len(s))
 	return b
 }
 
 // char is the index of the character at byte i.
 func (b *bodyText) char(i int) int { return sort.SearchInts(b.runes, i) }
+
+// clusterStart is the start of the grapheme cluster holding byte i, and
+// clusterEnd the end of the one holding byte i-1 (i itself when i ends one).
+func (b *bodyText) clusterStart(i int) int {
+	k := sort.SearchInts(b.clusters, i)
+	if k < len(b.clusters) && b.clusters[k] == i {
+		return i
+	}
+	return b.clusters[k-1]
+}
+
+func (b *bodyText) clusterEnd(i int) int { return b.clusters[sort.SearchInts(b.clusters, i)] }
 
 // cutSnippet cuts the SnippetLength characters of body that hold the most
 // different matched words (the first such place; the start when none
@@ -110,6 +135,10 @@ func cutSnippet(body string, m snippetMarks) Snippet {
 	from, to := 0, chars // in characters
 	if chars > SnippetLength {
 		from, to = window(ws, chars)
+		// On grapheme clusters: the start moves on to the next one, the
+		// end back to the last one that ends inside.
+		from = b.char(b.clusterEnd(b.runes[from]))
+		to = max(b.char(b.clusterStart(b.runes[to])), from)
 	}
 	return snippetParts(b, ws, from, to, chars)
 }
@@ -164,8 +193,8 @@ func window(ws []bodyWord, chars int) (from, to int) {
 }
 
 // snippetParts is the body's characters [from, to) as a snippet's parts:
-// the marked words' bytes, joined where they touch, each a part of their
-// own.
+// the marked words' bytes, widened to whole grapheme clusters and joined
+// where they touch, each a part of their own.
 func snippetParts(b *bodyText, ws []bodyWord, from, to, chars int) Snippet {
 	body := b.s
 	start, end := b.runes[from], b.runes[to]
@@ -174,7 +203,7 @@ func snippetParts(b *bodyText, ws []bodyWord, from, to, chars int) Snippet {
 		if !w.match {
 			continue
 		}
-		m := [2]int{w.start, w.markEnd}
+		m := [2]int{b.clusterStart(w.start), b.clusterEnd(w.markEnd)}
 		if m[0] < start || m[1] > end {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rivo/uniseg"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -110,9 +111,10 @@ func TestSnippets(t *testing.T) {
 }
 
 // TestSnippetsCutOnCharacters: whatever the script, a snippet is whole
-// characters, at most SnippetLength of the body's and the "…" marks.
+// characters — whole grapheme clusters, an emoji family or a flag never
+// split — at most SnippetLength of the body's and the "…" marks.
 func TestSnippetsCutOnCharacters(t *testing.T) {
-	for _, unit := range []string{"日本語の文章 ", "😀🎉 ", "é", "👩‍👩‍👧 ", "ab\u0301c "} {
+	for _, unit := range []string{"日本語の文章 ", "😀🎉 ", "é", "👩‍👩‍👧 ", "ab\u0301c ", "🇩🇪🇫🇷", "👩‍👩‍👧👍🏽", "e\u0301\u0323"} {
 		for _, at := range []int{0, 37, 150, 400} {
 			body := strings.Repeat(unit, 500/utf8.RuneCountInString(unit))
 			runes := []rune(body)
@@ -133,7 +135,16 @@ func TestSnippetsCutOnCharacters(t *testing.T) {
 			if !strings.Contains(s.Marked(), "**needle**") {
 				t.Errorf("%q at %d: %q does not mark the word", unit, at, s.Marked())
 			}
-
+			clusters := map[string]bool{}
+			for g := uniseg.NewGraphemes(body); g.Next(); {
+				clusters[g.Str()] = true
+			}
+			for g := uniseg.NewGraphemes(strings.Trim(text, "… ")); g.Next(); {
+				if !clusters[g.Str()] {
+					t.Errorf("%q at %d: %q cuts a character: %q is not one of the body's", unit, at, text, g.Str())
+					break
+				}
+			}
 		}
 	}
 }
