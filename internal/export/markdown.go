@@ -16,10 +16,13 @@ import (
 // behind it ("AI agent for @alice", §4) and its time — then its badges
 // (an authority other than plain human or agent, an event post's kind,
 // whom it is for), then its words as a quote: a markdown post as written
-// with its raw HTML made text, plain text escaped so that it shows as
-// written (render.Escape, render.WithoutHTML). An edited message's
-// original words follow it. Everything written by someone else is escaped
-// the same way, so no reader of the file runs anything in it.
+// but for what the dashboard would not show (its raw HTML and links to
+// javascript: and the like made text, images other than its project's own
+// made plain links), plain text escaped so that it shows as written
+// (render.Source, render.Escape). An edited message's original words
+// follow it, for the owner who edited them. Everything written by someone
+// else is escaped the same way, so no reader of the file runs anything in
+// it or loads anything from elsewhere when it is opened.
 
 // when is how export.md gives a time.
 func when(t time.Time) string {
@@ -234,7 +237,7 @@ func (m *md) conversation(ce *hub.ConversationExport, level int) {
 		m.f("\nNo messages.\n")
 	}
 	for _, msg := range ce.Messages {
-		m.message(msg, level+2)
+		m.message(msg, c.ProjectID, level+2)
 	}
 	if len(ce.Reads) > 0 {
 		m.f("\n%s Read by\n\n", sub)
@@ -244,8 +247,9 @@ func (m *md) conversation(ce *hub.ConversationExport, level int) {
 	}
 }
 
-// message writes one message with its heading at level.
-func (m *md) message(msg *hub.Message, level int) {
+// message writes one message of a conversation of projectID with its
+// heading at level.
+func (m *md) message(msg *hub.Message, projectID string, level int) {
 	p := msg.Provenance()
 	m.f("\n%s #%d · %s%s", strings.Repeat("#", min(level, 6)), msg.Seq, person(msg.SenderKind, msg.SenderHandle), session(msg.SenderInstance))
 	if p.AI {
@@ -284,23 +288,26 @@ func (m *md) message(msg *hub.Message, level int) {
 	if msg.Summary != "" {
 		m.f("Summary: %s\n\n", oneLine(msg.Summary))
 	}
-	m.f("%s\n", quote(m.words(msg.Body, msg.Format)))
+	m.f("%s\n", quote(m.words(msg.Body, msg.Format, projectID)))
 	if len(msg.Metadata) > 0 {
 		m.f("\n%s\n", fenced(string(msg.Metadata), "json"))
 	}
 	if msg.OriginalBody != "" {
-		m.f("\nThe agent's own words, before @%s edited them:\n\n%s\n", m.handle(msg.DecidedBy), quote(m.words(msg.OriginalBody, msg.Format)))
+		m.f("\nThe agent's own words, before @%s edited them:\n\n%s\n", m.handle(msg.DecidedBy), quote(m.words(msg.OriginalBody, msg.Format, projectID)))
 	}
 }
 
-// words is a body as markdown source: a markdown post as written (its raw
-// HTML made text, the project's images pointing at their files in the
-// archive), plain text escaped.
-func (m *md) words(body, format string) string {
+// words is a body of a message in a conversation of projectID ("" for
+// none) as markdown source: a markdown post as written but for what the
+// dashboard would not show of it (render.Source: raw HTML and links to
+// javascript: and its kind made text, images other than the project's own
+// made plain links), the project's images pointing at their files in the
+// archive; plain text escaped.
+func (m *md) words(body, format, projectID string) string {
 	if format != hub.FormatMarkdown {
 		return render.Escape(body)
 	}
-	src := render.WithoutHTML(body)
+	src := render.Source(body, render.Options{Image: hub.ProjectImageSource(projectID)})
 	for path, file := range m.images {
 		src = strings.ReplaceAll(src, "("+path+")", "("+file+")")
 	}

@@ -202,11 +202,8 @@ func (r *nodeRenderer) autoLink(w util.BufWriter, source []byte, node ast.Node, 
 	}
 	n := node.(*ast.AutoLink)
 	label := util.EscapeHTML(n.Label(source))
-	href := util.URLEscape(n.URL(source), false)
-	if n.AutoLinkType == ast.AutoLinkEmail && !bytes.HasPrefix(bytes.ToLower(href), []byte("mailto:")) {
-		href = append([]byte("mailto:"), href...)
-	}
-	if !allowedURL(href, true) {
+	href, ok := autoLinkHref(n, source)
+	if !ok {
 		_, _ = w.Write(label)
 		return ast.WalkContinue, nil
 	}
@@ -216,6 +213,25 @@ func (r *nodeRenderer) autoLink(w util.BufWriter, source []byte, node ast.Node, 
 	return ast.WalkContinue, nil
 }
 
+// autoLinkHref returns the href of an autolink, and whether it is allowed.
+func autoLinkHref(n *ast.AutoLink, source []byte) ([]byte, bool) {
+	href := util.URLEscape(n.URL(source), false)
+	if n.AutoLinkType == ast.AutoLinkEmail && !bytes.HasPrefix(bytes.ToLower(href), []byte("mailto:")) {
+		href = append([]byte("mailto:"), href...)
+	}
+	return href, allowedURL(href, true)
+}
+
+// imageSrc returns the src to show an image's destination with, and
+// whether Options.Image allows it (an http, https or relative src).
+func (o Options) imageSrc(dest []byte) (string, bool) {
+	if o.Image == nil {
+		return "", false
+	}
+	src, ok := o.Image(string(decodeDestination(dest)))
+	return src, ok && allowedURL([]byte(src), false)
+}
+
 // image writes an <img> only when Options.Image allows the destination, and
 // otherwise the alt text in a <span>.
 func (r *nodeRenderer) image(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -223,12 +239,7 @@ func (r *nodeRenderer) image(w util.BufWriter, source []byte, node ast.Node, ent
 		return ast.WalkContinue, nil
 	}
 	n := node.(*ast.Image)
-	var src string
-	ok := false
-	if r.o.Image != nil {
-		src, ok = r.o.Image(string(decodeDestination(n.Destination)))
-		ok = ok && allowedURL([]byte(src), false)
-	}
+	src, ok := r.o.imageSrc(n.Destination)
 	if !ok {
 		_, _ = w.WriteString("<span>")
 		writeAlt(w, source, n)

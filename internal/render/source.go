@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,10 +13,11 @@ import (
 
 // Markdown as source, for documents that leave Palaver (an export, §18):
 // Escape writes plain text so that any CommonMark reader shows it as it
-// was written, and WithoutHTML keeps a markdown post as written but for
-// its raw HTML, which becomes text — the same rule the dashboard follows
-// (§11, §15), kept in the source itself because the document's reader is
-// not Palaver.
+// was written, and Source keeps a markdown post as written but for what
+// the dashboard would not show — raw HTML, links to javascript: and its
+// kind, images from elsewhere — which becomes text or a plain link: the
+// dashboard's rules (§11, §15, render.go's), kept in the source itself
+// because the document's reader is not Palaver.
 
 // Escape returns text as markdown source that a CommonMark (and GFM)
 // renderer shows as the same characters: every character with a meaning
@@ -101,65 +103,140 @@ func wordAt(s string, first bool) bool {
 	return s != "" && (unicode.IsLetter(r) || unicode.IsDigit(r))
 }
 
-// WithoutHTML returns markdown source as written, except that its raw
-// HTML — blocks and inline tags, comments and declarations — is made text:
-// each "<" of it becomes "&lt;", which every reader shows as the character.
-// Code spans and code blocks are left alone: they show their text already.
-func WithoutHTML(src string) string {
+// Source returns markdown source as written, but for what Markdown with o
+// would not show, so that any CommonMark reader of the document shows no
+// more than the dashboard does, by the dashboard's own rules: raw HTML —
+// blocks and inline tags, comments and declarations — becomes text (each
+// "<" of it "&lt;"); a link, an autolink or a link reference definition
+// whose destination Markdown would not link (javascript:, data:,
+// vbscript:, … however it is spelled) becomes text; an image o.Image does
+// not allow becomes a plain link to its destination, or text when that may
+// not be linked either, so that opening the document loads nothing from
+// elsewhere. Code spans and code blocks are left alone: they show their
+// text already.
+func Source(src string, o Options) string {
 	src = strings.ToValidUTF8(strings.ReplaceAll(src, "\x00", "\uFFFD"), "\uFFFD")
-	// Each pass turns at least one "<" into "&lt;", so this ends; a pass
-	// that finds none is the last. Text that was inside a block of HTML
-	// is read again as what it is now.
-	for {
+	// Each pass makes text of at least one construct that was not, so this
+	// ends; a pass that finds none is the last. What a pass made text is
+	// read again as what it is now. Should a node not say where it
+	// starts, or the passes not end, the whole post is made text instead.
+	for range maxPasses {
 		source := []byte(src)
-		var at []int
-		doc := parser().Parse(text.NewReader(source))
-		ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-			if !entering {
-				return ast.WalkContinue, nil
-			}
-			switch n := n.(type) {
-			case *ast.HTMLBlock:
-				lines := n.Lines()
-				for i := range lines.Len() {
-					at = appendLT(at, source, lines.At(i))
-				}
-				if n.HasClosure() {
-					at = appendLT(at, source, n.ClosureLine)
-				}
-				return ast.WalkSkipChildren, nil
-			case *ast.RawHTML:
-				for i := range n.Segments.Len() {
-					at = appendLT(at, source, n.Segments.At(i))
-				}
-				return ast.WalkSkipChildren, nil
-			}
-			return ast.WalkContinue, nil
-		})
-		if len(at) == 0 {
+		edits, ok := sourceEdits(source, o)
+		if !ok {
+			return Escape(src)
+		}
+		if len(edits) == 0 {
 			return src
 		}
+		slices.SortStableFunc(edits, func(a, b edit) int { return a.at - b.at })
 		var b bytes.Buffer
-		last := 0
-		for _, i := range at {
-			if i < last {
-				continue // two nodes named the same "<"
+		last, prev := 0, -1
+		for _, e := range edits {
+			if e.at < last || e.at == prev {
+				continue // two nodes named the same place: one edit is enough
 			}
-			b.Write(source[last:i])
-			b.WriteString("&lt;")
-			last = i + 1
+			prev = e.at
+			b.Write(source[last:e.at])
+			b.WriteString(e.insert)
+			last = e.at + e.remove
 		}
 		b.Write(source[last:])
 		src = b.String()
 	}
+	return Escape(src)
 }
 
-// appendLT appends the offsets of the "<"s of a segment of source.
-func appendLT(at []int, source []byte, seg text.Segment) []int {
+// maxPasses bounds Source's passes: each removes one level of nesting.
+const maxPasses = 64
+
+// edit replaces remove bytes of a source at at with insert.
+type edit struct {
+	at, remove int
+	insert     string
+}
+
+// sourceEdits are the edits that make text of what source shows that
+// Markdown with o would not; ok is false when a node to change does not
+// say where it starts.
+func sourceEdits(source []byte, o Options) (edits []edit, ok bool) {
+	ok = true
+	// at is where a node starts, when source has c there.
+	at := func(n ast.Node, c byte) (int, bool) {
+		i := n.Pos()
+		if i < 0 || i >= len(source) || source[i] != c {
+			ok = false
+			return 0, false
+		}
+		return i, true
+	}
+	doc := parser().Parse(text.NewReader(source))
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			lines := n.Lines()
+			for i := range lines.Len() {
+				edits = appendLT(edits, source, lines.At(i))
+			}
+			if n.HasClosure() {
+				edits = appendLT(edits, source, n.ClosureLine)
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML:
+			for i := range n.Segments.Len() {
+				edits = appendLT(edits, source, n.Segments.At(i))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.LinkReferenceDefinition:
+			// Its label, escaped, is no definition: every link that used
+			// it is text too, in every reader, however it matches labels.
+			if _, allowed := linkHref(n.Destination); !allowed && n.Lines().Len() > 0 {
+				start := n.Lines().At(0).Start
+				if i := bytes.IndexByte(source[start:], '['); i >= 0 {
+					edits = append(edits, edit{at: start + i, insert: `\`})
+				} else {
+					ok = false
+				}
+			}
+		case *ast.Link:
+			if _, allowed := linkHref(n.Destination); !allowed {
+				if i, found := at(n, '['); found {
+					edits = append(edits, edit{at: i, insert: `\`})
+				}
+			}
+		case *ast.AutoLink:
+			if _, allowed := autoLinkHref(n, source); !allowed {
+				if i, found := at(n, '<'); found {
+					edits = append(edits, edit{at: i, remove: 1, insert: "&lt;"})
+				}
+			}
+		case *ast.Image:
+			if _, allowed := o.imageSrc(n.Destination); !allowed {
+				if i, found := at(n, '!'); found {
+					// "![alt](dest)" is then the link "[alt](dest)", or
+					// the text "\[alt](dest)".
+					e := edit{at: i, remove: 1}
+					if _, linkable := linkHref(n.Destination); !linkable {
+						e.insert = `\`
+					}
+					edits = append(edits, e)
+				}
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return edits, ok
+}
+
+// appendLT appends an edit making text of each "<" of a segment of source.
+func appendLT(edits []edit, source []byte, seg text.Segment) []edit {
 	for i := seg.Start; i < seg.Stop && i < len(source); i++ {
 		if source[i] == '<' {
-			at = append(at, i)
+			edits = append(edits, edit{at: i, remove: 1, insert: "&lt;"})
 		}
 	}
-	return at
+	return edits
 }
