@@ -229,7 +229,7 @@ func TestRoomPage(t *testing.T) {
 func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	s := newSite(t)
 	alice, bob := s.person(t, "alice"), s.person(t, "bob")
-	planner, plannerToken := s.agent(t, "alice/planner")
+	_, plannerToken := s.agent(t, "alice/planner")
 	a, b := mustUser(t, s, "alice"), mustUser(t, s, "bob")
 	if _, err := s.hub.RequestContact(ctx, a, "bob", ""); err != nil {
 		t.Fatal(err)
@@ -247,7 +247,7 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	if _, err := s.hub.SetProjectAgent(ctx, a, p.ID, "planner", hub.AccessSpeak, true); err != nil {
 		t.Fatal(err)
 	}
-	planner = s.reauth(t, plannerToken)
+	planner := s.reauth(t, plannerToken) // its project access changed
 	th, err := s.hub.OpenThread(ctx, planner, p.ID, "Plan", "")
 	if err != nil {
 		t.Fatal(err)
