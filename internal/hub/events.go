@@ -121,11 +121,13 @@ type heldBack struct {
 }
 
 // waiting reports whether the wait waits for events held back, given the
-// newest transaction held back in its last look and the last position it
-// looked at.
-func (b *heldBack) waiting(heldTx int64, last Pos) bool {
+// newest transaction held back in its last look and the position of the
+// last event it saw (the zero Pos when it saw none: the cursor it looked
+// from may stand inside the transaction held back, as a webhook's does,
+// and says nothing of what came out).
+func (b *heldBack) waiting(heldTx int64, seen Pos) bool {
 	switch {
-	case b.target != 0 && (last.Tx >= b.target || time.Since(b.since) >= heldPatience):
+	case b.target != 0 && (seen.Tx >= b.target || time.Since(b.since) >= heldPatience):
 		b.target, b.waited = 0, true // what was held back has come out, or patience ran out
 	case b.target == 0 && heldTx != 0 && !b.waited:
 		b.target, b.since, b.backoff = heldTx, time.Now(), heldRetry
@@ -171,7 +173,11 @@ func (h *Hub) park(ctx context.Context, recipientID string, from Pos, timeout ti
 		if err != nil {
 			return nil, err
 		}
-		waiting := held.waiting(heldTx, last)
+		var seen Pos // the last event looked at, shown or not
+		if last != from {
+			seen = last
+		}
+		waiting := held.waiting(heldTx, seen)
 		if len(events) > 0 && !waiting {
 			return &WaitResult{Events: events, Cursor: h.cursor(recipientID, last)}, nil
 		}
