@@ -405,25 +405,6 @@ type ReadInput struct {
 	Instance       string
 }
 
-// ReadResult is a page of a conversation's history.
-type ReadResult struct {
-	Messages     []*Message
-	NextAfterSeq int64
-	HasMore      bool
-	Reads        []Read
-}
-
-// pageBytes caps the words of one page of messages or events, so a result
-// stays well under clients' result caps of about 25k tokens (§10.1): a page
-// is cut by has_more (or a cursor), never by truncating a body, and always
-// holds at least one message.
-const pageBytes = 48 << 10
-
-// messageSize is roughly how much of a page a message takes.
-func messageSize(m *Message) int {
-	return len(m.Body) + len(m.Summary) + len(m.Metadata) + 512
-}
-
 // ReadMessages returns messages after after_seq (§10.3). With mark_read
 // (the default) it moves the caller's place (the named session's, with
 // instance) to the last seq returned and records the fetch of each message
@@ -462,38 +443,6 @@ func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadR
 	}
 	if res.Reads, err = h.store.Reads(ctx, v.Conversation.ID); err != nil {
 		return nil, AsError(err)
-	}
-	return res, nil
-}
-
-// checkPage checks a page's after_seq and limit (§10.3) and returns the
-// limit to use.
-func checkPage(afterSeq int64, limit int) (int, error) {
-	if afterSeq < 0 {
-		return 0, invalid("", "after_seq must be 0 or more")
-	}
-	return MessagesPage.check(limit)
-}
-
-// readPage reads the page of a conversation after afterSeq: at most limit
-// messages, and fewer when their words pass pageBytes, with has_more saying
-// the rest waits (§10.1). It marks nothing read and leaves Reads to the
-// caller, who may move a place first.
-func readPage(ctx context.Context, r Reader, conversationID string, afterSeq int64, limit int) (*ReadResult, error) {
-	msgs, err := r.Messages(ctx, conversationID, afterSeq, limit+1)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	res := &ReadResult{NextAfterSeq: afterSeq}
-	size := 0
-	for i, m := range msgs {
-		size += messageSize(m)
-		if i == limit || (i > 0 && size > pageBytes) {
-			res.HasMore = true
-			break
-		}
-		res.Messages = append(res.Messages, m)
-		res.NextAfterSeq = m.Seq
 	}
 	return res, nil
 }
@@ -543,16 +492,4 @@ func (h *Hub) Recent(ctx context.Context, c *Caller, conversationID string, limi
 		return nil, nil, err
 	}
 	return v, res, nil
-}
-
-// recentPage is the conversation's last limit messages, oldest first;
-// HasMore says older ones come before them.
-func recentPage(ctx context.Context, r Reader, conv *Conversation, limit int) (*ReadResult, error) {
-	// Delivered messages have seqs 1…LastSeq with no gaps (§4).
-	after := max(conv.LastSeq-int64(limit), 0)
-	msgs, err := r.Messages(ctx, conv.ID, after, limit)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	return &ReadResult{Messages: msgs, NextAfterSeq: conv.LastSeq, HasMore: after > 0}, nil
 }

@@ -146,11 +146,21 @@ func (h *Hub) personRead(ctx context.Context, u *User, v *ConversationView, part
 }
 
 // PersonRecent is the last page of a conversation as a person reads it
-// (the dashboard's view): its latest messages, oldest first, at most
-// limit (MessagesPage), with HasMore when older ones come before them, and
-// how far everyone has read.
+// (the dashboard's view, REST's conversation): PersonMessagesBefore of the
+// latest messages.
 func (h *Hub) PersonRecent(ctx context.Context, u *User, conversationID string, limit int) (*ConversationView, *ReadResult, error) {
-	limit, err := MessagesPage.check(limit)
+	return h.PersonMessagesBefore(ctx, u, conversationID, 0, limit)
+}
+
+// PersonMessagesBefore is the page of a conversation that ends just before
+// beforeSeq (0: the latest page) as a person reads it (§11.3): at most
+// limit (MessagesPage) of the messages before it, fewer when their words
+// pass the page's size, oldest first, with HasOlder when older ones come
+// before them (read them before BeforeSeq) and how far everyone has read.
+// Reading moves the person's own place where they take part, as
+// PersonMessages does.
+func (h *Hub) PersonMessagesBefore(ctx context.Context, u *User, conversationID string, beforeSeq int64, limit int) (*ConversationView, *ReadResult, error) {
+	limit, err := checkPageBefore(beforeSeq, limit)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,7 +168,7 @@ func (h *Hub) PersonRecent(ctx context.Context, u *User, conversationID string, 
 	if err != nil {
 		return nil, nil, asOutcome(err)
 	}
-	res, err := recentPage(ctx, h.store, v.Conversation, limit)
+	res, err := pageBefore(ctx, h.store, v.Conversation, beforeSeq, limit)
 	if err != nil {
 		return nil, nil, err
 	}

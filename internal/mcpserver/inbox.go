@@ -232,7 +232,7 @@ func (s *Server) inboxReadThread(ctx context.Context, c *call, in inboxThreadIn)
 	if len(lines) > 0 {
 		t.LastMessage = &lines[len(lines)-1]
 	}
-	return map[string]any{"thread": t, "messages": lines, "hasOlder": r.HasMore, "untrusted": true}, nil
+	return map[string]any{"thread": t, "messages": lines, "hasOlder": r.HasOlder, "untrusted": true}, nil
 }
 
 type inboxMessageIn struct {

@@ -36,7 +36,7 @@ func (s *Server) threadHistory(ctx context.Context, c *call, conversationID stri
 	for _, m := range r.Messages {
 		lines = append(lines, lineOf(m))
 	}
-	return map[string]any{"conversation": viewConversation(v), "messages": lines, "has_older": r.HasMore, "untrusted": true}, nil
+	return map[string]any{"conversation": viewConversation(v), "messages": lines, "has_older": r.HasOlder, "untrusted": true}, nil
 }
 
 // resource adapts a read to a resource handler: the same caller and scope
