@@ -29,21 +29,28 @@ type conversationPage struct {
 	Newer string // the link to the page after this one ("" at the end)
 }
 
-// conversation shows the latest messages, or with ?after=SEQ the page
-// after that seq.
+// conversation shows the latest messages, or with ?before=SEQ the page
+// that ends before that seq (Older), or with ?after=SEQ the page after it
+// (Newer). Each page's links start where the page stops, so walking either
+// way shows every message once.
 func (w *Web) conversation(ctx context.Context, r *request) (*reply, error) {
 	id := r.PathValue("id")
+	q := r.URL.Query()
 	var v *hub.ConversationView
 	var res *hub.ReadResult
 	var err error
-	after, paged := r.URL.Query()["after"]
-	if paged {
-		seq, perr := strconv.ParseInt(after[0], 10, 64)
-		if perr != nil {
-			return nil, hub.Errorf(hub.KindInvalid, "after is a message's seq, a whole number (got %q)", after[0])
+	switch {
+	case q.Has("after"):
+		var seq int64
+		if seq, err = hub.AfterSeqRange.Parse("after", q.Get("after")); err == nil {
+			v, res, err = w.hub.PersonMessages(ctx, r.user, id, seq, hub.MessagesPage.Default)
 		}
-		v, res, err = w.hub.PersonMessages(ctx, r.user, id, seq, hub.MessagesPage.Default)
-	} else {
+	case q.Has("before"):
+		var seq int64
+		if seq, err = hub.SeqRange.Parse("before", q.Get("before")); err == nil {
+			v, res, err = w.hub.PersonMessagesBefore(ctx, r.user, id, seq, hub.MessagesPage.Default)
+		}
+	default:
 		v, res, err = w.hub.PersonRecent(ctx, r.user, id, hub.MessagesPage.Default)
 	}
 	if err != nil {
@@ -51,10 +58,10 @@ func (w *Web) conversation(ctx context.Context, r *request) (*reply, error) {
 	}
 	p := &conversationPage{ConversationView: v, ReadResult: res, Me: r.user}
 	self := "/conversations/" + url.PathEscape(id)
-	if len(res.Messages) > 0 && res.Messages[0].Seq > 1 {
-		p.Older = self + "?after=" + strconv.FormatInt(max(res.Messages[0].Seq-1-int64(hub.MessagesPage.Default), 0), 10)
+	if res.HasOlder {
+		p.Older = self + "?before=" + strconv.FormatInt(res.BeforeSeq, 10)
 	}
-	if paged && (res.HasMore || res.NextAfterSeq < v.Conversation.LastSeq) {
+	if res.HasMore {
 		p.Newer = self + "?after=" + strconv.FormatInt(res.NextAfterSeq, 10)
 	}
 	return &reply{page: "conversation", data: p}, nil

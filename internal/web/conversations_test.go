@@ -74,8 +74,8 @@ func TestConversationPages(t *testing.T) {
 	if !strings.Contains(text2(body), "@alice") || !strings.Contains(text2(body), "human_interject") || len(findAll(body, "strong")) < 2 {
 		t.Fatalf("alice's post as shown: %s", text2(body))
 	}
-	if strings.Contains(p.text(), "turn 1 ") || !strings.Contains(p.actionsAndLinks(), "?after=0") {
-		t.Fatal("with 102 messages the page shows the oldest, or no link to them; want the latest 100")
+	if strings.Contains(p.text(), "turn 1 ") || !strings.Contains(p.actionsAndLinks(), "?before=") {
+		t.Fatal("with 102 messages the page shows the oldest, or no link to them; want the latest page")
 	}
 	if p = alice.submit(p, "/conversations/"+conv+"/messages", url.Values{"body": {""}}); p.errorText() == "" {
 		t.Fatal("an empty post was taken")
@@ -274,5 +274,110 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 				t.Errorf("%s: the page shows %q: %v; want %v", c.name, draft, !c.sees, c.sees)
 			}
 		}
+	}
+}
+
+// longConversation is n messages of about 190 characters that alice
+// wrote in a conversation with her planner: more than one page's words,
+// so each page is cut by its size.
+func longConversation(t *testing.T, s *site, n int) string {
+	t.Helper()
+	planner, _ := s.agent(t, "alice/planner")
+	v, err := s.hub.OpenConversation(ctx, planner, []string{"alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := mustUser(t, s, "alice")
+	for i := 1; i <= n; i++ {
+		if _, err := s.hub.PostAsPerson(ctx, alice, v.Conversation.ID, fmt.Sprintf("message %04d %s", i, strings.Repeat("x", 176)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v.Conversation.ID
+}
+
+// onceEach checks that pages showed the messages #1…#n each once; pages
+// lists the articles' ids (seq-N) page by page.
+func onceEach(t *testing.T, pages [][]string, n int) {
+	t.Helper()
+	seen := map[string]int{}
+	total := 0
+	for _, page := range pages {
+		for _, id := range page {
+			seen[id]++
+			total++
+		}
+	}
+	for i := 1; i <= n; i++ {
+		if id := fmt.Sprintf("seq-%d", i); seen[id] != 1 {
+			t.Fatalf("walking Older through %d messages: #%d shown %d times (%d shown in %d pages)", n, i, seen[id], total, len(pages))
+		}
+	}
+	if total != n {
+		t.Fatalf("walking Older: %d shown, want %d", total, n)
+	}
+}
+
+// TestOlderContinuesWherePagesStop: the conversation page shows the
+// newest messages, cut by size; its Older link, and each older page's, starts exactly where the page stops,
+// so walking Older through 1,000 messages shows each once. Each older page
+// links Newer back to where it ends.
+func TestOlderContinuesWherePagesStop(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	const n = 1000
+	conv := longConversation(t, s, n)
+
+	p := alice.get("/conversations/" + conv)
+	var pages [][]string
+	for {
+		var ids []string
+		for _, a := range p.all("article") {
+			if id := attr(a, "id"); strings.HasPrefix(id, "seq-") {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 || len(ids) >= hub.MessagesPage.Max && len(pages) == 0 {
+			t.Fatalf("a page of %d messages; want one cut by size", len(ids))
+		}
+		pages = append(pages, ids)
+		if len(pages) == 1 {
+			if ids[len(ids)-1] != fmt.Sprintf("seq-%d", n) {
+				t.Fatalf("the conversation opens at %s…%s; want the newest, #%d", ids[0], ids[len(ids)-1], n)
+			}
+		}
+		older := ""
+		for _, a := range p.all("a") {
+			if strings.Contains(text(a), "Older messages") {
+				older = attr(a, "href")
+			}
+		}
+		if older == "" {
+			break
+		}
+		if len(pages) > n {
+			t.Fatal("Older never ends")
+		}
+		first := strings.TrimPrefix(ids[0], "seq-")
+		if want := "/conversations/" + conv + "?before=" + first; older != want {
+			t.Fatalf("Older links to %s; want %s, where this page starts", older, want)
+		}
+		path := older
+		p = alice.get(path)
+		if p.status != 200 {
+			t.Fatalf("%s: %d %s", path, p.status, p.errorText())
+		}
+		last := ""
+		if arts := p.all("article"); len(arts) > 0 {
+			last = strings.TrimPrefix(attr(arts[len(arts)-1], "id"), "seq-")
+		}
+		if !strings.Contains(p.actionsAndLinks(), "/conversations/"+conv+"?after="+last) {
+			t.Fatalf("the page before #%s ends at #%s and links %s; want Newer after #%s", first, last, p.actionsAndLinks(), last)
+		}
+	}
+	onceEach(t, pages, n)
+
+	if p := alice.get("/conversations/" + conv + "?before=x"); p.status != 400 || !strings.Contains(p.errorText(), "before must be an integer") {
+		t.Fatalf("?before=x: %d %q", p.status, p.errorText())
 	}
 }

@@ -38,12 +38,12 @@ func (w *Web) search(ctx context.Context, r *request) (*reply, error) {
 }
 
 // hitLink is where a search hit's message is on its conversation's page:
-// the latest page when it is among its messages, else the page that
-// starts with it.
+// the latest page when it is the last message, else the page that starts
+// with it (how many messages the latest page holds depends on their size).
 func hitLink(h hub.SearchHit) string {
 	c, seq := h.Conversation.Conversation, h.Message.Seq
 	link := "/conversations/" + url.PathEscape(c.ID)
-	if c.LastSeq-seq >= int64(hub.MessagesPage.Default) {
+	if seq < c.LastSeq {
 		link += "?after=" + strconv.FormatInt(seq-1, 10)
 	}
 	return link + "#seq-" + strconv.FormatInt(seq, 10)
