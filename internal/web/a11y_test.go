@@ -196,7 +196,7 @@ func TestBrowserAccessibility(t *testing.T) {
 	// each row's link to act; on a project, each item's Move.
 	b.open("/", "home")
 	b.keyboardReaches("/approvals", "/projects", "Activity of your agents, newest first", "/approvals#"+held.Message.ID, "/approvals#"+q.ID,
-		"/conversations/"+conv.Conversation.ID, "/agents/planner", "Sign out @alice")
+		"/conversations/"+conv.Conversation.ID+"#write", "/agents/planner", "Sign out @alice")
 	b.open("/projects/"+p.ID, "project")
 	b.keyboardReaches("#board", "status-"+item.Item.ID, "Move", "/projects/"+p.ID+"/items/"+item.Item.ID, "Bring it in", "Set the cap")
 	// The page a new token is shown on, once.

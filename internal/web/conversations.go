@@ -27,6 +27,9 @@ type conversationPage struct {
 	Me    *hub.User
 	Older string // the link to the page before this one ("" at the start)
 	Newer string // the link to the page after this one ("" at the end)
+	// Latest: the page ends with the newest message, just above the box
+	// to write in, which the page opens at (#write).
+	Latest bool
 }
 
 // conversation shows the latest messages, or with ?before=SEQ the page
@@ -56,7 +59,7 @@ func (w *Web) conversation(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &conversationPage{ConversationView: v, ReadResult: res, Me: r.user}
+	p := &conversationPage{ConversationView: v, ReadResult: res, Me: r.user, Latest: !res.HasMore}
 	self := "/conversations/" + url.PathEscape(id)
 	if res.HasOlder {
 		p.Older = self + "?before=" + strconv.FormatInt(res.BeforeSeq, 10)
@@ -79,7 +82,7 @@ func (w *Web) post(ctx context.Context, r *request) (*reply, error) {
 	if res.Message.Authority == hub.AuthorityInterject {
 		notice = "Sent, marked human_interject: you wrote into your agent's conversation without joining it."
 	}
-	return &reply{redirect: "/conversations/" + url.PathEscape(id), notice: notice}, nil
+	return &reply{redirect: "/conversations/" + url.PathEscape(id) + "#write", notice: notice}, nil
 }
 
 func (w *Web) resume(ctx context.Context, r *request) (*reply, error) {
@@ -87,7 +90,7 @@ func (w *Web) resume(ctx context.Context, r *request) (*reply, error) {
 	if _, err := w.hub.Resume(ctx, r.user, id); err != nil {
 		return nil, err
 	}
-	return &reply{redirect: "/conversations/" + url.PathEscape(id), notice: "Resumed: the agents may send again."}, nil
+	return &reply{redirect: "/conversations/" + url.PathEscape(id) + "#write", notice: "Resumed: the agents may send again."}, nil
 }
 
 func (w *Web) closeConversation(ctx context.Context, r *request) (*reply, error) {

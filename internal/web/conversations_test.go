@@ -1,11 +1,16 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/chromedp"
 	"golang.org/x/net/html"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -318,8 +323,9 @@ func onceEach(t *testing.T, pages [][]string, n int) {
 	}
 }
 
-// TestOlderContinuesWherePagesStop: the conversation page shows the
-// newest messages, cut by size; its Older link, and each older page's, starts exactly where the page stops,
+// TestOlderContinuesWherePagesStop: the conversation page opens at the
+// newest messages, cut by size, with the box to write in after them; its
+// Older link, and each older page's, starts exactly where the page stops,
 // so walking Older through 1,000 messages shows each once. Each older page
 // links Newer back to where it ends.
 func TestOlderContinuesWherePagesStop(t *testing.T) {
@@ -342,8 +348,8 @@ func TestOlderContinuesWherePagesStop(t *testing.T) {
 		}
 		pages = append(pages, ids)
 		if len(pages) == 1 {
-			if ids[len(ids)-1] != fmt.Sprintf("seq-%d", n) {
-				t.Fatalf("the conversation opens at %s…%s; want the newest, #%d", ids[0], ids[len(ids)-1], n)
+			if ids[len(ids)-1] != fmt.Sprintf("seq-%d", n) || !strings.Contains(p.raw, `id="write"`) || !strings.Contains(p.raw, "data-latest") {
+				t.Fatalf("the conversation opens at %s…%s; want the newest, #%d, then the box to write in (#write)", ids[0], ids[len(ids)-1], n)
 			}
 		}
 		older := ""
@@ -359,10 +365,10 @@ func TestOlderContinuesWherePagesStop(t *testing.T) {
 			t.Fatal("Older never ends")
 		}
 		first := strings.TrimPrefix(ids[0], "seq-")
-		if want := "/conversations/" + conv + "?before=" + first; older != want {
+		if want := "/conversations/" + conv + "?before=" + first + "#write"; older != want {
 			t.Fatalf("Older links to %s; want %s, where this page starts", older, want)
 		}
-		path := older
+		path, _, _ := strings.Cut(older, "#")
 		p = alice.get(path)
 		if p.status != 200 {
 			t.Fatalf("%s: %d %s", path, p.status, p.errorText())
@@ -371,7 +377,7 @@ func TestOlderContinuesWherePagesStop(t *testing.T) {
 		if arts := p.all("article"); len(arts) > 0 {
 			last = strings.TrimPrefix(attr(arts[len(arts)-1], "id"), "seq-")
 		}
-		if !strings.Contains(p.actionsAndLinks(), "/conversations/"+conv+"?after="+last) {
+		if !strings.Contains(p.actionsAndLinks(), "/conversations/"+conv+"?after="+last) || strings.Contains(p.raw, "data-latest") {
 			t.Fatalf("the page before #%s ends at #%s and links %s; want Newer after #%s", first, last, p.actionsAndLinks(), last)
 		}
 	}
@@ -379,5 +385,112 @@ func TestOlderContinuesWherePagesStop(t *testing.T) {
 
 	if p := alice.get("/conversations/" + conv + "?before=x"); p.status != 400 || !strings.Contains(p.errorText(), "before must be an integer") {
 		t.Fatalf("?before=x: %d %q", p.status, p.errorText())
+	}
+}
+
+// inView is a script telling whether the element with this id is wholly
+// within the browser's viewport (to the pixel: its edges may fall between
+// two).
+func inView(id string) string {
+	return `(function () { var e = document.getElementById("` + id + `"); if (!e) return false;
+		var r = e.getBoundingClientRect(); return r.top >= -1 && r.bottom <= window.innerHeight + 1; })()`
+}
+
+// until waits, within 20 s, for the script to be true, across a page
+// load: a poll that the load cut short asks again on the new page.
+func (b *tab) until(script string) {
+	b.t.Helper()
+	c, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	for {
+		_, err := chromedp.Run(c, chromedp.Poll[chromedp.Void](script))
+		if err == nil {
+			return
+		}
+		if c.Err() != nil {
+			b.t.Fatalf("in the browser: waiting for %s: %v (at %s)", script, err, b.location())
+		}
+	}
+}
+
+// viewport saves what the browser shows (not the whole page) as NAME.png
+// under the test's artifacts.
+func (b *tab) viewport(name string) {
+	b.t.Helper()
+	png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, b.shot+name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// TestBrowserLongConversation, in Chromium with JavaScript on and off: a
+// conversation of 1,000 messages opened from the list shows its newest
+// message and the box to write in, not its first message 20,000 px above
+// them; with JavaScript on it does so opened by its plain address too.
+// Writing there comes back to the newest message, with the notice in
+// view. Pressing Older until there is none shows every message exactly once.
+func TestBrowserLongConversation(t *testing.T) {
+	chromium(t)
+	for _, js := range []bool{true, false} {
+		t.Run(map[bool]string{true: "javascript", false: "no-javascript"}[js], func(t *testing.T) {
+			s := newSite(t)
+			s.hub.CreateUser(ctx, "alice", "")
+			s.hub.SetPassword(ctx, "alice", "correct horse battery")
+			const n = 1000
+			conv := longConversation(t, s, n)
+			b := newTab(t, s, js)
+			b.open("/signin", "signin")
+			b.do(chromedp.SendKeys(chromedp.CSS(`input[name=handle]`), "alice"),
+				chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
+				chromedp.Click(chromedp.CSS(`form[action="/signin"] button`)),
+				b.at("home"))
+
+			b.open("/conversations", "conversations")
+			b.do(chromedp.Click(chromedp.CSS(`a[href^="/conversations/`+conv+`"]`)), b.at("conversation"),
+				chromedp.WaitVisible(chromedp.ID("write")))
+			last := fmt.Sprintf("seq-%d", n)
+			b.within(5*time.Second, "the newest message and the box to write in in view",
+				chromedp.Poll[chromedp.Void](inView("write")+" && "+inView(last)))
+			b.viewport("conversation-long")
+			if js {
+				// Its plain address, typed or reloaded, opens there too.
+				b.open("/conversations/"+conv, "conversation")
+				b.within(5*time.Second, "the box to write in in view at the plain address", chromedp.Poll[chromedp.Void](inView("write")))
+			}
+
+			// Writing there comes back to the same place, with the new
+			// message, the box and the notice in view.
+			b.do(chromedp.SendKeys(chromedp.CSS(`#write textarea`), "the last word"),
+				chromedp.Click(chromedp.CSS(`#write button`)))
+			b.waitText(notice, "Sent")
+			b.within(5*time.Second, "the new message, the box to write in and the notice in view after sending",
+				chromedp.Poll[chromedp.Void](inView("write")+" && "+inView(fmt.Sprintf("seq-%d", n+1))+
+					` && document.querySelector(".notice").getBoundingClientRect().top >= 0`))
+			b.viewport("conversation-sent")
+
+			var pages [][]string
+			for {
+				ids := evaluate[[]string](b, `Array.from(document.querySelectorAll("#messages article")).map(function (a) { return a.id; })`)
+				if len(ids) == 0 {
+					t.Fatalf("a page with no messages at %s", b.location())
+				}
+				pages = append(pages, ids)
+				if !evaluate[bool](b, `document.querySelector("a[href*='?before=']") !== null`) {
+					break
+				}
+				if len(pages) > n {
+					t.Fatal("Older never ends")
+				}
+				b.do(chromedp.Click(chromedp.Search(`//a[contains(., 'Older messages')]`)))
+				b.until(`(function () { var a = document.querySelector("#messages article"); return a && a.id !== "` + ids[0] + `"; })()`)
+				if len(pages) == 1 {
+					b.viewport("conversation-older")
+				}
+			}
+			onceEach(t, pages, n+1)
+		})
 	}
 }

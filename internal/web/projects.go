@@ -81,7 +81,7 @@ func (w *Web) openThread(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{redirect: "/conversations/" + url.PathEscape(v.Conversation.ID)}, nil
+	return &reply{redirect: "/conversations/" + url.PathEscape(v.Conversation.ID) + "#write"}, nil
 }
 
 // itemPage is an item with its history, and the statuses it may move to.

@@ -54,3 +54,35 @@ document.addEventListener("htmx:sseOpen", function (e) {
   };
   setInterval(tick, 30000);
 })();
+
+// A conversation opens at its newest messages and the box to write in: the
+// latest page scrolls #write into view once it is shown (a page load, or a
+// page the dashboard swapped in), unless the address names another place
+// (#seq-N from a search). It runs after htmx's own scrolling, which puts a
+// swapped-in page at its top. While the page stays open, new messages
+// keep it at the bottom when it was there. Without JavaScript the links
+// to a conversation carry #write, and the browser does the same.
+(function () {
+  var atNewest = function () {
+    var write = document.getElementById("write");
+    if (!write || !document.querySelector("#messages[data-latest]")) return;
+    if (location.hash && location.hash !== "#write") return;
+    write.scrollIntoView({ block: "end" });
+  };
+  var atBottom = false;
+  var nearBottom = function () {
+    return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
+  };
+  document.addEventListener("DOMContentLoaded", atNewest);
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    atBottom = e.target !== document.body && e.target.querySelector("#messages") !== null && nearBottom();
+  });
+  document.addEventListener("htmx:afterSettle", function (e) {
+    if (e.target === document.body) {
+      setTimeout(atNewest, 0);
+    } else if (atBottom && e.target.querySelector("#messages")) {
+      atBottom = false;
+      setTimeout(atNewest, 0);
+    }
+  });
+})();
