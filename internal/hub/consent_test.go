@@ -179,7 +179,7 @@ func TestMutualContactRequests(t *testing.T) {
 		t.Fatalf("the denier changing her mind: %+v, %v", c, err)
 	}
 	// Either of the two may end an accepted contact.
-	if c, err := w.hub.DecideContact(ctx, carol, "alice", false); err != nil || c.Status != hub.ContactRejected {
+	if c, err := w.hub.DecideContact(ctx, carol, "alice", false); err != nil || c.Status != hub.ContactRemoved {
 		t.Fatalf("the one who asked ending the contact: %+v, %v", c, err)
 	}
 	if c, err := w.hub.RequestContact(ctx, carol, "alice", ""); err != nil || c.Status != hub.ContactPending {

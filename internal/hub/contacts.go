@@ -84,8 +84,9 @@ func contactEvents(typ string, a, b *User, now time.Time) []*Event {
 
 // DecideContact is u answering other's contact request: accept or reject.
 // Deciding again is not an error; a person who rejected may accept later.
-// A cancelled request cannot be decided. Rejecting an accepted contact ends
-// it, whichever of the two asked.
+// A cancelled request, or a contact one of them ended, cannot be decided.
+// Rejecting an accepted contact ends it, whichever of the two asked, as
+// RemoveContact does.
 func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, accept bool) (*Contact, error) {
 	other, err := h.User(ctx, otherHandle)
 	if err != nil {
@@ -98,12 +99,15 @@ func (h *Hub) DecideContact(ctx context.Context, u *User, otherHandle string, ac
 		// Either person may end an accepted contact; only the one asked
 		// answers a request.
 		ending := err == nil && c.Status == ContactAccepted && !accept
-		if errors.Is(err, ErrNoRows) || (err == nil && !ending && (c.RequestedBy != other.ID || c.Status == ContactCancelled)) {
+		if errors.Is(err, ErrNoRows) || (err == nil && !ending && (c.RequestedBy != other.ID || c.Status == ContactCancelled || c.Status == ContactRemoved)) {
 			return nil, hinted(KindNotFound, other.Handle+" answers a request", Action{ActionApproveContact, map[string]string{"user": other.Handle, "handle": u.Handle}},
 				"no contact request from %s waits for %s", other.Handle, u.Handle)
 		}
 		if err != nil {
 			return nil, err
+		}
+		if ending {
+			return h.endContact(ctx, tx, u, other, c)
 		}
 		want := ContactRejected
 		if accept {
@@ -197,11 +201,11 @@ func (h *Hub) CancelContactRequest(ctx context.Context, u *User, id string) (*Co
 
 // RemoveContact ends u's contact with another person (§3), named by the
 // contact's id (ct_…; it wins when both are given) or by the person's
-// handle ("@" allowed). It ends it for both, as rejecting an accepted
-// contact does (DecideContact), and with it their agents' reach across.
-// Only an accepted contact is removed: a request that waits is cancelled
-// or rejected instead, and the message says which. An id of another
-// pair's contact is not_found like an unknown one.
+// handle ("@" allowed): either of the two may end it, for both
+// (endContact), and with it their agents' reach across. Only an accepted
+// contact is removed: a request that waits is cancelled or rejected
+// instead, and the message says which. An id of another pair's contact is
+// not_found like an unknown one.
 func (h *Hub) RemoveContact(ctx context.Context, u *User, contactID, handle string) (*Contact, error) {
 	contactID, handle = strings.TrimSpace(contactID), atHandle(handle)
 	var c *Contact
@@ -231,15 +235,75 @@ func (h *Hub) RemoveContact(ctx context.Context, u *User, contactID, handle stri
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case c.Status == ContactAccepted:
-		return h.DecideContact(ctx, u, other.Handle, false)
-	case c.Status == ContactPending && c.RequestedBy == u.ID:
-		return nil, notFound("%s and %s are not contacts yet: your request waits for %s; cancel it instead", u.Handle, other.Handle, other.Handle)
-	case c.Status == ContactPending:
-		return nil, notFound("%s and %s are not contacts yet: %s's request waits for you; reject it instead", u.Handle, other.Handle, other.Handle)
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		// Read again in the transaction: the other may have ended it first.
+		var err error
+		if c, err = tx.Contact(ctx, u.ID, other.ID); err != nil {
+			return nil, err
+		}
+		switch {
+		case c.Status == ContactAccepted:
+			return h.endContact(ctx, tx, u, other, c)
+		case c.Status == ContactPending && c.RequestedBy == u.ID:
+			return nil, notFound("%s and %s are not contacts yet: your request waits for %s; cancel it instead", u.Handle, other.Handle, other.Handle)
+		case c.Status == ContactPending:
+			return nil, notFound("%s and %s are not contacts yet: %s's request waits for you; reject it instead", u.Handle, other.Handle, other.Handle)
+		}
+		return nil, notFound("%s and %s are not contacts", u.Handle, other.Handle)
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, notFound("%s and %s are not contacts", u.Handle, other.Handle)
+	return c, nil
+}
+
+// endContact ends the accepted contact c between u and other (§3): it
+// becomes removed, and the consent that stood on it goes with it. Every
+// grant of either person's agents to reach the other is withdrawn (the
+// agent hears grant.changed, with contact_ended) and every inbound ask of
+// one's agents to the other is dropped, waiting or decided — so becoming
+// contacts again later brings back no reach that nobody gave anew. Sends
+// into conversations they share are refused from then on, as reach is
+// checked at every send (stillReachable). Either may ask again.
+func (h *Hub) endContact(ctx context.Context, tx Tx, u, other *User, c *Contact) ([]*Event, error) {
+	now := h.now()
+	c.Status, c.DecidedBy, c.DecidedAt = ContactRemoved, u.ID, now
+	if err := tx.PutContact(ctx, c); err != nil {
+		return nil, err
+	}
+	var events []*Event
+	for _, side := range [][2]*User{{u, other}, {other, u}} {
+		owner, contact := side[0], side[1]
+		agents, err := tx.Agents(ctx, owner.ID, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range agents {
+			g, err := tx.Grant(ctx, a.ID, contact.ID)
+			switch {
+			case err == nil && (g.AllowHuman || g.AllowAgents):
+				g.AllowHuman, g.AllowAgents, g.DecidedBy, g.UpdatedAt = false, false, u.ID, now
+				if err := tx.PutGrant(ctx, g); err != nil {
+					return nil, err
+				}
+				ev := grantChanged(a.ID, contact.Handle, g)
+				ev.Data, _ = json.Marshal(map[string]any{"contact": contact.Handle, "allow_human": false, "allow_agents": false, "contact_ended": true})
+				events = append(events, ev)
+			case err != nil && !errors.Is(err, ErrNoRows):
+				return nil, err
+			}
+			ask, err := tx.InboundAsk(ctx, a.ID, contact.ID)
+			switch {
+			case err == nil:
+				if err := tx.DeleteInboundAsk(ctx, ask.ID); err != nil {
+					return nil, err
+				}
+			case !errors.Is(err, ErrNoRows):
+				return nil, err
+			}
+		}
+	}
+	return events, nil
 }
 
 // ContactRequest is one contact request from u's side (§3, §10.5): the

@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -218,7 +219,7 @@ func TestRemoveContact(t *testing.T) {
 		t.Fatalf("bob's contacts: %+v, %v", ct, err)
 	}
 	got, err := w.hub.RemoveContact(ctx, bob, ct[0].Contact.ID, "nobody")
-	if err != nil || got.Status != hub.ContactRejected || got.DecidedBy != bob.ID {
+	if err != nil || got.Status != hub.ContactRemoved || got.DecidedBy != bob.ID {
 		t.Fatalf("bob removing alice by id: %+v, %v", got, err)
 	}
 	for _, u := range []*hub.User{alice, bob} {
@@ -237,7 +238,104 @@ func TestRemoveContact(t *testing.T) {
 	if _, err := w.hub.DecideContact(ctx, carol, "alice", true); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := w.hub.RemoveContact(ctx, alice, "", "@carol"); err != nil || got.Status != hub.ContactRejected {
+	if got, err := w.hub.RemoveContact(ctx, alice, "", "@carol"); err != nil || got.Status != hub.ContactRemoved {
 		t.Fatalf("alice removing @carol: %+v, %v", got, err)
+	}
+}
+
+// TestEndingAContactTakesItsConsent: when either of two contacts ends it
+// (Remove, or rejecting the accepted contact), the grants and inbound asks
+// that stood on it go too: neither one's agents reach the other's side,
+// the agents hear grant.changed, nobody can accept the ended contact
+// after all, and becoming contacts again brings no reach back by itself —
+// each grant and each letting in is given anew.
+func TestEndingAContactTakesItsConsent(t *testing.T) {
+	for _, how := range []string{"remove", "reject"} {
+		t.Run(how, func(t *testing.T) {
+			w := newWorld(t)
+			alice, bob := w.person(t, "alice"), w.person(t, "bob")
+			conv := consent(t, w, w.planner, bob, "bob/helper") // the planner reaches bob's helper
+			// And the helper reaches alice herself, let in by her.
+			if _, err := w.hub.SetGrant(ctx, bob, "bob/helper", "alice", true, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.hub.OpenConversation(ctx, w.helper, []string{"alice"}); code(err) != "pending_approval:pending_approval" {
+				t.Fatalf("the helper asking alice: %v", err)
+			}
+			asks, _ := w.hub.Approvals(ctx, alice)
+			if _, err := w.hub.DecideInbound(ctx, alice, asks[len(asks)-1].ID, true); err != nil {
+				t.Fatal(err)
+			}
+			w.send(t, w.planner, conv, "before the end")
+			plannerFrom, helperFrom := w.latest(t, w.planner), w.latest(t, w.helper)
+
+			// bob, who did not ask, ends it.
+			var c *hub.Contact
+			var err error
+			if how == "remove" {
+				c, err = w.hub.RemoveContact(ctx, bob, "", "alice")
+			} else {
+				c, err = w.hub.DecideContact(ctx, bob, "alice", false)
+			}
+			if err != nil || c.Status != hub.ContactRemoved || c.DecidedBy != bob.ID {
+				t.Fatalf("bob ending the contact: %+v, %v", c, err)
+			}
+			for _, tc := range []struct {
+				from    *hub.Caller
+				handles []string
+			}{{w.planner, []string{"bob/helper"}}, {w.planner, []string{"bob"}}, {w.helper, []string{"alice/planner"}}, {w.helper, []string{"alice"}}} {
+				if _, err := w.hub.OpenConversation(ctx, tc.from, tc.handles); code(err) != "denied:contact" {
+					t.Errorf("%s opening with %v after the contact ended: %v, want denied:contact", tc.from.Agent.Handle(), tc.handles, err)
+				}
+			}
+			if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "still there?"}); code(err) != "denied:contact" {
+				t.Errorf("the planner's send after the contact ended: %v", err)
+			}
+			for _, g := range []struct {
+				agent   *hub.Caller
+				contact *hub.User
+			}{{w.planner, bob}, {w.helper, alice}} {
+				got, err := w.store.Grant(ctx, g.agent.Agent.ID, g.contact.ID)
+				if err != nil || got.AllowHuman || got.AllowAgents {
+					t.Errorf("%s's grant to %s after the contact ended: %+v, %v; want withdrawn", g.agent.Agent.Handle(), g.contact.Handle, got, err)
+				}
+				if ask, err := w.store.InboundAsk(ctx, g.agent.Agent.ID, g.contact.ID); !errors.Is(err, hub.ErrNoRows) {
+					t.Errorf("%s's ask of %s after the contact ended: %+v, %v; want it gone", g.agent.Agent.Handle(), g.contact.Handle, ask, err)
+				}
+			}
+			for _, heard := range []struct {
+				who     *hub.Caller
+				from    *string
+				contact string
+			}{{w.planner, plannerFrom, "bob"}, {w.helper, helperFrom, "alice"}} {
+				r, err := w.hub.Wait(ctx, heard.who, hub.WaitInput{Cursor: heard.from})
+				if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventGrantChanged ||
+					string(r.Events[0].Data) != `{"allow_agents":false,"allow_human":false,"contact":"`+heard.contact+`","contact_ended":true}` {
+					t.Errorf("%s heard %+v, %v; want grant.changed saying the contact ended", heard.who.Agent.Handle(), r, err)
+				}
+			}
+			for _, u := range []*hub.User{alice, bob} {
+				if _, err := w.hub.DecideContact(ctx, u, map[*hub.User]string{alice: "bob", bob: "alice"}[u], true); code(err) != "not_found" {
+					t.Errorf("%s accepting the ended contact after all: %v, want not_found", u.Handle, err)
+				}
+			}
+
+			// Contacts again: a new request, answered by the other.
+			if c, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil || c.Status != hub.ContactPending || c.RequestedBy != alice.ID {
+				t.Fatalf("alice asking again: %+v, %v; want a new request for bob to answer", c, err)
+			}
+			if c, err := w.hub.DecideContact(ctx, bob, "alice", true); err != nil || c.Status != hub.ContactAccepted {
+				t.Fatalf("bob accepting: %+v, %v", c, err)
+			}
+			if _, err := w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"}); code(err) != "denied:grant" {
+				t.Errorf("the planner once contacts again: %v, want denied:grant (granted anew, not kept)", err)
+			}
+			if _, err := w.hub.SetGrant(ctx, alice, "alice/planner", "bob", false, true); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"}); code(err) != "pending_approval:pending_approval" {
+				t.Errorf("the planner granted again: %v, want pending_approval (bob lets it in anew)", err)
+			}
+		})
 	}
 }

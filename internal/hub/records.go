@@ -231,7 +231,7 @@ const (
 type Contact struct {
 	ID           string // ct_…: names the request under approvals
 	UserA, UserB string
-	Status       string // ContactPending, ContactAccepted, ContactRejected, ContactCancelled
+	Status       string // ContactPending, ContactAccepted, ContactRejected, ContactCancelled, ContactRemoved
 	RequestedBy  string
 	DecidedBy    string
 	RequestedAt  time.Time
@@ -247,6 +247,9 @@ const (
 	ContactAccepted  = "accepted"
 	ContactRejected  = "rejected"
 	ContactCancelled = "cancelled"
+	// ContactRemoved: one of the two ended the contact (DecidedBy, at
+	// DecidedAt); either may ask again, and the other decides.
+	ContactRemoved = "removed"
 )
 
 // Other is the other person of the pair.

@@ -334,6 +334,8 @@ type Tx interface {
 	// SetInboundAskStatus records a decision and reports whether it changed
 	// anything (false when the ask already had that status).
 	SetInboundAskStatus(ctx context.Context, id, status string, at time.Time) (bool, error)
+	// DeleteInboundAsk drops an inbound ask (none by that id: nothing to do).
+	DeleteInboundAsk(ctx context.Context, id string) error
 	// SetBrakeState records a conversation's turn count, last voice and
 	// pause (zero pausedAt: not paused).
 	SetBrakeState(ctx context.Context, c *Conversation) error

@@ -42,6 +42,10 @@ func (d queries) InboundAsks(ctx context.Context, userID string, pending bool) (
 		ORDER BY created_at, id`, userID, pending)
 }
 
+func (d queries) DeleteInboundAsk(ctx context.Context, id string) error {
+	return d.exec(ctx, "delete inbound ask", `DELETE FROM inbound_asks WHERE id = ?`, id)
+}
+
 func (d queries) PutInboundAsk(ctx context.Context, a *hub.InboundAsk) error {
 	handles, err := json.Marshal(a.Handles)
 	if err != nil {
