@@ -63,6 +63,7 @@ func (a *API) routes() []route {
 		{"POST /contacts/{handle}/approve", noBody(a.contactDecision(true))},
 		{"POST /contacts/{handle}/reject", noBody(a.contactDecision(false))},
 		{"POST /contacts/{handle}/cancel", noBody(a.cancelContact)},
+		{"POST /contacts/{handle}/remove", noBody(a.removeContact)},
 
 		{"GET /approvals", a.approvals},
 		{"POST /approvals/{id}/approve", a.decide(hub.VerdictApprove)},

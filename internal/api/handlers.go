@@ -93,6 +93,14 @@ func (a *API) cancelContact(ctx context.Context, r *request) (any, error) {
 	return a.contactResult(ctx, c, r.user)
 }
 
+func (a *API) removeContact(ctx context.Context, r *request) (any, error) {
+	c, err := a.hub.RemoveContact(ctx, r.user, "", r.PathValue("handle"))
+	if err != nil {
+		return nil, err
+	}
+	return a.contactResult(ctx, c, r.user)
+}
+
 // ---- approvals
 
 func (a *API) approvals(ctx context.Context, r *request) (any, error) {

@@ -30,8 +30,9 @@ func (w *Web) requestContact(ctx context.Context, r *request) (*reply, error) {
 	return &reply{redirect: "/contacts", notice: notice}, nil
 }
 
-// contactAction approves, rejects or cancels the contact with the handle
-// in the path; approve and reject change a decision made before too.
+// contactAction approves, rejects, cancels or removes the contact with the
+// handle in the path; approve and reject change a decision made before
+// too, and remove ends a contact, whichever of the two asked.
 func (w *Web) contactAction(ctx context.Context, r *request) (*reply, error) {
 	handle := r.PathValue("handle")
 	var err error
@@ -42,8 +43,12 @@ func (w *Web) contactAction(ctx context.Context, r *request) (*reply, error) {
 		_, err = w.hub.DecideContact(ctx, r.user, handle, false)
 	case "cancel":
 		_, err = w.hub.CancelContact(ctx, r.user, handle)
+	case "remove":
+		if _, err = w.hub.RemoveContact(ctx, r.user, "", handle); err == nil {
+			return &reply{redirect: "/contacts", notice: "Removed: you and @" + handle + " are no longer contacts, and neither one's agents reach the other any more."}, nil
+		}
 	default:
-		err = hub.Errorf(hub.KindNotFound, "a contact is approved, rejected or cancelled (got %q)", r.PathValue("action"))
+		err = hub.Errorf(hub.KindNotFound, "a contact is approved, rejected, cancelled or removed (got %q)", r.PathValue("action"))
 	}
 	if err != nil {
 		return nil, err

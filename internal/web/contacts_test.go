@@ -4,6 +4,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // TestContactsPage: a request goes out and is withdrawn; a request in is
@@ -88,5 +92,87 @@ func TestSettingsAPITokens(t *testing.T) {
 	p = alice.submit(p, "/settings/tokens/"+ts[0].ID+"/revoke", nil)
 	if _, err := s.hub.AuthenticateUser(ctx, secret); err == nil || !strings.Contains(p.notice(), "Revoked") {
 		t.Fatalf("revoked: %v, %q", err, p.notice())
+	}
+}
+
+// contacts makes alice and bob contacts with bob's helper reaching
+// alice's planner (granted and let in), and returns the helper.
+func contacts(t *testing.T, s *site) *hub.Caller {
+	t.Helper()
+	alice, bob := mustUser(t, s, "alice"), mustUser(t, s, "bob")
+	s.agent(t, "alice/planner")
+	helper, _ := s.agent(t, "bob/helper")
+	if _, err := s.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.DecideContact(ctx, bob, "alice", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.SetGrant(ctx, bob, "bob/helper", "alice", false, true); err != nil {
+		t.Fatal(err)
+	}
+	s.hub.OpenConversation(ctx, helper, []string{"alice/planner"})
+	v, _ := s.hub.Consent(ctx, alice)
+	if _, err := s.hub.DecideInbound(ctx, alice, v.Inbound[0].Ask.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.hub.OpenConversation(ctx, helper, []string{"alice/planner"}); err != nil {
+		t.Fatalf("the helper let in: %v", err)
+	}
+	return helper
+}
+
+// TestRemoveContactForm: Remove on an accepted contact ends it, for both:
+// the row says who ended it and offers to ask again, the grant it carried
+// is withdrawn, and the other side's agents can no longer open a
+// conversation.
+func TestRemoveContactForm(t *testing.T) {
+	s := newSite(t)
+	alice, bob := s.person(t, "alice"), s.person(t, "bob")
+	helper := contacts(t, s)
+	p := alice.submit(alice.get("/contacts"), "/contacts/bob/remove", nil)
+	if !strings.Contains(p.notice(), "Removed") || !strings.Contains(p.text(), "@bob removed by you") {
+		t.Fatalf("alice removing bob: %q %q %s", p.notice(), p.errorText(), p.text())
+	}
+	if _, err := s.hub.OpenConversation(ctx, helper, []string{"alice/planner"}); err == nil || !strings.Contains(err.Error(), "not contacts") {
+		t.Fatalf("bob's helper opening once the contact ended: %v; want denied, not contacts", err)
+	}
+	p = bob.get("/contacts")
+	if !strings.Contains(p.text(), "@alice removed by them") || !strings.Contains(p.text(), "bob/helper → @alice: not the person, not their agents") ||
+		strings.Contains(p.raw, `action="/contacts/alice/remove"`) || strings.Contains(p.raw, `action="/contacts/alice/approve"`) {
+		t.Fatalf("bob's page once alice ended it: %s", p.text())
+	}
+	if p = bob.submit(p, "/contacts", url.Values{"handle": {"alice"}}); !strings.Contains(p.text(), "@alice pending: you asked") {
+		t.Fatalf("bob asking again: %q %s", p.errorText(), p.text())
+	}
+}
+
+// TestBrowserRemoveContact: in Chromium, with JavaScript on and off,
+// pressing Remove on an accepted contact ends it.
+func TestBrowserRemoveContact(t *testing.T) {
+	chromium(t)
+	for _, js := range []bool{true, false} {
+		t.Run(map[bool]string{true: "javascript", false: "no-javascript"}[js], func(t *testing.T) {
+			s := newSite(t)
+			for _, h := range []string{"alice", "bob"} {
+				s.hub.CreateUser(ctx, h, "")
+				s.hub.SetPassword(ctx, h, "correct horse battery")
+			}
+			helper := contacts(t, s)
+			b := newTab(t, s, js)
+			b.open("/signin", "signin")
+			b.do(chromedp.SendKeys(chromedp.CSS(`input[name=handle]`), "alice"),
+				chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
+				chromedp.Click(chromedp.CSS(`form[action="/signin"] button`)),
+				b.at("home"))
+			b.open("/contacts", "contacts")
+			b.do(chromedp.Click(chromedp.CSS(`form[action="/contacts/bob/remove"] button`)))
+			b.waitText(notice, "Removed")
+			b.waitText(`//table`, "removed by you")
+			b.screenshot("contacts-removed")
+			if _, err := s.hub.OpenConversation(ctx, helper, []string{"alice/planner"}); err == nil {
+				t.Fatal("bob's helper opened a conversation with alice's planner once the contact ended")
+			}
+		})
 	}
 }
