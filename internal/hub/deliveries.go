@@ -183,7 +183,8 @@ func (h *Hub) Stuck(d *Delivery) bool {
 // posts: only those mentioned), a message.new for the sender's own stream so
 // sibling sessions hear it, an event for each person taking part, and
 // agent.sent to an agent's owner whom no message.new tells. The speaking
-// session takes the hold, and the sender's place moves past its own words.
+// session takes the hold unless another live session has it
+// (speakerHolds), and the sender's place moves past its own words.
 // It returns the events to publish.
 func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time) ([]*Event, error) {
 	var agents []string
@@ -213,7 +214,7 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 		return nil, err
 	}
 	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
-		if err := tx.SetHold(ctx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
+		if err := speakerHolds(ctx, tx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
 			return nil, err
 		}
 	}

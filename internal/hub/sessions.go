@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -26,14 +27,35 @@ func (h *Hub) liveHolders(ctx context.Context, r Reader, agentID string) (map[st
 	if err != nil {
 		return nil, err
 	}
-	since := h.liveSince()
+	now := h.now()
 	out := make(map[string]string, len(holds))
 	for _, hd := range holds {
-		if hd.LastSeen.After(since) {
+		if hd.live(now) {
 			out[hd.ConversationID] = hd.Instance
 		}
 	}
 	return out, nil
+}
+
+// live reports whether the hold's session was seen within HoldLapse of
+// now: a session not seen for longer lets go of what it held (§5).
+func (hd Hold) live(now time.Time) bool { return hd.LastSeen.After(now.Add(-HoldLapse)) }
+
+// speakerHolds makes the session that spoke in a conversation its holder
+// (§5), as of now — unless another session of the agent holds it and is
+// live: speaking takes a conversation nobody holds, or one whose holder
+// lapsed, or keeps one the speaker holds; only claim_conversation with
+// takeover moves a live claim.
+func speakerHolds(ctx context.Context, tx Tx, agentID, conversationID, instance string, now time.Time) error {
+	hd, err := tx.Hold(ctx, agentID, conversationID)
+	switch {
+	case errors.Is(err, ErrNoRows):
+	case err != nil:
+		return err
+	case hd.Instance != instance && hd.live(now):
+		return nil
+	}
+	return tx.SetHold(ctx, agentID, conversationID, instance, now)
 }
 
 // Addressing is how a message stands for one named session (§5, §6).

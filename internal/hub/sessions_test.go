@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -215,5 +216,86 @@ func TestClaimsAreRaceFree(t *testing.T) {
 	w.clock.Advance(hub.HoldLapse + time.Minute)
 	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "east", false); err != nil {
 		t.Fatalf("claim after the holder lapsed: %v", err)
+	}
+}
+
+// holder is the session holding the conversation for the agent ("" for
+// none), as stored.
+func holder(t *testing.T, w *world, c *hub.Caller, conv string) string {
+	t.Helper()
+	hd, err := w.store.Hold(ctx, c.Agent.ID, conv)
+	if errors.Is(err, hub.ErrNoRows) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hd.Instance
+}
+
+// TestSpeakingDoesNotTakeALiveClaim: a session that lapsed (unseen for
+// HoldLapse) and speaks again once another session claimed the
+// conversation does not take it back; only claim_conversation with
+// takeover moves a live claim. Speaking in a conversation nobody holds,
+// one you hold, or one whose holder lapsed, makes you the holder.
+func TestSpeakingDoesNotTakeALiveClaim(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	say := func(instance, body string) {
+		t.Helper()
+		if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: body, Instance: instance}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say("desk", "on it")
+	if got := holder(t, w, w.reviewer, conv); got != "desk" {
+		t.Fatalf("after desk spoke the holder is %q, want desk", got)
+	}
+	w.clock.Advance(hub.HoldLapse + time.Minute)
+	claim, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "laptop", false)
+	if err != nil || claim.Previous != "" {
+		t.Fatalf("laptop claiming once desk lapsed: %+v, %v", claim, err)
+	}
+	say("desk", "back again") // desk is seen again, and laptop is live
+	if got := holder(t, w, w.reviewer, conv); got != "laptop" {
+		t.Fatalf("after the lapsed desk spoke again the holder is %q, want laptop, which claimed it", got)
+	}
+	open, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone: what broke?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it, ok := inboxIDs(t, w, w.reviewer, "laptop")[open.Message.ID]; !ok || it.HeldBy != "laptop" {
+		t.Errorf("laptop's inbox: %+v (present %v), want the unaddressed message, held by laptop", it, ok)
+	}
+	if _, ok := inboxIDs(t, w, w.reviewer, "desk")[open.Message.ID]; ok {
+		t.Error("the unaddressed message waits for desk while laptop holds the conversation")
+	}
+	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "desk", false); code(err) != "held_by_other:held_by_other" {
+		t.Fatalf("desk claiming without takeover: %v, want held_by_other", err)
+	}
+	if claim, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "desk", true); err != nil || claim.Previous != "laptop" {
+		t.Fatalf("desk taking over: %+v, %v", claim, err)
+	}
+	say("laptop", "fine, yours") // laptop is live, but desk holds it now
+	if got := holder(t, w, w.reviewer, conv); got != "desk" {
+		t.Fatalf("after laptop spoke in desk's conversation the holder is %q, want desk", got)
+	}
+	say("desk", "thanks") // one's own stays one's own
+	if got := holder(t, w, w.reviewer, conv); got != "desk" {
+		t.Fatalf("after desk spoke again the holder is %q, want desk", got)
+	}
+	w.clock.Advance(hub.HoldLapse + time.Minute)
+	say("laptop", "desk went quiet") // a lapsed holder lets go
+	if got := holder(t, w, w.reviewer, conv); got != "laptop" {
+		t.Fatalf("after laptop spoke once desk lapsed the holder is %q, want laptop", got)
+	}
+
+	// A conversation nobody holds goes to whoever speaks first.
+	other := w.open(t, w.reviewer, "alice")
+	if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: other, Body: "hello", Instance: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := holder(t, w, w.reviewer, other); got != "desk" {
+		t.Fatalf("after desk spoke in a conversation nobody held the holder is %q, want desk", got)
 	}
 }

@@ -136,6 +136,9 @@ type Reader interface {
 	SiblingWords(ctx context.Context, agentID, instance string, limit int) ([]*Message, int, error)
 	// Holds lists the agent's holds, each with its session's last-seen time.
 	Holds(ctx context.Context, agentID string) ([]Hold, error)
+	// Hold is the agent's hold on one conversation, with its session's
+	// last-seen time (ErrNoRows: none of its sessions holds it).
+	Hold(ctx context.Context, agentID, conversationID string) (Hold, error)
 
 	// CountSent counts, in one query, the sender's messages in a
 	// conversation that were sent or are held: same, those with exactly

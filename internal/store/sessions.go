@@ -31,16 +31,24 @@ func (d queries) DeleteInstance(ctx context.Context, agentID, name string) error
 	return d.exec(ctx, "delete instance", `DELETE FROM instances WHERE agent_id = ? AND name = ?`, agentID, name)
 }
 
+const holdCols = `h.conversation_id, h.instance, h.since, i.last_seen_at FROM holds h
+	LEFT JOIN instances i ON i.agent_id = h.agent_id AND i.name = h.instance`
+
+func scanHold(row scanner) (hub.Hold, error) {
+	var h hub.Hold
+	var since, seen sql.NullInt64
+	err := row.Scan(&h.ConversationID, &h.Instance, &since, &seen)
+	h.Since, h.LastSeen = fromMS(since), fromMS(seen)
+	return h, err
+}
+
 func (d queries) Holds(ctx context.Context, agentID string) ([]hub.Hold, error) {
-	return queryAll(ctx, d.q, "holds", func(row scanner) (hub.Hold, error) {
-		var h hub.Hold
-		var since, seen sql.NullInt64
-		err := row.Scan(&h.ConversationID, &h.Instance, &since, &seen)
-		h.Since, h.LastSeen = fromMS(since), fromMS(seen)
-		return h, err
-	}, `SELECT h.conversation_id, h.instance, h.since, i.last_seen_at FROM holds h
-		LEFT JOIN instances i ON i.agent_id = h.agent_id AND i.name = h.instance
-		WHERE h.agent_id = ?`, agentID)
+	return queryAll(ctx, d.q, "holds", scanHold, `SELECT `+holdCols+` WHERE h.agent_id = ?`, agentID)
+}
+
+func (d queries) Hold(ctx context.Context, agentID, conversationID string) (hub.Hold, error) {
+	h, err := scanHold(d.q.QueryRowContext(ctx, `SELECT `+holdCols+` WHERE h.agent_id = ? AND h.conversation_id = ?`, agentID, conversationID))
+	return h, dbErr("hold", err)
 }
 
 func (d queries) SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error {
