@@ -323,7 +323,7 @@ func (a *API) agentInbox(ctx context.Context, r *request) (any, error) {
 		rows = append(rows, map[string]any{"message_id": it.Message.ID, "conversation_id": it.Message.ConversationID, "seq": it.Message.Seq,
 			"sender": it.Message.SenderHandle, "summary": it.Message.SummaryLine(),
 			"state": it.Delivery.State, "attempts": it.Delivery.Attempts, "error": it.Delivery.Error, "stuck": a.hub.Stuck(&it.Delivery),
-			"already_read": !it.Delivery.FetchedAt.IsZero(), "at": timeText(it.Message.CreatedAt)})
+			"already_read": it.AlreadyRead(), "at": timeText(it.Message.CreatedAt)})
 	}
 	return map[string]any{"total": in.Total, "messages": rows, "more": in.More, "untrusted": true}, nil
 }

@@ -354,6 +354,12 @@ type InboxItem struct {
 	Sibling bool
 }
 
+// AlreadyRead tells a second look from new mail (§5): the message's body
+// was handed over to the agent (read_message, or read_messages with
+// mark_read) and no mark_unread has made it new again since. Every face
+// and profile shows this one answer.
+func (it InboxItem) AlreadyRead() bool { return !it.Delivery.FetchedAt.IsZero() }
+
 // SessionFilter narrows an inbox to one named session (§5), and says which
 // attempts are stuck.
 type SessionFilter struct {

@@ -141,8 +141,12 @@ func (h *Hub) ClaimConversation(ctx context.Context, c *Caller, conversationID, 
 }
 
 // MarkUnread moves a place back so that seq and what follows read as new
-// (§5): the named session's place, or the agent's with no instance. It
-// returns the place after the move (a place never moves forward here).
+// (§5): the named session's place, or the agent's with no instance, and
+// the messages from seq on that wait for the agent show already_read
+// false again (InboxItem.AlreadyRead), agreeing with the unread count past
+// the place. (A body read is the agent's, not one session's: any session
+// marking a message unread makes it new for all of them.) It returns the
+// place after the move (a place never moves forward here).
 func (h *Hub) MarkUnread(ctx context.Context, c *Caller, conversationID string, seq int64, instance string) (int64, error) {
 	name, err := h.seeInstance(ctx, c, instance)
 	if err != nil {
@@ -158,6 +162,9 @@ func (h *Hub) MarkUnread(ctx context.Context, c *Caller, conversationID string, 
 			return invalid("", "seq %d is not a message of this conversation (its seqs run 1 to %d)", seq, v.Conversation.LastSeq)
 		}
 		if err := tx.MoveRead(ctx, v.Conversation.ID, c.Agent.ID, name, seq-1, false, h.now()); err != nil {
+			return err
+		}
+		if err := tx.UnmarkFetched(ctx, c.Agent.ID, v.Conversation.ID, seq); err != nil {
 			return err
 		}
 		reads, err := tx.Reads(ctx, v.Conversation.ID)

@@ -3,6 +3,7 @@ package hub_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -297,5 +298,88 @@ func TestSpeakingDoesNotTakeALiveClaim(t *testing.T) {
 	}
 	if got := holder(t, w, w.reviewer, other); got != "desk" {
 		t.Fatalf("after desk spoke in a conversation nobody held the holder is %q, want desk", got)
+	}
+}
+
+// readFlags is the session's check_inbox as "seq:already_read" for each
+// message waiting in conv, oldest first.
+func readFlags(t *testing.T, w *world, c *hub.Caller, instance, conv string) string {
+	t.Helper()
+	r, err := w.hub.Inbox(ctx, c, 50, instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, it := range r.Items {
+		if it.Message.ConversationID == conv {
+			out = append(out, fmt.Sprintf("%d:%v", it.Message.Seq, it.AlreadyRead()))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// unread is the conversation's unread count in the agent's
+// list_conversations.
+func unread(t *testing.T, w *world, c *hub.Caller, conv string) int {
+	t.Helper()
+	p, err := w.hub.ListConversations(ctx, c, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range p.Conversations {
+		if l.Conversation.ID == conv {
+			return l.Unread
+		}
+	}
+	t.Fatalf("%s is not in the list", conv)
+	return 0
+}
+
+// TestMarkUnreadMakesMessagesNew: after mark_unread to seq N, the messages
+// from N on that wait show already_read false in check_inbox, as many as
+// list_conversations counts unread; before it and after reading them again
+// they show read. With a session name the same holds for that session.
+func TestMarkUnreadMakesMessagesNew(t *testing.T) {
+	w := newWorld(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	var ids []string
+	for i := 1; i <= 5; i++ {
+		ids = append(ids, w.send(t, w.planner, conv, fmt.Sprintf("step %d", i)).Message.ID)
+	}
+	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv}); err != nil {
+		t.Fatal(err)
+	}
+	if got, n := readFlags(t, w, w.reviewer, "", conv), unread(t, w, w.reviewer, conv); got != "1:true 2:true 3:true 4:true 5:true" || n != 0 {
+		t.Fatalf("after reading all: %s, unread %d", got, n)
+	}
+	if place, err := w.hub.MarkUnread(ctx, w.reviewer, conv, 3, ""); err != nil || place != 2 {
+		t.Fatalf("mark_unread to 3: place %d, %v", place, err)
+	}
+	if got, n := readFlags(t, w, w.reviewer, "", conv), unread(t, w, w.reviewer, conv); got != "1:true 2:true 3:false 4:false 5:false" || n != 3 {
+		t.Fatalf("after mark_unread to 3: %s, unread %d; want 3 to 5 new, 3 unread", got, n)
+	}
+	// Reading one again, by itself, makes it read again.
+	if _, err := w.hub.ReadMessage(ctx, w.reviewer, ids[3], ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFlags(t, w, w.reviewer, "", conv); got != "1:true 2:true 3:false 4:true 5:false" {
+		t.Fatalf("after read_message of 4: %s", got)
+	}
+	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, AfterSeq: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got, n := readFlags(t, w, w.reviewer, "", conv), unread(t, w, w.reviewer, conv); got != "1:true 2:true 3:true 4:true 5:true" || n != 0 {
+		t.Fatalf("after reading them again: %s, unread %d", got, n)
+	}
+
+	// A named session: its place moves, and its inbox shows the same.
+	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, Instance: "desk"}); err != nil {
+		t.Fatal(err)
+	}
+	if place, err := w.hub.MarkUnread(ctx, w.reviewer, conv, 4, "desk"); err != nil || place != 3 {
+		t.Fatalf("desk's mark_unread to 4: place %d, %v", place, err)
+	}
+	if got := readFlags(t, w, w.reviewer, "desk", conv); got != "1:true 2:true 3:true 4:false 5:false" {
+		t.Fatalf("desk's inbox after its mark_unread to 4: %s", got)
 	}
 }

@@ -314,6 +314,9 @@ type Tx interface {
 	InsertDeliveries(ctx context.Context, m *Message, agentIDs []string) error
 	// MarkFetched records the first body read of the agent's deliveries.
 	MarkFetched(ctx context.Context, agentID string, messageIDs []string, at time.Time) error
+	// UnmarkFetched forgets the body reads of the agent's waiting
+	// deliveries in the conversation from seq fromSeq on.
+	UnmarkFetched(ctx context.Context, agentID, conversationID string, fromSeq int64) error
 	// WithdrawDeliveries takes the agent's waiting deliveries in a
 	// conversation out of its inbox (state withdrawn) and returns their
 	// message ids, sorted.

@@ -207,7 +207,7 @@ func (s *Server) inboxCheck(ctx context.Context, c *call, in inboxCheckIn) (any,
 	}
 	rows := []row{}
 	for _, it := range r.Items {
-		rows = append(rows, row{inboxLine: c.inboxLine(it.Message, true), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
+		rows = append(rows, row{inboxLine: c.inboxLine(it.Message, true), AlreadyRead: it.AlreadyRead(),
 			State: it.Delivery.State, Attempts: it.Delivery.Attempts, Stuck: s.hub.Stuck(&it.Delivery)})
 	}
 	return map[string]any{"total": r.Total, "messages": rows, "hasMore": r.More > 0, "moreWaiting": r.More, "untrusted": true}, nil

@@ -51,3 +51,47 @@ func TestReadMessagesPagesContinue(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkUnreadAgreesEverywhere: after mark_unread to seq 2, the
+// messages from 2 on show already_read false in the default profile's
+// check_inbox and alreadyRead false in the inbox profile's, and
+// list_conversations counts as many unread.
+func TestMarkUnreadAgreesEverywhere(t *testing.T) {
+	ts := newTestServer(t)
+	planner := ts.client(t, "alice/planner", modern)
+	reviewer := ts.client(t, "alice/reviewer", modern)
+	inboxed := ts.clientAt(t, "/mcp/inbox/", "alice/reviewer", modern)
+	conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
+	for i := 1; i <= 3; i++ {
+		mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": fmt.Sprintf("step %d", i)})
+	}
+	flags := func() (string, string, float64) {
+		t.Helper()
+		var def, inb []string
+		for _, r := range mustCall(t, reviewer, "check_inbox", nil)["messages"].([]any) {
+			row := r.(map[string]any)
+			def = append(def, fmt.Sprintf("%v:%v", row["seq"], row["already_read"] == true))
+		}
+		for _, r := range mustCall(t, inboxed, "check_inbox", nil)["messages"].([]any) {
+			row := r.(map[string]any)
+			inb = append(inb, fmt.Sprint(row["alreadyRead"]))
+		}
+		var n float64 = -1
+		for _, c := range mustCall(t, reviewer, "list_conversations", nil)["conversations"].([]any) {
+			if c.(map[string]any)["conversation_id"] == conv {
+				n = c.(map[string]any)["unread"].(float64)
+			}
+		}
+		return strings.Join(def, " "), strings.Join(inb, " "), n
+	}
+	mustCall(t, reviewer, "read_messages", map[string]any{"conversation_id": conv})
+	if def, inb, n := flags(); def != "1:true 2:true 3:true" || inb != "true true true" || n != 0 {
+		t.Fatalf("after read_messages: check_inbox %s, the inbox profile's %s, unread %v", def, inb, n)
+	}
+	if got := mustCall(t, reviewer, "mark_unread", map[string]any{"conversation_id": conv, "seq": 2}); got["last_read_seq"] != 1.0 {
+		t.Fatalf("mark_unread: %v", got)
+	}
+	if def, inb, n := flags(); def != "1:true 2:false 3:false" || inb != "true false false" || n != 2 {
+		t.Fatalf("after mark_unread to 2: check_inbox %s, the inbox profile's %s, unread %v; want 2 and 3 unread everywhere", def, inb, n)
+	}
+}

@@ -96,7 +96,7 @@ func viewInboxItem(it hub.InboxItem, stuck bool) inboxRow {
 	m := it.Message
 	r := inboxRow{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
 		Sender:  senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},
-		Summary: m.SummaryLine(), AlreadyRead: !it.Delivery.FetchedAt.IsZero(),
+		Summary: m.SummaryLine(), AlreadyRead: it.AlreadyRead(),
 		Attempts: it.Delivery.Attempts, Stuck: stuck, HeldBy: it.HeldBy, Sibling: it.Sibling}
 	if it.Delivery.State != hub.DeliveryWaiting {
 		r.State = it.Delivery.State

@@ -153,6 +153,12 @@ func (d queries) MarkFetched(ctx context.Context, agentID string, messageIDs []s
 	return nil
 }
 
+func (d queries) UnmarkFetched(ctx context.Context, agentID, conversationID string, fromSeq int64) error {
+	return d.exec(ctx, "unmark fetched", `UPDATE deliveries SET fetched_at = NULL
+		WHERE agent_id = ? AND acked_at IS NULL AND conversation_id = ? AND fetched_at IS NOT NULL
+			AND message_id IN (SELECT id FROM messages WHERE conversation_id = ? AND seq >= ?)`, agentID, conversationID, conversationID, fromSeq)
+}
+
 func (d queries) SetDeliveryState(ctx context.Context, dl *hub.Delivery) error {
 	return d.execOne(ctx, "set delivery state", `UPDATE deliveries SET state = ?, attempts = ?, error = ?, started_at = ?, acked_at = ?
 		WHERE agent_id = ? AND message_id = ?`, dl.State, dl.Attempts, dl.Error, ms(dl.StartedAt), ms(dl.AckedAt), dl.AgentID, dl.MessageID)
