@@ -78,7 +78,7 @@ func TestPersonEventsOverREST(t *testing.T) {
 	if fmt.Sprint(eventTypes(got)) != "[inbound.ask]" {
 		t.Fatalf("bob heard %v, want inbound.ask", got)
 	}
-	if code, got := s.rest(t, "bob", "GET", "/events?timeout_s=56", nil); code != 400 || !strings.Contains(fmt.Sprint(got), "timeout_s") {
+	if code, got := s.rest(t, "bob", "GET", "/events?timeout_s=306", nil); code != 400 || !strings.Contains(fmt.Sprint(got), "timeout_s") {
 		t.Fatalf("timeout_s past 55: %d %v", code, got)
 	}
 	if code, got := s.rest(t, "bob", "GET", "/events?cursor=nonsense", nil); code != 400 || !strings.Contains(fmt.Sprint(got), "cursor_invalid") {
@@ -158,5 +158,34 @@ func TestAdminOverREST(t *testing.T) {
 	}
 	if code, got := s.rest(t, "bob", "GET", "/tokens", nil); code != 200 || len(got["tokens"].([]any)) != 2 {
 		t.Fatalf("bob's API tokens: %d %v", code, got)
+	}
+}
+
+// TestEmptyCursorStartsAtLatest: an empty cursor is no cursor, on both
+// faces (§6: a wait without one starts at the latest): GET
+// /api/v1/events?cursor= and wait_for_messages with cursor "" each answer
+// from the latest cursor, neither replaying what came before nor refusing
+// the cursor.
+func TestEmptyCursorStartsAtLatest(t *testing.T) {
+	s := newServer(t)
+	// Something for each to not replay: a contact request to bob, a
+	// message to the planner.
+	if code, _ := s.rest(t, "alice", "POST", "/contacts", map[string]any{"handle": "bob"}); code != 200 {
+		t.Fatalf("alice asks bob: %d", code)
+	}
+	thread := s.tool(t, "alice/planner", "create_thread", map[string]any{"title": "Release", "participants": []string{"alice"}})
+	if code, _ := s.rest(t, "alice", "POST", "/conversations/"+thread["conversation_id"].(string)+"/messages", map[string]any{"body": "before the wait"}); code != 200 {
+		t.Fatalf("alice writes: %d", code)
+	}
+
+	_, first := s.rest(t, "bob", "GET", "/events?timeout_s=0", nil)
+	code, got := s.rest(t, "bob", "GET", "/events?timeout_s=0&cursor=", nil)
+	if code != 200 || got["timed_out"] != true || len(got["events"].([]any)) != 0 || got["cursor"] != first["cursor"] {
+		t.Fatalf("GET /events?cursor=: %d %v; want timed_out at the latest cursor %v, nothing replayed", code, got, first["cursor"])
+	}
+	latest := s.tool(t, "alice/planner", "whoami", nil)["latest_cursor"].(string)
+	heard := s.tool(t, "alice/planner", "wait_for_messages", map[string]any{"cursor": "", "timeout_s": 0})
+	if heard["error"] != nil || heard["timed_out"] != true || len(heard["events"].([]any)) != 0 || heard["cursor"] != latest {
+		t.Fatalf("wait_for_messages with cursor \"\": %v; want timed_out at the latest cursor %s, nothing replayed", heard, latest)
 	}
 }

@@ -203,13 +203,15 @@ func decodePos(raw []byte) (Pos, bool) {
 	return p, string(appendPos(nil, p)) == string(raw)
 }
 
-// parseCursor returns the position a cursor of readerID names; nil means
-// none was given, which starts at the latest. An empty, malformed,
-// foreign (another reader's or another database's), after-the-backup or
-// ahead-of-the-log cursor is cursor_invalid; one older than the kept events
-// is cursor_expired; both carry latest_cursor.
+// parseCursor returns the position a cursor of readerID names. None given
+// — nil, or "": an empty query parameter, an empty argument, a client's
+// empty state — starts at the latest (§6: a wait without a cursor starts
+// there), on every face alike. A malformed, foreign (another reader's or
+// another database's), after-the-backup or ahead-of-the-log cursor is
+// cursor_invalid; one older than the kept events is cursor_expired; both
+// carry latest_cursor.
 func (h *Hub) parseCursor(ctx context.Context, readerID, resync string, cursor *string) (Pos, error) {
-	if cursor == nil {
+	if cursor == nil || *cursor == "" {
 		return h.latestEvent(ctx)
 	}
 	latest, _, err := h.store.LatestEvent(ctx)
@@ -218,9 +220,6 @@ func (h *Hub) parseCursor(ctx context.Context, readerID, resync string, cursor *
 	}
 	fail := func(code, msg string) error {
 		return &Error{Kind: KindInvalid, Code: code, Msg: msg, Details: map[string]any{"latest_cursor": h.cursor(readerID, latest)}}
-	}
-	if *cursor == "" {
-		return Pos{}, fail("cursor_invalid", "cursor is empty; pass back a cursor exactly as the server gave it, or leave cursor out to start from now")
 	}
 	raw, err := base64.RawURLEncoding.Strict().DecodeString(*cursor)
 	n := len(raw) - cursorTag

@@ -10,7 +10,7 @@ import (
 
 // WaitInput is a wait_for_messages call (§6).
 type WaitInput struct {
-	Cursor   *string       // nil: none given, start at the latest
+	Cursor   *string       // nil or "": none given, start at the latest
 	Timeout  time.Duration // 0..55 s
 	Instance string
 }
@@ -68,17 +68,13 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 // inbound asks, grant and project requests, held messages, questions,
 // pauses, and messages of the conversations they take part in. A person
 // holds at most Settings.WaitsPerPerson waits (a dashboard tab holds one).
-// A cursor "" is none (an empty query parameter or Last-Event-ID): the
-// stream starts at the latest.
+// A cursor "" is none, as for an agent's wait (parseCursor): the stream
+// starts at the latest.
 func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout time.Duration) (*WaitResult, error) {
 	if err := checkWait(int64(timeout / time.Second)); err != nil {
 		return nil, err
 	}
-	var given *string
-	if cursor != "" {
-		given = &cursor
-	}
-	from, err := h.parseCursor(ctx, u.ID, resyncPerson, given)
+	from, err := h.parseCursor(ctx, u.ID, resyncPerson, &cursor)
 	if err != nil {
 		return nil, err
 	}
