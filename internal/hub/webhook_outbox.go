@@ -9,10 +9,12 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/outbox"
 )
 
 // The webhook outbox (§18): calls queued with the events that make them,
-// made by the hub's outbox dispatcher (outbox.go) with each endpoint as
+// made by an outbox dispatcher (internal/outbox) with each endpoint as
 // its own target, retried on the backoff schedule.
 
 // waiting reports whether a wait of the principal is parked in this
@@ -95,32 +97,32 @@ func (h *Hub) queueWebhooks(ctx context.Context, tx Tx, events []*Event) (bool, 
 }
 
 // kickWebhooks asks for a delivery step now rather than at the next tick.
-func (h *Hub) kickWebhooks() { h.hooks.wake() }
+func (h *Hub) kickWebhooks() { h.hooks.Wake() }
 
-// The outbox's view of a call: its endpoint is its target.
-func (c *WebhookCall) outboxTarget() string    { return c.WebhookID }
-func (c *WebhookCall) outboxQueued() time.Time { return c.CreatedAt }
-func (c *WebhookCall) outboxFailed() int       { return c.Attempts }
+// The outbox's view of a call (outbox.Row): its endpoint is its target.
+func (c *WebhookCall) Target() string    { return c.WebhookID }
+func (c *WebhookCall) Queued() time.Time { return c.CreatedAt }
+func (c *WebhookCall) Failed() int       { return c.Attempts }
 
 // webhookLimits are what each endpoint is given (§18).
-var webhookLimits = outboxLimits{Concurrency: WebhookConcurrency, Rate: WebhookRate, Burst: WebhookBurst,
+var webhookLimits = outbox.Limits{Concurrency: WebhookConcurrency, Rate: WebhookRate, Burst: WebhookBurst,
 	Lease: webhookLease, Batch: webhookBatch, Retry: WebhookRetry}
 
-// webhookOutbox dispatches the hub's webhook calls (outbox.go), each
-// endpoint a target with its own calls in flight and rate.
-type webhookOutbox = outbox[*WebhookCall, WebhookAttempt]
+// webhookOutbox dispatches the hub's webhook calls (internal/outbox),
+// each endpoint a target with its own calls in flight and rate.
+type webhookOutbox = outbox.Dispatcher[*WebhookCall, WebhookAttempt]
 
 // newWebhookOutbox is the hub's webhookOutbox.
 func (h *Hub) newWebhookOutbox() *webhookOutbox {
-	o := newOutbox[*WebhookCall, WebhookAttempt]("webhooks", webhookLimits, h.now, h.log)
-	o.due = func(ctx context.Context, now time.Time) ([]string, error) {
+	o := &webhookOutbox{Name: "webhooks", Limits: webhookLimits, Now: h.now, Log: h.log}
+	o.Due = func(ctx context.Context, now time.Time) ([]string, error) {
 		ids, err := h.store.DueWebhooks(ctx, now)
 		if err != nil {
 			return nil, AsError(err)
 		}
 		return ids, nil
 	}
-	o.claim = func(ctx context.Context, now, until time.Time, want map[string]int) ([]*WebhookCall, error) {
+	o.Claim = func(ctx context.Context, now, until time.Time, want map[string]int) ([]*WebhookCall, error) {
 		var calls []*WebhookCall // what the last run of the transaction claimed
 		err := h.store.Update(ctx, func(tx Tx) error {
 			calls = nil
@@ -138,8 +140,8 @@ func (h *Hub) newWebhookOutbox() *webhookOutbox {
 		}
 		return calls, nil
 	}
-	o.send = h.sendWebhook
-	o.record = h.recordWebhook
+	o.Send = h.sendWebhook
+	o.Record = h.recordWebhook
 	return o
 }
 
@@ -165,8 +167,8 @@ func (h *Hub) DeliverWebhooks(ctx context.Context) (WebhookPass, error) {
 	if h.webhooks == nil {
 		return WebhookPass{Outcomes: map[string]int{}}, nil
 	}
-	pass, err := h.hooks.dispatch(ctx, nil)
-	outcomes, werr := pass.wait()
+	pass, err := h.hooks.Dispatch(ctx, nil)
+	outcomes, werr := pass.Wait()
 	return WebhookPass{Claimed: pass.Claimed, Outcomes: outcomes}, errors.Join(err, werr)
 }
 
@@ -266,7 +268,7 @@ func (h *Hub) RunWebhooks(ctx context.Context, period time.Duration, count func(
 	if count != nil {
 		told = func(outcome string) { count(outcome, 1) }
 	}
-	h.hooks.run(ctx, period, told)
+	h.hooks.Run(ctx, period, told)
 }
 
 // hookedAgents is which agents have an enabled endpoint, as this process

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/outbox"
 )
 
 // Webhooks (§18): an owner gives an agent HTTPS endpoints, called when an
@@ -105,46 +107,17 @@ const (
 // WebhookSecretPrefix starts every endpoint's signing secret.
 const WebhookSecretPrefix = "whsec_"
 
-// Backoff is a retry schedule: retry n waits First·2^(n-1), at most Max,
-// moved at random by up to ±Jitter of itself; a call is retried until For
-// after it was made — the last time at that moment — and then given up.
-type Backoff struct {
-	First, Max time.Duration
-	Jitter     float64
-	For        time.Duration
-}
-
 // WebhookRetry is how a failing webhook call is retried (§18): after about
 // 10 s, 20 s, 40 s … and then every 2 h, for 24 h; then its endpoint is
 // disabled and the owner told.
-var WebhookRetry = Backoff{First: 10 * time.Second, Max: 2 * time.Hour, Jitter: 0.2, For: 24 * time.Hour}
-
-// next is when a call made at created, whose attempt-th attempt failed at
-// now, is tried again, r in [0, 1) drawing the jitter; false when it has
-// been tried for long enough.
-func (b Backoff) next(created, now time.Time, attempt int, r float64) (time.Time, bool) {
-	end := created.Add(b.For)
-	if !now.Before(end) {
-		return time.Time{}, false
-	}
-	d := b.First
-	for i := 1; i < attempt && d < b.Max; i++ {
-		d *= 2
-	}
-	d = min(d, b.Max)
-	d = time.Duration(float64(d) * (1 - b.Jitter + 2*b.Jitter*r))
-	if at := now.Add(d); at.Before(end) {
-		return at, true
-	}
-	return end, true
-}
+var WebhookRetry = outbox.Backoff{First: 10 * time.Second, Max: 2 * time.Hour, Jitter: 0.2, For: 24 * time.Hour}
 
 // What became of a call's attempt: the values of
 // palaver_webhook_deliveries_total{outcome}.
 const (
-	WebhookDelivered = outcomeDelivered // a 2xx answer: the call leaves the outbox
-	WebhookFailed    = outcomeFailed    // no 2xx answer: it is retried later
-	WebhookGaveUp    = outcomeGaveUp    // failed for WebhookRetry.For: its endpoint is disabled
+	WebhookDelivered = outbox.Delivered // a 2xx answer: the call leaves the outbox
+	WebhookFailed    = outbox.Failed    // no 2xx answer: it is retried later
+	WebhookGaveUp    = outbox.GaveUp    // failed for WebhookRetry.For: its endpoint is disabled
 )
 
 // WebhookOutcomes lists every outcome.
