@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // TestSearch: GET /search finds, right after the send, what the person's
@@ -22,12 +23,12 @@ func TestSearch(t *testing.T) {
 	if sent["status"] != hub.MessageSent {
 		t.Fatalf("send: %v", sent)
 	}
-	search := func(person string, query url.Values) (int, map[string]any) {
+	searchAs := func(person string, query url.Values) (int, map[string]any) {
 		t.Helper()
 		return s.rest(t, person, "GET", "/search?"+query.Encode(), nil)
 	}
 
-	code, got := search("alice", url.Values{"q": {`"retry logic" -draft`}, "from": {"alice/planner"}, "limit": {"5"}})
+	code, got := searchAs("alice", url.Values{"q": {`"retry logic" -draft`}, "from": {"alice/planner"}, "limit": {"5"}})
 	want := map[string]any{
 		"messages": []any{map[string]any{
 			"message_id": sent["message_id"], "conversation_id": conv, "seq": float64(1),
@@ -40,7 +41,7 @@ func TestSearch(t *testing.T) {
 	if diff := cmp.Diff(want, got); code != http.StatusOK || diff != "" {
 		t.Errorf("alice's search: %d (-want +got):\n%s", code, diff)
 	}
-	if code, got := search("bob", url.Values{"q": {"retry"}}); code != http.StatusOK || len(got["messages"].([]any)) != 0 {
+	if code, got := searchAs("bob", url.Values{"q": {"retry"}}); code != http.StatusOK || len(got["messages"].([]any)) != 0 {
 		t.Errorf("bob's search: %d %v; want nothing found", code, got)
 	}
 
@@ -56,12 +57,12 @@ func TestSearch(t *testing.T) {
 		{url.Values{"q": {"retry"}, "since": {"soon"}}, http.StatusBadRequest, "invalid_argument", "ISO 8601"},
 		{url.Values{"q": {"retry"}, "conversation_id": {conv}}, http.StatusNotFound, "not_found", conv},
 	} {
-		code, got := search("bob", c.query)
+		code, got := searchAs("bob", c.query)
 		e, _ := got["error"].(map[string]any)
 		if code != c.status || e["code"] != c.code || !strings.Contains(e["message"].(string), c.says) {
 			t.Errorf("%v: %d %v; want %d %s saying %q", c.query, code, got, c.status, c.code, c.says)
 		}
-		if c.code == "invalid_query" && !strings.Contains(e["message"].(string), hub.SearchSyntax) {
+		if c.code == "invalid_query" && !strings.Contains(e["message"].(string), search.Syntax) {
 			t.Errorf("%v: %q does not give the syntax", c.query, e["message"])
 		}
 	}

@@ -42,15 +42,5 @@ func (h *Hub) PersonMayAddForTest(ctx context.Context, u *User, handle string) e
 	return personMayAdd(ctx, h.store, u, p)
 }
 
-// SnippetForTest is the snippet a search shows of body for a query of
-// these words, each a term of its own.
-func SnippetForTest(body string, words ...string) Snippet {
-	q := &Query{}
-	for _, w := range words {
-		q.All = append(q.All, []Phrase{searchWords(w)})
-	}
-	return cutSnippet(body, q.marks())
-}
-
 // TaskState is taskState, the rule of an A2A task's state (§18).
 var TaskState = taskState

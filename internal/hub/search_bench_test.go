@@ -139,22 +139,3 @@ func fillHistory(b *testing.B, w *world, convs, perConv int) {
 	}
 	b.Logf("stored %d messages in %d conversations in %s", n, convs, time.Since(start).Round(time.Millisecond))
 }
-
-// BenchmarkSearchText measures what indexing adds to a send (§17, §18):
-// a message's search words, for a body of a typical length in ASCII, in
-// a Latin script with accents, and in Chinese.
-func BenchmarkSearchText(b *testing.B) {
-	for name, body := range map[string]string{
-		"ascii": "Please review the retry logic in store.go by Friday: the send that fails now waits a second and tries again, at most three times.",
-		"latin": "Bitte prüfe die Wiederholungslogik in store.go bis Freitag: ein fehlgeschlagener Versand wartet jetzt eine Sekunde und versucht es höchstens dreimal.",
-		"cjk":   "请在星期五之前检查store.go中的重试逻辑：失败的发送现在等待一秒钟后再试，最多三次。我明天去東京开会，后天回来。",
-	} {
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(body)))
-			for b.Loop() {
-				hub.SearchText(body)
-			}
-		})
-	}
-}

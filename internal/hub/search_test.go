@@ -2,152 +2,13 @@ package hub_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rivo/uniseg"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
-
-func TestParseQuery(t *testing.T) {
-	all := func(groups ...[]hub.Phrase) [][]hub.Phrase { return groups }
-	p := func(words ...string) hub.Phrase { return words }
-	for _, c := range []struct {
-		in   string
-		want *hub.Query
-	}{
-		{"retry", &hub.Query{All: all([]hub.Phrase{p("retry")})}},
-		{"  Retry   LOGIC ", &hub.Query{All: all([]hub.Phrase{p("retry")}, []hub.Phrase{p("logic")})}},
-		{`"retry logic" store.go`, &hub.Query{All: all([]hub.Phrase{p("retry", "logic")}, []hub.Phrase{p("store", "go")})}},
-		{"deploy OR release staging", &hub.Query{All: all([]hub.Phrase{p("deploy"), p("release")}, []hub.Phrase{p("staging")})}},
-		{`a OR "b c" OR d`, &hub.Query{All: all([]hub.Phrase{p("a"), p("b", "c"), p("d")})}},
-		{`deploy -staging -"dry run"`, &hub.Query{All: all([]hub.Phrase{p("deploy")}), Not: []hub.Phrase{p("staging"), p("dry", "run")}}},
-		{"or and not", &hub.Query{All: all([]hub.Phrase{p("or")}, []hub.Phrase{p("and")}, []hub.Phrase{p("not")})}},
-		{"well-known - —  😀 x", &hub.Query{All: all([]hub.Phrase{p("well", "known")}, []hub.Phrase{p("x")})}},
-		{"-OR deploy", &hub.Query{All: all([]hub.Phrase{p("deploy")}), Not: []hub.Phrase{p("or")}}},
-		{"Ünïcode 日本語", &hub.Query{All: all([]hub.Phrase{p("ünïcode")}, []hub.Phrase{p("日本", "本語")})}},
-		// NFKC and case folding: a decomposed é is the composed one,
-		// full-width letters are letters, ß folds to ss.
-		{"re\u0301sume\u0301 ＺＥＢＲＡ Straße", &hub.Query{All: all([]hub.Phrase{p("résumé")}, []hub.Phrase{p("zebra")}, []hub.Phrase{p("strasse")})}},
-		// CJK runs are their pairs in a row; a run inside a word is a
-		// word of its own; one character alone starts a pair.
-		{"東京 我明天去東京开会", &hub.Query{All: all([]hub.Phrase{p("東京")}, []hub.Phrase{p("我明", "明天", "天去", "去東", "東京", "京开", "开会")})}},
-		{"東京tower 東", &hub.Query{All: all([]hub.Phrase{p("東京", "京", "tower")}, []hub.Phrase{p("東")})}},
-	} {
-		got, err := hub.ParseQuery(c.in)
-		if err != nil {
-			t.Errorf("%q: %v", c.in, err)
-			continue
-		}
-		if diff := cmp.Diff(c.want, got); diff != "" {
-			t.Errorf("%q (-want +got):\n%s", c.in, diff)
-		}
-	}
-}
-
-// TestParseQueryRefusals: every query the language cannot read is an
-// invalid argument saying what is wrong, how to write it, and the syntax.
-func TestParseQueryRefusals(t *testing.T) {
-	for _, c := range []struct{ in, code, says string }{
-		{"", "invalid_query", "query is required"},
-		{" \t ", "invalid_query", "query is required"},
-		{`"retry logic`, "invalid_query", "not closed"},
-		{`deploy "`, "invalid_query", "not closed"},
-		{"-staging", "invalid_query", "only leaves out"},
-		{`-staging -"dry run"`, "invalid_query", "only leaves out"},
-		{"OR deploy", "invalid_query", "OR goes between two terms"},
-		{"deploy OR", "invalid_query", "ends with it"},
-		{"deploy OR OR release", "invalid_query", "OR goes between two terms"},
-		{"deploy OR -staging", "invalid_query", "cannot be part of OR"},
-		{"-staging OR deploy", "invalid_query", "cannot be part of OR"},
-		{"!!! ... 😀", "invalid_query", "no word to look for"},
-		{strings.Repeat("a ", 17), "invalid_query", "the limit is 16"},
-		{strings.Repeat("é", hub.MaxQuery+1), "too_long", "the limit is 500 characters"},
-	} {
-		_, err := hub.ParseQuery(c.in)
-		e, ok := err.(*hub.Error)
-		if !ok || e.Kind != hub.KindInvalid || e.WireCode() != c.code || !strings.Contains(e.Msg, c.says) {
-			t.Errorf("%q: %v; want %s saying %q", c.in, err, c.code, c.says)
-			continue
-		}
-		if c.code == "invalid_query" && !strings.HasSuffix(e.Msg, hub.SearchSyntax) {
-			t.Errorf("%q: %q does not end with the syntax", c.in, e.Msg)
-		}
-	}
-}
-
-func TestSnippets(t *testing.T) {
-	long := strings.Repeat("lorem ipsum dolor sit amet ", 20)
-	for _, c := range []struct {
-		name, body string
-		words      []string
-		want       string
-	}{
-		{"a short body whole", "Please look at\n\nthe   retry logic.", []string{"retry"}, "Please look at the **retry** logic."},
-		{"every matched word", "Retry, retry — RETRY!", []string{"retry"}, "**Retry**, **retry** — **RETRY**!"},
-		{"nothing matched: the start", long + "end", []string{"absent"}, strings.Repeat("lorem ipsum dolor sit amet ", 5) + "lorem ipsum dolor sit…"},
-		{"around the word", long + "the retry logic in store.go " + long, []string{"retry", "store"},
-			"…sit amet lorem ipsum dolor sit amet the **retry** logic in **store**.go lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum…"},
-		{"where most words are", "deploy " + long + "deploy now to staging " + long, []string{"deploy", "staging"},
-			"…sit amet lorem ipsum dolor sit amet **deploy** now to **staging** lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor sit amet lorem ipsum dolor…"},
-		// The body as stored, whatever form matched.
-		{"decomposed, found composed", "Your Re\u0301sume\u0301, attached", []string{"résumé"}, "Your **Re\u0301sume\u0301**, attached"},
-		{"full-width, found by ASCII", "ｚｅｂｒａ crossing ahead", []string{"zebra"}, "**ｚｅｂｒａ** crossing ahead"},
-		{"a word inside a CJK run", "我明天去東京开会", []string{"東京"}, "我明天去**東京**开会"},
-		{"a longer word inside it", "我明天去東京开会", []string{"東京开会"}, "我明天去**東京开会**"},
-		{"one CJK character", "去東京，東", []string{"東"}, "去**東**京，**東**"},
-		{"a CJK run cut anywhere", strings.Repeat("天", 200) + "東京" + strings.Repeat("地", 200), []string{"東京"},
-			"…" + strings.Repeat("天", 40) + "**東京**" + strings.Repeat("地", 118) + "…"},
-	} {
-		got := hub.SnippetForTest(c.body, c.words...).Marked()
-		if got != c.want {
-			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
-		}
-	}
-}
-
-// TestSnippetsCutOnCharacters: whatever the script, a snippet is whole
-// characters — whole grapheme clusters, an emoji family or a flag never
-// split — at most SnippetLength of the body's and the "…" marks.
-func TestSnippetsCutOnCharacters(t *testing.T) {
-	for _, unit := range []string{"日本語の文章 ", "😀🎉 ", "é", "👩‍👩‍👧 ", "ab\u0301c ", "🇩🇪🇫🇷", "👩‍👩‍👧👍🏽", "e\u0301\u0323"} {
-		for _, at := range []int{0, 37, 150, 400} {
-			body := strings.Repeat(unit, 500/utf8.RuneCountInString(unit))
-			runes := []rune(body)
-			body = string(runes[:at]) + " needle " + string(runes[at:])
-			s := hub.SnippetForTest(body, "needle")
-			text := s.String()
-			if !utf8.ValidString(text) {
-				t.Errorf("%q at %d: invalid UTF-8 %q", unit, at, text)
-			}
-			for _, p := range s {
-				if !utf8.ValidString(p.Text) || !strings.Contains(body, strings.Trim(p.Text, "… ")) {
-					t.Errorf("%q at %d: part %q is not a piece of the body", unit, at, p.Text)
-				}
-			}
-			if n := utf8.RuneCountInString(strings.Trim(text, "…")); n > hub.SnippetLength {
-				t.Errorf("%q at %d: %d characters", unit, at, n)
-			}
-			if !strings.Contains(s.Marked(), "**needle**") {
-				t.Errorf("%q at %d: %q does not mark the word", unit, at, s.Marked())
-			}
-			clusters := map[string]bool{}
-			for g := uniseg.NewGraphemes(body); g.Next(); {
-				clusters[g.Str()] = true
-			}
-			for g := uniseg.NewGraphemes(strings.Trim(text, "… ")); g.Next(); {
-				if !clusters[g.Str()] {
-					t.Errorf("%q at %d: %q cuts a character: %q is not one of the body's", unit, at, text, g.Str())
-					break
-				}
-			}
-		}
-	}
-}
 
 // found is what c finds for query, as "body" strings.
 func found(t *testing.T, res *hub.SearchResult, err error) []string {
@@ -372,33 +233,6 @@ func TestSearchIsAListing(t *testing.T) {
 	}
 	if n, err := w.store.Unread(ctx, conv, w.reviewer.Agent.ID); err != nil || n != 3 {
 		t.Errorf("unread after a search: %d, %v; want 3", n, err)
-	}
-}
-
-// TestSearchText: the index's words of a text are the query's words of it
-// (§18): NFKC, case-folded, CJK runs as overlapping pairs and their last
-// character alone; a phrase ending in a single CJK character is a prefix.
-func TestSearchText(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"Please review the retry logic in store.go", "please review the retry logic in store go"},
-		{"Re\u0301sume\u0301 — RÉSUMÉ", "résumé résumé"},
-		{"ｚｅｂｒａ ＺＥＢＲＡ① Straße", "zebra zebra1 strasse"},
-		{"我明天去東京开会。", "我明 明天 天去 去東 東京 京开 开会 会"},
-		{"東京tower 東 ｶﾞｲﾄﾞ", "東京 京 tower 東 ガイ イド ド"},
-		{"서울에서 만나요", "서울 울에 에서 서 만나 나요 요"},
-		{"😀 🎉 ...", ""},
-	} {
-		if got := hub.SearchText(c.in); got != c.want {
-			t.Errorf("SearchText(%q) = %q; want %q", c.in, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		p    hub.Phrase
-		want bool
-	}{{hub.Phrase{"東"}, true}, {hub.Phrase{"x", "東"}, true}, {hub.Phrase{"東京"}, false}, {hub.Phrase{"x"}, false}, {hub.Phrase{"東", "x"}, false}, {nil, false}} {
-		if got := c.p.Prefix(); got != c.want {
-			t.Errorf("%q.Prefix() = %v; want %v", c.p, got, c.want)
-		}
 	}
 }
 

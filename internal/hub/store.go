@@ -111,7 +111,7 @@ type Reader interface {
 	// from offset, that agentID sent or that are text mentioning handle;
 	// with how many there are in all (§10.5).
 	ChatContext(ctx context.Context, conversationID, agentID, handle string, offset, limit int) ([]*Message, int, error)
-	// SearchMessages ranks the newest SearchWindow sent messages
+	// SearchMessages ranks the newest search.Window sent messages
 	// matching f.Query in the conversations f reads, narrowed as f says:
 	// best match first, ties newest first, at most limit (§18). Every
 	// message is indexed in the transaction that makes it sent, with its

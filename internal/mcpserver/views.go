@@ -106,7 +106,7 @@ func viewInboxItem(it hub.InboxItem, stuck bool) inboxRow {
 
 // searchRow is one search_messages hit (§18): the message as one line,
 // with a snippet of its body around the matched words (each between
-// hub.MarkOpen and hub.MarkClose) instead of the body. Rows come best
+// search.MarkOpen and search.MarkClose) instead of the body. Rows come best
 // match first.
 type searchRow struct {
 	MessageID      string     `json:"message_id"`

@@ -15,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 var sqliteDialect = &dialect{
@@ -48,9 +49,9 @@ func init() {
 	sqlite.MustRegisterDeterministicScalarFunction("palaver_search_text", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		switch v := args[0].(type) {
 		case string:
-			return hub.SearchText(v), nil
+			return search.Text(v), nil
 		case []byte:
-			return hub.SearchText(string(v)), nil
+			return search.Text(string(v)), nil
 		}
 		return "", nil
 	})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // Search (§18): the person's search of the conversations they and their
@@ -23,7 +24,7 @@ type searchPage struct {
 func (w *Web) search(ctx context.Context, r *request) (*reply, error) {
 	q := r.URL.Query()
 	p := &searchPage{Query: q.Get("q"), From: q.Get("from"), Since: q.Get("since"),
-		ConversationID: q.Get("conversation_id"), ProjectID: q.Get("project_id"), MaxQuery: hub.MaxQuery}
+		ConversationID: q.Get("conversation_id"), ProjectID: q.Get("project_id"), MaxQuery: search.MaxQuery}
 	if !q.Has("q") {
 		return &reply{page: "search", data: p}, nil
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // TestSearchPage: the navigation leads to a search form (a GET, so a
@@ -85,7 +86,7 @@ func TestSearchPage(t *testing.T) {
 	}
 
 	p = alice.get("/search?" + url.Values{"q": {`"kiwi crate`}}.Encode())
-	if p.status != http.StatusBadRequest || !strings.Contains(p.errorText(), "not closed") || !strings.Contains(p.errorText(), hub.SearchSyntax) {
+	if p.status != http.StatusBadRequest || !strings.Contains(p.errorText(), "not closed") || !strings.Contains(p.errorText(), search.Syntax) {
 		t.Errorf("a query with an unclosed quote: %d %q", p.status, p.errorText())
 	}
 	for _, in := range p.all("input") {

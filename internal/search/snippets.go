@@ -1,4 +1,4 @@
-package hub
+package search
 
 import (
 	"sort"
@@ -57,9 +57,9 @@ func (s Snippet) String() string {
 	return b.String()
 }
 
-// snippetMarks is what a snippet marks (Query.marks): search words, and
-// single CJK characters that mark the words they start.
-type snippetMarks struct {
+// marks is what a snippet marks (Query.marks): search words, and single
+// CJK characters that mark the words they start.
+type marks struct {
 	words, prefixes map[string]bool
 }
 
@@ -113,11 +113,14 @@ func (b *bodyText) clusterStart(i int) int {
 
 func (b *bodyText) clusterEnd(i int) int { return b.clusters[sort.SearchInts(b.clusters, i)] }
 
-// cutSnippet cuts the SnippetLength characters of body that hold the most
-// different matched words (the first such place; the start when none
-// matched, as when only the summary did), starting a little before the
-// first of them, and marks each word m marks.
-func cutSnippet(body string, m snippetMarks) Snippet {
+// Cut is the snippet of body for q: the SnippetLength characters of body
+// that hold the most different words q looks for (the first such place;
+// the start when none matched, as when only the summary did), starting a
+// little before the first of them, each such word marked.
+func Cut(body string, q *Query) Snippet { return cutSnippet(body, q.marks()) }
+
+// cutSnippet is Cut with what to mark.
+func cutSnippet(body string, m marks) Snippet {
 	b := newBodyText(body)
 	var ws []bodyWord
 	for _, t := range searchTokens(body) {

@@ -1,4 +1,4 @@
-package hub
+package search
 
 import (
 	"strings"
@@ -19,12 +19,12 @@ import (
 // 去東 東京), and its last character once more alone (京), so that a
 // word of any length is found inside it: a query's run is the same pairs
 // in a row, and a single character is the start of one. Both stores index
-// SearchText's words as they are, split at spaces only.
+// Text's words as they are, split at spaces only.
 
-// SearchText is text as the full-text index holds it (§18): its search
-// words, NFKC and case-folded, CJK runs as pairs, separated by single
-// spaces. Both stores index a message's summary and body through it.
-func SearchText(text string) string {
+// Text is text as the full-text index holds it (§18): its search words,
+// NFKC and case-folded, CJK runs as pairs, separated by single spaces.
+// Both stores index a message's summary and body through it.
+func Text(text string) string {
 	ts := searchTokens(text)
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/2)
@@ -205,10 +205,10 @@ func appendWords(out []searchToken, ns string, rs []normRune, cjk bool) []search
 	return append(out, tail)
 }
 
-// searchWords is a query's term as the words the index must hold one after
-// the other: its search words, without the last CJK run's lone last
-// character (in the text searched, more may follow it in the run).
-func searchWords(text string) []string {
+// Words is a query's term as the words the index must hold one after the
+// other: its search words, without the last CJK run's lone last character
+// (in the text searched, more may follow it in the run).
+func Words(text string) []string {
 	ts := searchTokens(text)
 	if n := len(ts); n > 0 && ts[n-1].tail {
 		ts = ts[:n-1]
