@@ -1,48 +1,25 @@
 package hub
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"image"
-	_ "image/gif" // the decoders image.DecodeConfig reads
-	_ "image/jpeg"
-	_ "image/png"
 	"strings"
 
-	_ "golang.org/x/image/webp"
+	"github.com/palaverhq/palaver/internal/picture"
 )
 
 // Images (§8): PNG, JPEG, GIF or WebP pictures stored in a project,
 // recognised by their bytes, never by their name, and shown only to the
 // project's members. The same bytes in the same project are one image.
 
-// MaxImageBytes is the largest image, decoded (2 MB).
-const MaxImageBytes = 2 << 20
-
-// MaxImagePixels bounds an image's width × height (25 megapixels), read
-// from its header before anything decodes it, so a small file cannot stand
-// for a picture that takes gigabytes to show: a 25-megapixel picture
-// decodes to at most 100 MB (4 bytes a pixel), a screenshot of a 5K
-// screen is 15.
-const MaxImagePixels = 25_000_000
-
-// imageMIME is the type of image data is, read from its bytes — its header
-// parses as one of the kinds a project takes — or "".
-func imageMIME(data []byte) (string, image.Config) {
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-	switch {
-	case err != nil, cfg.Width < 1, cfg.Height < 1:
-		return "", cfg
-	case format == "png", format == "jpeg", format == "gif", format == "webp":
-		return "image/" + format, cfg
-	}
-	return "", cfg
-}
+// The limits of an image (internal/picture reads them from its bytes).
+const (
+	MaxImageBytes  = picture.MaxBytes
+	MaxImagePixels = picture.MaxPixels
+)
 
 // ImageUpload is upload_image's arguments.
 type ImageUpload struct {
@@ -111,43 +88,14 @@ func (h *Hub) UploadImage(ctx context.Context, c *Caller, projectID string, up I
 	return img, imageMarkdown(img, alt), nil
 }
 
-// decodeImage decodes an upload and checks it is an image of a kind a
-// project takes, within MaxImageBytes and MaxImagePixels; it returns the
-// bytes and their type.
+// decodeImage reads an upload (picture.Decode), its refusals hub Errors.
 func decodeImage(s string) ([]byte, string, error) {
-	if rest, ok := strings.CutPrefix(strings.TrimSpace(s), "data:"); ok {
-		_, s, _ = strings.Cut(rest, ",")
+	data, mime, err := picture.Decode(s)
+	var pe *picture.Error
+	if errors.As(err, &pe) {
+		return nil, "", invalid(pe.Code, "%s", pe.Msg)
 	}
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
-			return -1
-		}
-		return r
-	}, s)
-	if s == "" {
-		return nil, "", invalid("", "data_base64 is required: the image's bytes in base64")
-	}
-	if base64.StdEncoding.DecodedLen(len(s)) > MaxImageBytes+3 {
-		return nil, "", invalid("too_large", "this image is about %d bytes; the limit is %d bytes (2 MB): make it smaller", base64.StdEncoding.DecodedLen(len(s)), MaxImageBytes)
-	}
-	data, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		data, err = base64.RawStdEncoding.DecodeString(s)
-	}
-	if err != nil {
-		return nil, "", invalid("", "data_base64 is not base64 (%v): send the image's bytes in standard base64", err)
-	}
-	if len(data) > MaxImageBytes {
-		return nil, "", invalid("too_large", "this image is %d bytes; the limit is %d bytes (2 MB): make it smaller", len(data), MaxImageBytes)
-	}
-	mime, cfg := imageMIME(data)
-	if mime == "" {
-		return nil, "", invalid("not_an_image", "these bytes are not a PNG, JPEG, GIF or WebP image (the kind is read from the bytes, not the name)")
-	}
-	if px := int64(cfg.Width) * int64(cfg.Height); px > MaxImagePixels {
-		return nil, "", invalid("too_large", "this image is %d × %d pixels (%d megapixels); the limit is %d megapixels (width × height): scale it down", cfg.Width, cfg.Height, (px+999_999)/1_000_000, MaxImagePixels/1_000_000)
-	}
-	return data, mime, nil
+	return data, mime, err
 }
 
 // imageMarkdown is the snippet a post places to show the image.
