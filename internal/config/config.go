@@ -32,9 +32,9 @@ type Config struct {
 	// Origins are extra browser origins allowed to call the MCP endpoint.
 	Origins []string
 	// PrivateHosts are hosts whose OAuth client documents may be fetched,
-	// and webhooks called, even at a private or loopback address (an
-	// exception to the SSRF rule, §10.6 and §18, for a client or a
-	// receiver on the admin's own network).
+	// and webhooks called, even at an address that is not globally
+	// reachable (an exception to the egress policy, §10.6 and §18, for a
+	// client or a receiver on the admin's own network).
 	PrivateHosts []string
 	// Proxies are the reverse proxies (addresses or CIDR prefixes) whose
 	// X-Forwarded-For names the client; a proxy on the same machine is
@@ -96,7 +96,7 @@ func (c *Config) PrivateHostsFlag(fs *flag.FlagSet, getenv func(string) string) 
 	if v := getenv(env["allow-private-host"]); v != "" {
 		c.PrivateHosts = strings.Split(v, ",")
 	}
-	fs.Func("allow-private-host", "host that OAuth client documents may be fetched from, and webhooks sent to, at a private or loopback address (repeatable; env PALAVER_ALLOW_PRIVATE_HOSTS, comma-separated)", func(s string) error {
+	fs.Func("allow-private-host", "host that OAuth client documents may be fetched from, and webhooks sent to, at a private, loopback or other address that is not globally reachable (repeatable; env PALAVER_ALLOW_PRIVATE_HOSTS, comma-separated)", func(s string) error {
 		c.PrivateHosts = append(c.PrivateHosts, s)
 		return nil
 	})

@@ -8,9 +8,10 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/egress"
 )
 
 // Clock tells the time; tests inject a fake one so expiries are testable
@@ -67,7 +68,7 @@ type Hub struct {
 	stop         chan struct{}                // closed by Shutdown: waits return timed_out
 	signins      throttle                     // sign-in attempts per account and per address
 	fetcher      DocumentFetcher              // fetches client ID metadata documents (§10.6)
-	privateHosts []string                     // hosts fetched even at private addresses
+	egressPolicy egress.Policy                // which addresses outbound calls may reach
 	requests     requestLimiter               // requests per token (§15)
 	webhooks     WebhookSender                // makes webhook calls (§18)
 	resolver     Resolver                     // looks up webhook hosts when they are saved
@@ -90,8 +91,8 @@ type Options struct {
 	// clients must register instead.
 	Fetcher DocumentFetcher
 	// PrivateHosts are hosts whose client documents may be fetched, and
-	// webhooks called, even at a private or loopback address: the admin's
-	// exception to the SSRF rule.
+	// webhooks called, even at a private, loopback or otherwise special
+	// address: the admin's exception to the egress policy.
 	PrivateHosts []string
 	// Webhooks makes webhook calls (§18); nil: calls are queued but this
 	// hub sends none (an admin command; the server delivers them).
@@ -163,7 +164,7 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		stop:         make(chan struct{}),
 		rechecked:    latest,
 		fetcher:      o.Fetcher,
-		privateHosts: lowerAll(o.PrivateHosts),
+		egressPolicy: egress.NewPolicy(o.PrivateHosts),
 		webhooks:     o.Webhooks,
 		resolver:     o.Resolver,
 		observer:     o.Observer,
@@ -192,11 +193,3 @@ func (h *Hub) Shutdown() {
 }
 
 func (h *Hub) now() time.Time { return h.clock.Now().UTC().Truncate(time.Millisecond) }
-
-func lowerAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strings.ToLower(strings.TrimSpace(s))
-	}
-	return out
-}

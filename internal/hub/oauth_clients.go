@@ -21,26 +21,12 @@ type DocumentFetcher interface {
 	Fetch(ctx context.Context, url string, allow func(netip.Addr) bool, max int64) ([]byte, error)
 }
 
-// AllowFetch reports whether a client document at host may be fetched from
-// the address ip: any public address, and a private, loopback, link-local
-// or otherwise special one only for a host the admin let through
-// (Options.PrivateHosts, `palaver serve --allow-private-host`), §10.6.
-func (h *Hub) AllowFetch(host string, ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() {
-		return false
-	}
-	public := ip.IsGlobalUnicast() && !ip.IsPrivate() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() &&
-		!sharedAddressSpace.Contains(ip) && !ip.Is4In6()
-	if public {
-		return true
-	}
-	return slices.Contains(h.privateHosts, strings.ToLower(host))
-}
-
-// sharedAddressSpace is RFC 6598's carrier-grade NAT range, private in
-// all but name.
-var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+// AllowFetch reports whether host may be called at the address ip — a
+// client document fetched (§10.6), a webhook called (§18): the egress
+// policy (internal/egress: globally reachable addresses, the IPv4 address
+// an IPv6 one carries judged too), with any address of a host the admin
+// let through (Options.PrivateHosts, `palaver serve --allow-private-host`).
+func (h *Hub) AllowFetch(host string, ip netip.Addr) bool { return h.egressPolicy.Allow(host, ip) }
 
 // checkRedirectURI says what is wrong with a redirect URI a client names,
 // or nil: an absolute https URL, or http on a loopback host (any port),
@@ -235,8 +221,8 @@ type clientDocument struct {
 }
 
 // fetchClient fetches and checks a client ID metadata document: its URL is
-// https with a path, its host is reached only at an address AllowFetch
-// lets through (checked again when connecting, so a name that resolves to
+// https with a path, its host is reached only at an address the egress
+// policy lets through (AllowFetch) (checked again when connecting, so a name that resolves to
 // a private address is never fetched), and it names itself by that URL.
 func (h *Hub) fetchClient(ctx context.Context, id string) (*OAuthClient, error) {
 	bad := func(format string, args ...any) error {
@@ -250,13 +236,15 @@ func (h *Hub) fetchClient(ctx context.Context, id string) (*OAuthClient, error) 
 		return nil, bad("a client ID metadata document is at an https URL with a path, and no fragment, user info or dot segments")
 	}
 	host := u.Hostname()
-	if ip, err := netip.ParseAddr(host); err == nil && !h.AllowFetch(host, ip) {
-		return nil, bad("its host is a private address, which this server does not fetch from")
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if r := h.egressPolicy.Refuse(host, ip); r != nil {
+			return nil, bad("its host is %s, which this server does not fetch from", r)
+		}
 	}
 	if h.fetcher == nil {
 		return nil, bad("this server fetches no client documents")
 	}
-	body, err := h.fetcher.Fetch(ctx, id, func(ip netip.Addr) bool { return h.AllowFetch(host, ip) }, ClientDocumentMaxBytes)
+	body, err := h.fetcher.Fetch(ctx, id, h.egressPolicy.Allows(host), ClientDocumentMaxBytes)
 	if err != nil {
 		h.log.Info("fetching a client ID metadata document", "client_id", id, "err", err)
 		return nil, bad("its metadata document could not be fetched: %v", err)

@@ -299,7 +299,7 @@ func (f *fetcher) Fetch(_ context.Context, u string, allow func(netip.Addr) bool
 func TestClientDocuments(t *testing.T) {
 	const docURL = "https://app.example/client.json"
 	doc := `{"client_id":"` + docURL + `","client_name":"App","redirect_uris":["` + redirect + `"]}`
-	f := &fetcher{docs: map[string]string{docURL: doc}, addr: netip.MustParseAddr("203.0.113.7")}
+	f := &fetcher{docs: map[string]string{docURL: doc}, addr: netip.MustParseAddr("93.184.215.14")}
 	w := newWorld(t)
 	open := func(private ...string) {
 		h, err := hub.New(ctx, hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Fetcher: f, PrivateHosts: private})
@@ -325,6 +325,11 @@ func TestClientDocuments(t *testing.T) {
 		{"no path", "https://app.example", ""},
 		{"private literal", "https://10.1.2.3/client.json", ""},
 		{"loopback literal", "https://127.0.0.1:8443/client.json", ""},
+		{"NAT64 literal", "https://[64:ff9b::a9fe:a9fe]/client.json", ""},
+		{"6to4 literal", "https://[2002:a9fe:a9fe::1]/client.json", ""},
+		{"IPv4-compatible literal", "https://[::127.0.0.1]/client.json", ""},
+		{"benchmarking literal", "https://198.18.0.1/client.json", ""},
+		{"reserved literal", "https://240.0.0.1/client.json", ""},
 		{"another client_id", "https://app.example/other.json", `{"client_id":"https://app.example/x.json","redirect_uris":["` + redirect + `"]}`},
 		{"a secret", "https://app.example/secret.json", `{"client_id":"https://app.example/secret.json","client_secret":"s","redirect_uris":["` + redirect + `"]}`},
 	} {
@@ -354,9 +359,11 @@ func TestClientDocuments(t *testing.T) {
 	}
 
 	for addr, want := range map[string]bool{
-		"203.0.113.7": true, "2001:db8::1": true, "10.0.0.1": false, "172.16.0.1": false, "192.168.0.1": false, "127.0.0.1": false,
+		"93.184.215.14": true, "2606:4700::1": true, "10.0.0.1": false, "172.16.0.1": false, "192.168.0.1": false, "127.0.0.1": false,
 		"::1": false, "169.254.169.254": false, "fe80::1": false, "fc00::1": false, "100.64.0.1": false, "0.0.0.0": false,
-		"::ffff:127.0.0.1": false, "224.0.0.1": false,
+		"::ffff:127.0.0.1": false, "224.0.0.1": false, "203.0.113.7": false, "2001:db8::1": false, "192.0.0.1": false,
+		"::127.0.0.1": false, "64:ff9b::a9fe:a9fe": false, "2002:a00:1::1": false, "2001:0:4136:e378:8000:63bf:80ff:fffe": false,
+		"64:ff9b::808:808": true,
 	} {
 		if got := w.hub.AllowFetch("elsewhere.example", netip.MustParseAddr(addr)); got != want {
 			t.Errorf("AllowFetch(%s) = %v, want %v", addr, got, want)

@@ -150,7 +150,8 @@ const resolveTimeout = 5 * time.Second
 
 // checkWebhookURL returns an endpoint's URL as it is kept, or says what is
 // wrong with it: an absolute https URL without user info or fragment whose
-// host is — every address it resolves to — one AllowFetch lets through.
+// host is — every address it resolves to — one the egress policy lets
+// through (AllowFetch).
 // The sender checks each address again when it connects, as DNS changes.
 func (h *Hub) checkWebhookURL(ctx context.Context, raw string) (string, error) {
 	s, err := checkText("url", strings.TrimSpace(raw), 1, MaxURL)
@@ -182,10 +183,13 @@ func (h *Hub) checkWebhookURL(ctx context.Context, raw string) (string, error) {
 		if err != nil || len(addrs) == 0 {
 			return "", bad("has a host, %s, that could not be resolved; give a host name that resolves, or an address", echo(host))
 		}
+		for i, ip := range addrs {
+			addrs[i] = ip.Unmap() // a resolver gives an IPv4 address as IPv4-mapped at times
+		}
 	}
 	for _, ip := range addrs {
-		if !h.AllowFetch(host, ip) {
-			return "", bad("is at %s, a private, loopback, link-local or otherwise non-public address; webhooks call only public addresses unless the server's admin lets the host through (palaver serve --allow-private-host %s)", ip.Unmap(), echo(host))
+		if r := h.egressPolicy.Refuse(host, ip); r != nil {
+			return "", bad("is at %s; webhooks call only globally reachable addresses unless the server's admin lets the host through (palaver serve --allow-private-host %s)", r, echo(host))
 		}
 	}
 	return u.String(), nil

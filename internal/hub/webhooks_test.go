@@ -410,6 +410,7 @@ func TestWebhookURLs(t *testing.T) {
 		"hooks.example.com": {netip.MustParseAddr("93.184.215.14")},
 		"intranet.example":  {netip.MustParseAddr("93.184.215.14"), netip.MustParseAddr("192.168.1.20")},
 		"metadata.example":  {netip.MustParseAddr("169.254.169.254")},
+		"nat64.example":     {netip.MustParseAddr("64:ff9b::a9fe:a9fe")},
 	}
 	w := hookWorld(t, r, names)
 	alice := w.alice(t)
@@ -418,14 +419,23 @@ func TestWebhookURLs(t *testing.T) {
 		{"hooks.example.com/x", "not an absolute URL"},
 		{"https://user:pw@hooks.example.com/x", "user info"},
 		{"https://hooks.example.com/x#frag", "fragment"},
-		{"https://10.1.2.3/hook", "10.1.2.3, a private"},
-		{"https://[::1]:8443/hook", "::1, a private"},
-		{"https://[::ffff:127.0.0.1]/hook", "127.0.0.1, a private"},
-		{"https://100.64.0.1/hook", "100.64.0.1, a private"},
-		{"https://intranet.example/hook", "192.168.1.20, a private"},
-		{"https://metadata.example/latest", "169.254.169.254, a private"},
+		{"https://10.1.2.3/hook", "is at 10.1.2.3, a private-use address (10.0.0.0/8); webhooks call only globally reachable addresses"},
+		{"https://[::1]:8443/hook", "is at ::1, a loopback address (::1/128)"},
+		{"https://[::ffff:127.0.0.1]/hook", "is at ::ffff:127.0.0.1, which carries 127.0.0.1, a loopback address (127.0.0.0/8)"},
+		{"https://[::127.0.0.1]/hook", "is at ::7f00:1, which carries 127.0.0.1, a loopback address (127.0.0.0/8)"},
+		{"https://[64:ff9b::a9fe:a9fe]/latest", "is at 64:ff9b::a9fe:a9fe, which carries 169.254.169.254, a link-local address (169.254.0.0/16)"},
+		{"https://[2002:c0a8:114::1]/hook", "is at 2002:c0a8:114::1, which carries 192.168.1.20, a private-use address (192.168.0.0/16)"},
+		{"https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook", "which carries 127.0.0.1, a loopback address (127.0.0.0/8)"},
+		{"https://100.64.0.1/hook", "is at 100.64.0.1, a shared (carrier-grade NAT) address (100.64.0.0/10)"},
+		{"https://192.0.0.1/hook", "is at 192.0.0.1, an IPv4 service continuity address (192.0.0.0/29)"},
+		{"https://192.0.2.1/hook", "is at 192.0.2.1, a documentation address (192.0.2.0/24)"},
+		{"https://198.18.0.1/hook", "is at 198.18.0.1, a benchmarking address (198.18.0.0/15)"},
+		{"https://240.0.0.1/hook", "is at 240.0.0.1, a reserved address (240.0.0.0/4)"},
+		{"https://intranet.example/hook", "is at 192.168.1.20, a private-use address"},
+		{"https://metadata.example/latest", "is at 169.254.169.254, a link-local address"},
+		{"https://nat64.example/latest", "is at 64:ff9b::a9fe:a9fe, which carries 169.254.169.254"},
 		{"https://nowhere.example/hook", "could not be resolved"},
-		{r.srv.URL + "/hook", "127.0.0.1, a private"},
+		{r.srv.URL + "/hook", "is at 127.0.0.1, a loopback address"},
 		{"", "url"},
 	} {
 		if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", tc.url); code(err) != "invalid_argument" || !strings.Contains(err.Error(), tc.want) {
@@ -482,7 +492,7 @@ func TestWebhookURLs(t *testing.T) {
 		t.Fatalf("no longer let through: %+v, %d calls reached the receiver", pass, len(r.got()))
 	}
 	vs, _ := w.hub.Webhooks(ctx, alice, "reviewer")
-	if len(vs) != 1 || len(vs[0].Attempts) == 0 || !strings.Contains(vs[0].Attempts[0].Error, "private or special address") {
+	if len(vs) != 1 || len(vs[0].Attempts) == 0 || !strings.Contains(vs[0].Attempts[0].Error, "refusing to connect to 127.0.0.1: it is at 127.0.0.1, a loopback address") {
 		t.Errorf("the refused call's log: %+v", vs)
 	}
 }

@@ -270,8 +270,8 @@ func TestDocumentAtPrivateAddress(t *testing.T) {
 	}
 	s := newServer(t, roots)
 	for _, host := range []string{"127.0.0.1", "localhost"} {
-		if status, body := authorize(s, host); status != http.StatusBadRequest || hits.Load() != 0 || !strings.Contains(body, "private") {
-			t.Errorf("a document at %s: %d %q, fetched %d times; want 400 saying it is private, never fetched", host, status, body, hits.Load())
+		if status, body := authorize(s, host); status != http.StatusBadRequest || hits.Load() != 0 || !strings.Contains(body, " 127.0.0.1, a loopback address (127.0.0.0/8)") {
+			t.Errorf("a document at %s: %d %q, fetched %d times; want 400 saying it is at a loopback address, never fetched", host, status, body, hits.Load())
 		}
 	}
 	allowed := newServer(t, roots, "127.0.0.1")

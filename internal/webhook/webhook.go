@@ -45,17 +45,20 @@ type Options struct {
 	// Metrics receives palaver_webhook_deliveries_total{outcome} (§14);
 	// nil: not counted.
 	Metrics prometheus.Registerer
+	// Resolver looks up endpoints' hosts when calling; nil: the system's.
+	Resolver egress.Resolver
 }
 
 // Sender implements hub.WebhookSender.
 type Sender struct {
 	rootCAs    *x509.CertPool
+	resolver   egress.Resolver
 	deliveries *prometheus.CounterVec
 }
 
 // New returns a Sender, its counter registered in o.Metrics.
 func New(o Options) (*Sender, error) {
-	s := &Sender{rootCAs: o.RootCAs, deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+	s := &Sender{rootCAs: o.RootCAs, resolver: o.Resolver, deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "palaver_webhook_deliveries_total",
 		Help: "Webhook call attempts by outcome: delivered (a 2xx answer), failed (retried later), gave_up (failed for a day: the endpoint was disabled).",
 	}, []string{"outcome"})}
@@ -111,7 +114,7 @@ func (s *Sender) send(ctx context.Context, c *hub.WebhookCall, at time.Time, all
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
 	req.Header.Set(HeaderSignature, sig)
 	// The hub's own deadline bounds the call; the client's is a backstop.
-	resp, err := egress.Client(allow, s.rootCAs, hub.WebhookTimeout).Do(req)
+	resp, err := egress.Client(egress.Options{Allow: allow, RootCAs: s.rootCAs, Timeout: hub.WebhookTimeout, Resolver: s.resolver}).Do(req)
 	if err != nil {
 		var ue interface{ Unwrap() error }
 		if errors.As(err, &ue) && ue.Unwrap() != nil {
