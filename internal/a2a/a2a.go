@@ -89,6 +89,11 @@ func (s *Server) Register(mux *http.ServeMux) {
 		w.Header().Set("Allow", "POST")
 		http.Error(w, "the A2A endpoint takes JSON-RPC by POST; its card is at "+r.URL.Path+CardPath, http.StatusMethodNotAllowed)
 	}))
+	// The A2A resource's metadata (RFC 9728), at its path and, for a
+	// client that inserts the well-known path into the endpoint it called,
+	// under it.
+	mux.Handle(oauth.ResourceMetadataPath+"/a2a", s.guard(s.resourceMetadata))
+	mux.Handle(oauth.ResourceMetadataPath+hub.A2AResourcePath, s.guard(s.resourceMetadata))
 	mux.Handle("/a2a/", s.guard(func(w http.ResponseWriter, r *http.Request) {
 		s.httpError(w, r, hub.Errorf(hub.KindNotFound, "nothing is at %s; an agent's card is at /a2a/OWNER/SLUG%s", r.URL.Path, CardPath))
 	}))
@@ -162,7 +167,8 @@ func (s *Server) cardOf(r *http.Request, ea *hub.ExposedAgent) *a2a.AgentCard {
 			"bearer": a2a.HTTPAuthSecurityScheme{Scheme: "bearer", BearerFormat: "plv_… (an agent's token) or plu_… (a person's)",
 				Description: "A Palaver token: the call is that agent's or that person's, under their reach, brakes and review."},
 			"oauth": a2a.OAuth2SecurityScheme{
-				Description:       "Palaver's OAuth 2.1 authorization server (PKCE S256); the person signs in and picks which agent calls.",
+				Description: "Palaver's OAuth 2.1 authorization server (PKCE S256); the person signs in and picks which agent calls. " +
+					"Ask for the resource " + base + hub.A2AResourcePath + " (RFC 8707): a token issued for an MCP endpoint is refused here.",
 				Oauth2MetadataURL: base + authServerMetadata,
 				Flows: a2a.OAuthFlows{AuthorizationCode: &a2a.AuthorizationCodeOAuthFlow{
 					AuthorizationURL: base + oauth.AuthorizePath, TokenURL: base + oauth.TokenPath, Scopes: scopes}},
@@ -170,6 +176,18 @@ func (s *Server) cardOf(r *http.Request, ea *hub.ExposedAgent) *a2a.AgentCard {
 		},
 		Security: []a2a.SecurityRequirements{{"bearer": {}}, {"oauth": {hub.ScopeRead, hub.ScopeWrite}}},
 	}
+}
+
+// resourceMetadata is the A2A resource's protected resource metadata
+// (RFC 9728): the resource an OAuth token must be issued for to call an
+// agent's endpoint (§10.6).
+func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "use GET", http.StatusMethodNotAllowed)
+		return
+	}
+	writeJSON(w, oauth.ResourceMetadata(s.base(r)+hub.A2AResourcePath, s.base(r)))
 }
 
 func (s *Server) card(w http.ResponseWriter, r *http.Request) {
@@ -221,8 +239,10 @@ func (s *Server) caller(ctx context.Context, r *http.Request) (hub.A2ACaller, er
 		return hub.A2ACaller{Person: u}, err
 	}
 	// An OAuth token of this server serves its A2A endpoints as it does
-	// its MCP ones: the same principal, the same scopes.
-	c, err := s.hub.Authenticate(ctx, token)
+	// its MCP ones — the same principal, the same scopes — when it was
+	// issued for them: the A2A resource, as an MCP endpoint's token is for
+	// that endpoint (§10.6). A static token serves every resource.
+	c, err := s.hub.AuthenticateFor(ctx, token, s.base(r), hub.A2AResourcePath)
 	return hub.A2ACaller{Agent: c}, err
 }
 
@@ -238,7 +258,7 @@ func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
 	msg := e.Msg
 	switch e.Kind {
 	case hub.KindUnauthenticated:
-		challenge := `Bearer realm="palaver"`
+		challenge := `Bearer realm="palaver", resource_metadata="` + s.base(r) + oauth.ResourceMetadataPath + hub.A2AResourcePath + `"`
 		if r.Header.Get("Authorization") != "" {
 			challenge += `, error="invalid_token"` // RFC 6750: only when a credential came
 		}

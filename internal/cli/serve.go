@@ -118,8 +118,11 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	srv.Register(mux)
 	api.New(h, log).Register(mux)
 	a2a.New(a2a.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
-	oauth.New(oauth.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Resources: srv.ResourcePaths(), Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: srv.ResourcePaths()})
+	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
+	// endpoints together.
+	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
+	oauth.New(oauth.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
+	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,12 @@ func SkillLines(skills []Skill) string {
 	return strings.Join(lines, "\n")
 }
 
+// A2AResourcePath is the path, under the server's URL, of the one OAuth
+// resource (RFC 8707) every agent's A2A endpoint is part of (§10.6, §18):
+// an OAuth token is used at an A2A endpoint only when it was issued for
+// it (AuthenticateFor).
+const A2AResourcePath = "/a2a/"
+
 // A2ACardPath is where the agent's Agent Card is, under the server's URL
 // (§18); its JSON-RPC endpoint is the same path without the last two parts.
 func A2ACardPath(a *Agent) string {

@@ -369,11 +369,12 @@ func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
 	return h.AuthenticateFor(ctx, token, "", "")
 }
 
-// AuthenticateFor is Authenticate for a request to a resource (the MCP
-// endpoint's URL, the server's base URL and the path, joined only when
-// an OAuth token needs checking): an OAuth token issued for another
-// resource is refused too (RFC 8707, §10.6; a trailing slash aside). A
-// static token serves every resource.
+// AuthenticateFor is Authenticate for a request to a resource (an MCP
+// endpoint's URL, or the A2A resource's, A2AResourcePath: the server's
+// base URL and the path, joined only when an OAuth token needs
+// checking): an OAuth token issued for another resource is refused too
+// (RFC 8707, §10.6; a trailing slash aside). A static token serves every
+// resource.
 func (h *Hub) AuthenticateFor(ctx context.Context, token, base, path string) (*Caller, error) {
 	t, a, owner, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
 	if err != nil {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 )
 
 // maxBody bounds an MCP request body (§15).
@@ -71,7 +71,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 
 // metadataPath is where RFC 9728 protected resource metadata lives; a
 // profile's is this path followed by the profile's own.
-const metadataPath = "/.well-known/oauth-protected-resource"
+const metadataPath = oauth.ResourceMetadataPath
 
 // base is the public base URL: configured, or this request's own.
 func (s *Server) base(r *http.Request) string { return httpx.BaseURL(s.baseURL, r) }
@@ -118,13 +118,7 @@ func (s *Server) protectedResourceMetadata(path string) http.Handler {
 		}
 		base := s.base(r)
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(&oauthex.ProtectedResourceMetadata{
-			Resource:               base + path,
-			AuthorizationServers:   []string{base},
-			ScopesSupported:        hub.AllScopes,
-			BearerMethodsSupported: []string{"header"},
-			ResourceName:           "Palaver",
-		})
+		json.NewEncoder(w).Encode(oauth.ResourceMetadata(base+path, base))
 	})
 }
 

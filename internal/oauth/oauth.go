@@ -43,8 +43,9 @@ type Options struct {
 	// metadata names; "" uses the request's own (addresses and localhost
 	// only, httpx.KnownHost).
 	BaseURL string
-	// Resources are the paths of the MCP endpoints tokens may be for, the
-	// default first (mcpserver.Server.ResourcePaths).
+	// Resources are the paths of the resources tokens may be for, the
+	// default first: the MCP endpoints (mcpserver.Server.ResourcePaths)
+	// and the A2A one (hub.A2AResourcePath).
 	Resources []string
 	// Proxies are the reverse proxies whose X-Forwarded-For names the
 	// client (httpx.ClientAddr), for throttling registrations per address.
@@ -182,7 +183,7 @@ func AuthRequest(q url.Values, issuer string, resources []string) hub.AuthReques
 // the consent page carries through its form.
 var AuthParams = []string{"response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "resource"}
 
-// Resources are the absolute URLs of the MCP endpoints under a base.
+// Resources are the absolute URLs of the resources at paths under a base.
 func Resources(base string, paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {

@@ -20,10 +20,11 @@ import (
 // its form.
 type consentPage struct {
 	*hub.Authorization
-	Params   []consentParam
-	Redirect string // the host the browser goes back to
-	Agent    string // what was picked, shown again after an error
-	NewAgent string
+	Params       []consentParam
+	Redirect     string // the host the browser goes back to
+	ResourceName string // what the resource its tokens will be for is
+	Agent        string // what was picked, shown again after an error
+	NewAgent     string
 }
 
 type consentParam struct{ Name, Value string }
@@ -45,7 +46,17 @@ func (w *Web) consentData(a *hub.Authorization, q url.Values) consentPage {
 	if u, err := url.Parse(a.Request.RedirectURI); err == nil {
 		p.Redirect = u.Host
 	}
+	p.ResourceName = resourceName(a.Request.Issuer, a.Resource)
 	return p
+}
+
+// resourceName says what a resource of this server is: the A2A endpoints,
+// or an MCP endpoint (a token serves only the one it was issued for).
+func resourceName(issuer, resource string) string {
+	if hub.SameResource(resource, issuer+hub.A2AResourcePath) {
+		return "the A2A endpoints of the agents here"
+	}
+	return "the MCP endpoint"
 }
 
 func (w *Web) consent(ctx context.Context, r *request) (*reply, error) {

@@ -62,14 +62,15 @@ func newOAuthSite(t *testing.T, clk hub.Clock, roots *x509.CertPool, private ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := web.New(web.Options{Hub: h, Logger: log, OAuthResources: m.ResourcePaths()})
+	resources := append(m.ResourcePaths(), hub.A2AResourcePath) // as serve has them
+	d, err := web.New(web.Options{Hub: h, Logger: log, OAuthResources: resources})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	m.Register(mux)
 	api.New(h, log).Register(mux)
-	oauth.New(oauth.Options{Hub: h, Logger: log, Resources: m.ResourcePaths()}).Register(mux)
+	oauth.New(oauth.Options{Hub: h, Logger: log, Resources: resources}).Register(mux)
 	d.Register(mux)
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() { h.Shutdown(); hs.Close() })
@@ -236,6 +237,34 @@ func TestBrowserOAuth(t *testing.T) {
 				t.Fatalf("after revoking the client: %d %q", status, challenge)
 			}
 		})
+	}
+}
+
+// TestConsentNamesTheResource: the consent page says which resource the
+// client's tokens will be for — an MCP endpoint, or the A2A endpoints —
+// and that they work only there.
+func TestConsentNamesTheResource(t *testing.T) {
+	s := newOAuthSite(t, &clock{}, nil)
+	b := s.person(t, "alice")
+	if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/planner"}); err != nil {
+		t.Fatal(err)
+	}
+	const redirect = "http://127.0.0.1:33418/callback"
+	c, err := s.hub.RegisterClient(ctx, hub.ClientSpec{Name: "A client", RedirectURIs: []string{redirect}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for resource, says := range map[string]string{
+		s.url + "/a2a/":       "for the A2A endpoints of the agents here, " + s.url + "/a2a/",
+		s.url + "/mcp/":       "for the MCP endpoint, " + s.url + "/mcp/",
+		s.url + "/mcp/inbox/": "for the MCP endpoint, " + s.url + "/mcp/inbox/",
+	} {
+		q := url.Values{"response_type": {"code"}, "client_id": {c.ID}, "redirect_uri": {redirect},
+			"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "resource": {resource}}
+		p := b.get("/consent?" + q.Encode())
+		if p.status != http.StatusOK || !strings.Contains(p.text(), says) || !strings.Contains(p.text(), "Its tokens work only there") {
+			t.Errorf("the consent page for %s: %d %q; want it to say %q", resource, p.status, p.text(), says)
+		}
 	}
 }
 

@@ -39,8 +39,9 @@ type Options struct {
 	// Proxies are the reverse proxies whose X-Forwarded-For names the
 	// client, whom sign-ins are throttled by.
 	Proxies []netip.Prefix
-	// OAuthResources are the paths of the MCP endpoints an OAuth client
-	// may be given a token for, the default first (the consent page).
+	// OAuthResources are the paths of the resources an OAuth client may
+	// be given a token for — the MCP endpoints and the A2A one — the
+	// default first (the consent page).
 	OAuthResources []string
 }
 
