@@ -205,8 +205,8 @@ func TestOAuthRefusals(t *testing.T) {
 }
 
 // TestOAuthExpiryAndRotation: an access token stops after an hour; a
-// refresh rotates, and the old refresh token sent again revokes every
-// token of the grant.
+// refresh rotates, and the old refresh token sent again once its grace
+// is over revokes every token of the grant.
 func TestOAuthExpiryAndRotation(t *testing.T) {
 	w := newWorld(t)
 	id, code := w.authorize(t, hub.ScopeRead)
@@ -226,6 +226,7 @@ func TestOAuthExpiryAndRotation(t *testing.T) {
 	if _, err := w.hub.Authenticate(ctx, second.AccessToken); err != nil {
 		t.Fatal(err)
 	}
+	w.clock.Advance(hub.RefreshGrace)
 	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: first.RefreshToken})
 	oauthCode(t, err, hub.OAuthInvalidGrant)
 	if _, err := w.hub.Authenticate(ctx, second.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {

@@ -104,9 +104,8 @@ func (h *Hub) exchangeCode(ctx context.Context, r TokenRequest) (*IssuedTokens, 
 			}
 			return err
 		}
-		var err error
-		out, err = h.issue(ctx, tx, g, g.Scopes, now)
-		return err
+		out = newIssued(g.Scopes)
+		return h.issue(ctx, tx, g, out, now)
 	})
 	if err != nil {
 		return nil, AsError(err)
@@ -114,31 +113,41 @@ func (h *Hub) exchangeCode(ctx context.Context, r TokenRequest) (*IssuedTokens, 
 	return out, nil
 }
 
-// issue stores a new access token and refresh token of a grant.
-func (h *Hub) issue(ctx context.Context, tx Tx, g *OAuthGrant, scopes []string, now time.Time) (*IssuedTokens, error) {
+// newIssued is a new access token and refresh token with these scopes.
+func newIssued(scopes []string) *IssuedTokens {
+	return &IssuedTokens{AccessToken: newTokenSecret(AgentTokenPrefix), RefreshToken: newTokenSecret(RefreshTokenPrefix),
+		ExpiresIn: AccessTokenLifetime, Scopes: scopes}
+}
+
+// issue stores the new access token and refresh token of a grant.
+func (h *Hub) issue(ctx context.Context, tx Tx, g *OAuthGrant, out *IssuedTokens, now time.Time) error {
 	a, err := tx.AgentByID(ctx, g.AgentID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if a.Archived() {
-		return nil, errBadGrant("the agent " + a.Handle() + " is archived")
+		return errArchived(a)
 	}
 	c, err := tx.OAuthClient(ctx, g.ClientID)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := &IssuedTokens{AccessToken: newTokenSecret(AgentTokenPrefix), RefreshToken: newTokenSecret(RefreshTokenPrefix),
-		ExpiresIn: AccessTokenLifetime, Scopes: scopes}
 	for _, t := range []*Token{
-		{Hash: HashToken(out.AccessToken), Scopes: scopes, ExpiresAt: now.Add(AccessTokenLifetime)},
+		{Hash: HashToken(out.AccessToken), Scopes: out.Scopes, ExpiresAt: now.Add(AccessTokenLifetime)},
 		{Hash: HashToken(out.RefreshToken), Scopes: g.Scopes, ExpiresAt: now.Add(RefreshTokenLifetime)},
 	} {
 		t.ID, t.UserID, t.AgentID, t.Name, t.CreatedAt, t.GrantID, t.Resource = NewID(IDToken, now), g.UserID, g.AgentID, c.Label(), now, g.ID, g.Resource
 		if err := tx.InsertToken(ctx, t); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// errArchived refuses tokens for an archived agent: its credentials ended
+// when it was archived (§1), which no client is to take for reuse.
+func errArchived(a *Agent) error {
+	return errBadGrant("the agent " + a.Handle() + " is archived, which ended its tokens; its owner can bring it back on the dashboard, then authorize this client again")
 }
 
 func (h *Hub) refresh(ctx context.Context, r TokenRequest) (*IssuedTokens, error) {
@@ -148,7 +157,8 @@ func (h *Hub) refresh(ctx context.Context, r TokenRequest) (*IssuedTokens, error
 	if checkTokenFormat(r.RefreshToken, RefreshTokenPrefix, "a refresh") != nil {
 		return nil, errBadGrant("the refresh token is not known")
 	}
-	t, _, _, err := h.store.TokenByHash(ctx, HashToken(r.RefreshToken))
+	hash := HashToken(r.RefreshToken)
+	t, a, _, err := h.store.TokenByHash(ctx, hash)
 	if errors.Is(err, ErrNoRows) || (err == nil && t.GrantID == "") {
 		return nil, errBadGrant("the refresh token is not known")
 	}
@@ -163,10 +173,13 @@ func (h *Hub) refresh(ctx context.Context, r TokenRequest) (*IssuedTokens, error
 	switch {
 	case g.ClientID != r.ClientID:
 		return nil, errBadGrant("the refresh token was issued to another client")
+	case a != nil && a.Archived():
+		// Archiving revoked the grant and its tokens: nobody reused one.
+		return nil, errArchived(a)
 	case !g.RevokedAt.IsZero():
 		return nil, errBadGrant("the authorization was revoked; authorize again")
 	case !t.RevokedAt.IsZero():
-		return nil, h.refreshReused(ctx, g)
+		return h.refreshAgain(ctx, g, t, r.RefreshToken, now)
 	case !now.Before(t.ExpiresAt):
 		return nil, errBadGrant("the refresh token expired; authorize again")
 	case r.Resource != "" && !SameResource(r.Resource, g.Resource):
@@ -185,28 +198,61 @@ func (h *Hub) refresh(ctx context.Context, r TokenRequest) (*IssuedTokens, error
 		}
 		slices.Sort(scopes)
 	}
-	var out *IssuedTokens
-	reused := false
+	// The used token keeps what it was rotated into, for RefreshGrace.
+	out := newIssued(scopes)
+	successor, err := sealSuccessor(r.RefreshToken, t.ID, out)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	raced := false
 	err = h.store.Update(ctx, func(tx Tx) error {
-		reused = false
-		if err := tx.UseToken(ctx, t.ID, now); err != nil {
+		raced = false
+		if err := tx.UseToken(ctx, t.ID, now, successor); err != nil {
 			if errors.Is(err, ErrNoRows) { // another request used it first
-				reused = true
+				raced = true
 				return nil
 			}
 			return err
 		}
-		var err error
-		out, err = h.issue(ctx, tx, g, scopes, now)
-		return err
+		if err := tx.ForgetSuccessors(ctx, g.ID, now.Add(-RefreshGrace)); err != nil {
+			return err
+		}
+		return h.issue(ctx, tx, g, out, now)
 	})
 	if err != nil {
 		return nil, AsError(err)
 	}
-	if reused {
-		return nil, h.refreshReused(ctx, g)
+	if raced {
+		if t, _, _, err = h.store.TokenByHash(ctx, hash); err != nil {
+			return nil, AsError(err)
+		}
+		return h.refreshAgain(ctx, g, t, r.RefreshToken, now)
 	}
 	return out, nil
+}
+
+// refreshAgain answers a refresh token sent again after its use. Within
+// RefreshGrace of that use, while the tokens it gave are still good, it
+// gives them again: a client refreshing with it in parallel (the
+// TypeScript MCP SDK does, when several calls meet an expired token) gets
+// the one pair, not a revoked grant. Otherwise it was copied: reuse.
+func (h *Hub) refreshAgain(ctx context.Context, g *OAuthGrant, t *Token, refresh string, now time.Time) (*IssuedTokens, error) {
+	if now.Sub(t.RevokedAt) < RefreshGrace && t.Successor != nil {
+		if out, ok := openSuccessor(refresh, t.ID, t.Successor); ok {
+			access, _, _, aerr := h.store.TokenByHash(ctx, HashToken(out.AccessToken))
+			next, _, _, nerr := h.store.TokenByHash(ctx, HashToken(out.RefreshToken))
+			if aerr == nil && nerr == nil && access.RevokedAt.IsZero() && next.RevokedAt.IsZero() && now.Before(access.ExpiresAt) {
+				out.ExpiresIn, out.Scopes = access.ExpiresAt.Sub(now), access.Scopes
+				return out, nil
+			}
+			for _, err := range []error{aerr, nerr} {
+				if err != nil && !errors.Is(err, ErrNoRows) {
+					return nil, AsError(err)
+				}
+			}
+		}
+	}
+	return nil, h.refreshReused(ctx, g)
 }
 
 // refreshReused revokes every token of a grant whose used refresh token

@@ -91,6 +91,10 @@ type Token struct {
 	RevokedAt  time.Time
 	GrantID    string // the OAuth grant it was issued under ("" for a static token)
 	Resource   string // the resource an OAuth token is for (§10.6)
+	// Successor is, for a refresh token used once, the tokens it was
+	// rotated into, sealed with a key only the refresh token gives
+	// (sealSuccessor); nil otherwise, and once RefreshGrace is long past.
+	Successor []byte
 }
 
 // Conversation kinds and statuses (§4).

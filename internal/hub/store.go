@@ -283,15 +283,21 @@ type Tx interface {
 
 	InsertToken(ctx context.Context, t *Token) error
 	RevokeToken(ctx context.Context, id string, at time.Time) error
-	// RevokeAgentTokens revokes every token of the agent not revoked yet.
+	// RevokeAgentTokens revokes every token of the agent not revoked yet,
+	// and the OAuth grants that let clients act as it.
 	RevokeAgentTokens(ctx context.Context, agentID string, at time.Time) error
 	TouchToken(ctx context.Context, id string, at time.Time) error
-	// UseToken revokes a token not revoked yet; ErrNoRows when it was.
-	UseToken(ctx context.Context, id string, at time.Time) error
+	// UseToken revokes a token not revoked yet, keeping successor with it
+	// (nil: nothing); ErrNoRows when it was revoked.
+	UseToken(ctx context.Context, id string, at time.Time, successor []byte) error
+	// ForgetSuccessors drops what the grant's tokens used before
+	// usedBefore keep of their successors.
+	ForgetSuccessors(ctx context.Context, grantID string, usedBefore time.Time) error
 	// PutOAuthClient stores a client, or replaces what is known of it.
 	PutOAuthClient(ctx context.Context, c *OAuthClient) error
 	InsertOAuthGrant(ctx context.Context, g *OAuthGrant) error
-	// RevokeOAuthGrant revokes a grant and every token issued under it.
+	// RevokeOAuthGrant revokes a grant and every token issued under it,
+	// and forgets their successors.
 	RevokeOAuthGrant(ctx context.Context, id string, at time.Time) error
 	InsertOAuthCode(ctx context.Context, c *OAuthCode) error
 	// UseOAuthCode marks an unused code used; ErrNoRows when it was.

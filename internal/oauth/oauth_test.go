@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -324,5 +325,44 @@ func TestRegisterThrottled(t *testing.T) {
 	resp.Body.Close()
 	if e["error"] != "temporarily_unavailable" {
 		t.Errorf("the refusal: %v, want error temporarily_unavailable", e)
+	}
+}
+
+// TestParallelRefresh: two refreshes with one refresh token sent at once,
+// as the TypeScript MCP SDK sends them when several calls meet an expired
+// token, both get the same new tokens, and the grant stays.
+func TestParallelRefresh(t *testing.T) {
+	s := newServer(t, nil)
+	redirect := "http://127.0.0.1:9/callback"
+	conf := &oauth2.Config{ClientID: s.register(t, redirect), RedirectURL: redirect,
+		Endpoint: oauth2.Endpoint{AuthURL: s.url + "/authorize", TokenURL: s.url + "/token", AuthStyle: oauth2.AuthStyleInParams}}
+	verifier := oauth2.GenerateVerifier()
+	tok, err := conf.Exchange(ctx, s.code(t, conf, verifier), oauth2.VerifierOption(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}, "client_id": {conf.ClientID}}
+	got := make([]map[string]any, 2)
+	status := make([]int, 2)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			resp, err := http.PostForm(s.url+"/token", form)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			status[i] = resp.StatusCode
+			json.NewDecoder(resp.Body).Decode(&got[i])
+		})
+	}
+	wg.Wait()
+	if status[0] != http.StatusOK || status[1] != http.StatusOK || got[0]["access_token"] != got[1]["access_token"] ||
+		got[0]["refresh_token"] != got[1]["refresh_token"] || got[0]["refresh_token"] == tok.RefreshToken {
+		t.Fatalf("two refreshes at once: %d %v and %d %v; want one new pair for both", status[0], got[0], status[1], got[1])
+	}
+	if _, err := s.hub.Authenticate(ctx, got[0]["access_token"].(string)); err != nil {
+		t.Fatalf("the new access token: %v", err)
 	}
 }

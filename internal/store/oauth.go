@@ -86,7 +86,10 @@ func (d queries) RevokeOAuthGrant(ctx context.Context, id string, at time.Time) 
 	if err := d.exec(ctx, "revoke oauth grant", `UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id); err != nil {
 		return err
 	}
-	return d.exec(ctx, "revoke oauth grant tokens", `UPDATE tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL`, ms(at), id)
+	if err := d.exec(ctx, "revoke oauth grant tokens", `UPDATE tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL`, ms(at), id); err != nil {
+		return err
+	}
+	return d.exec(ctx, "forget oauth grant successors", `UPDATE tokens SET successor = NULL WHERE grant_id = ? AND successor IS NOT NULL`, id)
 }
 
 func (d queries) OAuthCodeByHash(ctx context.Context, hash []byte) (*hub.OAuthCode, error) {

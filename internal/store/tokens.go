@@ -11,7 +11,7 @@ import (
 
 // Static tokens (§2), stored as hashes.
 
-const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at, grant_id, resource`
+const tokenCols = `id, hash, user_id, COALESCE(agent_id, ''), name, scopes, created_at, expires_at, last_used_at, revoked_at, grant_id, resource, successor`
 
 // tokenDest is where a row's token columns (tokenCols) scan to; done
 // finishes the scopes and times.
@@ -23,7 +23,7 @@ type tokenDest struct {
 
 func (d *tokenDest) dest() []any {
 	t := &d.t
-	return []any{&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &d.scopes, &d.created, &d.expires, &d.used, &d.revoked, &t.GrantID, &t.Resource}
+	return []any{&t.ID, &t.Hash, &t.UserID, &t.AgentID, &t.Name, &d.scopes, &d.created, &d.expires, &d.used, &d.revoked, &t.GrantID, &t.Resource, &t.Successor}
 }
 
 func (d *tokenDest) done() *hub.Token {
@@ -51,7 +51,7 @@ func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub
 		u                                      hub.User
 		uCreated                               sql.NullInt64
 	)
-	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, t.grant_id, t.resource,
+	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, t.grant_id, t.resource, t.successor,
 			a.id, a.slug, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at, u.id, u.handle, u.name, u.admin, u.created_at
 		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
 		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aDescription, &aGoal, &aMode, &aPublic, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &u.Admin, &uCreated)...)
@@ -85,8 +85,12 @@ func (d queries) RevokeToken(ctx context.Context, id string, at time.Time) error
 	return d.execOne(ctx, "revoke token", `UPDATE tokens SET revoked_at = ? WHERE id = ?`, ms(at), id)
 }
 
-func (d queries) UseToken(ctx context.Context, id string, at time.Time) error {
-	return d.execOne(ctx, "use token", `UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), id)
+func (d queries) UseToken(ctx context.Context, id string, at time.Time, successor []byte) error {
+	return d.execOne(ctx, "use token", `UPDATE tokens SET revoked_at = ?, successor = ? WHERE id = ? AND revoked_at IS NULL`, ms(at), successor, id)
+}
+
+func (d queries) ForgetSuccessors(ctx context.Context, grantID string, usedBefore time.Time) error {
+	return d.exec(ctx, "forget token successors", `UPDATE tokens SET successor = NULL WHERE grant_id = ? AND successor IS NOT NULL AND revoked_at < ?`, grantID, ms(usedBefore))
 }
 
 func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error {
@@ -94,5 +98,8 @@ func (d queries) TouchToken(ctx context.Context, id string, at time.Time) error 
 }
 
 func (d queries) RevokeAgentTokens(ctx context.Context, agentID string, at time.Time) error {
-	return d.exec(ctx, "revoke agent tokens", `UPDATE tokens SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL`, ms(at), agentID)
+	if err := d.exec(ctx, "revoke agent tokens", `UPDATE tokens SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL`, ms(at), agentID); err != nil {
+		return err
+	}
+	return d.exec(ctx, "revoke agent oauth grants", `UPDATE oauth_grants SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL`, ms(at), agentID)
 }
