@@ -27,7 +27,7 @@ type AuthRequest struct {
 	Resource            string
 
 	Issuer    string   // this server's issuer, sent back as iss (RFC 9207)
-	Resources []string // the MCP endpoints a token may be for; the first is the default
+	Resources []string // the resources a token may be for; the first is the default
 }
 
 // Authorization is a checked authorization request: the client, the

@@ -373,14 +373,15 @@ func (h *Hub) Authenticate(ctx context.Context, token string) (*Caller, error) {
 // endpoint's URL, or the A2A resource's, A2AResourcePath: the server's
 // base URL and the path, joined only when an OAuth token needs
 // checking): an OAuth token issued for another resource is refused too
-// (RFC 8707, §10.6; a trailing slash aside). A static token serves every
-// resource.
+// (RFC 8707, §10.6; a trailing slash aside), unless it was issued for the
+// server's base URL itself, the resource every endpoint is part of. A
+// static token serves every resource.
 func (h *Hub) AuthenticateFor(ctx context.Context, token, base, path string) (*Caller, error) {
 	t, a, owner, err := h.lookupToken(ctx, token, AgentTokenPrefix, "an agent")
 	if err != nil {
 		return nil, err
 	}
-	if resource := base + path; t.Resource != "" && resource != "" && !SameResource(t.Resource, resource) {
+	if resource := base + path; t.Resource != "" && resource != "" && !SameResource(t.Resource, resource) && !SameResource(t.Resource, base) {
 		return nil, &Error{Kind: KindUnauthenticated, Msg: "this token was issued for " + t.Resource + ", not for " + resource + "; authorize again for this endpoint"}
 	}
 	h.touchToken(ctx, t, h.now())

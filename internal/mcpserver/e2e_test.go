@@ -180,9 +180,8 @@ func TestUnauthorized(t *testing.T) {
 	}
 	// Each form of the metadata's path names that form of the resource, so
 	// a client that connected to /mcp finds /mcp (RFC 9728 §3.3 compares
-	// them as strings); the root one names the default profile's.
+	// them as strings); the root's is the OAuth face's (internal/oauth).
 	for path, resource := range map[string]string{
-		"/.well-known/oauth-protected-resource":      "/mcp/",
 		"/.well-known/oauth-protected-resource/mcp":  "/mcp",
 		"/.well-known/oauth-protected-resource/mcp/": "/mcp/",
 	} {

@@ -53,12 +53,9 @@ func (s *Server) Register(mux *http.ServeMux) {
 		mux.Handle(p.path+"/{$}", endpoint)
 		// Each form of the metadata's path names the same form of the
 		// resource, so a client that connected to either finds its own.
-		prm := s.knownHost(s.cors("GET, HEAD", s.protectedResourceMetadata(p.path+"/")))
+		// The root's metadata, the server's own, is the OAuth face's.
 		mux.Handle(metadataPath+p.path, s.knownHost(s.cors("GET, HEAD", s.protectedResourceMetadata(p.path))))
-		mux.Handle(metadataPath+p.path+"/", prm)
-		if p.name == "default" {
-			mux.Handle(metadataPath, prm)
-		}
+		mux.Handle(metadataPath+p.path+"/", s.knownHost(s.cors("GET, HEAD", s.protectedResourceMetadata(p.path+"/"))))
 	}
 	var paths []string
 	for _, p := range s.profiles {

@@ -121,7 +121,6 @@ func TestCORSPreflight(t *testing.T) {
 		{"/mcp", "http://127.0.0.1:6274", http.StatusNoContent, "POST"},
 		{"/mcp/inbox/", "http://localhost:6274", http.StatusNoContent, "POST"},
 		{"/.well-known/oauth-protected-resource/mcp/", "http://localhost:6274", http.StatusNoContent, "GET, HEAD"},
-		{"/.well-known/oauth-protected-resource", "http://localhost:6274", http.StatusNoContent, "GET, HEAD"},
 		{"/mcp/", "https://evil.example", http.StatusForbidden, ""},
 	} {
 		req, err := http.NewRequest(http.MethodOptions, ts.url+c.path, nil)
@@ -201,7 +200,7 @@ func TestHostNotReflected(t *testing.T) {
 					host, token != "", resp.StatusCode, b, resp.Header.Get("WWW-Authenticate"), want)
 			}
 		}
-		for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp/"} {
+		for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource/mcp/"} {
 			if resp, b := do(t, http.MethodGet, ts.url+path, host, ""); resp.StatusCode != http.StatusForbidden || strings.Contains(b, "http://") {
 				t.Errorf("GET %s for %s: %d %s, want 403", path, host, resp.StatusCode, b)
 			}

@@ -80,6 +80,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	}{
 		{metadataPath, "GET", s.metadata},
 		{openIDPath, "GET", s.metadata},
+		{ResourceMetadataPath, "GET", s.resourceMetadata},
 		{AuthorizePath, "GET", s.authorize},
 		{TokenPath, "POST", s.token},
 		{RegisterPath, "POST", s.register},
@@ -87,6 +88,12 @@ func (s *Server) Register(mux *http.ServeMux) {
 	} {
 		mux.Handle(rt.pattern, s.guard(rt.methods, rt.h))
 	}
+	// Discovery falls back from one well-known path to the next on a 404,
+	// so one that is not served must be that, never the dashboard's
+	// redirect to sign in.
+	mux.HandleFunc("/.well-known/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "nothing is served at "+r.URL.Path+"; this server's OAuth metadata is at "+metadataPath, http.StatusNotFound)
+	})
 }
 
 // guard serves only this server's own Host (so an issuer is never taken
@@ -162,6 +169,15 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// resourceMetadata is the protected resource metadata (RFC 9728) at the
+// root: that of the resource identified by the server's URL itself — the
+// one the well-known path was inserted into — whose tokens serve every
+// endpoint of the server (§10.6).
+func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	iss := s.issuer(r)
+	writeJSON(w, http.StatusOK, ResourceMetadata(iss, iss))
+}
+
 // AuthRequest decodes an authorization request from a query (or the
 // consent page's form), with this server's issuer and resources.
 func AuthRequest(q url.Values, issuer string, resources []string) hub.AuthRequest {
@@ -183,13 +199,15 @@ func AuthRequest(q url.Values, issuer string, resources []string) hub.AuthReques
 // the consent page carries through its form.
 var AuthParams = []string{"response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method", "resource"}
 
-// Resources are the absolute URLs of the resources at paths under a base.
+// Resources are the absolute URLs of the resources at paths under a base,
+// then the base itself: the server as a whole, the resource of the root
+// protected resource metadata.
 func Resources(base string, paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = base + p
+	out := make([]string, 0, len(paths)+1)
+	for _, p := range paths {
+		out = append(out, base+p)
 	}
-	return out
+	return append(out, base)
 }
 
 // authorize checks the request and sends the person to the consent page

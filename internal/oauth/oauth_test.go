@@ -366,3 +366,83 @@ func TestParallelRefresh(t *testing.T) {
 		t.Fatalf("the new access token: %v", err)
 	}
 }
+
+// TestRootResourceMetadata: the protected resource metadata at the root
+// names the resource it is the metadata of — the server's own URL, where
+// the well-known path was inserted (RFC 9728 §3) — and is answered to any
+// origin as the authorization server's metadata is. A token issued for
+// that resource serves every endpoint; one for an endpoint, only it.
+func TestRootResourceMetadata(t *testing.T) {
+	s := newServer(t, nil)
+	status, prm := getJSON(t, s.url+"/.well-known/oauth-protected-resource")
+	want := map[string]any{"resource": s.url, "authorization_servers": []any{s.url}, "scopes_supported": []any{"msg:read", "msg:write", "contacts:read"},
+		"bearer_methods_supported": []any{"header"}, "resource_name": "Palaver"}
+	if diff := cmp.Diff(want, prm); status != http.StatusOK || diff != "" {
+		t.Errorf("GET the root's metadata: %d (-want +got):\n%s", status, diff)
+	}
+	cors := func(method, path string) http.Header {
+		req, _ := http.NewRequest(method, s.url+path, nil)
+		req.Header.Set("Origin", "https://app.example")
+		req.Header.Set("Access-Control-Request-Method", "GET")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		h := resp.Header
+		h.Set("Status", resp.Status)
+		return h
+	}
+	for _, method := range []string{http.MethodOptions, http.MethodGet} {
+		as, root := cors(method, "/.well-known/oauth-authorization-server"), cors(method, "/.well-known/oauth-protected-resource")
+		for _, k := range []string{"Status", "Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers"} {
+			if as.Get(k) != root.Get(k) {
+				t.Errorf("%s from another origin, %s: the root's metadata %q, the authorization server's %q", method, k, root.Get(k), as.Get(k))
+			}
+		}
+		if root.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s from another origin: Access-Control-Allow-Origin %q; want *", method, root.Get("Access-Control-Allow-Origin"))
+		}
+	}
+
+	redirect := "http://127.0.0.1:9/callback"
+	conf := &oauth2.Config{ClientID: s.register(t, redirect), RedirectURL: redirect,
+		Endpoint: oauth2.Endpoint{AuthURL: s.url + "/authorize", TokenURL: s.url + "/token", AuthStyle: oauth2.AuthStyleInParams}}
+	for resource, want := range map[string]map[string]int{
+		s.url + "/":     {"/mcp/": http.StatusOK, "/mcp/inbox/": http.StatusOK, "/mcp/rooms/": http.StatusOK},
+		s.url:           {"/mcp/": http.StatusOK, "/mcp/inbox/": http.StatusOK},
+		s.url + "/mcp/": {"/mcp/": http.StatusOK, "/mcp/inbox/": http.StatusUnauthorized},
+	} {
+		verifier := oauth2.GenerateVerifier()
+		u, _ := url.Parse(conf.AuthCodeURL("st", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource)))
+		alice, _ := s.hub.User(ctx, "alice")
+		to, err := s.hub.Authorize(ctx, alice, oauth.AuthRequest(u.Query(), s.url, oauth.Resources(s.url, []string{"/mcp/", "/mcp/inbox/", "/mcp/rooms/"})),
+			hub.Consent{Agent: "planner", Scopes: []string{hub.ScopeRead}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := url.Parse(to)
+		if r.Query().Get("code") == "" {
+			t.Fatalf("authorizing the resource %s: %s", resource, to)
+		}
+		tok, err := conf.Exchange(ctx, r.Query().Get("code"), oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", resource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, status := range want {
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+			req, _ := http.NewRequest(http.MethodPost, s.url+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != status {
+				t.Errorf("a token for %s at %s: %d, want %d", resource, path, resp.StatusCode, status)
+			}
+		}
+	}
+}

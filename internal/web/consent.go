@@ -50,10 +50,14 @@ func (w *Web) consentData(a *hub.Authorization, q url.Values) consentPage {
 	return p
 }
 
-// resourceName says what a resource of this server is: the A2A endpoints,
-// or an MCP endpoint (a token serves only the one it was issued for).
+// resourceName says what a resource of this server is: the server as a
+// whole, the A2A endpoints, or an MCP endpoint (a token serves only the
+// one it was issued for).
 func resourceName(issuer, resource string) string {
-	if hub.SameResource(resource, issuer+hub.A2AResourcePath) {
+	switch {
+	case hub.SameResource(resource, issuer):
+		return "every endpoint of this server, MCP and A2A"
+	case hub.SameResource(resource, issuer+hub.A2AResourcePath):
 		return "the A2A endpoints of the agents here"
 	}
 	return "the MCP endpoint"

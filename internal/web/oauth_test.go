@@ -241,8 +241,8 @@ func TestBrowserOAuth(t *testing.T) {
 }
 
 // TestConsentNamesTheResource: the consent page says which resource the
-// client's tokens will be for — an MCP endpoint, or the A2A endpoints —
-// and that they work only there.
+// client's tokens will be for — an MCP endpoint, the A2A endpoints, or
+// the whole server — and that they work only there.
 func TestConsentNamesTheResource(t *testing.T) {
 	s := newOAuthSite(t, &clock{}, nil)
 	b := s.person(t, "alice")
@@ -258,12 +258,41 @@ func TestConsentNamesTheResource(t *testing.T) {
 		s.url + "/a2a/":       "for the A2A endpoints of the agents here, " + s.url + "/a2a/",
 		s.url + "/mcp/":       "for the MCP endpoint, " + s.url + "/mcp/",
 		s.url + "/mcp/inbox/": "for the MCP endpoint, " + s.url + "/mcp/inbox/",
+		s.url + "/":           "for every endpoint of this server, MCP and A2A, " + s.url + "/",
 	} {
 		q := url.Values{"response_type": {"code"}, "client_id": {c.ID}, "redirect_uri": {redirect},
 			"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "resource": {resource}}
 		p := b.get("/consent?" + q.Encode())
 		if p.status != http.StatusOK || !strings.Contains(p.text(), says) || !strings.Contains(p.text(), "Its tokens work only there") {
 			t.Errorf("the consent page for %s: %d %q; want it to say %q", resource, p.status, p.text(), says)
+		}
+	}
+}
+
+// TestUnknownWellKnown: a well-known path the server does not serve is
+// 404 — what discovery falls back on — never the dashboard's redirect to
+// sign in; the served ones answer.
+func TestUnknownWellKnown(t *testing.T) {
+	s := newOAuthSite(t, &clock{}, nil)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for path, want := range map[string]int{
+		"/.well-known/oauth-authorization-server/mcp": http.StatusNotFound,
+		"/.well-known/openid-configuration/mcp":       http.StatusNotFound,
+		"/.well-known/oauth-protected-resource/other": http.StatusNotFound,
+		"/.well-known/security.txt":                   http.StatusNotFound,
+		"/.well-known/":                               http.StatusNotFound,
+		"/.well-known/oauth-authorization-server":     http.StatusOK,
+		"/.well-known/openid-configuration":           http.StatusOK,
+		"/.well-known/oauth-protected-resource":       http.StatusOK,
+		"/.well-known/oauth-protected-resource/mcp/":  http.StatusOK,
+	} {
+		resp, err := noRedirect.Get(s.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s: %d to %q; want %d", path, resp.StatusCode, resp.Header.Get("Location"), want)
 		}
 	}
 }
