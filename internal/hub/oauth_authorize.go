@@ -101,6 +101,11 @@ func (h *Hub) CheckAuthorization(ctx context.Context, r AuthRequest) (*Authoriza
 		}
 		r.RedirectURI = c.RedirectURIs[0]
 	}
+	if err := checkRedirectURI(r.RedirectURI); err != nil {
+		// What registration refuses is refused here too, whatever port a
+		// loopback one names (RFC 8252 §7.3 lets only the port vary).
+		return nil, oauthErr(KindInvalid, OAuthInvalidRequest, "%s", AsError(err).Msg)
+	}
 	if !redirectMatches(c.RedirectURIs, r.RedirectURI) {
 		return nil, oauthErr(KindInvalid, OAuthInvalidRequest, "the redirect URI %q is not one the client %s registered", echo(r.RedirectURI), c.Label())
 	}

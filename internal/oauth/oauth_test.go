@@ -232,6 +232,17 @@ func TestAuthorizeEndpoint(t *testing.T) {
 	if resp := get(off); resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" {
 		t.Errorf("a redirect URI a character off: %d to %q, want 400 and no redirect", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	// A loopback redirect URI may name another port, but nothing more.
+	for _, bad := range []string{"http://127.0.0.1:4444/callback#frag", "http://user@127.0.0.1:4444/callback"} {
+		other := url.Values{}
+		for k, v := range q {
+			other[k] = v
+		}
+		other.Set("redirect_uri", bad)
+		if resp := get(other); resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Location") != "" {
+			t.Errorf("the redirect URI %s: %d to %q, want 400 and no redirect", bad, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
 	q.Del("code_challenge")
 	resp := get(q)
 	loc, _ := url.Parse(resp.Header.Get("Location"))
