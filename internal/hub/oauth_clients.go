@@ -107,6 +107,11 @@ func checkClient(s *ClientSpec) error {
 	if err != nil {
 		return oauthErr(KindInvalid, OAuthInvalidMetadata, "%s", AsError(err).Msg)
 	}
+	if r, ok := hiddenRune(name); ok {
+		// The consent page shows the name to the person deciding: it must
+		// read as what it is, not as another client's.
+		return oauthErr(KindInvalid, OAuthInvalidMetadata, "client_name holds U+%04X, an invisible or text-direction character, which could make it show as another name; give a name of visible characters only", r)
+	}
 	s.Name = name
 	if len(s.RedirectURIs) == 0 || len(s.RedirectURIs) > MaxRedirectURIs {
 		return oauthErr(KindInvalid, OAuthInvalidRedirectURI, "a client names 1 to %d redirect_uris", MaxRedirectURIs)

@@ -1,6 +1,8 @@
 package hub_test
 
 import (
+	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -34,5 +36,42 @@ func TestAuthorizeRedirectChecked(t *testing.T) {
 	r.RedirectURI = "http://127.0.0.1:61234/callback"
 	if _, err := w.hub.CheckAuthorization(ctx, r); err != nil {
 		t.Errorf("a loopback redirect URI on another port: %v", err)
+	}
+}
+
+// TestClientNameHidden: a client name holding a character that shows
+// nothing or turns the text's direction is refused — by registration and
+// in a client's metadata document — naming the character; names in any
+// script, with emoji, are taken.
+func TestClientNameHidden(t *testing.T) {
+	w := newWorld(t)
+	var hidden []rune
+	for _, span := range [][2]rune{{0x202A, 0x202E}, {0x2066, 0x2069}, {0x200B, 0x200F}} {
+		for r := span[0]; r <= span[1]; r++ {
+			hidden = append(hidden, r)
+		}
+	}
+	hidden = append(hidden, 0xFEFF, 0x2060, 0x061C, 0x00AD, 0x3164, 0x2028, '\n', 0x7F)
+	for _, r := range hidden {
+		name := "Claude" + string(r) + " Code"
+		_, err := w.hub.RegisterClient(ctx, hub.ClientSpec{Name: name, RedirectURIs: []string{redirect}})
+		oauthCode(t, err, hub.OAuthInvalidMetadata)
+		if want := fmt.Sprintf("client_name holds U+%04X, an invisible or text-direction character", r); !strings.Contains(hub.AsError(err).Msg, want) {
+			t.Errorf("a name with U+%04X: %v; want it refused saying %q", r, err, want)
+		}
+	}
+	for _, name := range []string{"Claude Code", "Café ☕", "日本語のクライアント", "عميل", "❤️ app", ""} {
+		if _, err := w.hub.RegisterClient(ctx, hub.ClientSpec{Name: name, RedirectURIs: []string{redirect}}); err != nil {
+			t.Errorf("the name %q: %v", name, err)
+		}
+	}
+	const docURL = "https://app.example/client.json"
+	f := &fetcher{docs: map[string]string{docURL: `{"client_id":"` + docURL + `","client_name":"App\u202egnp.exe","redirect_uris":["` + redirect + `"]}`},
+		addr: netip.MustParseAddr("93.184.215.14")}
+	w.options = func(o *hub.Options) { o.Fetcher = f }
+	w.reopen(t)
+	_, err := w.hub.CheckAuthorization(ctx, authRequest(docURL))
+	if oauthCode(t, err, hub.OAuthInvalidClient); !strings.Contains(hub.AsError(err).Msg, "U+202E") {
+		t.Errorf("a document naming its client with U+202E: %v", err)
 	}
 }
