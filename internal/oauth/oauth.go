@@ -284,15 +284,11 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	m.ClientName, m.RedirectURIs, m.ApplicationType = c.Name, c.RedirectURIs, c.ApplicationType
-	m.TokenEndpointAuthMethod = "none"
-	if len(m.GrantTypes) == 0 {
-		m.GrantTypes = []string{"authorization_code", "refresh_token"}
-	}
-	if len(m.ResponseTypes) == 0 {
-		m.ResponseTypes = []string{"code"}
-	}
-	writeJSON(w, http.StatusCreated, &oauthex.ClientRegistrationResponse{ClientRegistrationMetadata: m, ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt})
+	// The answer says what was stored and how the client is served, not
+	// what it asked for (RFC 7591 §3.2.1): a public client, both grants.
+	stored := oauthex.ClientRegistrationMetadata{ClientName: c.Name, RedirectURIs: c.RedirectURIs, ApplicationType: c.ApplicationType,
+		TokenEndpointAuthMethod: "none", GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}}
+	writeJSON(w, http.StatusCreated, &oauthex.ClientRegistrationResponse{ClientRegistrationMetadata: stored, ClientID: c.ID, ClientIDIssuedAt: c.CreatedAt})
 }
 
 // revoke answers 200 whether or not the token was known (RFC 7009 §2.2).

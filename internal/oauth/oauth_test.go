@@ -457,3 +457,28 @@ func TestRootResourceMetadata(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistrationEchoesWhatIsStored: the registration response holds
+// what the server stored and how it serves the client — never metadata
+// it was sent and does not keep.
+func TestRegistrationEchoesWhatIsStored(t *testing.T) {
+	s := newServer(t, nil)
+	body := `{"client_name":"Test","redirect_uris":["http://127.0.0.1:9/cb"],"application_type":"native","grant_types":["authorization_code"],
+		"client_uri":"https://evil.example","logo_uri":"https://evil.example/logo.png","scope":"admin","contacts":["a@evil.example"],
+		"tos_uri":"https://evil.example/tos","policy_uri":"https://evil.example/p","jwks_uri":"https://evil.example/jwks","software_id":"x","software_version":"1",
+		"software_statement":"eyJ"}`
+	resp, err := http.Post(s.url+"/register", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got map[string]any
+	json.NewDecoder(resp.Body).Decode(&got)
+	id, _ := got["client_id"].(string)
+	issued, _ := got["client_id_issued_at"].(float64)
+	want := map[string]any{"client_id": id, "client_id_issued_at": issued, "client_name": "Test", "redirect_uris": []any{"http://127.0.0.1:9/cb"},
+		"application_type": "native", "token_endpoint_auth_method": "none", "grant_types": []any{"authorization_code", "refresh_token"}, "response_types": []any{"code"}}
+	if diff := cmp.Diff(want, got); resp.StatusCode != http.StatusCreated || diff != "" || id == "" || issued == 0 {
+		t.Errorf("register: %d (-want +got):\n%s", resp.StatusCode, diff)
+	}
+}
