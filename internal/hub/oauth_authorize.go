@@ -28,6 +28,7 @@ type AuthRequest struct {
 
 	Issuer    string   // this server's issuer, sent back as iss (RFC 9207)
 	Resources []string // the resources a token may be for; the first is the default
+	From      string   // the requester's address, for the throttle of client document fetches
 }
 
 // Authorization is a checked authorization request: the client, the
@@ -91,7 +92,7 @@ func (a *Authorization) ErrorRedirect(err error) string {
 // person must be told, never the redirect URI. Any other refusal comes
 // with the Authorization, whose ErrorRedirect tells the client.
 func (h *Hub) CheckAuthorization(ctx context.Context, r AuthRequest) (*Authorization, error) {
-	c, err := h.client(ctx, r.ClientID)
+	c, err := h.client(ctx, r.ClientID, r.From)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/palaverhq/palaver/internal/egress"
 )
 
 // OAuth clients (§10.6): registered ones (RFC 7591) and those known by a
@@ -176,8 +178,9 @@ func isDocumentID(id string) bool {
 
 // client is the client with this id: a registered one, or the one its
 // metadata document describes, fetched (or taken from the copy kept for
-// ClientDocumentTTL). Unknown, unfetchable or invalid: invalid_client.
-func (h *Hub) client(ctx context.Context, id string) (*OAuthClient, error) {
+// ClientDocumentTTL) for a requester at the address from. Unknown,
+// unfetchable or invalid: invalid_client.
+func (h *Hub) client(ctx context.Context, id, from string) (*OAuthClient, error) {
 	if id == "" {
 		return nil, oauthErr(KindInvalid, OAuthInvalidRequest, "client_id is missing")
 	}
@@ -199,7 +202,7 @@ func (h *Hub) client(ctx context.Context, id string) (*OAuthClient, error) {
 	case err != nil && !errors.Is(err, ErrNoRows):
 		return nil, AsError(err)
 	}
-	fetched, err := h.fetchClient(ctx, id)
+	fetched, err := h.fetchClient(ctx, id, from)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +232,10 @@ type clientDocument struct {
 // https with a path, its host is reached only at an address the egress
 // policy lets through (AllowFetch) (checked again when connecting, so a name that resolves to
 // a private address is never fetched), and it names itself by that URL.
-func (h *Hub) fetchClient(ctx context.Context, id string) (*OAuthClient, error) {
+// A fetch needs no account, so each address may make only so many
+// (§15), as registrations; what went wrong is said in words for people,
+// its cause only logged.
+func (h *Hub) fetchClient(ctx context.Context, id, from string) (*OAuthClient, error) {
 	bad := func(format string, args ...any) error {
 		return oauthErr(KindInvalid, OAuthInvalidClient, "the client id %q: "+format, append([]any{echo(id)}, args...)...)
 	}
@@ -249,10 +255,13 @@ func (h *Hub) fetchClient(ctx context.Context, id string) (*OAuthClient, error) 
 	if h.fetcher == nil {
 		return nil, bad("this server fetches no client documents")
 	}
+	if refund, wait := h.signins.take(h.now(), "fetch:"+addressKey(from), documentFetches); refund == nil {
+		return nil, throttled("client metadata documents fetched from here", wait)
+	}
 	body, err := h.fetcher.Fetch(ctx, id, h.egressPolicy.Allows(host), ClientDocumentMaxBytes)
 	if err != nil {
-		h.log.Info("fetching a client ID metadata document", "client_id", id, "err", err)
-		return nil, bad("its metadata document could not be fetched: %v", err)
+		h.log.Info("fetching a client ID metadata document", "client_id", id, "from", from, "err", err)
+		return nil, bad("its metadata document could not be fetched: %s", egress.Describe(err))
 	}
 	var d clientDocument
 	if err := json.Unmarshal(body, &d); err != nil {

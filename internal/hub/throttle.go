@@ -39,6 +39,7 @@ var (
 	perAccount        = allowance{50, time.Minute}
 	signups           = allowance{5, time.Minute}  // accounts made from one address
 	registrations     = allowance{10, time.Minute} // OAuth clients registered from one address
+	documentFetches   = allowance{10, time.Minute} // client metadata documents fetched for one address
 )
 
 // take spends one attempt of the key at now and returns how to give it

@@ -216,7 +216,9 @@ func Resources(base string, paths []string) []string {
 // only the person is told (RFC 6749 §4.1.2.1).
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	iss := s.issuer(r)
-	a, err := s.hub.CheckAuthorization(r.Context(), AuthRequest(r.URL.Query(), iss, Resources(iss, s.resources)))
+	req := AuthRequest(r.URL.Query(), iss, Resources(iss, s.resources))
+	req.From = httpx.ClientAddr(r, s.proxies)
+	a, err := s.hub.CheckAuthorization(r.Context(), req)
 	switch {
 	case err != nil && a != nil:
 		http.Redirect(w, r, a.ErrorRedirect(err), http.StatusFound)
@@ -224,6 +226,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		e := hub.AsError(err)
 		if e.Kind == hub.KindInternal {
 			s.log.Error("authorization request", "err", err)
+		}
+		if retry, ok := e.Details["retry_after_s"]; ok { // client documents fetched too often from here
+			w.Header().Set("Retry-After", fmt.Sprint(retry))
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		http.Error(w, "This sign-in link is not valid, so nothing was sent back to the application: "+e.Msg, httpx.Status(e.Kind))

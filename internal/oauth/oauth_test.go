@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -282,7 +283,8 @@ func TestDocumentAtPrivateAddress(t *testing.T) {
 	}
 	s := newServer(t, roots)
 	for _, host := range []string{"127.0.0.1", "localhost"} {
-		if status, body := authorize(s, host); status != http.StatusBadRequest || hits.Load() != 0 || !strings.Contains(body, " 127.0.0.1, a loopback address (127.0.0.0/8)") {
+		if status, body := authorize(s, host); status != http.StatusBadRequest || hits.Load() != 0 || !strings.Contains(body, " 127.0.0.1, a loopback address (127.0.0.0/8)") ||
+			strings.Contains(body, "Get \"") || strings.Contains(body, "dial") {
 			t.Errorf("a document at %s: %d %q, fetched %d times; want 400 saying it is at a loopback address, never fetched", host, status, body, hits.Load())
 		}
 	}
@@ -480,5 +482,33 @@ func TestRegistrationEchoesWhatIsStored(t *testing.T) {
 		"application_type": "native", "token_endpoint_auth_method": "none", "grant_types": []any{"authorization_code", "refresh_token"}, "response_types": []any{"code"}}
 	if diff := cmp.Diff(want, got); resp.StatusCode != http.StatusCreated || diff != "" || id == "" || issued == 0 {
 		t.Errorf("register: %d (-want +got):\n%s", resp.StatusCode, diff)
+	}
+}
+
+// TestDocumentFetchesThrottled: /authorize fetches client metadata
+// documents for an address only so often — refused ones count — and then
+// says to wait, with Retry-After.
+func TestDocumentFetchesThrottled(t *testing.T) {
+	s := newServer(t, nil)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	var resp *http.Response
+	for i := range 11 {
+		q := url.Values{"response_type": {"code"}, "client_id": {fmt.Sprintf("https://localhost:1/client-%d.json", i)}, "redirect_uri": {"http://127.0.0.1:9/callback"},
+			"code_challenge": {oauth2.S256ChallengeFromVerifier(oauth2.GenerateVerifier())}, "code_challenge_method": {"S256"}}
+		var err error
+		if resp, err = c.Get(s.url + "/authorize?" + q.Encode()); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if i < 10 && (resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "a loopback address")) {
+			t.Fatalf("fetch %d: %d %s; want 400, refused at a loopback address", i+1, resp.StatusCode, b)
+		}
+		if i == 10 && !strings.Contains(string(b), "too many client metadata documents fetched from here; wait 60 seconds") {
+			t.Errorf("the 11th: %s", b)
+		}
+	}
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" {
+		t.Errorf("the 11th fetch from one address: %d, Retry-After %q; want 429 and 60", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 }

@@ -33,7 +33,9 @@ type consentParam struct{ Name, Value string }
 // the query (the page) or the form (its answer).
 func (w *Web) authRequest(r *request, q url.Values) hub.AuthRequest {
 	iss := strings.TrimSuffix(httpx.BaseURL(w.base, r.Request), "/")
-	return oauth.AuthRequest(q, iss, oauth.Resources(iss, w.resources))
+	req := oauth.AuthRequest(q, iss, oauth.Resources(iss, w.resources))
+	req.From = w.clientAddr(r.Request)
+	return req
 }
 
 func (w *Web) consentData(a *hub.Authorization, q url.Values) consentPage {
