@@ -116,7 +116,7 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 	switch req.Method {
 	case "message/stream":
 		var p a2a.MessageSendParams
-		if rerr := decodeParams(req.Params, &p); rerr != nil {
+		if rerr := decodeParams(req.Params, req.Method, &p); rerr != nil {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
@@ -133,7 +133,7 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 		c.stream(w, req.ID, t.ID)
 	case "tasks/resubscribe":
 		var p a2a.TaskIDParams
-		if rerr := decodeTaskParams(req.Params, &p, &p.ID); rerr != nil {
+		if rerr := decodeTaskParams(req.Params, req.Method, &p, &p.ID); rerr != nil {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
@@ -154,7 +154,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 	switch method {
 	case "message/send":
 		var p a2a.MessageSendParams
-		if rerr := decodeParams(params, &p); rerr != nil {
+		if rerr := decodeParams(params, method, &p); rerr != nil {
 			return nil, rerr
 		}
 		in, rerr := sendInput(&p)
@@ -176,7 +176,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		return taskOf(t, historyLength(p.Config)), nil
 	case "tasks/get":
 		var p a2a.TaskQueryParams
-		if rerr := decodeTaskParams(params, &p, &p.ID); rerr != nil {
+		if rerr := decodeTaskParams(params, method, &p, &p.ID); rerr != nil {
 			return nil, rerr
 		}
 		t, err := h.A2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
@@ -186,7 +186,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		return taskOf(t, p.HistoryLength), nil
 	case "tasks/cancel":
 		var p a2a.TaskIDParams
-		if rerr := decodeTaskParams(params, &p, &p.ID); rerr != nil {
+		if rerr := decodeTaskParams(params, method, &p, &p.ID); rerr != nil {
 			return nil, rerr
 		}
 		t, err := h.CancelA2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
@@ -203,10 +203,14 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("no method %q: use message/send, message/stream, tasks/get, tasks/cancel or tasks/resubscribe", preview(method))}
 }
 
-// decodeParams reads params into p; anything but a JSON object is invalid.
-func decodeParams(raw json.RawMessage, p any) *rpcError {
+// decodeParams reads the params of method into p; anything but a JSON
+// object, or one with a member the method does not take, is invalid.
+func decodeParams(raw json.RawMessage, method string, p any) *rpcError {
 	if len(bytes.TrimSpace(raw)) == 0 || raw[0] != '{' {
 		return &rpcError{Code: codeInvalidParams, Message: `params must be a JSON object: message/send and message/stream take {"message":{"role":"user","parts":[{"kind":"text","text":"…"}],"messageId":"…"}}, tasks/get and tasks/cancel {"id":"…"}`}
+	}
+	if rerr := checkMembers(raw, method, p); rerr != nil {
+		return rerr
 	}
 	if err := json.Unmarshal(raw, p); err != nil {
 		msg := err.Error()
@@ -238,8 +242,8 @@ func jsonKind(kind string) string {
 
 // decodeTaskParams is decodeParams for a task method, whose params name
 // the task at id: one without it is invalid.
-func decodeTaskParams(raw json.RawMessage, p any, id *a2a.TaskID) *rpcError {
-	if rerr := decodeParams(raw, p); rerr != nil {
+func decodeTaskParams(raw json.RawMessage, method string, p any, id *a2a.TaskID) *rpcError {
+	if rerr := decodeParams(raw, method, p); rerr != nil {
 		return rerr
 	}
 	if *id == "" {
