@@ -198,8 +198,9 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 // message or a batch — with only whitespace after it: a JSON-RPC parse
 // error and HTTP 400, so a second message glued to the first is never
 // silently dropped (the SDK's decoder stops after the first value, §15),
-// and a message that gives a name twice (in itself or its params) is an
-// invalid request, never read by its last one. A batch spends one request of the token's rate for each message in it
+// and a message that gives a name twice (in itself or its params), or has
+// an id and no method (methodless), is an invalid request, never read by
+// its last name nor answered 202. A batch spends one request of the token's rate for each message in it
 // beyond the first (authentication spent that one); over the rate, the
 // whole batch is 429 with Retry-After. A body over maxBody goes on whole,
 // for the SDK's own 413.
@@ -221,6 +222,10 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 		if err == nil && len(body) <= maxBody {
 			if again := hub.RepeatedName(body, 2); again != "" {
 				writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the name %q is given more than once in one object; give each name once", hub.Preview(again, 60)))
+				return
+			}
+			if id, why := methodless(body); why != "" {
+				writeRPCErrorFor(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, why)
 				return
 			}
 		}
@@ -247,10 +252,56 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 
 // writeRPCError answers with a JSON-RPC error that belongs to no request.
 func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
-	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{Error: &jsonrpc.Error{Code: code, Message: msg}})
+	writeRPCErrorFor(w, status, jsonrpc.ID{}, code, msg)
+}
+
+// writeRPCErrorFor answers with a JSON-RPC error for the message with id
+// (none: the zero ID).
+func writeRPCErrorFor(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	b, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(b)
+}
+
+// methodless finds, in a body of valid JSON, a message with an id and no
+// method, and says why it is refused (with its id when it is to be
+// answered as a request), or "". The SDK decodes such a message as a
+// response, and a body of responses and notifications is answered 202
+// with nothing done — silence for a request that lost its method. So one
+// with neither result nor error, no message at all, is an invalid request;
+// and a response is refused too, as this stateless server sends no request
+// that one could answer (the transport lets a server refuse what it
+// cannot accept with 400). A notification (no id) goes on to the SDK.
+func methodless(body []byte) (jsonrpc.ID, string) {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	var msgs []json.RawMessage
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &msgs) != nil {
+			return jsonrpc.ID{}, ""
+		}
+	} else {
+		msgs = []json.RawMessage{body}
+	}
+	for _, raw := range msgs {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method json.RawMessage `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(raw, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" || len(m.Method) > 0 {
+			continue
+		}
+		if len(m.Result) > 0 || len(m.Error) > 0 {
+			return jsonrpc.ID{}, "invalid request: this message is a response (an id with a result or an error), but this server sends no requests, so it answers nothing; send requests, which name a method"
+		}
+		var v any
+		json.Unmarshal(m.ID, &v)
+		id, _ := jsonrpc.MakeID(v)
+		return id, "invalid request: this message has an id but no method, so it is neither a request nor a response; a request names its method, like {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{…}}"
+	}
+	return jsonrpc.ID{}, ""
 }
 
 type requestCtxKey struct{}

@@ -55,6 +55,41 @@ func TestRepeatedNamesRefused(t *testing.T) {
 	}
 }
 
+// TestMethodlessRefused: a message with an id and no method — which the
+// SDK would take for a response and answer 202 with nothing done — is an
+// invalid request answered with its id, alone or in a batch, on every
+// profile and in both protocol eras; a response is refused too, as the
+// server sends no requests; a notification is still accepted.
+func TestMethodlessRefused(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := context.Background()
+	const why = `invalid request: this message has an id but no method, so it is neither a request nor a response; a request names its method, like {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{…}}`
+	const response = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"invalid request: this message is a response (an id with a result or an error), but this server sends no requests, so it answers nothing; send requests, which name a method"}}`
+	for _, path := range []string{"/mcp/", "/mcp", "/mcp/inbox/", "/mcp/rooms/"} {
+		for _, version := range []string{"", "2025-11-25", "2026-07-28"} {
+			header := map[string]string{}
+			if version != "" {
+				header["MCP-Protocol-Version"] = version
+			}
+			for body, want := range map[string]string{
+				`{"jsonrpc":"2.0","id":1}`:                                                  `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"` + why + `"}}`,
+				`{"jsonrpc":"2.0","id":"q-7","params":{"name":"x"}}`:                        `{"jsonrpc":"2.0","id":"q-7","error":{"code":-32600,"message":"` + why + `"}}`,
+				`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2}]`: `{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"` + why + `"}}`,
+				`{"jsonrpc":"2.0","id":1,"result":{}}`:                                      response,
+				`{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}`:               response,
+			} {
+				resp, b := ts.post(t, ctx, path, ts.tokens["alice/planner"], body, header)
+				if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/json" || string(b) != want {
+					t.Errorf("POST %s (version %q) %s:\n%d %s\nwant 400 %s", path, version, body, resp.StatusCode, b, want)
+				}
+			}
+		}
+		if resp, b := ts.post(t, ctx, path, ts.tokens["alice/planner"], `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); resp.StatusCode != http.StatusAccepted {
+			t.Errorf("POST %s a notification: %d %s; want 202", path, resp.StatusCode, b)
+		}
+	}
+}
+
 // TestTrailingDataRefused: a body with anything but whitespace after its
 // one JSON-RPC message is a parse error with HTTP 400 and changes nothing,
 // on the lean path (send_message) and through the SDK (whoami) alike;
