@@ -10,8 +10,9 @@ import (
 )
 
 // Tokens (§10.6): the code traded for an access token of an hour and a
-// refresh token that rotates on every use; a used one sent again revokes
-// its family; RFC 7009 revocation.
+// refresh token that rotates on every use; a used one sent again gets the
+// same new pair within RefreshGrace (a client refreshing in parallel) and
+// revokes its family after; RFC 7009 revocation.
 
 // TokenRequest is a token request (RFC 6749 §4.1.3, §6).
 type TokenRequest struct {
@@ -36,8 +37,9 @@ type IssuedTokens struct {
 
 // ExchangeToken answers a token request: an authorization code (with its
 // PKCE verifier, the same redirect URI and client), or a refresh token,
-// which rotates — the one sent stops working, and sending it again later
-// revokes every token of its grant (§10.6). Refusals carry RFC 6749 codes.
+// which rotates — the one sent stops working: sent again within
+// RefreshGrace it gets the same new tokens, later it revokes every token of
+// its grant (§10.6). Refusals carry RFC 6749 codes.
 func (h *Hub) ExchangeToken(ctx context.Context, r TokenRequest) (*IssuedTokens, error) {
 	switch r.GrantType {
 	case "authorization_code":
