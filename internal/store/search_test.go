@@ -434,11 +434,15 @@ func TestSearchFindsTextThatReadsTheSame(t *testing.T) {
 func TestSearchReindexedByMigration(t *testing.T) {
 	for _, c := range []struct {
 		dialect, database, driver string
-		undo                      string // takes the index back to migration 0015's
+		// undo takes the index back to migration 0015's, and the schema
+		// to before 0018 (the migrations after it undone too: they run
+		// again)
+		undo string
 	}{
 		{"sqlite", "", "sqlite", `DROP TRIGGER messages_search_sent; DROP TRIGGER messages_search_approved;
-			DROP TABLE message_search_pending; DROP TABLE message_search`},
-		{"postgres", "", "pgx", `DROP INDEX messages_search; DROP INDEX messages_sent_newest; ALTER TABLE messages DROP COLUMN search`},
+			DROP TABLE message_search_pending; DROP TABLE message_search; ALTER TABLE tokens DROP COLUMN successor`},
+		{"postgres", "", "pgx", `DROP INDEX messages_search; DROP INDEX messages_sent_newest; ALTER TABLE messages DROP COLUMN search;
+			ALTER TABLE tokens DROP COLUMN successor`},
 	} {
 		t.Run(c.dialect, func(t *testing.T) {
 			database := filepath.Join(t.TempDir(), "palaver.db")
