@@ -7,11 +7,12 @@ import (
 	"github.com/a2aproject/a2a-go/a2a"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/input"
 )
 
 // The members A2A defines for each params object the endpoint reads (the
 // SDK's types, and the kind a message's JSON carries), for the one strict
-// reading of names (hub.Input, as the MCP and REST faces read theirs): a
+// reading of names (input.Spec, as the MCP and REST faces read theirs): a
 // member the method does not take — params.sender, say — is refused by
 // name, never dropped (§4 input hygiene).
 type (
@@ -55,7 +56,7 @@ func checkMembers(raw json.RawMessage, method string, p any) *rpcError {
 	refuse := func(err error) *rpcError {
 		return &rpcError{Code: codeInvalidParams, Message: hub.AsError(err).Msg}
 	}
-	in := &hub.Input{Whole: "params", Part: "params member", Taker: method}
+	in := &input.Spec{Whole: "params", Part: "params member", Taker: method}
 	switch p.(type) {
 	case *a2a.MessageSendParams:
 		var m sendMembers
@@ -70,7 +71,7 @@ func checkMembers(raw json.RawMessage, method string, p any) *rpcError {
 			if len(nested.raw) == 0 || nested.raw[0] != '{' {
 				continue // absent, null, or not an object: decoding says so
 			}
-			in := &hub.Input{Whole: "params." + nested.name, Part: "params." + nested.name + " member", Taker: "a " + nested.name}
+			in := &input.Spec{Whole: "params." + nested.name, Part: "params." + nested.name + " member", Taker: "a " + nested.name}
 			if err := in.Decode(nested.raw, nested.dst); err != nil {
 				return refuse(err)
 			}

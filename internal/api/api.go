@@ -19,6 +19,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/input"
 )
 
 // API serves /api/v1.
@@ -228,7 +229,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // body is how the REST face names a request body in its refusals.
-var body = hub.Input{Whole: "the body", Part: "field", Taker: "this route"}
+var body = input.Spec{Whole: "the body", Part: "field", Taker: "this route"}
 
 // restWay is the REST face's way to do what a hint names (hub.Hint): its
 // route, where the hub's message gives the command line's.

@@ -58,7 +58,7 @@ var (
 // Check refuses n outside r, naming the argument and the range.
 func (r Range) Check(name string, n int64) error {
 	if n < r.Min || n > r.Max {
-		return r.refuse(name, strconv.FormatInt(n, 10))
+		return r.Refuse(name, strconv.FormatInt(n, 10))
 	}
 	return nil
 }
@@ -72,14 +72,15 @@ func (r Range) Parse(name, s string) (int64, error) {
 		if len(s) > 40 {
 			got = fmt.Sprintf("%d characters", len(s))
 		}
-		return 0, r.refuse(name, got)
+		return 0, r.Refuse(name, got)
 	}
 	return n, nil
 }
 
 // refuse is the one refusal of a value outside r; got is the value as the
 // caller wrote it.
-func (r Range) refuse(name, got string) *Error {
+// Refuse is the refusal of a value of name outside r, got as written.
+func (r Range) Refuse(name, got string) *Error {
 	return invalid("", "%s must be an integer between %d and %d (got %s)", name, r.Min, r.Max, got)
 }
 

@@ -102,6 +102,10 @@ func checkLine(name, s string, max int) (string, error) {
 // and cut to a line, so a message never carries a huge input back.
 func echo(s string) string { return Preview(cleanText(s), 60) }
 
+// Echo is echo for the faces' own refusals: a value someone gave, made
+// valid and cut to a line.
+func Echo(s string) string { return echo(s) }
+
 // Preview returns s cut to at most n code points, with "…" appended when it
 // was cut: the cut falls between grapheme clusters, what a reader sees as
 // one character (an emoji with its modifiers or joined family, a flag, a

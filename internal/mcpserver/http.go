@@ -17,6 +17,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/input"
 	"github.com/palaverhq/palaver/internal/oauth"
 )
 
@@ -220,7 +221,7 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 			return
 		}
 		if err == nil && len(body) <= maxBody {
-			if again := hub.RepeatedName(body, 2); again != "" {
+			if again := input.RepeatedName(body, 2); again != "" {
 				writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: the name %q is given more than once in one object; give each name once", hub.Preview(again, 60)))
 				return
 			}

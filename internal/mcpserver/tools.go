@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/input"
 )
 
 // call is one tool call in progress: who calls, which tool, and what the
@@ -30,8 +31,8 @@ type toolDef struct {
 	tool    *mcp.Tool
 	scope   string
 	handler func(ctx context.Context, c *call, args json.RawMessage) (any, error)
-	args    *hub.Input // how its arguments are read
-	people  bool       // called with a person's token, not an agent's
+	args    *input.Spec // how its arguments are read
+	people  bool        // called with a person's token, not an agent's
 }
 
 // toolSpec is what a tool declares; the generic newTool turns it into a
@@ -55,7 +56,7 @@ func newTool[In any](s toolSpec, fn func(ctx context.Context, c *call, in In) (a
 	if s.schema != nil {
 		s.schema(schema.Properties)
 	}
-	args := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool", Ints: map[string]hub.Range{}}
+	args := &input.Spec{Whole: "arguments", Part: "argument", Taker: "this tool", Ints: map[string]hub.Range{}}
 	for name, p := range schema.Properties {
 		// An optional argument is left out, not sent as null: a plain type
 		// is what strict clients take (an argument given as null is still

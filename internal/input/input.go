@@ -1,4 +1,9 @@
-package hub
+// Package input is the one strict reading of a JSON object that the MCP,
+// REST and A2A faces decode arguments, bodies and params with (DESIGN.md
+// §4 input hygiene): exact names, each once, none the server sets,
+// integers in range, wrong types refused in plain words. Every refusal is
+// a hub.Error of kind invalid.
+package input
 
 import (
 	"bytes"
@@ -12,20 +17,22 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// Input names what a face reads a JSON object as, for the words of its
+// Spec names what a face reads a JSON object as, for the words of its
 // refusals: the MCP face reads a tool's arguments, the REST face a
 // request's body. Decode is the one strict reading of either (§4 input
 // hygiene).
-type Input struct {
+type Spec struct {
 	Whole string // the object: "arguments", "the body"
 	Part  string // one of its names: "argument", "field"
 	Taker string // what takes them: "this tool", "this route"
 	// Ints bounds integer names; a number outside, or not written as an
 	// integer, is refused before it is converted. An integer without an
 	// entry must fit its Go type.
-	Ints map[string]Range
+	Ints map[string]hub.Range
 }
 
 // setByServer are names no caller may pass: the server fills them (§4).
@@ -39,7 +46,7 @@ var setByServer = []string{"sender", "provenance", "authority"}
 // name. Empty input or null reads as {} (every part left out), and a part
 // given as null is left out too. JSON decoding turns invalid UTF-8 and
 // unpaired surrogates into U+FFFD. Every refusal is KindInvalid.
-func (in *Input) Decode(raw []byte, dst any) error {
+func (in *Spec) Decode(raw []byte, dst any) error {
 	raw = bytes.Trim(raw, " \t\r\n")
 	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}")
@@ -74,7 +81,7 @@ func (in *Input) Decode(raw []byte, dst any) error {
 		start := i
 		i = endOfValue(raw, i)
 		if r, ok := in.Ints[name]; ok && string(raw[start:i]) != "null" {
-			if err := r.checkWritten(name, raw[start:i]); err != nil {
+			if err := checkWritten(r, name, raw[start:i]); err != nil {
 				return err
 			}
 		}
@@ -131,7 +138,7 @@ func fieldOf(fields []field, key []byte) (int, string) {
 
 // notJSON is the refusal of input that is not one JSON value: where it
 // breaks, or what follows the object.
-func (in *Input) notJSON(raw []byte) error {
+func (in *Spec) notJSON(raw []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(new(json.RawMessage)); err != nil {
 		return in.syntax(err)
@@ -264,14 +271,14 @@ func endOfValue(raw []byte, i int) int {
 	return i
 }
 
-func (in *Input) syntax(err error) error {
+func (in *Spec) syntax(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return invalid("", "%s must be valid JSON (it ends too soon)", in.Whole)
 	}
 	return invalid("", "%s must be valid JSON (%s)", in.Whole, strings.TrimPrefix(err.Error(), "json: "))
 }
 
-func (in *Input) unknown(name string, fields []field) error {
+func (in *Spec) unknown(name string, fields []field) error {
 	takes := "no " + in.Part + "s"
 	if len(fields) > 0 {
 		names := make([]string, len(fields))
@@ -284,17 +291,24 @@ func (in *Input) unknown(name string, fields []field) error {
 	if slices.Contains(setByServer, name) {
 		msg += " (sender, provenance and authority are set by the server)"
 	}
-	return &Error{Kind: KindInvalid, Code: "unknown_argument", Msg: msg}
+	return &hub.Error{Kind: hub.KindInvalid, Code: "unknown_argument", Msg: msg}
 }
 
 // checkWritten checks a JSON value against r before it is converted: it
 // must be an integer written in digits, within r.
-func (r Range) checkWritten(name string, v json.RawMessage) error {
+func checkWritten(r hub.Range, name string, v json.RawMessage) error {
 	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil && n >= r.Min && n <= r.Max {
 		return nil
 	}
-	return r.refuse(name, writtenAs(v))
+	return r.Refuse(name, writtenAs(v))
 }
+
+func invalid(code, format string, args ...any) *hub.Error {
+	return &hub.Error{Kind: hub.KindInvalid, Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// echo is a value someone gave, quoted in a refusal.
+func echo(s string) string { return hub.Echo(s) }
 
 // writtenAs shows a refused JSON value: a number or true/false as written
 // (a long number by its length), anything else by its kind.

@@ -1,4 +1,4 @@
-package hub_test
+package input_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/input"
 )
 
 type fuzzIn struct {
@@ -34,7 +35,7 @@ func FuzzInputDecode(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	in := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool", Ints: map[string]hub.Range{"seq": {Min: 1, Max: 99}}}
+	in := &input.Spec{Whole: "arguments", Part: "argument", Taker: "this tool", Ints: map[string]hub.Range{"seq": {Min: 1, Max: 99}}}
 	names := []string{"Extra", "body", "flag", "seq", "tags"}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var got fuzzIn
@@ -91,7 +92,7 @@ func FuzzInputDecode(f *testing.F) {
 // TestDecodeQuotesNamesShort: a refusal quotes an unknown or repeated name
 // cut to a line, so a huge name never comes back whole.
 func TestDecodeQuotesNamesShort(t *testing.T) {
-	in := &hub.Input{Whole: "arguments", Part: "argument", Taker: "this tool"}
+	in := &input.Spec{Whole: "arguments", Part: "argument", Taker: "this tool"}
 	long := strings.Repeat("k", 200000)
 	for _, raw := range []string{`{"` + long + `":1}`, `{"` + long + `":1,"` + long + `":2}`} {
 		var v fuzzIn
@@ -108,13 +109,13 @@ func TestRepeatedName(t *testing.T) {
 		`{"p":{"x":1,"x":2}}`: "x", `[{"a":1},{"a":1,"a":2}]`: "a", `{"p":[{"q":{"r":1,"r":2}}]}`: "r",
 		` {"s":"}\"{","s":1}`: "s", `"text"`: "", `[1,2,[3]]`: "",
 	} {
-		if got := hub.RepeatedName([]byte(raw), 0); got != want {
+		if got := input.RepeatedName([]byte(raw), 0); got != want {
 			t.Errorf("RepeatedName(%s) = %q, want %q", raw, got, want)
 		}
 	}
 	// Depth bounds the walk: 1 is the object itself, 2 also the objects in it.
 	deep := []byte(`{"a":{"b":{"c":1,"c":2}},"d":1}`)
-	if hub.RepeatedName(deep, 1) != "" || hub.RepeatedName(deep, 2) != "" || hub.RepeatedName(deep, 3) != "c" {
-		t.Errorf("depths: %q %q %q", hub.RepeatedName(deep, 1), hub.RepeatedName(deep, 2), hub.RepeatedName(deep, 3))
+	if input.RepeatedName(deep, 1) != "" || input.RepeatedName(deep, 2) != "" || input.RepeatedName(deep, 3) != "c" {
+		t.Errorf("depths: %q %q %q", input.RepeatedName(deep, 1), input.RepeatedName(deep, 2), input.RepeatedName(deep, 3))
 	}
 }
