@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/palaverhq/palaver/internal/throttle"
+
 	"github.com/alexedwards/argon2id"
 )
 
@@ -175,9 +177,9 @@ func (h *Hub) CreateInvite(ctx context.Context, by *User) (*Invite, string, erro
 // unexpired invitation (which it uses up) — and signs them in. One address
 // (addr) makes at most a few accounts a minute.
 func (h *Hub) SignUp(ctx context.Context, handle, name, password, invite, addr string) (u *User, secret string, err error) {
-	refund, wait := h.signins.take(h.now(), "signup:"+addressKey(addr), signups)
+	refund, wait := h.signins.Take(h.now(), "signup:"+throttle.AddressKey(addr), signups)
 	if refund == nil {
-		return nil, "", throttled("accounts made from here", wait)
+		return nil, "", Throttled("accounts made from here", wait)
 	}
 	defer func() {
 		if err != nil {
@@ -300,9 +302,9 @@ func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User,
 	now := h.now()
 	wrong := &Error{Kind: KindUnauthenticated, Code: "bad_credentials",
 		Msg: "that handle and password do not match; check both and try again (someone made on the command line first needs: palaver user password HANDLE)"}
-	refundAddr, wait := h.signins.take(now, "addr:"+addressKey(addr), perAddress)
+	refundAddr, wait := h.signins.Take(now, "addr:"+throttle.AddressKey(addr), perAddress)
 	if refundAddr == nil {
-		return nil, "", throttled("sign-in attempts", wait)
+		return nil, "", Throttled("sign-in attempts", wait)
 	}
 	compare := func(hash string) (match bool, err error) {
 		if werr := withHashing(ctx, func() { match, err = argon2id.ComparePasswordAndHash(password, hash) }); werr != nil {
@@ -323,10 +325,10 @@ func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User,
 		refundAddr()
 		return nil, "", AsError(err)
 	}
-	refundAccount, wait := h.signins.takeAll(now, map[string]allowance{"user:" + u.ID + "\x00" + addressKey(addr): perAccountAddress, "user:" + u.ID: perAccount})
+	refundAccount, wait := h.signins.TakeAll(now, map[string]throttle.Allowance{"user:" + u.ID + "\x00" + throttle.AddressKey(addr): perAccountAddress, "user:" + u.ID: perAccount})
 	if refundAccount == nil {
 		refundAddr()
-		return nil, "", throttled("sign-in attempts", wait)
+		return nil, "", Throttled("sign-in attempts", wait)
 	}
 	if hash == "" {
 		compare(dummyHash())

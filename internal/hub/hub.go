@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/palaverhq/palaver/internal/throttle"
+
 	"github.com/palaverhq/palaver/internal/egress"
 )
 
@@ -66,7 +68,7 @@ type Hub struct {
 	touched      map[string]time.Time         // token id → last recorded use
 	seen         map[string]time.Time         // agent id/instance → last recorded sighting
 	stop         chan struct{}                // closed by Shutdown: waits return timed_out
-	signins      throttle                     // sign-in attempts per account and per address
+	signins      throttle.Throttle            // sign-in attempts per account and per address
 	fetcher      DocumentFetcher              // fetches client ID metadata documents (§10.6)
 	egressPolicy egress.Policy                // which addresses outbound calls may reach
 	requests     requestLimiter               // requests per token (§15)

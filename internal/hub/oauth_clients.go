@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/throttle"
+
 	"github.com/palaverhq/palaver/internal/egress"
 )
 
@@ -158,9 +160,9 @@ func (h *Hub) RegisterClient(ctx context.Context, s ClientSpec) (*OAuthClient, e
 	now := h.now()
 	// Registration needs no account, so each address may register only
 	// so many clients (§15); a refused or failed one costs nothing.
-	refund, wait := h.signins.take(now, "register:"+addressKey(s.From), registrations)
+	refund, wait := h.signins.Take(now, "register:"+throttle.AddressKey(s.From), registrations)
 	if refund == nil {
-		return nil, throttled("clients registered from here", wait)
+		return nil, Throttled("clients registered from here", wait)
 	}
 	c := &OAuthClient{ID: NewID(IDOAuthClient, now), Name: s.Name, RedirectURIs: s.RedirectURIs, ApplicationType: s.ApplicationType, CreatedAt: now}
 	if err := h.store.Update(ctx, func(tx Tx) error { return tx.PutOAuthClient(ctx, c) }); err != nil {
@@ -255,8 +257,8 @@ func (h *Hub) fetchClient(ctx context.Context, id, from string) (*OAuthClient, e
 	if h.fetcher == nil {
 		return nil, bad("this server fetches no client documents")
 	}
-	if refund, wait := h.signins.take(h.now(), "fetch:"+addressKey(from), documentFetches); refund == nil {
-		return nil, throttled("client metadata documents fetched from here", wait)
+	if refund, wait := h.signins.Take(h.now(), "fetch:"+throttle.AddressKey(from), documentFetches); refund == nil {
+		return nil, Throttled("client metadata documents fetched from here", wait)
 	}
 	body, err := h.fetcher.Fetch(ctx, id, h.egressPolicy.Allows(host), ClientDocumentMaxBytes)
 	if err != nil {
