@@ -19,6 +19,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -30,6 +31,7 @@ var ctx = context.Background()
 type testServer struct {
 	url    string
 	hub    *hub.Hub
+	auth   *oauth.Authority // the authorization server's logic, for tokens of OAuth
 	waker  *notify.Local
 	tokens map[string]string // agent handle or person → token
 }
@@ -38,7 +40,8 @@ func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	waker := notify.NewLocal()
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: waker, Logger: log, Settings: hub.DefaultSettings()})
+	db := storetest.Open(t)
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: hub.DefaultSettings()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +57,7 @@ func newTestServer(t *testing.T) *testServer {
 		h.Shutdown()
 		hs.Close()
 	})
-	ts := &testServer{url: hs.URL, hub: h, waker: waker, tokens: map[string]string{}}
+	ts := &testServer{url: hs.URL, hub: h, auth: oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Logger: log}), waker: waker, tokens: map[string]string{}}
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := h.CreateUser(ctx, u, ""); err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 )
 
 // oauthToken is an OAuth access token of alice/planner for the resource
@@ -19,21 +20,21 @@ import (
 func (ts *testServer) oauthToken(t *testing.T, path string) string {
 	t.Helper()
 	const redirect, verifier = "http://127.0.0.1:5555/callback", "a-verifier-of-forty-three-characters-or-more-0123456789"
-	c, err := ts.hub.RegisterClient(ctx, hub.ClientSpec{Name: "A2A client", RedirectURIs: []string{redirect}})
+	c, err := ts.auth.RegisterClient(ctx, oauth.ClientSpec{Name: "A2A client", RedirectURIs: []string{redirect}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte(verifier))
-	req := hub.AuthRequest{ResponseType: "code", ClientID: c.ID, RedirectURI: redirect, CodeChallenge: base64.RawURLEncoding.EncodeToString(sum[:]),
+	req := oauth.AuthRequest{ResponseType: "code", ClientID: c.ID, RedirectURI: redirect, CodeChallenge: base64.RawURLEncoding.EncodeToString(sum[:]),
 		CodeChallengeMethod: "S256", Resource: ts.url + path, Issuer: ts.url,
 		Resources: []string{ts.url + "/mcp/", ts.url + "/mcp/inbox/", ts.url + hub.A2AResourcePath}}
 	alice, _ := ts.hub.User(ctx, "alice")
-	to, err := ts.hub.Authorize(ctx, alice, req, hub.Consent{Agent: "planner", Scopes: hub.AllScopes})
+	to, err := ts.auth.Authorize(ctx, alice, req, oauth.Consent{Agent: "planner", Scopes: hub.AllScopes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(to)
-	tok, err := ts.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "authorization_code", ClientID: c.ID, Code: u.Query().Get("code"),
+	tok, err := ts.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: c.ID, Code: u.Query().Get("code"),
 		RedirectURI: redirect, CodeVerifier: verifier})
 	if err != nil {
 		t.Fatal(err)

@@ -98,7 +98,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
-		Fetcher: &oauth.Fetcher{}, PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
+		PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
 		Alone: !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
 		return err
@@ -114,6 +114,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	authority := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{}, Logger: log})
 	mux := http.NewServeMux()
 	srv.Register(mux)
 	api.New(h, log).Register(mux)
@@ -121,8 +122,8 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
-	oauth.New(oauth.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
+	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}

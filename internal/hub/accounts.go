@@ -162,7 +162,7 @@ func (h *Hub) CreateInvite(ctx context.Context, by *User) (*Invite, string, erro
 		return nil, "", &Error{Kind: KindForbidden, Msg: "only the admin invites people"}
 	}
 	now := h.now()
-	secret := newTokenSecret(InviteFlag)
+	secret := NewTokenSecret(InviteFlag)
 	inv := &Invite{ID: NewID(IDInvite, now), Hash: HashToken(secret), CreatedAt: now, ExpiresAt: now.Add(InviteLifetime)}
 	if by != nil {
 		inv.CreatedBy = by.ID
@@ -356,7 +356,7 @@ func (h *Hub) SignIn(ctx context.Context, handle, password, addr string) (*User,
 // cookie's value.
 func (h *Hub) newLogin(u *User) (string, *Login) {
 	now := h.now()
-	secret := newTokenSecret(LoginSecretFlag)
+	secret := NewTokenSecret(LoginSecretFlag)
 	return secret, &Login{ID: NewID(IDLogin, now), Hash: HashToken(secret), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(LoginLifetime), LastSeenAt: now}
 }
 

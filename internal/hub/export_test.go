@@ -6,7 +6,7 @@ import (
 )
 
 // NewTokenForTest returns a well-formed agent token that was never minted.
-func NewTokenForTest() string { return newTokenSecret(AgentTokenPrefix) }
+func NewTokenForTest() string { return NewTokenSecret(AgentTokenPrefix) }
 
 // CursorForTest is the cursor of position p for readerID in generation gen,
 // as this database would have issued it then.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -69,7 +70,6 @@ type Hub struct {
 	seen         map[string]time.Time         // agent id/instance → last recorded sighting
 	stop         chan struct{}                // closed by Shutdown: waits return timed_out
 	signins      throttle.Throttle            // sign-in attempts per account and per address
-	fetcher      DocumentFetcher              // fetches client ID metadata documents (§10.6)
 	egressPolicy egress.Policy                // which addresses outbound calls may reach
 	requests     requestLimiter               // requests per token (§15)
 	webhooks     WebhookSender                // makes webhook calls (§18)
@@ -89,9 +89,6 @@ type Options struct {
 	Clock    Clock        // default SystemClock
 	Logger   *slog.Logger // default slog.Default()
 	Settings Settings     // zero value: DefaultSettings()
-	// Fetcher fetches OAuth client ID metadata documents (§10.6); nil:
-	// clients must register instead.
-	Fetcher DocumentFetcher
 	// PrivateHosts are hosts whose client documents may be fetched, and
 	// webhooks called, even at a private, loopback or otherwise special
 	// address: the admin's exception to the egress policy.
@@ -165,7 +162,6 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		seen:         map[string]time.Time{},
 		stop:         make(chan struct{}),
 		rechecked:    latest,
-		fetcher:      o.Fetcher,
 		egressPolicy: egress.NewPolicy(o.PrivateHosts),
 		webhooks:     o.Webhooks,
 		resolver:     o.Resolver,
@@ -195,3 +191,18 @@ func (h *Hub) Shutdown() {
 }
 
 func (h *Hub) now() time.Time { return h.clock.Now().UTC().Truncate(time.Millisecond) }
+
+// AllowFetch reports whether host may be called at the address ip — a
+// webhook called (§18), a client document fetched (§10.6): the egress
+// policy (internal/egress: globally reachable addresses, the IPv4 address
+// an IPv6 one carries judged too), with any address of a host the admin
+// let through (Options.PrivateHosts, `palaver serve --allow-private-host`).
+func (h *Hub) AllowFetch(host string, ip netip.Addr) bool { return h.egressPolicy.Allow(host, ip) }
+
+// Egress is the policy of outbound calls (internal/egress), with the
+// hosts the admin let through: internal/oauth fetches client documents by it.
+func (h *Hub) Egress() egress.Policy { return h.egressPolicy }
+
+// Now is the hub's clock: what the leaves carved out of it (internal/oauth)
+// tell the time by.
+func (h *Hub) Now() time.Time { return h.now() }

@@ -3,63 +3,29 @@ package hub
 import (
 	"cmp"
 	"context"
-	"fmt"
+	"strings"
 	"time"
 )
 
-// OAuth 2.1 (§2, §10.6): clients register (RFC 7591) or are known by a
-// client ID metadata document; a person consents on the dashboard to let a
-// client act as one of their agents with some scopes; the client trades the
-// authorization code (PKCE S256 only) for an access token of an hour and a
-// refresh token that rotates on every use. Both tokens are rows of the
-// tokens table, so one verifier serves static and OAuth tokens and a
-// revocation is immediate. Every rule of it is here; the oauth face and the
-// consent page decode, call one of these, and render.
+// OAuth 2.1 (§2, §10.6): the authorization server's logic — clients,
+// consent, codes, tokens — is internal/oauth; here are its records, and an
+// agent's clients as its owner sees and revokes them. Access and refresh
+// tokens are rows of the tokens table, so one verifier (tokens.go) serves
+// static and OAuth tokens and a revocation is immediate.
 
-// Lifetimes and limits of OAuth (§10.6).
-const (
-	AccessTokenLifetime  = time.Hour
-	RefreshTokenLifetime = 30 * 24 * time.Hour
-	// CodeLifetime is how long an authorization code may wait for its
-	// exchange.
-	CodeLifetime = 5 * time.Minute
-	// ClientDocumentMaxBytes bounds a client ID metadata document, and
-	// ClientDocumentTTL is how long a fetched one is kept before it is
-	// fetched again.
-	ClientDocumentMaxBytes = 16 << 10
-	ClientDocumentTTL      = time.Hour
-	// MaxRedirectURIs bounds a client's redirect URIs.
-	MaxRedirectURIs = 10
-)
-
-// Prefixes of OAuth secrets. Access tokens are agent tokens (plv_…), so
-// the MCP face's one verifier takes them; refresh tokens and codes have
-// their own prefixes, so neither is ever taken as a bearer token.
+// Prefixes and ids of OAuth (§10.6). Access tokens are agent tokens
+// (plv_…), so the MCP face's one verifier takes them; refresh tokens have
+// their own prefix, so one is never taken as a bearer token.
 const (
 	RefreshTokenPrefix = "plr_"
-	codePrefix         = "plc_"
 	IDOAuthClient      = "cli"
 	IDOAuthGrant       = "oag"
 )
 
-// OAuth error codes (RFC 6749 §4.1.2.1, §5.2; RFC 7591 §3.2.2; RFC 8707),
-// the Code of the Errors these functions return.
-const (
-	OAuthInvalidRequest      = "invalid_request"
-	OAuthInvalidClient       = "invalid_client"
-	OAuthInvalidGrant        = "invalid_grant"
-	OAuthUnauthorizedClient  = "unauthorized_client"
-	OAuthUnsupportedGrant    = "unsupported_grant_type"
-	OAuthUnsupportedResponse = "unsupported_response_type"
-	OAuthInvalidScope        = "invalid_scope"
-	OAuthInvalidTarget       = "invalid_target"
-	OAuthAccessDenied        = "access_denied"
-	OAuthInvalidRedirectURI  = "invalid_redirect_uri"
-	OAuthInvalidMetadata     = "invalid_client_metadata"
-)
-
-func oauthErr(kind Kind, code, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: code, Msg: fmt.Sprintf(format, args...)}
+// SameResource reports whether two resource URIs name the same thing,
+// a trailing slash aside (§10.6; clients round-trip either form).
+func SameResource(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
 // OAuthClient is an OAuth client: registered here (ID cli_…), or known by

@@ -52,21 +52,9 @@ func blank(s string) bool {
 	return true
 }
 
-// hiddenRune is the first character of s that shows nothing or changes how
-// the text around it shows — a control, a format character (the bidi
-// embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069,
-// zero-width spaces and joiners U+200B–U+200F, the word joiner U+2060,
-// the byte order mark U+FEFF …), a line or paragraph separator, or one
-// Unicode says to ignore in display (Hangul fillers, U+2800) — for names
-// a person must read as they are.
-func hiddenRune(s string) (rune, bool) {
-	for _, r := range s {
-		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point) || r == '\u2800' {
-			return r, true
-		}
-	}
-	return 0, false
-}
+// CheckText is checkText for the leaves carved out of the hub
+// (internal/oauth's client names): s cleaned, or the refusal.
+func CheckText(name, s string, min, max int) (string, error) { return checkText(name, s, min, max) }
 
 // checkText cleans s and checks it holds between min and max code points;
 // a required value (min 1 or more) must not be blank. name is the

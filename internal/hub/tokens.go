@@ -53,16 +53,16 @@ func tokenChecksum(body string) string {
 	return encodeBase62(big.NewInt(int64(crc32.ChecksumIEEE([]byte(body)))), tokenSumLen)
 }
 
-// newTokenSecret returns a fresh token with the given prefix.
-func newTokenSecret(prefix string) string {
+// NewTokenSecret returns a fresh token with the given prefix.
+func NewTokenSecret(prefix string) string {
 	var raw [32]byte
 	rand.Read(raw[:])
 	body := encodeBase62(new(big.Int).SetBytes(raw[:]), tokenBodyLen)
 	return prefix + body + tokenChecksum(body)
 }
 
-// checkTokenFormat says what is wrong with a token's shape, or nil.
-func checkTokenFormat(token, prefix, kind string) error {
+// CheckTokenFormat says what is wrong with a token's shape, or nil.
+func CheckTokenFormat(token, prefix, kind string) error {
 	if !strings.HasPrefix(token, prefix) {
 		return errors.New("the token is malformed: " + kind + " token starts with " + prefix)
 	}
@@ -157,7 +157,7 @@ func (h *Hub) MintToken(ctx context.Context, s TokenSpec) (*Token, string, error
 	if len(scopes) == 0 {
 		return nil, "", invalid("", "a token needs at least one scope of %s", strings.Join(AllScopes, ", "))
 	}
-	secret := newTokenSecret(AgentTokenPrefix)
+	secret := NewTokenSecret(AgentTokenPrefix)
 	now := h.now()
 	t := &Token{ID: NewID(IDToken, now), Hash: HashToken(secret), UserID: a.OwnerID, AgentID: a.ID,
 		Name: name, Scopes: scopes, CreatedAt: now}
@@ -274,7 +274,7 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	case prefix == AgentTokenPrefix && strings.HasPrefix(token, UserTokenPrefix):
 		return nil, nil, nil, unauth("this is a person's API token (plu_…); agents connect with an agent token (plv_…): mint one with palaver token mint --user HANDLE --agent SLUG")
 	}
-	if err := checkTokenFormat(token, prefix, kind); err != nil {
+	if err := CheckTokenFormat(token, prefix, kind); err != nil {
 		return nil, nil, nil, unauth(err.Error())
 	}
 	hash := HashToken(token)
@@ -336,7 +336,7 @@ func (h *Hub) MintUserToken(ctx context.Context, owner, name string, expires tim
 	if err := checkExpiry(expires); err != nil {
 		return nil, "", err
 	}
-	secret := newTokenSecret(UserTokenPrefix)
+	secret := NewTokenSecret(UserTokenPrefix)
 	now := h.now()
 	t := &Token{ID: NewID(IDToken, now), Hash: HashToken(secret), UserID: u.ID, Name: name, CreatedAt: now}
 	if expires > 0 {

@@ -16,8 +16,8 @@ import (
 // connecting, TLS, headers and body.
 const fetchTimeout = 5 * time.Second
 
-// Fetcher fetches client ID metadata documents for the hub
-// (hub.DocumentFetcher) without being turned against the server's own
+// Fetcher fetches client ID metadata documents for the Authority
+// (DocumentFetcher) without being turned against the server's own
 // network, through an egress client: https only, every address it
 // connects to checked by the hub's rule at connect time, no proxy, no
 // redirects; and a size cap. Its errors are described by

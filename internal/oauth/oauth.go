@@ -37,8 +37,9 @@ const (
 
 // Options configure the face.
 type Options struct {
-	Hub    *hub.Hub
-	Logger *slog.Logger
+	// Authority is the authorization server's logic the endpoints call.
+	Authority *Authority
+	Logger    *slog.Logger
 	// BaseURL is the public URL, the issuer and the root of every URL the
 	// metadata names; "" uses the request's own (addresses and localhost
 	// only, httpx.KnownHost).
@@ -54,7 +55,7 @@ type Options struct {
 
 // Server serves the OAuth endpoints.
 type Server struct {
-	hub       *hub.Hub
+	auth      *Authority
 	log       *slog.Logger
 	base      string
 	host      string
@@ -64,7 +65,7 @@ type Server struct {
 
 // New returns the face.
 func New(o Options) *Server {
-	s := &Server{hub: o.Hub, log: o.Logger, base: strings.TrimSuffix(o.BaseURL, "/"), resources: o.Resources, proxies: o.Proxies}
+	s := &Server{auth: o.Authority, log: o.Logger, base: strings.TrimSuffix(o.BaseURL, "/"), resources: o.Resources, proxies: o.Proxies}
 	if u, err := url.Parse(s.base); err == nil {
 		s.host = u.Host
 	}
@@ -117,7 +118,7 @@ func (s *Server) guard(methods string, next http.HandlerFunc) http.Handler {
 		}
 		if r.Method != methods && !(methods == "GET" && r.Method == http.MethodHead) {
 			h.Set("Allow", methods)
-			writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: hub.OAuthInvalidRequest, Msg: "use " + methods}, http.StatusMethodNotAllowed)
+			writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: OAuthInvalidRequest, Msg: "use " + methods}, http.StatusMethodNotAllowed)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
@@ -178,10 +179,10 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ResourceMetadata(iss, iss))
 }
 
-// AuthRequest decodes an authorization request from a query (or the
+// ParseAuthRequest decodes an authorization request from a query (or the
 // consent page's form), with this server's issuer and resources.
-func AuthRequest(q url.Values, issuer string, resources []string) hub.AuthRequest {
-	return hub.AuthRequest{
+func ParseAuthRequest(q url.Values, issuer string, resources []string) AuthRequest {
+	return AuthRequest{
 		ResponseType:        q.Get("response_type"),
 		ClientID:            q.Get("client_id"),
 		RedirectURI:         q.Get("redirect_uri"),
@@ -216,9 +217,9 @@ func Resources(base string, paths []string) []string {
 // only the person is told (RFC 6749 §4.1.2.1).
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	iss := s.issuer(r)
-	req := AuthRequest(r.URL.Query(), iss, Resources(iss, s.resources))
+	req := ParseAuthRequest(r.URL.Query(), iss, Resources(iss, s.resources))
 	req.From = httpx.ClientAddr(r, s.proxies)
-	a, err := s.hub.CheckAuthorization(r.Context(), req)
+	a, err := s.auth.CheckAuthorization(r.Context(), req)
 	switch {
 	case err != nil && a != nil:
 		http.Redirect(w, r, a.ErrorRedirect(err), http.StatusFound)
@@ -260,11 +261,11 @@ type tokenResponse struct {
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
-		s.writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: hub.OAuthInvalidRequest, Msg: "the body must be a form (application/x-www-form-urlencoded) of at most 64 KiB"})
+		s.writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: OAuthInvalidRequest, Msg: "the body must be a form (application/x-www-form-urlencoded) of at most 64 KiB"})
 		return
 	}
 	f := r.PostFormValue
-	t, err := s.hub.ExchangeToken(r.Context(), hub.TokenRequest{
+	t, err := s.auth.ExchangeToken(r.Context(), TokenRequest{
 		GrantType: f("grant_type"), ClientID: clientID(r), Code: f("code"), RedirectURI: f("redirect_uri"),
 		CodeVerifier: f("code_verifier"), RefreshToken: f("refresh_token"), Resource: f("resource"), Scope: f("scope"),
 	})
@@ -279,10 +280,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	var m oauthex.ClientRegistrationMetadata
 	if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
-		s.writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: hub.OAuthInvalidMetadata, Msg: "the body must be a JSON object of client metadata (RFC 7591) of at most 64 KiB"})
+		s.writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: OAuthInvalidMetadata, Msg: "the body must be a JSON object of client metadata (RFC 7591) of at most 64 KiB"})
 		return
 	}
-	c, err := s.hub.RegisterClient(r.Context(), hub.ClientSpec{Name: m.ClientName, RedirectURIs: m.RedirectURIs, ApplicationType: m.ApplicationType,
+	c, err := s.auth.RegisterClient(r.Context(), ClientSpec{Name: m.ClientName, RedirectURIs: m.RedirectURIs, ApplicationType: m.ApplicationType,
 		TokenEndpointAuthMethod: m.TokenEndpointAuthMethod, GrantTypes: m.GrantTypes, ResponseTypes: m.ResponseTypes,
 		From: httpx.ClientAddr(r, s.proxies)})
 	if err != nil {
@@ -299,10 +300,10 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 // revoke answers 200 whether or not the token was known (RFC 7009 §2.2).
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
-		s.writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: hub.OAuthInvalidRequest, Msg: "the body must be a form of at most 64 KiB"})
+		s.writeError(w, &hub.Error{Kind: hub.KindInvalid, Code: OAuthInvalidRequest, Msg: "the body must be a form of at most 64 KiB"})
 		return
 	}
-	if err := s.hub.RevokeOAuthToken(r.Context(), clientID(r), r.PostFormValue("token")); err != nil {
+	if err := s.auth.RevokeOAuthToken(r.Context(), clientID(r), r.PostFormValue("token")); err != nil {
 		s.writeError(w, err)
 		return
 	}
@@ -331,11 +332,11 @@ type errorBody struct {
 func oauthCode(k hub.Kind) (string, int) {
 	switch k {
 	case hub.KindInvalid, hub.KindNotFound, hub.KindConflict:
-		return hub.OAuthInvalidRequest, http.StatusBadRequest
+		return OAuthInvalidRequest, http.StatusBadRequest
 	case hub.KindForbidden:
-		return hub.OAuthAccessDenied, http.StatusForbidden
+		return OAuthAccessDenied, http.StatusForbidden
 	case hub.KindUnauthenticated:
-		return hub.OAuthInvalidClient, http.StatusUnauthorized
+		return OAuthInvalidClient, http.StatusUnauthorized
 	case hub.KindRateLimited:
 		return "temporarily_unavailable", http.StatusTooManyRequests
 	}
@@ -359,7 +360,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	if retry, ok := e.Details["retry_after_s"]; ok {
 		w.Header().Set("Retry-After", fmt.Sprint(retry))
 	}
-	if code == hub.OAuthInvalidClient {
+	if code == OAuthInvalidClient {
 		status = http.StatusUnauthorized
 	}
 	s.log.Info("oauth refused", "code", code, "message", e.Msg)
@@ -370,4 +371,4 @@ func writeError(w http.ResponseWriter, e *hub.Error, status int) {
 	writeJSON(w, status, &errorBody{Error: e.WireCode(), ErrorDescription: e.Msg})
 }
 
-var _ hub.DocumentFetcher = (*Fetcher)(nil)
+var _ DocumentFetcher = (*Fetcher)(nil)

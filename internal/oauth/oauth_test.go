@@ -28,8 +28,9 @@ import (
 var ctx = context.Background()
 
 type server struct {
-	url string
-	hub *hub.Hub
+	url  string
+	hub  *hub.Hub
+	auth *oauth.Authority
 }
 
 // newServer is the MCP and OAuth faces on a temp database, with alice and
@@ -37,18 +38,19 @@ type server struct {
 func newServer(t *testing.T, roots *x509.CertPool, private ...string) *server {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log,
-		Fetcher: &oauth.Fetcher{RootCAs: roots}, PrivateHosts: private})
+	db := storetest.Open(t)
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log, PrivateHosts: private})
 	if err != nil {
 		t.Fatal(err)
 	}
+	auth := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{RootCAs: roots}, Logger: log})
 	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	m.Register(mux)
-	oauth.New(oauth.Options{Hub: h, Logger: log, Resources: m.ResourcePaths()}).Register(mux)
+	oauth.New(oauth.Options{Authority: auth, Logger: log, Resources: m.ResourcePaths()}).Register(mux)
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() { h.Shutdown(); hs.Close() })
 	if _, err := h.CreateUser(ctx, "alice", ""); err != nil {
@@ -57,7 +59,7 @@ func newServer(t *testing.T, roots *x509.CertPool, private ...string) *server {
 	if _, err := h.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/planner"}); err != nil {
 		t.Fatal(err)
 	}
-	return &server{url: hs.URL, hub: h}
+	return &server{url: hs.URL, hub: h, auth: auth}
 }
 
 func getJSON(t *testing.T, u string) (int, map[string]any) {
@@ -129,8 +131,8 @@ func (s *server) code(t *testing.T, conf *oauth2.Config, verifier string) string
 	t.Helper()
 	u, _ := url.Parse(conf.AuthCodeURL("st", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", s.url+"/mcp/")))
 	alice, _ := s.hub.User(ctx, "alice")
-	to, err := s.hub.Authorize(ctx, alice, oauth.AuthRequest(u.Query(), s.url, oauth.Resources(s.url, []string{"/mcp/", "/mcp/inbox/"})),
-		hub.Consent{Agent: "planner", Scopes: []string{hub.ScopeRead}})
+	to, err := s.auth.Authorize(ctx, alice, oauth.ParseAuthRequest(u.Query(), s.url, oauth.Resources(s.url, []string{"/mcp/", "/mcp/inbox/"})),
+		oauth.Consent{Agent: "planner", Scopes: []string{hub.ScopeRead}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,8 +431,8 @@ func TestRootResourceMetadata(t *testing.T) {
 		verifier := oauth2.GenerateVerifier()
 		u, _ := url.Parse(conf.AuthCodeURL("st", oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource)))
 		alice, _ := s.hub.User(ctx, "alice")
-		to, err := s.hub.Authorize(ctx, alice, oauth.AuthRequest(u.Query(), s.url, oauth.Resources(s.url, []string{"/mcp/", "/mcp/inbox/", "/mcp/rooms/"})),
-			hub.Consent{Agent: "planner", Scopes: []string{hub.ScopeRead}})
+		to, err := s.auth.Authorize(ctx, alice, oauth.ParseAuthRequest(u.Query(), s.url, oauth.Resources(s.url, []string{"/mcp/", "/mcp/inbox/", "/mcp/rooms/"})),
+			oauth.Consent{Agent: "planner", Scopes: []string{hub.ScopeRead}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 )
 
 // axe is axe-core (testdata/axe-core, from the npm registry), injected
@@ -219,7 +220,7 @@ func TestBrowserAccessibility(t *testing.T) {
 // the person's agents, as /authorize sends the browser there.
 func consentPath(t *testing.T, s *site) string {
 	t.Helper()
-	c, err := s.hub.RegisterClient(context.Background(), hub.ClientSpec{Name: "Claude Code", RedirectURIs: []string{"http://127.0.0.1:33418/callback"}})
+	c, err := s.auth.RegisterClient(context.Background(), oauth.ClientSpec{Name: "Claude Code", RedirectURIs: []string{"http://127.0.0.1:33418/callback"}})
 	if err != nil {
 		t.Fatal(err)
 	}

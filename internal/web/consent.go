@@ -19,7 +19,7 @@ import (
 // consentPage is what the page shows, and the request it carries through
 // its form.
 type consentPage struct {
-	*hub.Authorization
+	*oauth.Authorization
 	Params       []consentParam
 	Redirect     string // the host the browser goes back to
 	ResourceName string // what the resource its tokens will be for is
@@ -31,14 +31,14 @@ type consentParam struct{ Name, Value string }
 
 // authRequest is the authorization request a consent request carries: in
 // the query (the page) or the form (its answer).
-func (w *Web) authRequest(r *request, q url.Values) hub.AuthRequest {
+func (w *Web) authRequest(r *request, q url.Values) oauth.AuthRequest {
 	iss := strings.TrimSuffix(httpx.BaseURL(w.base, r.Request), "/")
-	req := oauth.AuthRequest(q, iss, oauth.Resources(iss, w.resources))
+	req := oauth.ParseAuthRequest(q, iss, oauth.Resources(iss, w.resources))
 	req.From = w.clientAddr(r.Request)
 	return req
 }
 
-func (w *Web) consentData(a *hub.Authorization, q url.Values) consentPage {
+func (w *Web) consentData(a *oauth.Authorization, q url.Values) consentPage {
 	p := consentPage{Authorization: a}
 	for _, name := range oauth.AuthParams {
 		if v := q.Get(name); v != "" {
@@ -67,7 +67,7 @@ func resourceName(issuer, resource string) string {
 
 func (w *Web) consent(ctx context.Context, r *request) (*reply, error) {
 	q := r.URL.Query()
-	a, err := w.hub.ConsentFor(ctx, r.user, w.authRequest(r, q))
+	a, err := w.oauth.ConsentFor(ctx, r.user, w.authRequest(r, q))
 	if err != nil {
 		if a != nil {
 			return &reply{redirect: a.ErrorRedirect(err)}, nil
@@ -80,16 +80,16 @@ func (w *Web) consent(ctx context.Context, r *request) (*reply, error) {
 // decideConsent answers the client: allowed (with a code) or denied.
 func (w *Web) decideConsent(ctx context.Context, r *request) (*reply, error) {
 	q := r.PostForm
-	c := hub.Consent{Deny: form(r, "decision") == "deny", Scopes: q["grant"]}
+	c := oauth.Consent{Deny: form(r, "decision") == "deny", Scopes: q["grant"]}
 	if pick := form(r, "agent"); pick == "new" {
 		c.NewAgent, c.NewDescription = strings.TrimSpace(form(r, "new_slug")), form(r, "new_description")
 	} else {
 		c.Agent = pick
 	}
-	to, err := w.hub.Authorize(ctx, r.user, w.authRequest(r, q), c)
+	to, err := w.oauth.Authorize(ctx, r.user, w.authRequest(r, q), c)
 	if err != nil {
 		var p any = nil
-		if a, aerr := w.hub.ConsentFor(ctx, r.user, w.authRequest(r, q)); aerr == nil {
+		if a, aerr := w.oauth.ConsentFor(ctx, r.user, w.authRequest(r, q)); aerr == nil {
 			d := w.consentData(a, q)
 			d.Agent, d.NewAgent = form(r, "agent"), c.NewAgent
 			p = d

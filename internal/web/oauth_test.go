@@ -53,28 +53,29 @@ func (c *clock) Advance(d time.Duration) {
 func newOAuthSite(t *testing.T, clk hub.Clock, roots *x509.CertPool, private ...string) *site {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log, Clock: clk,
-		Fetcher: &oauth.Fetcher{RootCAs: roots}, PrivateHosts: private})
+	db := storetest.Open(t)
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log, Clock: clk, PrivateHosts: private})
 	if err != nil {
 		t.Fatal(err)
 	}
+	auth := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{RootCAs: roots}, Logger: log})
 	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resources := append(m.ResourcePaths(), hub.A2AResourcePath) // as serve has them
-	d, err := web.New(web.Options{Hub: h, Logger: log, OAuthResources: resources})
+	d, err := web.New(web.Options{Hub: h, OAuth: auth, Logger: log, OAuthResources: resources})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	m.Register(mux)
 	api.New(h, log).Register(mux)
-	oauth.New(oauth.Options{Hub: h, Logger: log, Resources: resources}).Register(mux)
+	oauth.New(oauth.Options{Authority: auth, Logger: log, Resources: resources}).Register(mux)
 	d.Register(mux)
 	hs := httptest.NewServer(mux)
 	t.Cleanup(func() { h.Shutdown(); hs.Close() })
-	return &site{url: hs.URL, hub: h}
+	return &site{url: hs.URL, hub: h, auth: auth}
 }
 
 // callback is the client's redirect URI: it hands each authorization
@@ -221,12 +222,12 @@ func TestBrowserOAuth(t *testing.T) {
 			b.screenshot("agent-clients")
 
 			// An hour on, the access token is refused with a challenge.
-			clk.Advance(hub.AccessTokenLifetime)
+			clk.Advance(oauth.AccessTokenLifetime)
 			status, challenge := whoamiWith(t, s, tok.AccessToken)
 			if status != http.StatusUnauthorized || !strings.Contains(challenge, `resource_metadata="`+s.url+`/.well-known/oauth-protected-resource/mcp/"`) {
 				t.Fatalf("an expired access token: %d %q", status, challenge)
 			}
-			clk.Advance(-hub.AccessTokenLifetime)
+			clk.Advance(-oauth.AccessTokenLifetime)
 			if status, _ := whoamiWith(t, s, tok.AccessToken); status != http.StatusOK {
 				t.Fatalf("before it expires: %d", status)
 			}
@@ -250,7 +251,7 @@ func TestConsentNamesTheResource(t *testing.T) {
 		t.Fatal(err)
 	}
 	const redirect = "http://127.0.0.1:33418/callback"
-	c, err := s.hub.RegisterClient(ctx, hub.ClientSpec{Name: "A client", RedirectURIs: []string{redirect}})
+	c, err := s.auth.RegisterClient(ctx, oauth.ClientSpec{Name: "A client", RedirectURIs: []string{redirect}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 )
 
 //go:embed templates static
@@ -39,6 +40,8 @@ type Options struct {
 	// Proxies are the reverse proxies whose X-Forwarded-For names the
 	// client, whom sign-ins are throttled by.
 	Proxies []netip.Prefix
+	// OAuth is the authorization server's logic the consent page calls.
+	OAuth *oauth.Authority
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -53,6 +56,7 @@ type Web struct {
 	base      string // the configured public URL, scheme and host ("" when none)
 	host      string // its host, the one Host a request may name ("" when none)
 	proxies   []netip.Prefix
+	oauth     *oauth.Authority
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	static    map[string]asset
@@ -61,7 +65,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

@@ -20,6 +20,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
 )
@@ -28,8 +29,9 @@ var ctx = context.Background()
 
 // site is the whole server — dashboard, REST and MCP — on a temp database.
 type site struct {
-	url string
-	hub *hub.Hub
+	url  string
+	hub  *hub.Hub
+	auth *oauth.Authority
 	// stop ends the server and its hub (a site's cleanup does it too).
 	stop func()
 }
@@ -51,7 +53,8 @@ func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := web.New(web.Options{Hub: h, Logger: log, OAuthResources: m.ResourcePaths()})
+	auth := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Logger: log})
+	d, err := web.New(web.Options{Hub: h, OAuth: auth, Logger: log, OAuthResources: m.ResourcePaths()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +71,7 @@ func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	var once sync.Once
 	stop := func() { once.Do(func() { h.Shutdown(); hs.CloseClientConnections(); hs.Close() }) }
 	t.Cleanup(stop)
-	return &site{url: hs.URL, hub: h, stop: stop}
+	return &site{url: hs.URL, hub: h, auth: auth, stop: stop}
 }
 
 // person makes an account with a password on the command line's path

@@ -1,4 +1,4 @@
-package hub_test
+package oauth_test
 
 import (
 	"bytes"
@@ -11,10 +11,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 )
 
-func (w *world) refresh(clientID, token string) (*hub.IssuedTokens, error) {
-	return w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: clientID, RefreshToken: token})
+func (w *world) refresh(clientID, token string) (*oauth.IssuedTokens, error) {
+	return w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "refresh_token", ClientID: clientID, RefreshToken: token})
 }
 
 // TestOAuthRefreshGrace: a refresh token sent again within RefreshGrace of
@@ -30,13 +31,13 @@ func TestOAuthRefreshGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.clock.Advance(hub.RefreshGrace - time.Second)
+	w.clock.Advance(oauth.RefreshGrace - time.Second)
 	again, err := w.refresh(id, first.RefreshToken)
 	if err != nil {
-		t.Fatalf("the same refresh token %v later: %v", hub.RefreshGrace-time.Second, err)
+		t.Fatalf("the same refresh token %v later: %v", oauth.RefreshGrace-time.Second, err)
 	}
-	want := &hub.IssuedTokens{AccessToken: second.AccessToken, RefreshToken: second.RefreshToken,
-		ExpiresIn: hub.AccessTokenLifetime - (hub.RefreshGrace - time.Second), Scopes: []string{hub.ScopeRead, hub.ScopeWrite}}
+	want := &oauth.IssuedTokens{AccessToken: second.AccessToken, RefreshToken: second.RefreshToken,
+		ExpiresIn: oauth.AccessTokenLifetime - (oauth.RefreshGrace - time.Second), Scopes: []string{hub.ScopeRead, hub.ScopeWrite}}
 	if diff := cmp.Diff(want, again); diff != "" {
 		t.Fatalf("the second answer (-want +got):\n%s", diff)
 	}
@@ -59,7 +60,7 @@ func TestOAuthRefreshGrace(t *testing.T) {
 	// Past the grace, the same token is reuse: the grant ends.
 	w.clock.Advance(time.Second)
 	_, err = w.refresh(id, first.RefreshToken)
-	oauthCode(t, err, hub.OAuthInvalidGrant)
+	oauthCode(t, err, oauth.OAuthInvalidGrant)
 	if !strings.Contains(hub.AsError(err).Msg, "already used") {
 		t.Errorf("reuse after the grace: %v", err)
 	}
@@ -78,7 +79,7 @@ func TestOAuthRefreshInParallel(t *testing.T) {
 	id, code := w.authorize(t, hub.ScopeRead)
 	first := w.exchange(t, id, code)
 	const n = 6
-	got := make([]*hub.IssuedTokens, n)
+	got := make([]*oauth.IssuedTokens, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -118,7 +119,7 @@ func TestOAuthRefreshWhenSuccessorUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = w.refresh(id, first.RefreshToken)
-	oauthCode(t, err, hub.OAuthInvalidGrant)
+	oauthCode(t, err, oauth.OAuthInvalidGrant)
 	if _, err := w.hub.Authenticate(ctx, third.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
 		t.Fatalf("after the first refresh token came back, the newest access token: %v", err)
 	}
@@ -130,7 +131,7 @@ func TestOAuthRefreshWhenSuccessorUsed(t *testing.T) {
 func TestOAuthRefreshArchived(t *testing.T) {
 	w := newWorld(t)
 	var logs bytes.Buffer
-	w.options = func(o *hub.Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) }
+	w.options = func(_ *hub.Options, o *oauth.AuthorityOptions) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) }
 	w.reopen(t)
 	id, code := w.authorize(t, hub.ScopeRead)
 	first := w.exchange(t, id, code)
@@ -139,7 +140,7 @@ func TestOAuthRefreshArchived(t *testing.T) {
 	}
 	for _, tok := range []string{first.RefreshToken, first.RefreshToken} { // and again: still not reuse
 		_, err := w.refresh(id, tok)
-		oauthCode(t, err, hub.OAuthInvalidGrant)
+		oauthCode(t, err, oauth.OAuthInvalidGrant)
 		if msg := hub.AsError(err).Msg; !strings.Contains(msg, "alice/planner is archived") || strings.Contains(msg, "already used") {
 			t.Errorf("refreshing for an archived agent: %q; want it to say the agent is archived", msg)
 		}
@@ -150,7 +151,7 @@ func TestOAuthRefreshArchived(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := w.refresh(id, first.RefreshToken)
-	if oauthCode(t, err, hub.OAuthInvalidGrant); !strings.Contains(hub.AsError(err).Msg, "the authorization was revoked") {
+	if oauthCode(t, err, oauth.OAuthInvalidGrant); !strings.Contains(hub.AsError(err).Msg, "the authorization was revoked") {
 		t.Errorf("refreshing after the agent came back: %v; want the authorization revoked", err)
 	}
 	if cs, _ := w.hub.OAuthClients(ctx, w.person(t, "alice"), "planner"); len(cs) != 0 {

@@ -1,4 +1,4 @@
-package hub
+package oauth
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 
+	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/throttle"
 
 	"github.com/palaverhq/palaver/internal/egress"
@@ -17,28 +19,13 @@ import (
 // OAuth clients (§10.6): registered ones (RFC 7591) and those known by a
 // client ID metadata document, fetched only where the hub allows.
 
-// DocumentFetcher fetches a client ID metadata document: an https GET of
-// url that connects to no address allow refuses, follows no redirect,
-// reads at most max bytes and gives up after a short timeout. The hub
-// decides what may be fetched; the fetcher only obeys.
-type DocumentFetcher interface {
-	Fetch(ctx context.Context, url string, allow func(netip.Addr) bool, max int64) ([]byte, error)
-}
-
-// AllowFetch reports whether host may be called at the address ip — a
-// client document fetched (§10.6), a webhook called (§18): the egress
-// policy (internal/egress: globally reachable addresses, the IPv4 address
-// an IPv6 one carries judged too), with any address of a host the admin
-// let through (Options.PrivateHosts, `palaver serve --allow-private-host`).
-func (h *Hub) AllowFetch(host string, ip netip.Addr) bool { return h.egressPolicy.Allow(host, ip) }
-
 // checkRedirectURI says what is wrong with a redirect URI a client names,
 // or nil: an absolute https URL, or http on a loopback host (any port),
 // with no fragment and no user info (§10.6).
 func checkRedirectURI(s string) error {
 	u, err := url.Parse(s)
 	bad := func(why string) error {
-		return oauthErr(KindInvalid, OAuthInvalidRedirectURI, "the redirect URI %q %s", echo(s), why)
+		return oauthErr(hub.KindInvalid, OAuthInvalidRedirectURI, "the redirect URI %q %s", hub.Echo(s), why)
 	}
 	switch {
 	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
@@ -87,12 +74,6 @@ func redirectMatches(registered []string, asked string) bool {
 	return false
 }
 
-// SameResource reports whether two resource URIs name the same thing,
-// a trailing slash aside (§10.6; clients round-trip either form).
-func SameResource(a, b string) bool {
-	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
-}
-
 // ClientSpec is a dynamic client registration (RFC 7591).
 type ClientSpec struct {
 	Name                    string
@@ -107,18 +88,18 @@ type ClientSpec struct {
 // checkClient validates what a client says of itself, by registration or
 // in its document, and fills the defaults.
 func checkClient(s *ClientSpec) error {
-	name, err := checkText("client_name", s.Name, 0, MaxTitle)
+	name, err := hub.CheckText("client_name", s.Name, 0, hub.MaxTitle)
 	if err != nil {
-		return oauthErr(KindInvalid, OAuthInvalidMetadata, "%s", AsError(err).Msg)
+		return oauthErr(hub.KindInvalid, OAuthInvalidMetadata, "%s", hub.AsError(err).Msg)
 	}
 	if r, ok := hiddenRune(name); ok {
 		// The consent page shows the name to the person deciding: it must
 		// read as what it is, not as another client's.
-		return oauthErr(KindInvalid, OAuthInvalidMetadata, "client_name holds U+%04X, an invisible or text-direction character, which could make it show as another name; give a name of visible characters only", r)
+		return oauthErr(hub.KindInvalid, OAuthInvalidMetadata, "client_name holds U+%04X, an invisible or text-direction character, which could make it show as another name; give a name of visible characters only", r)
 	}
 	s.Name = name
 	if len(s.RedirectURIs) == 0 || len(s.RedirectURIs) > MaxRedirectURIs {
-		return oauthErr(KindInvalid, OAuthInvalidRedirectURI, "a client names 1 to %d redirect_uris", MaxRedirectURIs)
+		return oauthErr(hub.KindInvalid, OAuthInvalidRedirectURI, "a client names 1 to %d redirect_uris", MaxRedirectURIs)
 	}
 	for _, r := range s.RedirectURIs {
 		if err := checkRedirectURI(r); err != nil {
@@ -130,22 +111,22 @@ func checkClient(s *ClientSpec) error {
 		s.ApplicationType = "web"
 	case "web", "native":
 	default:
-		return oauthErr(KindInvalid, OAuthInvalidMetadata, "application_type is web or native (got %q)", echo(s.ApplicationType))
+		return oauthErr(hub.KindInvalid, OAuthInvalidMetadata, "application_type is web or native (got %q)", hub.Echo(s.ApplicationType))
 	}
 	switch s.TokenEndpointAuthMethod {
 	case "", "none", "client_secret_post", "client_secret_basic":
 		// Every client is public: it proves itself by PKCE, and gets no secret.
 	default:
-		return oauthErr(KindInvalid, OAuthInvalidMetadata, "token_endpoint_auth_method %q is not supported; this server takes public clients (none)", echo(s.TokenEndpointAuthMethod))
+		return oauthErr(hub.KindInvalid, OAuthInvalidMetadata, "token_endpoint_auth_method %q is not supported; this server takes public clients (none)", hub.Echo(s.TokenEndpointAuthMethod))
 	}
 	for _, g := range s.GrantTypes {
 		if g != "authorization_code" && g != "refresh_token" {
-			return oauthErr(KindInvalid, OAuthInvalidMetadata, "grant type %q is not supported; the grant types are authorization_code and refresh_token", echo(g))
+			return oauthErr(hub.KindInvalid, OAuthInvalidMetadata, "grant type %q is not supported; the grant types are authorization_code and refresh_token", hub.Echo(g))
 		}
 	}
 	for _, rt := range s.ResponseTypes {
 		if rt != "code" {
-			return oauthErr(KindInvalid, OAuthInvalidMetadata, "response type %q is not supported; the response type is code", echo(rt))
+			return oauthErr(hub.KindInvalid, OAuthInvalidMetadata, "response type %q is not supported; the response type is code", hub.Echo(rt))
 		}
 	}
 	return nil
@@ -153,21 +134,21 @@ func checkClient(s *ClientSpec) error {
 
 // RegisterClient registers a public client (RFC 7591) and returns it with
 // the id it is to send as client_id.
-func (h *Hub) RegisterClient(ctx context.Context, s ClientSpec) (*OAuthClient, error) {
+func (au *Authority) RegisterClient(ctx context.Context, s ClientSpec) (*hub.OAuthClient, error) {
 	if err := checkClient(&s); err != nil {
 		return nil, err
 	}
-	now := h.now()
+	now := au.hub.Now()
 	// Registration needs no account, so each address may register only
 	// so many clients (§15); a refused or failed one costs nothing.
-	refund, wait := h.signins.Take(now, "register:"+throttle.AddressKey(s.From), registrations)
+	refund, wait := au.throttle.Take(now, "register:"+throttle.AddressKey(s.From), registrations)
 	if refund == nil {
-		return nil, Throttled("clients registered from here", wait)
+		return nil, hub.Throttled("clients registered from here", wait)
 	}
-	c := &OAuthClient{ID: NewID(IDOAuthClient, now), Name: s.Name, RedirectURIs: s.RedirectURIs, ApplicationType: s.ApplicationType, CreatedAt: now}
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.PutOAuthClient(ctx, c) }); err != nil {
+	c := &hub.OAuthClient{ID: hub.NewID(hub.IDOAuthClient, now), Name: s.Name, RedirectURIs: s.RedirectURIs, ApplicationType: s.ApplicationType, CreatedAt: now}
+	if err := au.store.Update(ctx, func(tx hub.Tx) error { return tx.PutOAuthClient(ctx, c) }); err != nil {
 		refund()
-		return nil, AsError(err)
+		return nil, hub.AsError(err)
 	}
 	return c, nil
 }
@@ -182,29 +163,29 @@ func isDocumentID(id string) bool {
 // metadata document describes, fetched (or taken from the copy kept for
 // ClientDocumentTTL) for a requester at the address from. Unknown,
 // unfetchable or invalid: invalid_client.
-func (h *Hub) client(ctx context.Context, id, from string) (*OAuthClient, error) {
+func (au *Authority) client(ctx context.Context, id, from string) (*hub.OAuthClient, error) {
 	if id == "" {
-		return nil, oauthErr(KindInvalid, OAuthInvalidRequest, "client_id is missing")
+		return nil, oauthErr(hub.KindInvalid, OAuthInvalidRequest, "client_id is missing")
 	}
 	if !isDocumentID(id) {
-		c, err := h.store.OAuthClient(ctx, id)
-		if errors.Is(err, ErrNoRows) || (err == nil && c.Document) {
-			return nil, oauthErr(KindInvalid, OAuthInvalidClient, "no client has the id %q; register it first (the registration endpoint is in the server's metadata)", echo(id))
+		c, err := au.store.OAuthClient(ctx, id)
+		if errors.Is(err, hub.ErrNoRows) || (err == nil && c.Document) {
+			return nil, oauthErr(hub.KindInvalid, OAuthInvalidClient, "no client has the id %q; register it first (the registration endpoint is in the server's metadata)", hub.Echo(id))
 		}
 		if err != nil {
-			return nil, AsError(err)
+			return nil, hub.AsError(err)
 		}
 		return c, nil
 	}
-	now := h.now()
-	c, err := h.store.OAuthClient(ctx, id)
+	now := au.hub.Now()
+	c, err := au.store.OAuthClient(ctx, id)
 	switch {
 	case err == nil && c.Document && now.Sub(c.FetchedAt) < ClientDocumentTTL:
 		return c, nil
-	case err != nil && !errors.Is(err, ErrNoRows):
-		return nil, AsError(err)
+	case err != nil && !errors.Is(err, hub.ErrNoRows):
+		return nil, hub.AsError(err)
 	}
-	fetched, err := h.fetchClient(ctx, id, from)
+	fetched, err := au.fetchClient(ctx, id, from)
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +193,8 @@ func (h *Hub) client(ctx context.Context, id, from string) (*OAuthClient, error)
 	if c != nil {
 		fetched.CreatedAt = c.CreatedAt
 	}
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.PutOAuthClient(ctx, fetched) }); err != nil {
-		return nil, AsError(err)
+	if err := au.store.Update(ctx, func(tx hub.Tx) error { return tx.PutOAuthClient(ctx, fetched) }); err != nil {
+		return nil, hub.AsError(err)
 	}
 	return fetched, nil
 }
@@ -237,9 +218,9 @@ type clientDocument struct {
 // A fetch needs no account, so each address may make only so many
 // (§15), as registrations; what went wrong is said in words for people,
 // its cause only logged.
-func (h *Hub) fetchClient(ctx context.Context, id, from string) (*OAuthClient, error) {
+func (au *Authority) fetchClient(ctx context.Context, id, from string) (*hub.OAuthClient, error) {
 	bad := func(format string, args ...any) error {
-		return oauthErr(KindInvalid, OAuthInvalidClient, "the client id %q: "+format, append([]any{echo(id)}, args...)...)
+		return oauthErr(hub.KindInvalid, OAuthInvalidClient, "the client id %q: "+format, append([]any{hub.Echo(id)}, args...)...)
 	}
 	u, err := url.Parse(id)
 	switch {
@@ -250,19 +231,19 @@ func (h *Hub) fetchClient(ctx context.Context, id, from string) (*OAuthClient, e
 	}
 	host := u.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil {
-		if r := h.egressPolicy.Refuse(host, ip); r != nil {
+		if r := au.hub.Egress().Refuse(host, ip); r != nil {
 			return nil, bad("its host is %s, which this server does not fetch from", r)
 		}
 	}
-	if h.fetcher == nil {
+	if au.fetcher == nil {
 		return nil, bad("this server fetches no client documents")
 	}
-	if refund, wait := h.signins.Take(h.now(), "fetch:"+throttle.AddressKey(from), documentFetches); refund == nil {
-		return nil, Throttled("client metadata documents fetched from here", wait)
+	if refund, wait := au.throttle.Take(au.hub.Now(), "fetch:"+throttle.AddressKey(from), documentFetches); refund == nil {
+		return nil, hub.Throttled("client metadata documents fetched from here", wait)
 	}
-	body, err := h.fetcher.Fetch(ctx, id, h.egressPolicy.Allows(host), ClientDocumentMaxBytes)
+	body, err := au.fetcher.Fetch(ctx, id, au.hub.Egress().Allows(host), ClientDocumentMaxBytes)
 	if err != nil {
-		h.log.Info("fetching a client ID metadata document", "client_id", id, "from", from, "err", err)
+		au.log.Info("fetching a client ID metadata document", "client_id", id, "from", from, "err", err)
 		return nil, bad("its metadata document could not be fetched: %s", egress.Describe(err))
 	}
 	var d clientDocument
@@ -270,7 +251,7 @@ func (h *Hub) fetchClient(ctx context.Context, id, from string) (*OAuthClient, e
 		return nil, bad("its metadata document is not a JSON object")
 	}
 	if d.ClientID != id {
-		return nil, bad("its metadata document names another client_id (%q)", echo(d.ClientID))
+		return nil, bad("its metadata document names another client_id (%q)", hub.Echo(d.ClientID))
 	}
 	if d.ClientSecret != "" {
 		return nil, bad("its metadata document holds a client_secret; a document describes a public client")
@@ -278,10 +259,26 @@ func (h *Hub) fetchClient(ctx context.Context, id, from string) (*OAuthClient, e
 	s := ClientSpec{Name: d.ClientName, RedirectURIs: d.RedirectURIs, ApplicationType: d.ApplicationType,
 		TokenEndpointAuthMethod: d.TokenEndpointAuthMethod, GrantTypes: d.GrantTypes, ResponseTypes: d.ResponseTypes}
 	if s.TokenEndpointAuthMethod != "" && s.TokenEndpointAuthMethod != "none" {
-		return nil, bad("its token_endpoint_auth_method is %q; a document describes a public client (none)", echo(s.TokenEndpointAuthMethod))
+		return nil, bad("its token_endpoint_auth_method is %q; a document describes a public client (none)", hub.Echo(s.TokenEndpointAuthMethod))
 	}
 	if err := checkClient(&s); err != nil {
-		return nil, bad("%s", AsError(err).Msg)
+		return nil, bad("%s", hub.AsError(err).Msg)
 	}
-	return &OAuthClient{ID: id, Name: s.Name, RedirectURIs: s.RedirectURIs, ApplicationType: s.ApplicationType, Document: true}, nil
+	return &hub.OAuthClient{ID: id, Name: s.Name, RedirectURIs: s.RedirectURIs, ApplicationType: s.ApplicationType, Document: true}, nil
+}
+
+// hiddenRune is the first character of s that shows nothing or changes how
+// the text around it shows — a control, a format character (the bidi
+// embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069,
+// zero-width spaces and joiners U+200B–U+200F, the word joiner U+2060,
+// the byte order mark U+FEFF …), a line or paragraph separator, or one
+// Unicode says to ignore in display (Hangul fillers, U+2800) — for names
+// a person must read as they are.
+func hiddenRune(s string) (rune, bool) {
+	for _, r := range s {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point) || r == '\u2800' {
+			return r, true
+		}
+	}
+	return 0, false
 }

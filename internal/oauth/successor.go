@@ -1,4 +1,4 @@
-package hub
+package oauth
 
 import (
 	"crypto/aes"

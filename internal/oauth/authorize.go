@@ -1,4 +1,4 @@
-package hub
+package oauth
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // The authorization request and the person's consent (§10.6): PKCE S256,
@@ -36,22 +38,22 @@ type AuthRequest struct {
 // will be for.
 type Authorization struct {
 	Request  AuthRequest
-	Client   *OAuthClient
+	Client   *hub.OAuthClient
 	Scopes   []string
 	Resource string
-	Agents   []*Agent // the person's agents to pick from (ConsentFor)
+	Agents   []*hub.Agent // the person's agents to pick from (ConsentFor)
 }
 
 // ConsentFor is a checked authorization request with the person's agents
 // to pick from, for the consent page; refused as CheckAuthorization
 // refuses.
-func (h *Hub) ConsentFor(ctx context.Context, u *User, r AuthRequest) (*Authorization, error) {
-	a, err := h.CheckAuthorization(ctx, r)
+func (au *Authority) ConsentFor(ctx context.Context, u *hub.User, r AuthRequest) (*Authorization, error) {
+	a, err := au.CheckAuthorization(ctx, r)
 	if err != nil {
 		return a, err
 	}
-	if a.Agents, err = h.store.Agents(ctx, u.ID, false); err != nil {
-		return nil, AsError(err)
+	if a.Agents, err = au.store.Agents(ctx, u.ID, false); err != nil {
+		return nil, hub.AsError(err)
 	}
 	return a, nil
 }
@@ -75,13 +77,13 @@ func (a *Authorization) Redirect(params map[string]string) string {
 // ErrorRedirect is the redirect that tells the client why its request was
 // refused (RFC 6749 §4.1.2.1).
 func (a *Authorization) ErrorRedirect(err error) string {
-	e := AsError(err)
+	e := hub.AsError(err)
 	code := e.Code
-	if code == "" || e.Kind == KindInternal {
+	if code == "" || e.Kind == hub.KindInternal {
 		code = "server_error"
 	}
 	params := map[string]string{"error": code}
-	if e.Kind != KindInternal {
+	if e.Kind != hub.KindInternal {
 		params["error_description"] = e.Msg
 	}
 	return a.Redirect(params)
@@ -91,35 +93,35 @@ func (a *Authorization) ErrorRedirect(err error) string {
 // client or its redirect URI is wrong it returns no Authorization: the
 // person must be told, never the redirect URI. Any other refusal comes
 // with the Authorization, whose ErrorRedirect tells the client.
-func (h *Hub) CheckAuthorization(ctx context.Context, r AuthRequest) (*Authorization, error) {
-	c, err := h.client(ctx, r.ClientID, r.From)
+func (au *Authority) CheckAuthorization(ctx context.Context, r AuthRequest) (*Authorization, error) {
+	c, err := au.client(ctx, r.ClientID, r.From)
 	if err != nil {
 		return nil, err
 	}
 	if r.RedirectURI == "" {
 		if len(c.RedirectURIs) != 1 {
-			return nil, oauthErr(KindInvalid, OAuthInvalidRequest, "redirect_uri is missing, and the client %s has more than one", c.Label())
+			return nil, oauthErr(hub.KindInvalid, OAuthInvalidRequest, "redirect_uri is missing, and the client %s has more than one", c.Label())
 		}
 		r.RedirectURI = c.RedirectURIs[0]
 	}
 	if err := checkRedirectURI(r.RedirectURI); err != nil {
 		// What registration refuses is refused here too, whatever port a
 		// loopback one names (RFC 8252 §7.3 lets only the port vary).
-		return nil, oauthErr(KindInvalid, OAuthInvalidRequest, "%s", AsError(err).Msg)
+		return nil, oauthErr(hub.KindInvalid, OAuthInvalidRequest, "%s", hub.AsError(err).Msg)
 	}
 	if !redirectMatches(c.RedirectURIs, r.RedirectURI) {
-		return nil, oauthErr(KindInvalid, OAuthInvalidRequest, "the redirect URI %q is not one the client %s registered", echo(r.RedirectURI), c.Label())
+		return nil, oauthErr(hub.KindInvalid, OAuthInvalidRequest, "the redirect URI %q is not one the client %s registered", hub.Echo(r.RedirectURI), c.Label())
 	}
 	a := &Authorization{Request: r, Client: c}
 	switch {
 	case r.ResponseType != "code":
-		return a, oauthErr(KindInvalid, OAuthUnsupportedResponse, "response_type must be code")
+		return a, oauthErr(hub.KindInvalid, OAuthUnsupportedResponse, "response_type must be code")
 	case r.CodeChallenge == "":
-		return a, oauthErr(KindInvalid, OAuthInvalidRequest, "code_challenge is missing: this server requires PKCE with S256")
+		return a, oauthErr(hub.KindInvalid, OAuthInvalidRequest, "code_challenge is missing: this server requires PKCE with S256")
 	case r.CodeChallengeMethod != "S256":
-		return a, oauthErr(KindInvalid, OAuthInvalidRequest, "code_challenge_method must be S256")
+		return a, oauthErr(hub.KindInvalid, OAuthInvalidRequest, "code_challenge_method must be S256")
 	case !validChallenge(r.CodeChallenge):
-		return a, oauthErr(KindInvalid, OAuthInvalidRequest, "code_challenge is not an S256 challenge (43 characters of base64url)")
+		return a, oauthErr(hub.KindInvalid, OAuthInvalidRequest, "code_challenge is not an S256 challenge (43 characters of base64url)")
 	}
 	if a.Resource, err = pickResource(r.Resource, r.Resources); err != nil {
 		return a, err
@@ -136,16 +138,16 @@ func (h *Hub) CheckAuthorization(ctx context.Context, r AuthRequest) (*Authoriza
 func pickResource(asked string, served []string) (string, error) {
 	if asked == "" {
 		if len(served) == 0 {
-			return "", oauthErr(KindInvalid, OAuthInvalidTarget, "this server names no resource")
+			return "", oauthErr(hub.KindInvalid, OAuthInvalidTarget, "this server names no resource")
 		}
 		return served[0], nil
 	}
 	for _, s := range served {
-		if SameResource(s, asked) {
+		if hub.SameResource(s, asked) {
 			return asked, nil
 		}
 	}
-	return "", oauthErr(KindInvalid, OAuthInvalidTarget, "the resource %q is not served here; the resources are %s", echo(asked), strings.Join(served, ", "))
+	return "", oauthErr(hub.KindInvalid, OAuthInvalidTarget, "the resource %q is not served here; the resources are %s", hub.Echo(asked), strings.Join(served, ", "))
 }
 
 // askedScopes are the known scopes of a request's scope parameter; every
@@ -154,16 +156,16 @@ func pickResource(asked string, served []string) (string, error) {
 func askedScopes(scope string) ([]string, error) {
 	fields := strings.Fields(scope)
 	if len(fields) == 0 {
-		return slices.Clone(AllScopes), nil
+		return slices.Clone(hub.AllScopes), nil
 	}
 	var out []string
 	for _, f := range fields {
-		if slices.Contains(AllScopes, f) && !slices.Contains(out, f) {
+		if slices.Contains(hub.AllScopes, f) && !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
 	if len(out) == 0 {
-		return nil, oauthErr(KindInvalid, OAuthInvalidScope, "none of the scopes asked for is known here; the scopes are %s", strings.Join(AllScopes, " "))
+		return nil, oauthErr(hub.KindInvalid, OAuthInvalidScope, "none of the scopes asked for is known here; the scopes are %s", strings.Join(hub.AllScopes, " "))
 	}
 	slices.Sort(out)
 	return out, nil
@@ -207,8 +209,8 @@ type Consent struct {
 // code (or with error=access_denied when denied, or the request's fault),
 // state and iss. A request whose client or redirect URI is wrong, or a
 // consent that is not valid (no scope, not their agent), is an error.
-func (h *Hub) Authorize(ctx context.Context, u *User, r AuthRequest, c Consent) (string, error) {
-	a, err := h.CheckAuthorization(ctx, r)
+func (au *Authority) Authorize(ctx context.Context, u *hub.User, r AuthRequest, c Consent) (string, error) {
+	a, err := au.CheckAuthorization(ctx, r)
 	if err != nil {
 		if a != nil {
 			return a.ErrorRedirect(err), nil
@@ -223,37 +225,37 @@ func (h *Hub) Authorize(ctx context.Context, u *User, r AuthRequest, c Consent) 
 	}
 	for _, s := range c.Scopes {
 		if !slices.Contains(a.Scopes, s) {
-			return "", invalid("", "the client did not ask for the scope %q; it asked for %s", echo(s), strings.Join(a.Scopes, " "))
+			return "", invalid("", "the client did not ask for the scope %q; it asked for %s", hub.Echo(s), strings.Join(a.Scopes, " "))
 		}
 	}
 	scopes := slices.Clone(c.Scopes)
 	slices.Sort(scopes)
 	scopes = slices.Compact(scopes)
-	var agent *Agent
+	var agent *hub.Agent
 	if c.NewAgent != "" {
-		if agent, err = h.CreateOwnAgent(ctx, u, strings.TrimSpace(c.NewAgent), c.NewDescription, ""); err != nil {
+		if agent, err = au.hub.CreateOwnAgent(ctx, u, strings.TrimSpace(c.NewAgent), c.NewDescription, ""); err != nil {
 			return "", err
 		}
 	} else {
-		if agent, err = h.OwnAgent(ctx, u, c.Agent); err != nil {
+		if agent, err = au.hub.OwnAgent(ctx, u, c.Agent); err != nil {
 			return "", err
 		}
 		if agent.Archived() {
 			return "", invalid("", "%s is archived; bring it back first, or pick another agent", agent.Handle())
 		}
 	}
-	now := h.now()
-	g := &OAuthGrant{ID: NewID(IDOAuthGrant, now), ClientID: a.Client.ID, UserID: u.ID, AgentID: agent.ID, Scopes: scopes,
+	now := au.hub.Now()
+	g := &hub.OAuthGrant{ID: hub.NewID(hub.IDOAuthGrant, now), ClientID: a.Client.ID, UserID: u.ID, AgentID: agent.ID, Scopes: scopes,
 		RedirectURI: a.Request.RedirectURI, Resource: a.Resource, CreatedAt: now}
-	code := newTokenSecret(codePrefix)
-	oc := &OAuthCode{Hash: HashToken(code), GrantID: g.ID, Challenge: a.Request.CodeChallenge, CreatedAt: now, ExpiresAt: now.Add(CodeLifetime)}
-	if err := h.store.Update(ctx, func(tx Tx) error {
+	code := hub.NewTokenSecret(codePrefix)
+	oc := &hub.OAuthCode{Hash: hub.HashToken(code), GrantID: g.ID, Challenge: a.Request.CodeChallenge, CreatedAt: now, ExpiresAt: now.Add(CodeLifetime)}
+	if err := au.store.Update(ctx, func(tx hub.Tx) error {
 		if err := tx.InsertOAuthGrant(ctx, g); err != nil {
 			return err
 		}
 		return tx.InsertOAuthCode(ctx, oc)
 	}); err != nil {
-		return "", AsError(err)
+		return "", hub.AsError(err)
 	}
 	return a.Redirect(map[string]string{"code": code}), nil
 }

@@ -1,4 +1,4 @@
-package hub_test
+package oauth_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/egress"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 )
 
 // TestAuthorizeRedirectChecked: at /authorize, a loopback redirect URI of
@@ -20,7 +21,7 @@ import (
 // and no user info — and the person, not the client, is told.
 func TestAuthorizeRedirectChecked(t *testing.T) {
 	w := newWorld(t)
-	c, err := w.hub.RegisterClient(ctx, hub.ClientSpec{Name: "Loopback client", RedirectURIs: []string{redirect}})
+	c, err := w.auth.RegisterClient(ctx, oauth.ClientSpec{Name: "Loopback client", RedirectURIs: []string{redirect}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,15 +33,15 @@ func TestAuthorizeRedirectChecked(t *testing.T) {
 	} {
 		r := authRequest(c.ID)
 		r.RedirectURI = uri
-		a, err := w.hub.CheckAuthorization(ctx, r)
-		oauthCode(t, err, hub.OAuthInvalidRequest)
+		a, err := w.auth.CheckAuthorization(ctx, r)
+		oauthCode(t, err, oauth.OAuthInvalidRequest)
 		if a != nil || !strings.Contains(hub.AsError(err).Msg, says) {
 			t.Errorf("the redirect URI %s: %v (redirected: %v); want it refused to the person, saying it %s", uri, err, a != nil, says)
 		}
 	}
 	r := authRequest(c.ID)
 	r.RedirectURI = "http://127.0.0.1:61234/callback"
-	if _, err := w.hub.CheckAuthorization(ctx, r); err != nil {
+	if _, err := w.auth.CheckAuthorization(ctx, r); err != nil {
 		t.Errorf("a loopback redirect URI on another port: %v", err)
 	}
 }
@@ -60,24 +61,24 @@ func TestClientNameHidden(t *testing.T) {
 	hidden = append(hidden, 0xFEFF, 0x2060, 0x061C, 0x00AD, 0x3164, 0x2028, '\n', 0x7F)
 	for _, r := range hidden {
 		name := "Claude" + string(r) + " Code"
-		_, err := w.hub.RegisterClient(ctx, hub.ClientSpec{Name: name, RedirectURIs: []string{redirect}})
-		oauthCode(t, err, hub.OAuthInvalidMetadata)
+		_, err := w.auth.RegisterClient(ctx, oauth.ClientSpec{Name: name, RedirectURIs: []string{redirect}})
+		oauthCode(t, err, oauth.OAuthInvalidMetadata)
 		if want := fmt.Sprintf("client_name holds U+%04X, an invisible or text-direction character", r); !strings.Contains(hub.AsError(err).Msg, want) {
 			t.Errorf("a name with U+%04X: %v; want it refused saying %q", r, err, want)
 		}
 	}
 	for _, name := range []string{"Claude Code", "Café ☕", "日本語のクライアント", "عميل", "❤️ app", ""} {
-		if _, err := w.hub.RegisterClient(ctx, hub.ClientSpec{Name: name, RedirectURIs: []string{redirect}}); err != nil {
+		if _, err := w.auth.RegisterClient(ctx, oauth.ClientSpec{Name: name, RedirectURIs: []string{redirect}}); err != nil {
 			t.Errorf("the name %q: %v", name, err)
 		}
 	}
 	const docURL = "https://app.example/client.json"
 	f := &fetcher{docs: map[string]string{docURL: `{"client_id":"` + docURL + `","client_name":"App\u202egnp.exe","redirect_uris":["` + redirect + `"]}`},
 		addr: netip.MustParseAddr("93.184.215.14")}
-	w.options = func(o *hub.Options) { o.Fetcher = f }
+	w.options = func(_ *hub.Options, o *oauth.AuthorityOptions) { o.Fetcher = f }
 	w.reopen(t)
-	_, err := w.hub.CheckAuthorization(ctx, authRequest(docURL))
-	if oauthCode(t, err, hub.OAuthInvalidClient); !strings.Contains(hub.AsError(err).Msg, "U+202E") {
+	_, err := w.auth.CheckAuthorization(ctx, authRequest(docURL))
+	if oauthCode(t, err, oauth.OAuthInvalidClient); !strings.Contains(hub.AsError(err).Msg, "U+202E") {
 		t.Errorf("a document naming its client with U+202E: %v", err)
 	}
 }
@@ -99,16 +100,16 @@ func (f *failing) Fetch(context.Context, string, func(netip.Addr) bool, int64) (
 func TestDocumentFetchThrottled(t *testing.T) {
 	w := newWorld(t)
 	f := &failing{err: &egress.Error{Msg: "it answered 404 Not Found, not 200 OK"}}
-	w.options = func(o *hub.Options) { o.Fetcher = f }
+	w.options = func(_ *hub.Options, o *oauth.AuthorityOptions) { o.Fetcher = f }
 	w.reopen(t)
 	ask := func(i int, from string) error {
 		r := authRequest(fmt.Sprintf("https://app.example/client-%d.json", i))
 		r.From = from
-		_, err := w.hub.CheckAuthorization(ctx, r)
+		_, err := w.auth.CheckAuthorization(ctx, r)
 		return err
 	}
 	for i := range 10 {
-		if err := ask(i, "203.0.113.7"); hub.AsError(err).Code != hub.OAuthInvalidClient || f.fetched != i+1 {
+		if err := ask(i, "203.0.113.7"); hub.AsError(err).Code != oauth.OAuthInvalidClient || f.fetched != i+1 {
 			t.Fatalf("fetch %d: %v, %d fetched; want it fetched and refused as invalid_client", i+1, err, f.fetched)
 		}
 	}
@@ -117,11 +118,11 @@ func TestDocumentFetchThrottled(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != "throttled" || e.Details["retry_after_s"] != 60 || f.fetched != 10 {
 		t.Fatalf("the 11th fetch from one address: %v, %d fetched; want throttled with retry_after_s 60 and nothing fetched", err, f.fetched)
 	}
-	if err := ask(11, "198.51.100.1"); hub.AsError(err).Code != hub.OAuthInvalidClient || f.fetched != 11 {
+	if err := ask(11, "198.51.100.1"); hub.AsError(err).Code != oauth.OAuthInvalidClient || f.fetched != 11 {
 		t.Fatalf("a fetch for another address: %v, %d fetched", err, f.fetched)
 	}
 	w.clock.Advance(time.Minute)
-	if err := ask(12, "203.0.113.7"); hub.AsError(err).Code != hub.OAuthInvalidClient {
+	if err := ask(12, "203.0.113.7"); hub.AsError(err).Code != oauth.OAuthInvalidClient {
 		t.Fatalf("a minute on: %v", err)
 	}
 }
@@ -134,7 +135,9 @@ func TestDocumentFetchErrorsInWords(t *testing.T) {
 	w := newWorld(t)
 	var logs strings.Builder
 	f := &failing{}
-	w.options = func(o *hub.Options) { o.Fetcher, o.Logger = f, slog.New(slog.NewTextHandler(&logs, nil)) }
+	w.options = func(_ *hub.Options, o *oauth.AuthorityOptions) {
+		o.Fetcher, o.Logger = f, slog.New(slog.NewTextHandler(&logs, nil))
+	}
 	w.reopen(t)
 	dial := &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.ParseIP("93.184.215.14"), Port: 443}, Err: errors.New("connect: connection timed out")}
 	for i, tc := range []struct {
@@ -150,7 +153,7 @@ func TestDocumentFetchErrorsInWords(t *testing.T) {
 		{dial, "it could not be reached"},
 	} {
 		f.err = tc.err
-		_, err := w.hub.CheckAuthorization(ctx, authRequest(fmt.Sprintf("https://app.example/c%d.json", i)))
+		_, err := w.auth.CheckAuthorization(ctx, authRequest(fmt.Sprintf("https://app.example/c%d.json", i)))
 		msg := hub.AsError(err).Msg
 		if want := "its metadata document could not be fetched: " + tc.says; !strings.HasSuffix(msg, want) || strings.Contains(msg, "10.0.0.53") || strings.Contains(msg, "93.184") || strings.Contains(msg, "Get ") {
 			t.Errorf("fetching failed with %v: %q; want it to end %q", tc.err, msg, want)

@@ -1,11 +1,10 @@
-package hub_test
+package oauth_test
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"log/slog"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 )
 
 const (
@@ -31,8 +31,8 @@ func challenge(v string) string {
 
 var resources = []string{resource, "https://palaver.example/mcp/inbox/"}
 
-func authRequest(clientID string) hub.AuthRequest {
-	return hub.AuthRequest{ResponseType: "code", ClientID: clientID, RedirectURI: redirect, State: "st-1",
+func authRequest(clientID string) oauth.AuthRequest {
+	return oauth.AuthRequest{ResponseType: "code", ClientID: clientID, RedirectURI: redirect, State: "st-1",
 		CodeChallenge: challenge(verifier), CodeChallengeMethod: "S256", Resource: resource, Issuer: issuer, Resources: resources}
 }
 
@@ -49,11 +49,11 @@ func oauthCode(t *testing.T, err error, code string) {
 // and returns the client id and the code the redirect carries.
 func (w *world) authorize(t *testing.T, scopes ...string) (string, string) {
 	t.Helper()
-	c, err := w.hub.RegisterClient(ctx, hub.ClientSpec{Name: "Test client", RedirectURIs: []string{redirect}})
+	c, err := w.auth.RegisterClient(ctx, oauth.ClientSpec{Name: "Test client", RedirectURIs: []string{redirect}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	to, err := w.hub.Authorize(ctx, w.person(t, "alice"), authRequest(c.ID), hub.Consent{Agent: "planner", Scopes: scopes})
+	to, err := w.auth.Authorize(ctx, w.person(t, "alice"), authRequest(c.ID), oauth.Consent{Agent: "planner", Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +65,9 @@ func (w *world) authorize(t *testing.T, scopes ...string) (string, string) {
 	return c.ID, q.Get("code")
 }
 
-func (w *world) exchange(t *testing.T, clientID, code string) *hub.IssuedTokens {
+func (w *world) exchange(t *testing.T, clientID, code string) *oauth.IssuedTokens {
 	t.Helper()
-	tok, err := w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "authorization_code", ClientID: clientID, Code: code,
+	tok, err := w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: clientID, Code: code,
 		RedirectURI: redirect, CodeVerifier: verifier, Resource: resource})
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +103,8 @@ func TestOAuthCodeFlow(t *testing.T) {
 		t.Fatalf("the refresh token as a bearer: %v", err)
 	}
 	// The code is used up; used again, what it gave is revoked.
-	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier})
-	oauthCode(t, err, hub.OAuthInvalidGrant)
+	_, err = w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier})
+	oauthCode(t, err, oauth.OAuthInvalidGrant)
 	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
 		t.Fatalf("after the code came back: %v", err)
 	}
@@ -119,26 +119,26 @@ func TestOAuthCodeFlow(t *testing.T) {
 func TestOAuthRefusals(t *testing.T) {
 	w := newWorld(t)
 	id, code := w.authorize(t, hub.ScopeRead, hub.ScopeWrite)
-	good := hub.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier, Resource: resource}
-	other, _ := w.hub.RegisterClient(ctx, hub.ClientSpec{RedirectURIs: []string{redirect}})
+	good := oauth.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier, Resource: resource}
+	other, _ := w.auth.RegisterClient(ctx, oauth.ClientSpec{RedirectURIs: []string{redirect}})
 	for _, tc := range []struct {
 		name string
-		edit func(*hub.TokenRequest)
+		edit func(*oauth.TokenRequest)
 		code string
 	}{
-		{"wrong verifier", func(r *hub.TokenRequest) { r.CodeVerifier = strings.Replace(verifier, "a", "b", 1) }, hub.OAuthInvalidGrant},
-		{"short verifier", func(r *hub.TokenRequest) { r.CodeVerifier = "short" }, hub.OAuthInvalidGrant},
-		{"another redirect", func(r *hub.TokenRequest) { r.RedirectURI = redirect + "x" }, hub.OAuthInvalidGrant},
-		{"another client", func(r *hub.TokenRequest) { r.ClientID = other.ID }, hub.OAuthInvalidGrant},
-		{"another resource", func(r *hub.TokenRequest) { r.Resource = "https://palaver.example/mcp/inbox/" }, hub.OAuthInvalidTarget},
-		{"no client", func(r *hub.TokenRequest) { r.ClientID = "" }, hub.OAuthInvalidRequest},
-		{"unknown code", func(r *hub.TokenRequest) { r.Code = "plc_nope" }, hub.OAuthInvalidGrant},
-		{"grant type", func(r *hub.TokenRequest) { r.GrantType = "password" }, hub.OAuthUnsupportedGrant},
+		{"wrong verifier", func(r *oauth.TokenRequest) { r.CodeVerifier = strings.Replace(verifier, "a", "b", 1) }, oauth.OAuthInvalidGrant},
+		{"short verifier", func(r *oauth.TokenRequest) { r.CodeVerifier = "short" }, oauth.OAuthInvalidGrant},
+		{"another redirect", func(r *oauth.TokenRequest) { r.RedirectURI = redirect + "x" }, oauth.OAuthInvalidGrant},
+		{"another client", func(r *oauth.TokenRequest) { r.ClientID = other.ID }, oauth.OAuthInvalidGrant},
+		{"another resource", func(r *oauth.TokenRequest) { r.Resource = "https://palaver.example/mcp/inbox/" }, oauth.OAuthInvalidTarget},
+		{"no client", func(r *oauth.TokenRequest) { r.ClientID = "" }, oauth.OAuthInvalidRequest},
+		{"unknown code", func(r *oauth.TokenRequest) { r.Code = "plc_nope" }, oauth.OAuthInvalidGrant},
+		{"grant type", func(r *oauth.TokenRequest) { r.GrantType = "password" }, oauth.OAuthUnsupportedGrant},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := good
 			tc.edit(&r)
-			_, err := w.hub.ExchangeToken(ctx, r)
+			_, err := w.auth.ExchangeToken(ctx, r)
 			oauthCode(t, err, tc.code)
 		})
 	}
@@ -147,30 +147,30 @@ func TestOAuthRefusals(t *testing.T) {
 
 	// An expired code.
 	id, code = w.authorize(t, hub.ScopeRead)
-	w.clock.Advance(hub.CodeLifetime)
-	_, err := w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier})
-	oauthCode(t, err, hub.OAuthInvalidGrant)
+	w.clock.Advance(oauth.CodeLifetime)
+	_, err := w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: id, Code: code, RedirectURI: redirect, CodeVerifier: verifier})
+	oauthCode(t, err, oauth.OAuthInvalidGrant)
 
 	// The authorization request: a redirect URI a character off is told to
 	// the person only; a loopback one may name any port.
 	for _, tc := range []struct {
 		name     string
-		edit     func(*hub.AuthRequest)
+		edit     func(*oauth.AuthRequest)
 		code     string
 		redirect bool // the client is told, by its redirect URI
 	}{
-		{"redirect a character off", func(r *hub.AuthRequest) { r.RedirectURI = "http://127.0.0.1:5555/callbacc" }, hub.OAuthInvalidRequest, false},
-		{"unknown client", func(r *hub.AuthRequest) { r.ClientID = "cli_nope" }, hub.OAuthInvalidClient, false},
-		{"plain PKCE", func(r *hub.AuthRequest) { r.CodeChallengeMethod = "plain" }, hub.OAuthInvalidRequest, true},
-		{"no PKCE", func(r *hub.AuthRequest) { r.CodeChallenge, r.CodeChallengeMethod = "", "" }, hub.OAuthInvalidRequest, true},
-		{"token response", func(r *hub.AuthRequest) { r.ResponseType = "token" }, hub.OAuthUnsupportedResponse, true},
-		{"another resource", func(r *hub.AuthRequest) { r.Resource = "https://elsewhere.example/mcp/" }, hub.OAuthInvalidTarget, true},
-		{"unknown scopes", func(r *hub.AuthRequest) { r.Scope = "admin root" }, hub.OAuthInvalidScope, true},
+		{"redirect a character off", func(r *oauth.AuthRequest) { r.RedirectURI = "http://127.0.0.1:5555/callbacc" }, oauth.OAuthInvalidRequest, false},
+		{"unknown client", func(r *oauth.AuthRequest) { r.ClientID = "cli_nope" }, oauth.OAuthInvalidClient, false},
+		{"plain PKCE", func(r *oauth.AuthRequest) { r.CodeChallengeMethod = "plain" }, oauth.OAuthInvalidRequest, true},
+		{"no PKCE", func(r *oauth.AuthRequest) { r.CodeChallenge, r.CodeChallengeMethod = "", "" }, oauth.OAuthInvalidRequest, true},
+		{"token response", func(r *oauth.AuthRequest) { r.ResponseType = "token" }, oauth.OAuthUnsupportedResponse, true},
+		{"another resource", func(r *oauth.AuthRequest) { r.Resource = "https://elsewhere.example/mcp/" }, oauth.OAuthInvalidTarget, true},
+		{"unknown scopes", func(r *oauth.AuthRequest) { r.Scope = "admin root" }, oauth.OAuthInvalidScope, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := authRequest(id)
 			tc.edit(&r)
-			a, err := w.hub.CheckAuthorization(ctx, r)
+			a, err := w.auth.CheckAuthorization(ctx, r)
 			oauthCode(t, err, tc.code)
 			if (a != nil) != tc.redirect {
 				t.Fatalf("redirect to the client: %v, want %v", a != nil, tc.redirect)
@@ -186,21 +186,21 @@ func TestOAuthRefusals(t *testing.T) {
 	r := authRequest(id)
 	r.RedirectURI = "http://127.0.0.1:61234/callback"
 	r.Scope, r.Resource = "msg:read offline_access", ""
-	a, err := w.hub.CheckAuthorization(ctx, r)
+	a, err := w.auth.CheckAuthorization(ctx, r)
 	if err != nil || a.Resource != resource || !cmp.Equal(a.Scopes, []string{hub.ScopeRead}) {
 		t.Fatalf("loopback on another port, default resource, unknown scope ignored: %+v %v", a, err)
 	}
 	// Consent to a scope not asked for, or to another's agent.
-	if _, err := w.hub.Authorize(ctx, w.person(t, "alice"), r, hub.Consent{Agent: "planner", Scopes: []string{hub.ScopeWrite}}); hub.AsError(err).Kind != hub.KindInvalid {
+	if _, err := w.auth.Authorize(ctx, w.person(t, "alice"), r, oauth.Consent{Agent: "planner", Scopes: []string{hub.ScopeWrite}}); hub.AsError(err).Kind != hub.KindInvalid {
 		t.Fatalf("a scope not asked for: %v", err)
 	}
-	if _, err := w.hub.Authorize(ctx, w.person(t, "alice"), r, hub.Consent{Agent: "bob/helper", Scopes: []string{hub.ScopeRead}}); hub.AsError(err).Kind != hub.KindNotFound {
+	if _, err := w.auth.Authorize(ctx, w.person(t, "alice"), r, oauth.Consent{Agent: "bob/helper", Scopes: []string{hub.ScopeRead}}); hub.AsError(err).Kind != hub.KindNotFound {
 		t.Fatalf("bob's agent: %v", err)
 	}
 	// Registering: redirect URIs are https or loopback http.
 	for _, bad := range []string{"http://palaver.example/cb", "https://x.example/cb#frag", "myapp:/cb", "https://user@x.example/cb"} {
-		_, err := w.hub.RegisterClient(ctx, hub.ClientSpec{RedirectURIs: []string{bad}})
-		oauthCode(t, err, hub.OAuthInvalidRedirectURI)
+		_, err := w.auth.RegisterClient(ctx, oauth.ClientSpec{RedirectURIs: []string{bad}})
+		oauthCode(t, err, oauth.OAuthInvalidRedirectURI)
 	}
 }
 
@@ -216,7 +216,7 @@ func TestOAuthExpiryAndRotation(t *testing.T) {
 	if e := hub.AsError(err); e.Kind != hub.KindUnauthenticated || !strings.Contains(e.Msg, "expired") {
 		t.Fatalf("an hour on: %v", err)
 	}
-	second, err := w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: first.RefreshToken})
+	second, err := w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: first.RefreshToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,14 +226,14 @@ func TestOAuthExpiryAndRotation(t *testing.T) {
 	if _, err := w.hub.Authenticate(ctx, second.AccessToken); err != nil {
 		t.Fatal(err)
 	}
-	w.clock.Advance(hub.RefreshGrace)
-	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: first.RefreshToken})
-	oauthCode(t, err, hub.OAuthInvalidGrant)
+	w.clock.Advance(oauth.RefreshGrace)
+	_, err = w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: first.RefreshToken})
+	oauthCode(t, err, oauth.OAuthInvalidGrant)
 	if _, err := w.hub.Authenticate(ctx, second.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
 		t.Fatalf("after the old refresh token came back, the new access token: %v", err)
 	}
-	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: second.RefreshToken})
-	oauthCode(t, err, hub.OAuthInvalidGrant)
+	_, err = w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: second.RefreshToken})
+	oauthCode(t, err, oauth.OAuthInvalidGrant)
 }
 
 // TestOAuthRevocation: revoking a client on the agent's page ends its
@@ -259,18 +259,18 @@ func TestOAuthRevocation(t *testing.T) {
 	if cs, _ := w.hub.OAuthClients(ctx, alice, "planner"); len(cs) != 0 {
 		t.Fatalf("still listed: %+v", cs)
 	}
-	_, err = w.hub.ExchangeToken(ctx, hub.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: tok.RefreshToken})
-	oauthCode(t, err, hub.OAuthInvalidGrant)
+	_, err = w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: tok.RefreshToken})
+	oauthCode(t, err, oauth.OAuthInvalidGrant)
 
 	id, code = w.authorize(t, hub.ScopeRead)
 	tok = w.exchange(t, id, code)
-	if err := w.hub.RevokeOAuthToken(ctx, "cli_someone_else", tok.RefreshToken); err != nil {
+	if err := w.auth.RevokeOAuthToken(ctx, "cli_someone_else", tok.RefreshToken); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); err != nil {
 		t.Fatalf("another client's revocation changed something: %v", err)
 	}
-	if err := w.hub.RevokeOAuthToken(ctx, id, tok.RefreshToken); err != nil {
+	if err := w.auth.RevokeOAuthToken(ctx, id, tok.RefreshToken); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
@@ -303,20 +303,17 @@ func TestClientDocuments(t *testing.T) {
 	f := &fetcher{docs: map[string]string{docURL: doc}, addr: netip.MustParseAddr("93.184.215.14")}
 	w := newWorld(t)
 	open := func(private ...string) {
-		h, err := hub.New(ctx, hub.Options{Store: w.store, Waker: w.waker, Clock: w.clock, Logger: slog.New(slog.DiscardHandler), Fetcher: f, PrivateHosts: private})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.hub = h
+		w.options = func(o *hub.Options, ao *oauth.AuthorityOptions) { o.PrivateHosts, ao.Fetcher = private, f }
+		w.reopen(t)
 	}
 	open()
-	a, err := w.hub.CheckAuthorization(ctx, authRequest(docURL))
+	a, err := w.auth.CheckAuthorization(ctx, authRequest(docURL))
 	if err != nil || a.Client.Label() != "App" || !a.Client.Document {
 		t.Fatalf("%+v %v", a, err)
 	}
-	w.hub.CheckAuthorization(ctx, authRequest(docURL))
-	w.clock.Advance(hub.ClientDocumentTTL)
-	w.hub.CheckAuthorization(ctx, authRequest(docURL))
+	w.auth.CheckAuthorization(ctx, authRequest(docURL))
+	w.clock.Advance(oauth.ClientDocumentTTL)
+	w.auth.CheckAuthorization(ctx, authRequest(docURL))
 	if diff := cmp.Diff([]string{docURL, docURL}, f.fetched); diff != "" {
 		t.Fatalf("fetches (once, then again after an hour): %s", diff)
 	}
@@ -337,8 +334,8 @@ func TestClientDocuments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f.fetched = nil
 			f.docs[tc.id] = tc.doc
-			a, err := w.hub.CheckAuthorization(ctx, authRequest(tc.id))
-			oauthCode(t, err, hub.OAuthInvalidClient)
+			a, err := w.auth.CheckAuthorization(ctx, authRequest(tc.id))
+			oauthCode(t, err, oauth.OAuthInvalidClient)
 			if a != nil {
 				t.Fatal("a bad client got a redirect")
 			}
@@ -350,12 +347,12 @@ func TestClientDocuments(t *testing.T) {
 
 	// A name that resolves to a private address is refused when connecting.
 	f.addr, f.fetched = netip.MustParseAddr("192.168.1.10"), nil
-	w.clock.Advance(hub.ClientDocumentTTL)
-	if _, err := w.hub.CheckAuthorization(ctx, authRequest(docURL)); err == nil || len(f.fetched) != 0 {
+	w.clock.Advance(oauth.ClientDocumentTTL)
+	if _, err := w.auth.CheckAuthorization(ctx, authRequest(docURL)); err == nil || len(f.fetched) != 0 {
 		t.Fatalf("at a private address: %v, fetched %v", err, f.fetched)
 	}
 	open("App.example")
-	if _, err := w.hub.CheckAuthorization(ctx, authRequest(docURL)); err != nil || len(f.fetched) != 1 {
+	if _, err := w.auth.CheckAuthorization(ctx, authRequest(docURL)); err != nil || len(f.fetched) != 1 {
 		t.Fatalf("let through by the admin: %v, fetched %v", err, f.fetched)
 	}
 
@@ -377,19 +374,19 @@ func TestClientDocuments(t *testing.T) {
 // another address is not held back by it.
 func TestRegistrationThrottled(t *testing.T) {
 	w := newWorld(t)
-	spec := hub.ClientSpec{Name: "Test client", RedirectURIs: []string{redirect}, From: "203.0.113.7"}
+	spec := oauth.ClientSpec{Name: "Test client", RedirectURIs: []string{redirect}, From: "203.0.113.7"}
 	for i := range 10 {
-		if _, err := w.hub.RegisterClient(ctx, spec); err != nil {
+		if _, err := w.auth.RegisterClient(ctx, spec); err != nil {
 			t.Fatalf("registration %d: %v", i+1, err)
 		}
 	}
-	_, err := w.hub.RegisterClient(ctx, spec)
+	_, err := w.auth.RegisterClient(ctx, spec)
 	var e *hub.Error
 	if !errors.As(err, &e) || e.Code != "throttled" || e.Details["retry_after_s"] != 60 {
 		t.Fatalf("the 11th registration from one address: %v, want throttled with retry_after_s 60", err)
 	}
 	spec.From = "198.51.100.1"
-	if _, err := w.hub.RegisterClient(ctx, spec); err != nil {
+	if _, err := w.auth.RegisterClient(ctx, spec); err != nil {
 		t.Fatalf("a registration from another address: %v", err)
 	}
 }
