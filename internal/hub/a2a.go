@@ -246,3 +246,25 @@ func (h *Hub) ExposedAgents(ctx context.Context, owner string) ([]*ExposedAgent,
 	}
 	return out, nil
 }
+
+// A2AReads are the queries of a2a (Reader embeds them).
+type A2AReads interface {
+	// A2AExposure is the agent's A2A setting (§18); ErrNoRows when it was
+	// never set.
+	A2AExposure(ctx context.Context, agentID string) (*A2AExposure, error)
+	// ExposedAgents lists the owner's agents exposed over A2A that are not
+	// archived, by slug.
+	ExposedAgents(ctx context.Context, ownerID string) ([]*Agent, error)
+	// A2ARequest finds the A2A request a message is (ErrNoRows: none).
+	A2ARequest(ctx context.Context, messageID string) (*A2ARequest, error)
+	// A2ACallers lists who sent A2A requests to the agent in a
+	// conversation, each once.
+	A2ACallers(ctx context.Context, conversationID, agentID string) ([]string, error)
+}
+
+// A2AWrites are the writes of a2a (Tx embeds them).
+type A2AWrites interface {
+	// PutA2AExposure stores the agent's A2A setting, replacing any.
+	PutA2AExposure(ctx context.Context, e *A2AExposure) error
+	InsertA2ARequest(ctx context.Context, r *A2ARequest) error
+}

@@ -418,3 +418,26 @@ func (h *Hub) Users(ctx context.Context, by *User) ([]*User, error) {
 	}
 	return us, nil
 }
+
+// AccountReads are the queries of accounts (Reader embeds them).
+type AccountReads interface {
+	// PasswordHash is the person's password hash ("" when none is set).
+	PasswordHash(ctx context.Context, userID string) (string, error)
+	// LoginByHash finds a dashboard sign-in by its secret's hash.
+	LoginByHash(ctx context.Context, hash []byte) (*Login, error)
+	InviteByHash(ctx context.Context, hash []byte) (*Invite, error)
+}
+
+// AccountWrites are the writes of accounts (Tx embeds them).
+type AccountWrites interface {
+	SetPasswordHash(ctx context.Context, userID, hash string) error
+	InsertLogin(ctx context.Context, l *Login) error
+	// TouchLogin records a sign-in's last use.
+	TouchLogin(ctx context.Context, id string, at time.Time) error
+	DeleteLogin(ctx context.Context, id string) error
+	// DeleteLogins ends every sign-in of the person (a new password).
+	DeleteLogins(ctx context.Context, userID string) error
+	InsertInvite(ctx context.Context, inv *Invite) error
+	// UseInvite marks an unused invite used; ErrNoRows when it was used.
+	UseInvite(ctx context.Context, id, userID string, at time.Time) error
+}

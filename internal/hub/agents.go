@@ -396,3 +396,25 @@ func numbered(base string, n int) string {
 	}
 	return base + suffix
 }
+
+// AgentReads are the queries of agents (Reader embeds them).
+type AgentReads interface {
+	AgentByID(ctx context.Context, id string) (*Agent, error)
+	AgentByHandle(ctx context.Context, owner, slug string) (*Agent, error)
+	// Agents lists the owner's agents (all owners when ownerID is ""), oldest
+	// first, archived ones only when includeArchived.
+	Agents(ctx context.Context, ownerID string, includeArchived bool) ([]*Agent, error)
+	// PublicAgents lists every public agent no one archived (§1), by
+	// handle.
+	PublicAgents(ctx context.Context) ([]*Agent, error)
+}
+
+// AgentWrites are the writes of agents (Tx embeds them).
+type AgentWrites interface {
+	InsertAgent(ctx context.Context, a *Agent) error
+	// SetAgentArchived archives (at non-zero) or restores (at zero) an agent.
+	SetAgentArchived(ctx context.Context, agentID string, at time.Time) error
+	SetAgentMode(ctx context.Context, agentID, mode string) error
+	// SetAgentPublic marks the agent public or not (§1).
+	SetAgentPublic(ctx context.Context, agentID string, public bool) error
+}

@@ -259,3 +259,26 @@ func personTookPart(ctx context.Context, tx Tx, v *ConversationView, now time.Ti
 	}
 	return events, nil
 }
+
+// BrakeReads are the queries of brakes (Reader embeds them).
+type BrakeReads interface {
+	// CountSent counts, in one query, the sender's messages in a
+	// conversation that were sent or are held: same, those with exactly
+	// this body created after sameSince (all when zero), and recent, all
+	// created after recentSince. Each count stops at max, so a brake's check
+	// costs the same however long the history.
+	CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error)
+	// Voices lists the voices (sender id + "/" + instance) of the agent
+	// messages sent in a conversation after since, in seq order.
+	Voices(ctx context.Context, conversationID string, since time.Time) ([]string, error)
+}
+
+// BrakeWrites are the writes of brakes (Tx embeds them).
+type BrakeWrites interface {
+	// SetBrakeState records a conversation's turn count, last voice and
+	// pause (zero pausedAt: not paused).
+	SetBrakeState(ctx context.Context, c *Conversation) error
+	// TouchPerson records that a person took part at: turns start again and
+	// any pause is lifted.
+	TouchPerson(ctx context.Context, conversationID string, at time.Time) error
+}

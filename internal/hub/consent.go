@@ -380,3 +380,24 @@ func (h *Hub) openFor(ctx context.Context, tx Tx, ask *InboundAsk) ([]*Event, er
 	ev := &Event{RecipientID: a.ID, Type: EventConversationOpened, ConversationID: conv.ID, CreatedAt: h.now()}
 	return append(events, ev), nil
 }
+
+// InboundAskReads are the queries of consent (Reader embeds them).
+type InboundAskReads interface {
+	InboundAsk(ctx context.Context, agentID, userID string) (*InboundAsk, error)
+	InboundAskByID(ctx context.Context, id string) (*InboundAsk, error)
+	// InboundAsks lists the asks made of the person, oldest first: only
+	// those waiting when pending, else every one (decided ones may be
+	// changed).
+	InboundAsks(ctx context.Context, userID string, pending bool) ([]*InboundAsk, error)
+}
+
+// InboundAskWrites are the writes of consent (Tx embeds them).
+type InboundAskWrites interface {
+	// PutInboundAsk stores the agent's ask of the person (one per pair).
+	PutInboundAsk(ctx context.Context, a *InboundAsk) error
+	// SetInboundAskStatus records a decision and reports whether it changed
+	// anything (false when the ask already had that status).
+	SetInboundAskStatus(ctx context.Context, id, status string, at time.Time) (bool, error)
+	// DeleteInboundAsk drops an inbound ask (none by that id: nothing to do).
+	DeleteInboundAsk(ctx context.Context, id string) error
+}

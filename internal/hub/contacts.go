@@ -458,3 +458,18 @@ func (h *Hub) Consent(ctx context.Context, u *User) (*ConsentView, error) {
 	}
 	return v, nil
 }
+
+// ContactReads are the queries of contacts (Reader embeds them).
+type ContactReads interface {
+	// Contact returns the pair's contact row (either order of ids).
+	Contact(ctx context.Context, userA, userB string) (*Contact, error)
+	// ContactsOf lists the rows involving the person, oldest first.
+	ContactsOf(ctx context.Context, userID string) ([]*Contact, error)
+	// ContactByID finds a contact row by the id its request was given.
+	ContactByID(ctx context.Context, id string) (*Contact, error)
+}
+
+// ContactWrites are the writes of contacts (Tx embeds them).
+type ContactWrites interface {
+	PutContact(ctx context.Context, c *Contact) error
+}

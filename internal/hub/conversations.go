@@ -359,3 +359,47 @@ func (h *Hub) listings(ctx context.Context, convs []*Conversation, readerID stri
 	}
 	return out, nil
 }
+
+// ConversationReads are the queries of conversations (Reader embeds them).
+type ConversationReads interface {
+	Conversation(ctx context.Context, id string) (*Conversation, error)
+	// ConversationView is Conversation and its Participants in one read.
+	ConversationView(ctx context.Context, id string) (*ConversationView, error)
+	// TakesPart reports whether the principal takes part in the
+	// conversation and it is not closed: access without loading the
+	// conversation, whatever its size.
+	TakesPart(ctx context.Context, conversationID, principalID string) (bool, error)
+	// DirectConversation finds the open or close-requested direct
+	// conversation whose participant set has this key.
+	DirectConversation(ctx context.Context, key string) (*Conversation, error)
+	// Participants lists the current (not left) participants, oldest first,
+	// with their handle and whether the agent is archived.
+	Participants(ctx context.Context, conversationID string) ([]Participant, error)
+	// ConversationsOf lists the conversations the principal takes part in that
+	// are not closed, most recently active first, from before (updated time,
+	// then id) on when not zero.
+	ConversationsOf(ctx context.Context, principalID string, before time.Time, beforeID string, limit int) ([]*Conversation, error)
+	// OwnersConversations lists the conversations that are not closed in
+	// which the person or one of their agents takes part, most recently
+	// active first, from before (updated time, then id) on when not zero.
+	OwnersConversations(ctx context.Context, ownerID string, before time.Time, beforeID string, limit int) ([]*Conversation, error)
+	// PausedConversations lists the open, paused conversations in which
+	// the person or one of their agents takes part, latest pause first.
+	PausedConversations(ctx context.Context, ownerID string) ([]*Conversation, error)
+}
+
+// ConversationWrites are the writes of conversations (Tx embeds them).
+type ConversationWrites interface {
+	// LockConversation holds the conversation until the transaction ends,
+	// so transactions acting on one conversation take turns (a no-op where
+	// one writer commits everything).
+	LockConversation(ctx context.Context, id string) error
+	InsertConversation(ctx context.Context, c *Conversation) error
+	AddParticipant(ctx context.Context, p *Participant) error
+	// LeaveConversation ends the principal's part in a conversation.
+	LeaveConversation(ctx context.Context, conversationID, principalID string, at time.Time) error
+	SetConversationStatus(ctx context.Context, id, status string, at time.Time) error
+	// NextSeq increments the conversation's last seq under its row lock and
+	// returns the new value, so seq order is commit order (§13).
+	NextSeq(ctx context.Context, conversationID string, at time.Time) (int64, error)
+}

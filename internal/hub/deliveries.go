@@ -223,3 +223,38 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 	}
 	return events, nil
 }
+
+// DeliveryReads are the queries of deliveries (Reader embeds them).
+type DeliveryReads interface {
+	Delivery(ctx context.Context, agentID, messageID string) (*Delivery, error)
+	// Inbox returns the agent's oldest limit waiting (unacknowledged)
+	// deliveries in open conversations, with their messages and live holders,
+	// and how many wait in all. With f.Instance it keeps only those waiting
+	// for that session (§5): addressed to it or to nobody, and then not in a
+	// conversation held by another session seen since f.LiveSince.
+	Inbox(ctx context.Context, agentID string, f SessionFilter, limit int) (items []InboxItem, total int, err error)
+	// SiblingWords returns the agent's own messages written by its other
+	// named sessions in open group and thread conversations since the
+	// session was first seen and past its place (oldest first, at most
+	// limit), and how many there are (§5).
+	SiblingWords(ctx context.Context, agentID, instance string, limit int) ([]*Message, int, error)
+}
+
+// DeliveryWrites are the writes of deliveries (Tx embeds them).
+type DeliveryWrites interface {
+	// InsertDeliveries creates a waiting delivery of m for each agent.
+	InsertDeliveries(ctx context.Context, m *Message, agentIDs []string) error
+	// MarkFetched records the first body read of the agent's deliveries.
+	MarkFetched(ctx context.Context, agentID string, messageIDs []string, at time.Time) error
+	// UnmarkFetched forgets the body reads of the agent's waiting
+	// deliveries in the conversation from seq fromSeq on.
+	UnmarkFetched(ctx context.Context, agentID, conversationID string, fromSeq int64) error
+	// WithdrawDeliveries takes the agent's waiting deliveries in a
+	// conversation out of its inbox (state withdrawn) and returns their
+	// message ids, sorted.
+	WithdrawDeliveries(ctx context.Context, agentID, conversationID string, at time.Time) ([]string, error)
+	// SetDeliveryState stores a delivery's processing state (§5): its
+	// state, attempts, error, and when its attempt started and when it was
+	// acknowledged.
+	SetDeliveryState(ctx context.Context, d *Delivery) error
+}

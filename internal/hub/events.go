@@ -378,3 +378,36 @@ func (h *Hub) Recheck(ctx context.Context) error {
 	h.mu.Unlock()
 	return nil
 }
+
+// EventReads are the queries of events (Reader embeds them).
+type EventReads interface {
+	// EventsAfter returns up to limit of the recipient's events after
+	// position after, in order, each message.new with its Message. heldTx
+	// is the newest transaction among the recipient's committed events
+	// past those (within limit), held back until the transactions before
+	// them end (PostgreSQL, Pos); 0 if none.
+	EventsAfter(ctx context.Context, recipientID string, after Pos, limit int) (events []*Event, heldTx int64, err error)
+	// RecentEvents returns up to limit of the recipient's events of these
+	// types (at least one) at or before position upTo, newest first, each
+	// message event with its Message.
+	RecentEvents(ctx context.Context, recipientID string, upTo Pos, types []string, limit int) ([]*Event, error)
+	// LatestEvent is the position of the last event readable so far: no
+	// event committed later can stand at or before it. heldTx is the
+	// newest transaction of the events committed but held back past it
+	// (0 if none; PostgreSQL, Pos): once latest.Tx reaches heldTx, every
+	// event committed before this call is at or before latest.
+	LatestEvent(ctx context.Context) (latest Pos, heldTx int64, err error)
+	// EventRecipients lists the distinct recipients of the events with
+	// positions after after, up to upTo.
+	EventRecipients(ctx context.Context, after, upTo Pos) ([]string, error)
+}
+
+// EventWrites are the writes of events (Tx embeds them).
+type EventWrites interface {
+	// InsertEvents appends events (ids assigned by the store, in order).
+	InsertEvents(ctx context.Context, events []*Event) error
+	// PruneEvents deletes events created before t (and any before the
+	// newest of those), records the last position deleted under
+	// MetaPrunedThrough, and returns it (zero when none).
+	PruneEvents(ctx context.Context, before time.Time) (Pos, error)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Grants (§3): what an owner lets its agent reach of a contact, and the
@@ -347,4 +348,24 @@ func (h *Hub) AgentDecideContact(ctx context.Context, c *Caller) error {
 // forbidden, since contacts and grants are its owner's (§10.5).
 func (h *Hub) AgentRemoveContact(ctx context.Context, c *Caller) error {
 	return &Error{Kind: KindForbidden, Msg: "only your owner @" + c.Owner.Handle + " can end a contact or change a grant"}
+}
+
+// GrantReads are the queries of grants (Reader embeds them).
+type GrantReads interface {
+	Grant(ctx context.Context, agentID, contactID string) (*Grant, error)
+	GrantsOf(ctx context.Context, agentID string) ([]*Grant, error)
+	GrantRequest(ctx context.Context, id string) (*GrantRequest, error)
+	// GrantRequests lists pending requests, of an owner's agents (ownerID)
+	// or of one agent (agentID), oldest first.
+	GrantRequests(ctx context.Context, ownerID, agentID string) ([]*GrantRequest, error)
+	// AgentGrantRequests lists every request of the agent, whatever its
+	// status, oldest first.
+	AgentGrantRequests(ctx context.Context, agentID string) ([]*GrantRequest, error)
+}
+
+// GrantWrites are the writes of grants (Tx embeds them).
+type GrantWrites interface {
+	PutGrant(ctx context.Context, g *Grant) error
+	InsertGrantRequest(ctx context.Context, r *GrantRequest) error
+	DecideGrantRequest(ctx context.Context, id, status string, at time.Time) error
 }

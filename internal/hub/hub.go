@@ -206,3 +206,14 @@ func (h *Hub) Egress() egress.Policy { return h.egressPolicy }
 // Now is the hub's clock: what the leaves carved out of it (internal/oauth)
 // tell the time by.
 func (h *Hub) Now() time.Time { return h.now() }
+
+// MetaReads are the queries of the meta table (Reader embeds them).
+type MetaReads interface {
+	Meta(ctx context.Context, key string) (string, error)
+}
+
+// MetaWrites are the writes of the meta table (Tx embeds them).
+type MetaWrites interface {
+	Reader
+	SetMeta(ctx context.Context, key, value string) error
+}

@@ -139,3 +139,20 @@ func (h *Hub) ProjectImage(ctx context.Context, u *User, projectID, imageID stri
 	}
 	return img, data, nil
 }
+
+// ImageReads are the queries of images (Reader embeds them).
+type ImageReads interface {
+	Image(ctx context.Context, id string) (*Image, error)
+	// Images lists the project's images, newest first.
+	Images(ctx context.Context, projectID string) ([]*Image, error)
+	// ImageBySHA finds the project's image with these bytes.
+	ImageBySHA(ctx context.Context, projectID, sha256 string) (*Image, error)
+	// ImageData returns the bytes stored under a SHA-256.
+	ImageData(ctx context.Context, sha256 string) ([]byte, error)
+}
+
+// ImageWrites are the writes of images (Tx embeds them).
+type ImageWrites interface {
+	// InsertImage stores an image row and its bytes (kept once per SHA-256).
+	InsertImage(ctx context.Context, img *Image, data []byte) error
+}

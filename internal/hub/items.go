@@ -257,3 +257,20 @@ func checkItem(title, note, u string) (string, string, string, error) {
 	}
 	return title, note, u, nil
 }
+
+// ItemReads are the queries of items (Reader embeds them).
+type ItemReads interface {
+	Item(ctx context.Context, id string) (*Item, error)
+	// Items lists a project's items, oldest first.
+	Items(ctx context.Context, projectID string) ([]*Item, error)
+	// ItemChanges lists an item's changes, oldest first.
+	ItemChanges(ctx context.Context, itemID string) ([]ItemChange, error)
+}
+
+// ItemWrites are the writes of items (Tx embeds them).
+type ItemWrites interface {
+	InsertItem(ctx context.Context, it *Item) error
+	// UpdateItem stores an item's title, note, url, status and update time.
+	UpdateItem(ctx context.Context, it *Item) error
+	InsertItemChange(ctx context.Context, c *ItemChange) error
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -492,4 +493,37 @@ func (h *Hub) Recent(ctx context.Context, c *Caller, conversationID string, limi
 		return nil, nil, err
 	}
 	return v, res, nil
+}
+
+// MessageReads are the queries of messages (Reader embeds them).
+type MessageReads interface {
+	Message(ctx context.Context, id string) (*Message, error)
+	MessageBySeq(ctx context.Context, conversationID string, seq int64) (*Message, error)
+	MessageByClientID(ctx context.Context, senderID, clientMsgID string) (*Message, error)
+	// OriginalBodies returns, by message id, the agent's own words of each
+	// message of ids that its owner edited before letting it go. No other
+	// read fills Message.OriginalBody: only the hub's rule hands them over
+	// (§7 review, originals).
+	OriginalBodies(ctx context.Context, ids []string) (map[string]string, error)
+	// Messages returns up to limit messages with seq > afterSeq, in seq order.
+	Messages(ctx context.Context, conversationID string, afterSeq int64, limit int) ([]*Message, error)
+	// MessagesWhere is a page of a conversation's messages, by seq, from
+	// offset: only of kind when kind is not "", only those created after
+	// since when it is not zero; with how many there are in all.
+	MessagesWhere(ctx context.Context, conversationID, kind string, since time.Time, offset, limit int) ([]*Message, int, error)
+	// Unread counts messages past the principal's place (instance "") not
+	// written by it.
+	Unread(ctx context.Context, conversationID, principalID string) (int, error)
+	Reads(ctx context.Context, conversationID string) ([]Read, error)
+	// HeldMessages lists the messages held for the owner's review, oldest
+	// first.
+	HeldMessages(ctx context.Context, ownerID string) ([]*Message, error)
+}
+
+// MessageWrites are the writes of messages (Tx embeds them).
+type MessageWrites interface {
+	InsertMessage(ctx context.Context, m *Message) error
+	// DecideMessage stores a held message's decision: its status, seq, body,
+	// summary, original body, authority and who decided when.
+	DecideMessage(ctx context.Context, m *Message) error
 }

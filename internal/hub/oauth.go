@@ -156,3 +156,26 @@ func (h *Hub) RevokeOAuthClient(ctx context.Context, u *User, slug, clientID str
 	}
 	return view, nil
 }
+
+// OAuthReads are the queries of oauth (Reader embeds them).
+type OAuthReads interface {
+	OAuthClient(ctx context.Context, id string) (*OAuthClient, error)
+	OAuthGrant(ctx context.Context, id string) (*OAuthGrant, error)
+	// OAuthGrants lists the agent's grants not revoked, newest first, with
+	// their client's name and their tokens' last use.
+	OAuthGrants(ctx context.Context, agentID string) ([]*OAuthGrant, error)
+	OAuthCodeByHash(ctx context.Context, hash []byte) (*OAuthCode, error)
+}
+
+// OAuthWrites are the writes of oauth (Tx embeds them).
+type OAuthWrites interface {
+	// PutOAuthClient stores a client, or replaces what is known of it.
+	PutOAuthClient(ctx context.Context, c *OAuthClient) error
+	InsertOAuthGrant(ctx context.Context, g *OAuthGrant) error
+	// RevokeOAuthGrant revokes a grant and every token issued under it,
+	// and forgets their successors.
+	RevokeOAuthGrant(ctx context.Context, id string, at time.Time) error
+	InsertOAuthCode(ctx context.Context, c *OAuthCode) error
+	// UseOAuthCode marks an unused code used; ErrNoRows when it was.
+	UseOAuthCode(ctx context.Context, hash []byte, at time.Time) error
+}

@@ -438,3 +438,49 @@ func (h *Hub) UpdateProject(ctx context.Context, u *User, projectID string, up P
 	}
 	return p, nil
 }
+
+// ProjectReads are the queries of projects (Reader embeds them).
+type ProjectReads interface {
+	Project(ctx context.Context, id string) (*Project, error)
+	// ProjectsOf lists the projects that are not archived which the person
+	// is a member of, or the agent was brought into: the home project first,
+	// then oldest first.
+	ProjectsOf(ctx context.Context, principalID string) ([]*Project, error)
+	// ProjectMembers lists a project's people, first added first.
+	ProjectMembers(ctx context.Context, projectID string) ([]ProjectMember, error)
+	// ProjectAgents lists the agents brought into a project, archived ones
+	// included (Archived says so).
+	ProjectAgents(ctx context.Context, projectID string) ([]ProjectAgent, error)
+	ProjectAgent(ctx context.Context, projectID, agentID string) (*ProjectAgent, error)
+	ProjectRequest(ctx context.Context, id string) (*ProjectRequest, error)
+	// PendingProjectRequests lists the proposals and access requests
+	// waiting for the owner, oldest first.
+	PendingProjectRequests(ctx context.Context, ownerID string) ([]*ProjectRequest, error)
+	// Threads lists a project's threads that are not closed, most recently
+	// active first.
+	Threads(ctx context.Context, projectID string) ([]*Conversation, error)
+	// ThreadByKey finds a project's thread, not closed, with this key.
+	ThreadByKey(ctx context.Context, projectID, key string) (*Conversation, error)
+}
+
+// ProjectWrites are the writes of projects (Tx embeds them).
+type ProjectWrites interface {
+	// LockProject holds the project's row until the transaction ends, so
+	// changes of who is in it and new threads take turns (a no-op where one
+	// writer commits everything).
+	LockProject(ctx context.Context, id string) error
+	InsertProject(ctx context.Context, p *Project) error
+	// UpdateProject stores a project's name, description, cap, archiving
+	// and update time.
+	UpdateProject(ctx context.Context, p *Project) error
+	// PutProjectMember adds a person to a project (already there: nothing).
+	PutProjectMember(ctx context.Context, m *ProjectMember) error
+	DeleteProjectMember(ctx context.Context, projectID, userID string) error
+	// PutProjectAgent brings an agent in, or changes its access and review.
+	PutProjectAgent(ctx context.Context, pa *ProjectAgent) error
+	DeleteProjectAgent(ctx context.Context, projectID, agentID string) error
+	InsertProjectRequest(ctx context.Context, r *ProjectRequest) error
+	// DecideProjectRequest stores a pending request's decision (status,
+	// project, who and when); ErrNoRows when it is no longer pending.
+	DecideProjectRequest(ctx context.Context, r *ProjectRequest) error
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Questions (§9): an agent asks its owner, the owner answers, and the
@@ -114,4 +115,21 @@ func (h *Hub) acknowledgeAnswer(ctx context.Context, c *Caller, questionID strin
 		return nil, AsError(err)
 	}
 	return &Delivery{MessageID: q.ID, AgentID: c.Agent.ID, State: DeliveryDone, AckedAt: h.now()}, nil
+}
+
+// QuestionReads are the queries of questions (Reader embeds them).
+type QuestionReads interface {
+	Question(ctx context.Context, id string) (*Question, error)
+	// PendingQuestions lists the owner's unanswered questions, oldest first.
+	PendingQuestions(ctx context.Context, ownerID string) ([]*Question, error)
+	// Answers lists the agent's answered, unacknowledged questions, oldest
+	// first; only those asked by the session when instance is not "".
+	Answers(ctx context.Context, agentID, instance string) ([]*Question, error)
+}
+
+// QuestionWrites are the writes of questions (Tx embeds them).
+type QuestionWrites interface {
+	InsertQuestion(ctx context.Context, q *Question) error
+	AnswerQuestion(ctx context.Context, id, answer string, at time.Time) error
+	AckAnswer(ctx context.Context, id string, at time.Time) error
 }

@@ -334,3 +334,15 @@ func (h *Hub) SendAsPerson(ctx context.Context, u *User, in SendInput) (*SendRes
 	}
 	return h.postAsPerson(ctx, u, in)
 }
+
+// RoomReads are the queries of rooms (Reader embeds them).
+type RoomReads interface {
+	// Work is a page of the agent's deliveries in one conversation whose
+	// state is one of states, oldest first, from offset, with their
+	// messages and how many there are in all (§10.5).
+	Work(ctx context.Context, agentID, conversationID string, states []string, offset, limit int) ([]InboxItem, int, error)
+	// ChatContext is a page of a conversation's sent messages, by seq,
+	// from offset, that agentID sent or that are text mentioning handle;
+	// with how many there are in all (§10.5).
+	ChatContext(ctx context.Context, conversationID, agentID, handle string, offset, limit int) ([]*Message, int, error)
+}

@@ -183,3 +183,13 @@ func (h *Hub) search(ctx context.Context, f SearchFilter, limit int, sees func(c
 	}
 	return res, nil
 }
+
+// SearchReads are the queries of search (Reader embeds them).
+type SearchReads interface {
+	// SearchMessages ranks the newest search.Window sent messages
+	// matching f.Query in the conversations f reads, narrowed as f says:
+	// best match first, ties newest first, at most limit (§18). Every
+	// message is indexed in the transaction that makes it sent, with its
+	// final words.
+	SearchMessages(ctx context.Context, f SearchFilter, limit int) ([]*Message, error)
+}

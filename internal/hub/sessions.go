@@ -204,3 +204,26 @@ func (h *Hub) sessionInbox(ctx context.Context, c *Caller, instance string, r *I
 	r.More = r.Total - len(r.Items)
 	return nil
 }
+
+// SessionReads are the queries of sessions (Reader embeds them).
+type SessionReads interface {
+	Instances(ctx context.Context, agentID string) ([]Instance, error)
+	// Holds lists the agent's holds, each with its session's last-seen time.
+	Holds(ctx context.Context, agentID string) ([]Hold, error)
+	// Hold is the agent's hold on one conversation, with its session's
+	// last-seen time (ErrNoRows: none of its sessions holds it).
+	Hold(ctx context.Context, agentID, conversationID string) (Hold, error)
+}
+
+// SessionWrites are the writes of sessions (Tx embeds them).
+type SessionWrites interface {
+	// UpsertInstance records a session name's note (kept when note is "") and
+	// last-seen time.
+	UpsertInstance(ctx context.Context, agentID, name, note string, at time.Time) error
+	DeleteInstance(ctx context.Context, agentID, name string) error
+	// SetHold makes the agent's session the holder of a conversation.
+	SetHold(ctx context.Context, agentID, conversationID, instance string, at time.Time) error
+	// MoveRead sets a place to max(current, seq) when forward; otherwise to
+	// min(current, seq), leaving a place that does not exist yet alone.
+	MoveRead(ctx context.Context, conversationID, principalID, instance string, seq int64, forward bool, at time.Time) error
+}

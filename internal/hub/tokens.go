@@ -408,3 +408,30 @@ func (h *Hub) touchToken(ctx context.Context, t *Token, now time.Time) {
 		h.log.Warn("recording token use", "token", t.ID, "err", err)
 	}
 }
+
+// TokenReads are the queries of tokens (Reader embeds them).
+type TokenReads interface {
+	// TokenByHash finds a token with, in the same read, its agent (nil for
+	// a person's token) and its user (an agent token's owner).
+	TokenByHash(ctx context.Context, hash []byte) (*Token, *Agent, *User, error)
+	TokenByID(ctx context.Context, id string) (*Token, error)
+	// Tokens lists a user's static tokens (not OAuth ones), of one agent
+	// when agentID is not "".
+	Tokens(ctx context.Context, userID, agentID string) ([]*Token, error)
+}
+
+// TokenWrites are the writes of tokens (Tx embeds them).
+type TokenWrites interface {
+	InsertToken(ctx context.Context, t *Token) error
+	RevokeToken(ctx context.Context, id string, at time.Time) error
+	// RevokeAgentTokens revokes every token of the agent not revoked yet,
+	// and the OAuth grants that let clients act as it.
+	RevokeAgentTokens(ctx context.Context, agentID string, at time.Time) error
+	TouchToken(ctx context.Context, id string, at time.Time) error
+	// UseToken revokes a token not revoked yet, keeping successor with it
+	// (nil: nothing); ErrNoRows when it was revoked.
+	UseToken(ctx context.Context, id string, at time.Time, successor []byte) error
+	// ForgetSuccessors drops what the grant's tokens used before
+	// usedBefore keep of their successors.
+	ForgetSuccessors(ctx context.Context, grantID string, usedBefore time.Time) error
+}

@@ -109,3 +109,22 @@ func (h *Hub) UpdateUserName(ctx context.Context, u *User, name string) (*User, 
 	out.Name = name
 	return &out, nil
 }
+
+// UserReads are the queries of users (Reader embeds them).
+type UserReads interface {
+	UserByID(ctx context.Context, id string) (*User, error)
+	UserByHandle(ctx context.Context, handle string) (*User, error)
+	// Users lists every person, oldest first.
+	Users(ctx context.Context) ([]*User, error)
+}
+
+// UserWrites are the writes of users (Tx embeds them).
+type UserWrites interface {
+	// LockUsers holds off other new people until the transaction ends, so
+	// only the first is the admin (a no-op where one writer commits
+	// everything).
+	LockUsers(ctx context.Context) error
+	InsertUser(ctx context.Context, u *User) error
+	// SetUserName stores a person's display name.
+	SetUserName(ctx context.Context, userID, name string) error
+}

@@ -320,3 +320,46 @@ func (h *Hub) EnableWebhook(ctx context.Context, u *User, slug, id string) (*Web
 	w.DisabledAt, w.DisabledReason = time.Time{}, ""
 	return w, nil
 }
+
+// WebhookReads are the queries of webhooks (Reader embeds them).
+type WebhookReads interface {
+	// Webhooks lists the agent's webhook endpoints, oldest first, each
+	// with its agent's handle and its calls still to make (§18).
+	Webhooks(ctx context.Context, agentID string) ([]*Webhook, error)
+	// WebhookAgents lists the agents with at least one enabled endpoint.
+	WebhookAgents(ctx context.Context) ([]string, error)
+	Webhook(ctx context.Context, id string) (*Webhook, error)
+	// WebhookAttempts lists an endpoint's latest attempts, newest first,
+	// at most limit.
+	WebhookAttempts(ctx context.Context, webhookID string, limit int) ([]WebhookAttempt, error)
+	// DueWebhooks lists the enabled endpoints with calls due at now, the
+	// one whose call has waited longest first.
+	DueWebhooks(ctx context.Context, now time.Time) ([]string, error)
+}
+
+// WebhookWrites are the writes of webhooks (Tx embeds them).
+type WebhookWrites interface {
+	// InsertWebhook stores an endpoint with the secret it signs with.
+	InsertWebhook(ctx context.Context, w *Webhook, secret string) error
+	// DeleteWebhook deletes an endpoint with its calls and its log.
+	DeleteWebhook(ctx context.Context, id string) error
+	// SetWebhookDisabled disables an endpoint (at not zero), saying why,
+	// and drops its calls; at zero enables it again.
+	SetWebhookDisabled(ctx context.Context, id string, at time.Time, reason string) error
+	// InsertWebhookCalls adds calls to the outbox.
+	InsertWebhookCalls(ctx context.Context, calls []*WebhookCall) error
+	// ClaimWebhookCalls takes up to limit calls of an enabled endpoint
+	// that are due at now (oldest due first), in the order they were made,
+	// with the endpoint's URL and secret and its agent, and makes them due
+	// at until instead: no one else sends them meanwhile, and a call whose
+	// sender stopped is due again then. Rows another transaction holds are
+	// skipped, so two replicas never claim the same call.
+	ClaimWebhookCalls(ctx context.Context, webhookID string, now, until time.Time, limit int) ([]*WebhookCall, error)
+	// DeleteWebhookCall deletes a delivered call.
+	DeleteWebhookCall(ctx context.Context, id string) error
+	// RescheduleWebhookCall stores a call's attempts and when it is due.
+	RescheduleWebhookCall(ctx context.Context, c *WebhookCall) error
+	// InsertWebhookAttempt logs an attempt, keeping only the endpoint's
+	// latest keep.
+	InsertWebhookAttempt(ctx context.Context, a *WebhookAttempt, keep int) error
+}
