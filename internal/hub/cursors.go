@@ -156,7 +156,7 @@ func (h *Hub) LatestCursor(ctx context.Context, readerID string) (string, error)
 // before them end; past heldPatience the position stands where it is, and
 // the reader is handed those events as new.
 func (h *Hub) latestEvent(ctx context.Context) (Pos, error) {
-	held := &heldBack{waker: h.waker}
+	held := &heldBack{waker: h.waker, now: h.now}
 	defer held.stop()
 	for {
 		latest, heldTx, err := h.store.LatestEvent(ctx)

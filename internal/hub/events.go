@@ -107,6 +107,7 @@ const (
 // heldBack is what a wait knows of its events held back.
 type heldBack struct {
 	waker   Waker
+	now     func() time.Time // the hub's clock
 	target  int64 // the newest transaction held back when first seen; 0: waiting for none
 	since   time.Time
 	waited  bool // it has waited for events held back: never again
@@ -123,10 +124,10 @@ type heldBack struct {
 // and says nothing of what came out).
 func (b *heldBack) waiting(heldTx int64, seen Pos) bool {
 	switch {
-	case b.target != 0 && (seen.Tx >= b.target || time.Since(b.since) >= heldPatience):
+	case b.target != 0 && (seen.Tx >= b.target || b.now().Sub(b.since) >= heldPatience):
 		b.target, b.waited = 0, true // what was held back has come out, or patience ran out
 	case b.target == 0 && heldTx != 0 && !b.waited:
-		b.target, b.since, b.backoff = heldTx, time.Now(), heldRetry
+		b.target, b.since, b.backoff = heldTx, b.now(), heldRetry
 	}
 	return b.target != 0
 }
@@ -158,7 +159,7 @@ func (h *Hub) park(ctx context.Context, recipientID string, from Pos, timeout ti
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	timeUp := timer.C // nil once the time is up
-	held := &heldBack{waker: h.waker}
+	held := &heldBack{waker: h.waker, now: h.now}
 	defer held.stop()
 	for {
 		queried := h.commits.now()

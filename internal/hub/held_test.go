@@ -1,13 +1,16 @@
 package hub
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestAWaitWaitsForEventsHeldBackOnce: a wait that sees events held back
 // waits until the transaction it saw has come out, and then not again for
 // transactions held back after it looked (they come with the next wait),
 // so a stream of new ones never keeps its events from it.
 func TestAWaitWaitsForEventsHeldBackOnce(t *testing.T) {
-	var b heldBack
+	b := heldBack{now: time.Now}
 	if b.waiting(0, Pos{Tx: 3, ID: 1}) {
 		t.Fatal("waiting with nothing held back")
 	}

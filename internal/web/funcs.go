@@ -17,7 +17,7 @@ func (w *Web) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset":     func(name string) string { return "/static/" + name + "?v=" + w.static[name].version },
 		"body":      messageBody,
-		"ago":       ago,
+		"ago":       func(t time.Time) string { return ago(t, w.hub.Now()) },
 		"exact":     exact,
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"kind":      kindLabel,
@@ -38,12 +38,12 @@ func messageBody(m *hub.Message, projectID string) template.HTML {
 	return template.HTML(`<p class="plain">` + template.HTMLEscapeString(m.Body) + `</p>`)
 }
 
-// ago is a time as people say it, e.g. "3 min ago".
-func ago(t time.Time) string {
+// ago is a time as people say it at now, e.g. "3 min ago".
+func ago(t, now time.Time) string {
 	if t.IsZero() {
 		return "never"
 	}
-	d := time.Since(t)
+	d := now.Sub(t)
 	switch {
 	case d < 0:
 		return "in " + span(-d)
