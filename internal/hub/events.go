@@ -108,7 +108,7 @@ const (
 type heldBack struct {
 	waker   Waker
 	now     func() time.Time // the hub's clock
-	target  int64 // the newest transaction held back when first seen; 0: waiting for none
+	target  int64            // the newest transaction held back when first seen; 0: waiting for none
 	since   time.Time
 	waited  bool // it has waited for events held back: never again
 	backoff time.Duration
