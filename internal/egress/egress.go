@@ -110,11 +110,12 @@ func (d *dialer) DialContext(ctx context.Context, network, address string) (net.
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{ip}
-	} else if addrs, err = d.resolver.LookupNetIP(ctx, "ip", host); err != nil {
+	} else if found, err := d.resolver.LookupNetIP(ctx, "ip", host); err != nil {
 		return nil, err
 	} else {
-		for i, ip := range addrs {
-			addrs[i] = ip.Unmap() // a resolver gives an IPv4 address as IPv4-mapped at times
+		// A copy: the resolver's answer may be shared with other dials.
+		for _, ip := range found {
+			addrs = append(addrs, ip.Unmap()) // a resolver gives an IPv4 address as IPv4-mapped at times
 		}
 	}
 	var refused *Refusal
