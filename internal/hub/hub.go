@@ -1,7 +1,10 @@
 // Package hub holds every rule of Palaver (DESIGN.md): who may talk to whom,
 // conversations and messages, delivery, events and waiting. It is
-// transport-free: the faces (MCP, command line) call it, and it reaches
-// storage only through the Store interface it declares.
+// transport-free: every face — the MCP profiles, REST, the dashboard, A2A,
+// OAuth, the command line — calls it, and it reaches storage only through
+// the Store interface it declares. What the core barely calls lives in
+// leaves beside the faces (internal/oauth, input, search, picture,
+// throttle, outbox, egress).
 package hub
 
 import (

@@ -1,7 +1,8 @@
 // Package mcpserver is Palaver's MCP face (DESIGN.md §10): a stateless
 // streamable-HTTP endpoint at /mcp/ (and /mcp) serving both protocol eras
-// through the official Go SDK, with bearer authentication, one typed handler
-// per tool, resources, prompts and server instructions.
+// through the official Go SDK, with bearer authentication; each profile's
+// tools (a handler typed by its arguments, shared between profiles where
+// they do the same), resources, prompts and server instructions.
 package mcpserver
 
 import (
