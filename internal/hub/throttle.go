@@ -7,9 +7,9 @@ import (
 	"github.com/palaverhq/palaver/internal/throttle"
 )
 
-// Throttling (§11.1, §15): failed sign-ins, accounts made, OAuth clients
-// registered and client documents fetched, counted per key by
-// internal/throttle, each kind with its allowance here.
+// Throttling (§11.1, §15): failed sign-ins and accounts made, counted per
+// key by internal/throttle, each kind with its allowance here (OAuth
+// registrations and document fetches: internal/oauth).
 
 // The sign-in allowances (§11.1). A person mistyping from their own
 // address is stopped after five; an address guessing across accounts after
@@ -20,9 +20,7 @@ var (
 	perAccountAddress = throttle.Allowance{Burst: 5, Every: time.Minute}
 	perAddress        = throttle.Allowance{Burst: 20, Every: 15 * time.Second}
 	perAccount        = throttle.Allowance{Burst: 50, Every: time.Minute}
-	signups           = throttle.Allowance{Burst: 5, Every: time.Minute}  // accounts made from one address
-	registrations     = throttle.Allowance{Burst: 10, Every: time.Minute} // OAuth clients registered from one address
-	documentFetches   = throttle.Allowance{Burst: 10, Every: time.Minute} // client metadata documents fetched for one address
+	signups           = throttle.Allowance{Burst: 5, Every: time.Minute} // accounts made from one address
 )
 
 // Throttled is the refusal while a key waits: what was attempted too
