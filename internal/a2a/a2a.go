@@ -268,7 +268,7 @@ func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
 			w.Header().Set("Retry-After", strings.TrimSpace(jsonText(after)))
 		}
 	case hub.KindInternal:
-		trace := newTrace()
+		trace := httpx.NewTrace()
 		s.log.Error("a2a request failed", "trace", trace, "path", r.URL.Path, "err", e.Err)
 		msg = "internal error (trace " + trace + "); retry later"
 	}

@@ -3,8 +3,6 @@ package a2a
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 
+	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -314,7 +313,7 @@ func (c *call) reply(w http.ResponseWriter, id json.RawMessage, result any, rerr
 // cannot be canceled, A2A's not-cancelable; bad arguments, invalid params;
 // internal errors show only their trace.
 func (c *call) translate(ctx context.Context, err error) *rpcError {
-	trace := newTrace()
+	trace := httpx.NewTrace()
 	var ref *hub.Refusal
 	if errors.As(err, &ref) {
 		msg := ref.Reason + " (trace " + trace + ")"
@@ -362,13 +361,6 @@ func (c *call) log(ctx context.Context, level slog.Level, msg, trace string, att
 		base = append(base, slog.String("user", c.caller.Person.Handle))
 	}
 	c.s.log.LogAttrs(ctx, level, msg, append(base, attrs...)...)
-}
-
-// newTrace returns a fresh trace id ("tr_" + 16 hex digits).
-func newTrace() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "tr_" + hex.EncodeToString(b[:])
 }
 
 // preview is a value someone gave, cut to a line for an error message.

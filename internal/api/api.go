@@ -7,8 +7,6 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,9 +183,7 @@ func (a *API) serve(h handler) http.Handler {
 // one log line under the trace id. A refusal that is part of the contract
 // (pending_approval, denied) is 409 with its status and reason.
 func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var b [8]byte
-	rand.Read(b[:])
-	trace := "tr_" + hex.EncodeToString(b[:])
+	trace := httpx.NewTrace()
 	var body map[string]any
 	code := http.StatusConflict
 	var ref *hub.Refusal

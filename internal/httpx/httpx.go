@@ -1,7 +1,8 @@
 // Package httpx holds the HTTP middleware every face shares: request ids,
 // the access log, panic recovery and security headers; and what they
-// answer alike: each error kind's status, the public base URL, the
-// client's address behind a proxy, and uploaded bytes sent safely.
+// answer alike: an error's trace id, each error kind's status, the public
+// base URL, the client's address behind a proxy, and uploaded bytes sent
+// safely.
 package httpx
 
 import (
@@ -27,6 +28,19 @@ type requestIDKey struct{}
 func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
+}
+
+// NewTrace returns a fresh trace id, "tr_" + 16 hex digits: what an error
+// answered by any face and its one log line share, so that a person quoting
+// it finds the cause (CONVENTIONS "Errors").
+func NewTrace() string { return "tr_" + newID() }
+
+// newID is 16 random hex digits: a request's id (X-Request-Id), and the
+// part of a trace id after its prefix.
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // statusWriter remembers the status code written.
@@ -63,9 +77,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // bytes, duration; never a header's value).
 func Wrap(next http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var b [8]byte
-		rand.Read(b[:])
-		id := hex.EncodeToString(b[:])
+		id := newID()
 		h := w.Header()
 		h.Set("X-Request-Id", id)
 		h.Set("X-Content-Type-Options", "nosniff")

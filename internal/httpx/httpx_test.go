@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -105,5 +106,28 @@ func TestKnownHost(t *testing.T) {
 		if got := KnownHost(c.base, c.host); got != c.want {
 			t.Errorf("KnownHost(%q, %q) = %t, want %t", c.base, c.host, got, c.want)
 		}
+	}
+}
+
+// TestIDs: every response carries a request id of 16 hex digits, and a
+// trace id is "tr_" and 16 hex digits; each is new every time.
+func TestIDs(t *testing.T) {
+	hexID := regexp.MustCompile(`^[0-9a-f]{16}$`)
+	trace := regexp.MustCompile(`^tr_[0-9a-f]{16}$`)
+	srv := httptest.NewServer(Wrap(http.NotFoundHandler(), slog.New(slog.DiscardHandler)))
+	defer srv.Close()
+	seen := map[string]bool{}
+	for range 3 {
+		resp, err := http.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		id := resp.Header.Get("X-Request-Id")
+		tr := NewTrace()
+		if !hexID.MatchString(id) || !trace.MatchString(tr) || seen[id] || seen[tr] {
+			t.Errorf("request id %q, trace %q: want 16 hex digits and tr_ with 16, each new", id, tr)
+		}
+		seen[id], seen[tr] = true, true
 	}
 }

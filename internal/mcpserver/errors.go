@@ -2,23 +2,15 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
-
-// newTrace returns a fresh trace id ("tr_" + 16 hex digits).
-func newTrace() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return "tr_" + hex.EncodeToString(b[:])
-}
 
 type refusedKey struct{}
 
@@ -49,7 +41,7 @@ func result(v any) (*mcp.CallToolResult, error) {
 // refusalResult answers a contract refusal (§7, §10.2): a normal result
 // with status and reason, carrying a trace id that matches one log line.
 func (c *call) refusalResult(ctx context.Context, r *hub.Refusal) (*mcp.CallToolResult, error) {
-	trace := newTrace()
+	trace := httpx.NewTrace()
 	c.logLine(ctx, slog.LevelInfo, "tool refused", trace, slog.String("status", r.Status), slog.String("reason", r.Reason))
 	out := map[string]any{"status": r.Status, "reason": c.say(r.Reason), "trace": trace}
 	for k, v := range r.Details {
@@ -90,7 +82,7 @@ func (c *call) resourceError(ctx context.Context, err error) error {
 // under that id. Internal errors show only "internal error (trace …)";
 // their cause goes to the log.
 func (c *call) translate(ctx context.Context, err error) (hub.Kind, map[string]any, string) {
-	trace := newTrace()
+	trace := httpx.NewTrace()
 	e := hub.AsError(err)
 	msg := e.Msg
 	level := slog.LevelInfo

@@ -8,9 +8,7 @@
 package web
 
 import (
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,9 +45,7 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 	}
 	msg := e.Msg
 	if e.Kind == hub.KindInternal {
-		var b [8]byte
-		rand.Read(b[:])
-		trace := "tr_" + hex.EncodeToString(b[:])
+		trace := httpx.NewTrace()
 		w.log.Error("dashboard error", "trace", trace, "route", r.Pattern, "err", err)
 		msg = "something went wrong on the server (trace " + trace + "); try again"
 	} else {
