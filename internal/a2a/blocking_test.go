@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // TestBlockingSendAndResubscribe: message/send with blocking: true
@@ -25,7 +27,7 @@ func TestBlockingSendAndResubscribe(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"b1","method":"message/send","params":{"configuration":{"blocking":true},"message":{"role":"user","messageId":"m-block","parts":[{"kind":"text","text":"Please review PR 13"}]}}}`)
 		done <- answer{status, body}
 	}()
-	ts.parked(t, 1)
+	servertest.Parked(t, ts.Waker, 1)
 	agent := ts.mcpAgent(t, "alice/reviewer")
 	inbox := tool(t, agent, "check_inbox", map[string]any{})
 	row := inbox["messages"].([]any)[0].(map[string]any)

@@ -2,25 +2,15 @@ package a2a_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/palaverhq/palaver/internal/a2a"
-	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/mcpserver"
-	"github.com/palaverhq/palaver/internal/notify"
-	"github.com/palaverhq/palaver/internal/oauth"
-	"github.com/palaverhq/palaver/internal/store/storetest"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 var ctx = context.Background()
@@ -29,55 +19,21 @@ var ctx = context.Background()
 // temp SQLite file (or PostgreSQL, PALAVER_TEST_STORE) — behind httptest,
 // with alice (agents planner and reviewer) and bob (agent helper).
 type testServer struct {
+	*servertest.Server
 	url    string
 	hub    *hub.Hub
-	auth   *oauth.Authority // the authorization server's logic, for tokens of OAuth
-	waker  *notify.Local
 	tokens map[string]string // agent handle or person → token
 }
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	waker := notify.NewLocal()
-	db := storetest.Open(t)
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: hub.DefaultSettings()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	m.Register(mux)
-	a2a.New(a2a.Options{Hub: h, Logger: log}).Register(mux)
-	hs := httptest.NewServer(httpx.Wrap(mux, log))
-	t.Cleanup(func() {
-		h.Shutdown()
-		hs.Close()
-	})
-	ts := &testServer{url: hs.URL, hub: h, auth: oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Logger: log}), waker: waker, tokens: map[string]string{}}
+	s := servertest.Open(t, servertest.Options{MCP: true, A2A: true, Wrap: true})
+	ts := &testServer{Server: s, url: s.URL, hub: s.Hub, tokens: map[string]string{}}
 	for _, u := range []string{"alice", "bob"} {
-		if _, err := h.CreateUser(ctx, u, ""); err != nil {
-			t.Fatal(err)
-		}
-		_, secret, err := h.MintUserToken(ctx, u, "a2a test", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts.tokens[u] = secret
+		ts.tokens[u] = s.Person(t, u)
 	}
 	for _, handle := range []string{"alice/planner", "alice/reviewer", "bob/helper"} {
-		if _, err := h.CreateAgent(ctx, hub.AgentSpec{Handle: handle, Description: "the " + handle + " agent"}); err != nil {
-			t.Fatal(err)
-		}
-		owner, slug, _ := hub.ParseHandle(handle)
-		_, secret, err := h.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts.tokens[handle] = secret
+		ts.tokens[handle] = s.Agent(t, handle, "the "+handle+" agent")
 	}
 	return ts
 }
@@ -95,46 +51,18 @@ func (ts *testServer) expose(t *testing.T) {
 	}
 }
 
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // mcpAgent connects the named agent to the default MCP profile, as the
 // Palaver agent's own loop does.
 func (ts *testServer) mcpAgent(t *testing.T, handle string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "agent-loop", Version: "1"}, nil)
-	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint:             ts.url + "/mcp/",
-		HTTPClient:           &http.Client{Transport: bearer{ts.tokens[handle], http.DefaultTransport}},
-		DisableStandaloneSSE: true,
-		MaxRetries:           -1,
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return servertest.Connect(t, ts.url+"/mcp/", ts.tokens[handle], nil)
 }
 
 // tool calls a tool and fails the test on a tool error.
 func tool(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) map[string]any {
 	t.Helper()
-	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	b, _ := json.Marshal(r.StructuredContent)
-	var out map[string]any
-	json.Unmarshal(b, &out)
-	if r.IsError {
+	out, isErr := servertest.Call(t, s, name, args)
+	if isErr {
 		t.Fatalf("%s(%v): tool error %v", name, args, out)
 	}
 	return out
@@ -160,16 +88,4 @@ func get(t *testing.T, method, url, token, body string) (int, http.Header, strin
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(b)
-}
-
-// parked waits until n waits are parked on the waker, or fails after 10s.
-func (ts *testServer) parked(t *testing.T, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for ts.waker.Waiters() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d waits parked, want %d", ts.waker.Waiters(), n)
-		}
-		runtime.Gosched()
-	}
 }

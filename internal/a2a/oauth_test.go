@@ -20,7 +20,7 @@ import (
 func (ts *testServer) oauthToken(t *testing.T, path string) string {
 	t.Helper()
 	const redirect, verifier = "http://127.0.0.1:5555/callback", "a-verifier-of-forty-three-characters-or-more-0123456789"
-	c, err := ts.auth.RegisterClient(ctx, oauth.ClientSpec{Name: "A2A client", RedirectURIs: []string{redirect}})
+	c, err := ts.OAuth.RegisterClient(ctx, oauth.ClientSpec{Name: "A2A client", RedirectURIs: []string{redirect}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +29,12 @@ func (ts *testServer) oauthToken(t *testing.T, path string) string {
 		CodeChallengeMethod: "S256", Resource: ts.url + path, Issuer: ts.url,
 		Resources: []string{ts.url + "/mcp/", ts.url + "/mcp/inbox/", ts.url + hub.A2AResourcePath}}
 	alice, _ := ts.hub.User(ctx, "alice")
-	to, err := ts.auth.Authorize(ctx, alice, req, oauth.Consent{Agent: "planner", Scopes: hub.AllScopes})
+	to, err := ts.OAuth.Authorize(ctx, alice, req, oauth.Consent{Agent: "planner", Scopes: hub.AllScopes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(to)
-	tok, err := ts.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: c.ID, Code: u.Query().Get("code"),
+	tok, err := ts.OAuth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "authorization_code", ClientID: c.ID, Code: u.Query().Get("code"),
 		RedirectURI: redirect, CodeVerifier: verifier})
 	if err != nil {
 		t.Fatal(err)

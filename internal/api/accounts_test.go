@@ -2,10 +2,10 @@ package api_test
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // waitEvents long-polls /api/v1/events in the background; the result
@@ -21,18 +21,6 @@ func (s *server) waitEvents(t *testing.T, person, cursor string) <-chan map[stri
 		out <- got
 	}()
 	return out
-}
-
-// waitParked waits until n waits are parked, or fails after 10 s.
-func waitParked(t *testing.T, s *server, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.waker.Waiters() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d waits parked, want %d", s.waker.Waiters(), n)
-		}
-		runtime.Gosched()
-	}
 }
 
 func eventTypes(got map[string]any) []string {
@@ -55,7 +43,7 @@ func TestPersonEventsOverREST(t *testing.T) {
 		t.Fatalf("a first look: %v", start)
 	}
 	waiting := s.waitEvents(t, "bob", cursor)
-	waitParked(t, s, 1)
+	servertest.Parked(t, s.Waker, 1)
 	if code, _ := s.rest(t, "alice", "POST", "/contacts", map[string]any{"handle": "bob"}); code != 200 {
 		t.Fatalf("alice asks bob: %d", code)
 	}
@@ -70,7 +58,7 @@ func TestPersonEventsOverREST(t *testing.T) {
 	_, after := s.rest(t, "bob", "GET", "/events?timeout_s=0&cursor="+cursor, nil)
 	cursor = after["cursor"].(string)
 	waiting = s.waitEvents(t, "bob", cursor)
-	waitParked(t, s, 1)
+	servertest.Parked(t, s.Waker, 1)
 	if got := s.tool(t, "alice/planner", "open_conversation", map[string]any{"handles": []string{"bob/helper"}}); got["status"] != "pending_approval" {
 		t.Fatalf("the planner asks in: %v", got)
 	}

@@ -7,19 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/mcpserver"
-	"github.com/palaverhq/palaver/internal/notify"
-	"github.com/palaverhq/palaver/internal/store/storetest"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 var ctx = context.Background()
@@ -27,12 +22,12 @@ var ctx = context.Background()
 // server is the real server (MCP and REST faces) with alice and bob, each
 // with an agent and both kinds of token.
 type server struct {
+	*servertest.Server
 	url      string
 	hub      *hub.Hub
 	people   map[string]string // handle → plu_ token
 	agents   map[string]string // agent handle → plv_ token
 	sessions map[string]*mcp.ClientSession
-	waker    *notify.Local
 }
 
 func newServer(t testing.TB) *server {
@@ -43,37 +38,11 @@ func newServer(t testing.TB) *server {
 // newServerWith is newServer with other hub settings.
 func newServerWith(t testing.TB, settings hub.Settings) *server {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	waker := notify.NewLocal()
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: waker, Logger: log, Settings: settings})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	m.Register(mux)
-	api.New(h, log).Register(mux)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() { h.Shutdown(); hs.Close() })
-	s := &server{url: hs.URL, hub: h, people: map[string]string{}, agents: map[string]string{}, sessions: map[string]*mcp.ClientSession{}, waker: waker}
+	ts := servertest.Open(t, servertest.Options{MCP: true, API: true, Settings: settings})
+	s := &server{Server: ts, url: ts.URL, hub: ts.Hub, people: map[string]string{}, agents: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
 	for _, who := range []struct{ person, agent string }{{"alice", "planner"}, {"bob", "helper"}} {
-		if _, err := h.CreateUser(ctx, who.person, ""); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := h.CreateAgent(ctx, hub.AgentSpec{Handle: who.person + "/" + who.agent}); err != nil {
-			t.Fatal(err)
-		}
-		_, s.people[who.person], err = h.MintUserToken(ctx, who.person, "", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, s.agents[who.person+"/"+who.agent], err = h.MintToken(ctx, hub.TokenSpec{Owner: who.person, Agent: who.agent})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s.people[who.person] = ts.Person(t, who.person)
+		s.agents[who.person+"/"+who.agent] = ts.Agent(t, who.person+"/"+who.agent, "")
 	}
 	return s
 }
@@ -102,36 +71,15 @@ func (s *server) rest(t testing.TB, person, method, path string, body any) (int,
 	return resp.StatusCode, out
 }
 
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // tool calls an MCP tool as an agent.
 func (s *server) tool(t *testing.T, agent, name string, args map[string]any) map[string]any {
 	t.Helper()
 	cs := s.sessions[agent]
 	if cs == nil {
-		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-		var err error
-		cs, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp/", HTTPClient: &http.Client{Transport: bearer{s.agents[agent]}},
-			DisableStandaloneSSE: true, MaxRetries: -1}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
+		cs = servertest.Connect(t, s.url+"/mcp/", s.agents[agent], nil)
 		s.sessions[agent] = cs
 	}
-	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(r.StructuredContent)
-	var out map[string]any
-	json.Unmarshal(b, &out)
+	out, _ := servertest.Call(t, cs, name, args)
 	return out
 }
 

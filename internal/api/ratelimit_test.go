@@ -3,42 +3,24 @@ package api_test
 import (
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/notify"
-	"github.com/palaverhq/palaver/internal/store/storetest"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // TestTokenRateLimited: a person's token past its request rate (§15) gets
 // 429 with Retry-After and the rate_limited error.
 func TestTokenRateLimited(t *testing.T) {
-	log := slog.New(slog.DiscardHandler)
 	s := hub.DefaultSettings()
 	s.TokenRate, s.TokenBurst = 0.001, 2
-	h, err := hub.New(ctx, hub.Options{Store: storetest.Open(t), Waker: notify.NewLocal(), Logger: log, Settings: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	api.New(h, log).Register(mux)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() { h.Shutdown(); hs.Close() })
-	if _, err := h.CreateUser(ctx, "alice", ""); err != nil {
-		t.Fatal(err)
-	}
-	_, token, err := h.MintUserToken(ctx, "alice", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := servertest.Open(t, servertest.Options{API: true, Settings: s})
+	token := srv.Person(t, "alice")
 	get := func() (*http.Response, map[string]any) {
-		req, _ := http.NewRequest(http.MethodGet, hs.URL+"/api/v1/me", nil)
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/me", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

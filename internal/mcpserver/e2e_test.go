@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // TestAgentsTalk is the first story end to end (issue: agents of one owner
@@ -51,7 +52,7 @@ func TestAgentsTalk(t *testing.T) {
 				}
 				woke <- structured(t, r)
 			}()
-			waitParked(t, ts, 1)
+			servertest.Parked(t, ts.waker, 1)
 			sent := mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "Please review the plan in docs/plan.md"})
 			if sent["status"] != "sent" || sent["seq"] != float64(1) || sent["recipients"] != float64(1) {
 				t.Fatalf("send_message = %v", sent)
@@ -97,18 +98,6 @@ func TestAgentsTalk(t *testing.T) {
 				t.Fatalf("check_inbox after acknowledging = %v, want none", inbox)
 			}
 		})
-	}
-}
-
-// waitParked waits until n wait_for_messages are parked, or fails.
-func waitParked(t *testing.T, ts *testServer, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for ts.waker.Waiters() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d waits parked, want %d", ts.waker.Waiters(), n)
-		}
-		runtime.Gosched()
 	}
 }
 
@@ -359,13 +348,13 @@ func TestWaitCursorsAndSlots(t *testing.T) {
 				cancels = append(cancels, cancel)
 				wg.Go(func() { rawWait(t, ts, ctx, token, era, map[string]any{"cursor": newest, "timeout_s": 55}) })
 			}
-			waitParked(t, ts, 5)
+			servertest.Parked(t, ts.waker, 5)
 			sixth := rawWait(t, ts, context.Background(), token, era, map[string]any{"cursor": newest, "timeout_s": 0})
 			if e, _ := sixth["error"].(map[string]any); e == nil || e["code"] != "too_many_waits" || e["retry_after_s"] == nil {
 				t.Fatalf("6th wait = %v, want too_many_waits with retry_after_s", sixth)
 			}
 			cancels[0]() // the client hangs up
-			waitParked(t, ts, 4)
+			servertest.Parked(t, ts.waker, 4)
 			sixth = rawWait(t, ts, context.Background(), token, era, map[string]any{"cursor": newest, "timeout_s": 0})
 			if sixth["timed_out"] != true {
 				t.Fatalf("wait after a hang-up = %v, want a slot (timed_out)", sixth)
@@ -374,7 +363,7 @@ func TestWaitCursorsAndSlots(t *testing.T) {
 				c()
 			}
 			wg.Wait()
-			waitParked(t, ts, 0)
+			servertest.Parked(t, ts.waker, 0)
 		})
 	}
 }

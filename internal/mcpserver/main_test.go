@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -15,11 +14,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/metrics"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -78,31 +77,15 @@ func newTestServerOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) h
 	if wrap != nil {
 		db = wrap(db)
 	}
-	ts := &testServer{waker: notify.NewLocal(), logs: &syncBuffer{}, tokens: map[string]string{}, reg: prometheus.NewRegistry()}
+	ts := &testServer{logs: &syncBuffer{}, tokens: map[string]string{}, reg: prometheus.NewRegistry()}
 	log := slog.New(slog.NewJSONHandler(ts.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	observer, err := metrics.NewHubObserver(ts.reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts.hub, err = hub.New(context.Background(), hub.Options{Store: db, Waker: ts.waker, Logger: log, Settings: settings, Observer: observer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.srv, err = mcpserver.New(mcpserver.Options{Hub: ts.hub, Logger: log, Metrics: ts.reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range adjust {
-		f(ts.srv)
-	}
-	mux := http.NewServeMux()
-	ts.srv.Register(mux)
-	hs := httptest.NewServer(httpx.Wrap(mux, log))
-	t.Cleanup(func() {
-		ts.hub.Shutdown()
-		hs.Close()
-	})
-	ts.url = hs.URL
+	s := servertest.Open(t, servertest.Options{MCP: true, Wrap: true, Settings: settings, Store: db, Logger: log,
+		Hub: func(o *hub.Options) { o.Observer = observer }, MCPMetrics: ts.reg, AdjustMCP: adjust})
+	ts.url, ts.hub, ts.srv, ts.waker = s.URL, s.Hub, s.MCP, s.Waker
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := ts.hub.CreateUser(context.Background(), u, strings.ToUpper(u[:1])+u[1:]); err != nil {
 			t.Fatal(err)
@@ -136,17 +119,6 @@ func (ts *testServer) agent(t testing.TB, handle, name string, scopes []string) 
 	return secret
 }
 
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
 // client connects a Go SDK MCP client to the default profile as the named
 // agent in one protocol era.
 func (ts *testServer) client(t *testing.T, name, era string) *mcp.ClientSession {
@@ -157,19 +129,7 @@ func (ts *testServer) client(t *testing.T, name, era string) *mcp.ClientSession 
 // clientAt is client for the profile at path.
 func (ts *testServer) clientAt(t *testing.T, path, name, era string) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{
-		Endpoint:             ts.url + path,
-		HTTPClient:           &http.Client{Transport: bearer{ts.tokens[name], http.DefaultTransport}},
-		DisableStandaloneSSE: true,
-		MaxRetries:           -1,
-	}
-	s, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: era})
-	if err != nil {
-		t.Fatalf("connect as %s (%s): %v", name, era, err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return servertest.Connect(t, ts.url+path, ts.tokens[name], &mcp.ClientSessionOptions{ProtocolVersion: era})
 }
 
 // call calls a tool and returns its structured result and whether it was a

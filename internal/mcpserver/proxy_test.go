@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // tokenProxy is the reverse proxy TestConformance puts in front of the
@@ -292,10 +294,10 @@ func TestTokenProxyUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	waitParked(t, ts, 3)
+	servertest.Parked(t, ts.waker, 3)
 	cancel()
 	wg.Wait()
-	waitParked(t, ts, 0)
+	servertest.Parked(t, ts.waker, 0)
 
 	// Closing waits for every request each server is still answering.
 	closed := make(chan struct{})

@@ -16,6 +16,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
@@ -97,7 +98,7 @@ func TestReplicasWakeEachOther(t *testing.T) {
 		go func() {
 			woke <- rawWait(t, b.testServer, context.Background(), b.tokens["alice/reviewer"], modern, map[string]any{"cursor": cursor, "timeout_s": 55})
 		}()
-		waitParked(t, b.testServer, 1)
+		servertest.Parked(t, b.testServer.waker, 1)
 		if killListener {
 			pid := b.pg.ListenerPID()
 			admin, err := sql.Open("pgx", os.Getenv(storetest.EnvURL))

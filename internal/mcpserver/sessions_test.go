@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // TestSessionsOverMCP: claims, addressing in events, and waits of named
@@ -58,7 +60,7 @@ func TestSessionsOverMCP(t *testing.T) {
 			results[i] = rawWait(t, ts, context.Background(), token, modern, map[string]any{"cursor": newest, "timeout_s": 55, "instance": fmt.Sprintf("s%d", i)})
 		})
 	}
-	waitParked(t, ts, 5)
+	servertest.Parked(t, ts.waker, 5)
 	sixth := rawWait(t, ts, context.Background(), token, modern, map[string]any{"cursor": newest, "timeout_s": 0, "instance": "s9"})
 	if e, _ := sixth["error"].(map[string]any); e == nil || e["retry_after_s"] == nil {
 		t.Fatalf("6th wait across sessions = %v, want an error with retry_after_s", sixth)

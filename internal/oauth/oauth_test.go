@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,10 +18,8 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/mcpserver"
-	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
-	"github.com/palaverhq/palaver/internal/store/storetest"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 var ctx = context.Background()
@@ -37,29 +34,12 @@ type server struct {
 // her agent planner; client documents are fetched trusting roots.
 func newServer(t *testing.T, roots *x509.CertPool, private ...string) *server {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	db := storetest.Open(t)
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log, PrivateHosts: private})
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{RootCAs: roots}, Logger: log})
-	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	m.Register(mux)
-	oauth.New(oauth.Options{Authority: auth, Logger: log, Resources: m.ResourcePaths()}).Register(mux)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() { h.Shutdown(); hs.Close() })
-	if _, err := h.CreateUser(ctx, "alice", ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/planner"}); err != nil {
-		t.Fatal(err)
-	}
-	return &server{url: hs.URL, hub: h, auth: auth}
+	s := servertest.Open(t, servertest.Options{MCP: true, OAuth: true, Fetcher: &oauth.Fetcher{RootCAs: roots}, Hub: func(o *hub.Options) {
+		o.PrivateHosts = private
+	}})
+	s.Person(t, "alice")
+	s.Agent(t, "alice/planner", "")
+	return &server{url: s.URL, hub: s.Hub, auth: s.OAuth}
 }
 
 func getJSON(t *testing.T, u string) (int, map[string]any) {

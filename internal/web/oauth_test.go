@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,13 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/mcpserver"
-	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
-	"github.com/palaverhq/palaver/internal/store/storetest"
-	"github.com/palaverhq/palaver/internal/web"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // clock is a hub clock the test moves on.
@@ -52,30 +47,10 @@ func (c *clock) Advance(d time.Duration) {
 // --allow-private-host would).
 func newOAuthSite(t *testing.T, clk hub.Clock, roots *x509.CertPool, private ...string) *site {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	db := storetest.Open(t)
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log, Clock: clk, PrivateHosts: private})
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{RootCAs: roots}, Logger: log})
-	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resources := append(m.ResourcePaths(), hub.A2AResourcePath) // as serve has them
-	d, err := web.New(web.Options{Hub: h, OAuth: auth, Logger: log, OAuthResources: resources})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	m.Register(mux)
-	api.New(h, log).Register(mux)
-	oauth.New(oauth.Options{Authority: auth, Logger: log, Resources: resources}).Register(mux)
-	d.Register(mux)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() { h.Shutdown(); hs.Close() })
-	return &site{url: hs.URL, hub: h, auth: auth}
+	s := servertest.Open(t, servertest.Options{MCP: true, API: true, OAuth: true, Web: true, Fetcher: &oauth.Fetcher{RootCAs: roots}, Hub: func(o *hub.Options) {
+		o.Clock, o.PrivateHosts = clk, private
+	}})
+	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, stop: s.Close}
 }
 
 // callback is the client's redirect URI: it hands each authorization

@@ -3,26 +3,20 @@ package web_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/net/html"
 
-	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/mcpserver"
-	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
-	"github.com/palaverhq/palaver/internal/web"
 )
 
 var ctx = context.Background()
@@ -44,34 +38,8 @@ func newSite(t *testing.T) *site {
 // serveSite serves the whole server over db, on ln (nil: a new address).
 func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	t.Helper()
-	log := slog.New(slog.DiscardHandler)
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Logger: log})
-	d, err := web.New(web.Options{Hub: h, OAuth: auth, Logger: log, OAuthResources: m.ResourcePaths()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	m.Register(mux)
-	api.New(h, log).Register(mux)
-	d.Register(mux)
-	hs := httptest.NewUnstartedServer(mux)
-	if ln != nil {
-		hs.Listener.Close()
-		hs.Listener = ln
-	}
-	hs.Start()
-	var once sync.Once
-	stop := func() { once.Do(func() { h.Shutdown(); hs.CloseClientConnections(); hs.Close() }) }
-	t.Cleanup(stop)
-	return &site{url: hs.URL, hub: h, auth: auth, stop: stop}
+	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: db, Listener: ln})
+	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, stop: s.Close}
 }
 
 // person makes an account with a password on the command line's path
