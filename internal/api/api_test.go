@@ -38,7 +38,15 @@ func newServer(t testing.TB) *server {
 // newServerWith is newServer with other hub settings.
 func newServerWith(t testing.TB, settings hub.Settings) *server {
 	t.Helper()
-	ts := servertest.Open(t, servertest.Options{MCP: true, API: true, Settings: settings})
+	return newServerOn(t, servertest.Options{Settings: settings})
+}
+
+// newServerOn is newServer on a server of those options (the MCP and
+// REST faces always).
+func newServerOn(t testing.TB, o servertest.Options) *server {
+	t.Helper()
+	o.MCP, o.API = true, true
+	ts := servertest.Open(t, o)
 	s := &server{Server: ts, url: ts.URL, hub: ts.Hub, people: map[string]string{}, agents: map[string]string{}, sessions: map[string]*mcp.ClientSession{}}
 	for _, who := range []struct{ person, agent string }{{"alice", "planner"}, {"bob", "helper"}} {
 		s.people[who.person] = ts.Person(t, who.person)
