@@ -8,14 +8,25 @@ import (
 
 // a2aView is an agent's A2A setting (§18): whether A2A clients reach it
 // by its card, at which path, and the skills the card lists.
-func a2aView(ea *hub.ExposedAgent) map[string]any {
-	a := ea.Agent
-	skills := make([]map[string]any, 0, len(ea.Exposure.Skills))
+type a2aView struct {
+	Agent    string      `json:"agent"`
+	Exposed  bool        `json:"exposed"`
+	Skills   []skillView `json:"skills"`
+	CardPath string      `json:"card_path"`
+}
+
+type skillView struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+func newA2AView(ea *hub.ExposedAgent) a2aView {
+	skills := make([]skillView, 0, len(ea.Exposure.Skills))
 	for _, s := range ea.Exposure.Skills {
-		skills = append(skills, map[string]any{"id": s.ID, "name": s.Name, "description": s.Description})
+		skills = append(skills, skillView{ID: s.ID, Name: s.Name, Description: s.Description})
 	}
-	return map[string]any{"agent": a.Handle(), "exposed": ea.Exposure.Exposed, "skills": skills,
-		"card_path": hub.A2ACardPath(a)}
+	return a2aView{Agent: ea.Agent.Handle(), Exposed: ea.Exposure.Exposed, Skills: skills, CardPath: hub.A2ACardPath(ea.Agent)}
 }
 
 func (a *API) agentA2A(ctx context.Context, r *request) (any, error) {
@@ -23,7 +34,7 @@ func (a *API) agentA2A(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a2aView(ea), nil
+	return newA2AView(ea), nil
 }
 
 // setA2A exposes the agent over A2A or not (§18): {"exposed": true|false,
@@ -54,5 +65,5 @@ func (a *API) setA2A(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a2aView(ea), nil
+	return newA2AView(ea), nil
 }

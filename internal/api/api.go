@@ -3,6 +3,9 @@
 // conversations as a person — as JSON over /api/v1, authenticated with a
 // person's API token (plu_…). One route table, handlers that return an
 // error, and one function, writeError, that turns hub errors into HTTP.
+// Each aggregate's handlers sit in a file of its own with the typed views
+// they answer (contacts.go, approvals.go, agents.go …); testdata/views.txtar
+// pins the JSON of every one.
 package api
 
 import (

@@ -6,36 +6,88 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// Conversations as a person (§11.3): list, read a page at a time, write,
-// resume, close, and search them.
+// Conversations as a person (§11.3): listed, one with its latest messages
+// and reads, resumed and closed.
 
-func messageView(m *hub.Message) map[string]any {
-	v := map[string]any{"message_id": m.ID, "seq": m.Seq, "sender": map[string]any{"handle": m.SenderHandle, "kind": m.SenderKind, "instance": m.SenderInstance},
-		"body": m.Body, "summary": m.Summary, "format": m.Format, "kind": m.Kind, "created_at": timeText(m.CreatedAt),
-		"provenance": m.Provenance(),
-		"untrusted":  true}
-	if m.OriginalBody != "" {
-		v["original_body"] = m.OriginalBody // the agent's words before its owner's edit (§7)
-	}
-	return v
+// conversationView is a conversation and who takes part (archived agents
+// left out, §1).
+type conversationView struct {
+	ConversationID string `json:"conversation_id"`
+	Kind           string `json:"kind"`
+	Title          string `json:"title"`
+	Goal           string `json:"goal"`
+	Status         string `json:"status"`
+	// PausedReason is why it is paused, given only while it is.
+	PausedReason *string           `json:"paused_reason,omitempty"`
+	LastSeq      int64             `json:"last_seq"`
+	CreatedAt    string            `json:"created_at"`
+	UpdatedAt    string            `json:"updated_at"`
+	Participants []participantView `json:"participants"`
+	ProjectID    string            `json:"project_id,omitempty"`
+	Untrusted    bool              `json:"untrusted"`
 }
 
-func conversationView(v *hub.ConversationView) map[string]any {
+type participantView struct {
+	Handle string `json:"handle"`
+	Kind   string `json:"kind"`
+	Role   string `json:"role"`
+}
+
+func newConversationView(v *hub.ConversationView) conversationView {
 	c := v.Conversation
-	out := map[string]any{"conversation_id": c.ID, "kind": c.Kind, "title": c.Title, "goal": c.Goal, "status": c.State(),
-		"last_seq": c.LastSeq, "created_at": timeText(c.CreatedAt), "updated_at": timeText(c.UpdatedAt), "untrusted": true}
+	out := conversationView{ConversationID: c.ID, Kind: c.Kind, Title: c.Title, Goal: c.Goal, Status: c.State(),
+		LastSeq: c.LastSeq, CreatedAt: timeText(c.CreatedAt), UpdatedAt: timeText(c.UpdatedAt), Participants: []participantView{},
+		ProjectID: c.ProjectID, Untrusted: true}
 	if c.State() == hub.StatusPaused {
-		out["paused_reason"] = c.PausedReason
+		out.PausedReason = &c.PausedReason
 	}
-	ps := []map[string]any{}
 	for _, p := range v.Listed() {
-		ps = append(ps, map[string]any{"handle": p.Handle, "kind": p.Kind, "role": p.Role})
-	}
-	out["participants"] = ps
-	if c.ProjectID != "" {
-		out["project_id"] = c.ProjectID
+		out.Participants = append(out.Participants, participantView{Handle: p.Handle, Kind: p.Kind, Role: p.Role})
 	}
 	return out
+}
+
+// listedView is a conversation in the person's list: how many messages
+// they have not read, and the last one.
+type listedView struct {
+	conversationView
+	Unread int       `json:"unread"`
+	Last   *lastView `json:"last,omitempty"`
+}
+
+type lastView struct {
+	Seq     int64  `json:"seq"`
+	Sender  string `json:"sender"`
+	Summary string `json:"summary"`
+	At      string `json:"at"`
+}
+
+type conversationsView struct {
+	Conversations []listedView `json:"conversations"`
+	Next          string       `json:"next"`
+}
+
+// conversationDetailView is a conversation with its latest messages and
+// how far each participant and named session has read.
+type conversationDetailView struct {
+	conversationView
+	Messages      []messageView `json:"messages"`
+	HasOlder      bool          `json:"has_older"`
+	PrevBeforeSeq int64         `json:"prev_before_seq"`
+	Reads         []readView    `json:"reads"`
+}
+
+type readView struct {
+	Handle      string `json:"handle"`
+	Instance    string `json:"instance"`
+	LastReadSeq int64  `json:"last_read_seq"`
+	At          string `json:"at"`
+}
+
+// statusView is a conversation's status after the person changed it.
+type statusView struct {
+	ConversationID string `json:"conversation_id"`
+	Status         string `json:"status"`
 }
 
 // conversations lists the conversations of the person and their agents,
@@ -49,16 +101,15 @@ func (a *API) conversations(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []map[string]any{}
+	out := conversationsView{Conversations: make([]listedView, 0, len(p.Conversations)), Next: p.Next}
 	for _, l := range p.Conversations {
-		v := conversationView(&l.ConversationView)
-		v["unread"] = l.Unread
+		v := listedView{conversationView: newConversationView(&l.ConversationView), Unread: l.Unread}
 		if l.Last != nil {
-			v["last"] = map[string]any{"seq": l.Last.Seq, "sender": l.Last.SenderHandle, "summary": l.Last.SummaryLine(), "at": timeText(l.Last.CreatedAt)}
+			v.Last = &lastView{Seq: l.Last.Seq, Sender: l.Last.SenderHandle, Summary: l.Last.SummaryLine(), At: timeText(l.Last.CreatedAt)}
 		}
-		out = append(out, v)
+		out.Conversations = append(out.Conversations, v)
 	}
-	return map[string]any{"conversations": out, "next": p.Next}, nil
+	return out, nil
 }
 
 // conversation is one conversation with its latest messages and how far
@@ -72,15 +123,11 @@ func (a *API) conversation(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := conversationView(v)
-	msgs, reads := []map[string]any{}, []map[string]any{}
-	for _, m := range res.Messages {
-		msgs = append(msgs, messageView(m))
-	}
+	out := conversationDetailView{conversationView: newConversationView(v), Messages: messageViews(res.Messages),
+		HasOlder: res.HasOlder, PrevBeforeSeq: res.BeforeSeq, Reads: make([]readView, 0, len(res.Reads))}
 	for _, rd := range res.Reads {
-		reads = append(reads, map[string]any{"handle": rd.Handle, "instance": rd.Instance, "last_read_seq": rd.LastReadSeq, "at": timeText(rd.UpdatedAt)})
+		out.Reads = append(out.Reads, readView{Handle: rd.Handle, Instance: rd.Instance, LastReadSeq: rd.LastReadSeq, At: timeText(rd.UpdatedAt)})
 	}
-	out["messages"], out["has_older"], out["prev_before_seq"], out["reads"] = msgs, res.HasOlder, res.BeforeSeq, reads
 	return out, nil
 }
 
@@ -89,89 +136,7 @@ func (a *API) closeConversation(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"conversation_id": c.ID, "status": c.Status}, nil
-}
-
-// messages is a page of a conversation: the one after after_seq, or the
-// one before before_seq, each saying where the pages beside it start.
-func (a *API) messages(ctx context.Context, r *request) (any, error) {
-	q := r.URL.Query()
-	if q.Has("after_seq") && q.Has("before_seq") {
-		return nil, hub.Errorf(hub.KindInvalid, "give after_seq (a page of newer messages) or before_seq (a page of older ones), not both")
-	}
-	limit, err := intQuery(r, "limit", hub.MessagesPage.Range(), 0)
-	if err != nil {
-		return nil, err
-	}
-	var v *hub.ConversationView
-	var res *hub.ReadResult
-	if q.Has("before_seq") {
-		before, err := intQuery(r, "before_seq", hub.SeqRange, 0)
-		if err != nil {
-			return nil, err
-		}
-		v, res, err = a.hub.PersonMessagesBefore(ctx, r.user, r.PathValue("id"), before, int(limit))
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		after, err := intQuery(r, "after_seq", hub.AfterSeqRange, 0)
-		if err != nil {
-			return nil, err
-		}
-		v, res, err = a.hub.PersonMessages(ctx, r.user, r.PathValue("id"), after, int(limit))
-		if err != nil {
-			return nil, err
-		}
-	}
-	msgs := []map[string]any{}
-	for _, m := range res.Messages {
-		msgs = append(msgs, messageView(m))
-	}
-	return map[string]any{"conversation_id": v.Conversation.ID, "messages": msgs, "next_after_seq": res.NextAfterSeq, "has_more": res.HasMore,
-		"prev_before_seq": res.BeforeSeq, "has_older": res.HasOlder}, nil
-}
-
-// search finds messages in the conversations of the person and their
-// agents (§18): q, with conversation_id, project_id, from, since and limit
-// to narrow it; one line per hit, best match first, with a marked snippet
-// and no body.
-func (a *API) search(ctx context.Context, r *request) (any, error) {
-	limit, err := intQuery(r, "limit", hub.SearchPage.Range(), 0)
-	if err != nil {
-		return nil, err
-	}
-	q := r.URL.Query()
-	res, err := a.hub.PersonSearch(ctx, r.user, hub.SearchInput{Query: q.Get("q"), ConversationID: q.Get("conversation_id"),
-		ProjectID: q.Get("project_id"), From: q.Get("from"), Since: q.Get("since"), Limit: int(limit)})
-	if err != nil {
-		return nil, err
-	}
-	hits := []map[string]any{}
-	for _, h := range res.Hits {
-		m := h.Message
-		hits = append(hits, map[string]any{"message_id": m.ID, "conversation_id": m.ConversationID, "seq": m.Seq,
-			"sender":  map[string]any{"handle": m.SenderHandle, "kind": m.SenderKind, "instance": m.SenderInstance},
-			"summary": m.SummaryLine(), "snippet": h.Snippet.Marked(), "created_at": timeText(m.CreatedAt)})
-	}
-	return map[string]any{"messages": hits, "has_more": res.More, "untrusted": true}, nil
-}
-
-func (a *API) post(ctx context.Context, r *request) (any, error) {
-	var in struct {
-		Body   string `json:"body"`
-		Format string `json:"format"`
-	}
-	if err := decode(r, &in); err != nil {
-		return nil, err
-	}
-	res, err := a.hub.PostAsPerson(ctx, r.user, r.PathValue("id"), in.Body, in.Format)
-	if err != nil {
-		return nil, err
-	}
-	v := messageView(res.Message)
-	v["recipients"] = res.Recipients
-	return v, nil
+	return statusView{ConversationID: c.ID, Status: c.Status}, nil
 }
 
 func (a *API) resume(ctx context.Context, r *request) (any, error) {
@@ -179,5 +144,5 @@ func (a *API) resume(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"conversation_id": c.ID, "status": c.Status}, nil
+	return statusView{ConversationID: c.ID, Status: c.Status}, nil
 }

@@ -6,11 +6,84 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// ---- projects (§8): a person's side
+// Projects (§8), a person's side: made, changed, archived, who is in them,
+// and their threads.
 
-func projectView(p *hub.Project) map[string]any {
-	return map[string]any{"project_id": p.ID, "name": p.Name, "description": p.Description, "owner": p.OwnerHandle, "home": p.Home,
-		"agent_cap": p.AgentCap, "created_at": timeText(p.CreatedAt), "archived_at": timeText(p.ArchivedAt), "untrusted": true}
+// projectView is a project as listed.
+type projectView struct {
+	ProjectID   string `json:"project_id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Owner       string `json:"owner"`
+	Home        bool   `json:"home"`
+	AgentCap    string `json:"agent_cap"`
+	CreatedAt   string `json:"created_at"`
+	ArchivedAt  string `json:"archived_at"`
+	Untrusted   bool   `json:"untrusted"`
+}
+
+func newProjectView(p *hub.Project) projectView {
+	return projectView{ProjectID: p.ID, Name: p.Name, Description: p.Description, Owner: p.OwnerHandle, Home: p.Home,
+		AgentCap: p.AgentCap, CreatedAt: timeText(p.CreatedAt), ArchivedAt: timeText(p.ArchivedAt), Untrusted: true}
+}
+
+// projectDetailView is a project with the person's role in it, its
+// members, agents, threads and items.
+type projectDetailView struct {
+	projectView
+	YourRole string             `json:"your_role"`
+	Members  []memberView       `json:"members"`
+	Agents   []projectAgentView `json:"agents"`
+	Threads  []threadView       `json:"threads"`
+	Items    []itemView         `json:"items"`
+}
+
+type memberView struct {
+	Handle  string `json:"handle"`
+	Name    string `json:"name"`
+	AddedAt string `json:"added_at"`
+}
+
+type projectAgentView struct {
+	Handle  string `json:"handle"`
+	Access  string `json:"access"`
+	Review  bool   `json:"review"`
+	AddedAt string `json:"added_at"`
+}
+
+type threadView struct {
+	ConversationID string `json:"conversation_id"`
+	Title          string `json:"title"`
+	ItemID         string `json:"item_id"`
+	LastSeq        int64  `json:"last_seq"`
+	Status         string `json:"status"`
+	UpdatedAt      string `json:"updated_at"`
+}
+
+type projectsView struct {
+	Projects []projectView `json:"projects"`
+}
+
+// removedView names who left a project.
+type removedView struct {
+	ProjectID string `json:"project_id"`
+	Removed   string `json:"removed"`
+}
+
+// agentSetView is an agent's access in a project as its owner set it.
+type agentSetView struct {
+	ProjectID string `json:"project_id"`
+	Agent     string `json:"agent"`
+	Access    string `json:"access"`
+	Review    bool   `json:"review"`
+}
+
+// threadOpenedView is a project's thread, found or made.
+type threadOpenedView struct {
+	ConversationID string `json:"conversation_id"`
+	Title          string `json:"title"`
+	ProjectID      string `json:"project_id"`
+	Untrusted      bool   `json:"untrusted"`
 }
 
 func (a *API) projects(ctx context.Context, r *request) (any, error) {
@@ -18,11 +91,11 @@ func (a *API) projects(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []map[string]any{}
+	out := projectsView{Projects: make([]projectView, 0, len(ps))}
 	for _, p := range ps {
-		out = append(out, projectView(p))
+		out.Projects = append(out.Projects, newProjectView(p))
 	}
-	return map[string]any{"projects": out}, nil
+	return out, nil
 }
 
 func (a *API) createProject(ctx context.Context, r *request) (any, error) {
@@ -50,34 +123,24 @@ func (a *API) projectDetail(ctx context.Context, r *request, id string) (any, er
 	if err != nil {
 		return nil, err
 	}
-	v := projectView(d.Project)
-	v["your_role"] = d.Access
-	members := []map[string]any{}
+	out := projectDetailView{projectView: newProjectView(d.Project), YourRole: d.Access, Members: make([]memberView, 0, len(d.Members)),
+		Agents: make([]projectAgentView, 0, len(d.Agents)), Threads: make([]threadView, 0, len(d.Threads)), Items: make([]itemView, 0, len(d.Items))}
 	for _, m := range d.Members {
-		members = append(members, map[string]any{"handle": m.Handle, "name": m.Name, "added_at": timeText(m.AddedAt)})
+		out.Members = append(out.Members, memberView{Handle: m.Handle, Name: m.Name, AddedAt: timeText(m.AddedAt)})
 	}
-	agents := []map[string]any{}
 	for _, ag := range d.Agents {
-		agents = append(agents, map[string]any{"handle": ag.Handle, "access": ag.Access, "review": ag.Review, "added_at": timeText(ag.AddedAt)})
+		out.Agents = append(out.Agents, projectAgentView{Handle: ag.Handle, Access: ag.Access, Review: ag.Review, AddedAt: timeText(ag.AddedAt)})
 	}
-	threads := []map[string]any{}
 	itemThreads := map[string]string{}
 	for _, t := range d.Threads {
-		threads = append(threads, map[string]any{"conversation_id": t.ID, "title": t.Title, "item_id": t.ItemID, "last_seq": t.LastSeq,
-			"status": t.Status, "updated_at": timeText(t.UpdatedAt)})
+		out.Threads = append(out.Threads, threadView{ConversationID: t.ID, Title: t.Title, ItemID: t.ItemID, LastSeq: t.LastSeq,
+			Status: t.Status, UpdatedAt: timeText(t.UpdatedAt)})
 		itemThreads[t.ItemID] = t.ID
 	}
-	items := []map[string]any{}
 	for _, it := range d.Items {
-		items = append(items, itemView(it, itemThreads[it.ID]))
+		out.Items = append(out.Items, newItemView(it, itemThreads[it.ID]))
 	}
-	v["members"], v["agents"], v["threads"], v["items"] = members, agents, threads, items
-	return v, nil
-}
-
-func itemView(it *hub.Item, conversationID string) map[string]any {
-	return map[string]any{"item_id": it.ID, "kind": it.Kind, "title": it.Title, "status": it.Status, "note": it.Note, "url": it.URL,
-		"conversation_id": conversationID, "created_at": timeText(it.CreatedAt), "updated_at": timeText(it.UpdatedAt)}
+	return out, nil
 }
 
 func (a *API) updateProject(ctx context.Context, r *request) (any, error) {
@@ -101,7 +164,7 @@ func (a *API) archiveProject(archived bool) handler {
 		if err != nil {
 			return nil, err
 		}
-		return projectView(p), nil
+		return newProjectView(p), nil
 	}
 }
 
@@ -116,7 +179,7 @@ func (a *API) removeMember(ctx context.Context, r *request) (any, error) {
 	if err := a.hub.RemoveMember(ctx, r.user, r.PathValue("id"), r.PathValue("handle")); err != nil {
 		return nil, err
 	}
-	return map[string]any{"project_id": r.PathValue("id"), "removed": r.PathValue("handle")}, nil
+	return removedView{ProjectID: r.PathValue("id"), Removed: r.PathValue("handle")}, nil
 }
 
 func (a *API) setProjectAgent(ctx context.Context, r *request) (any, error) {
@@ -131,7 +194,7 @@ func (a *API) setProjectAgent(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"project_id": pa.ProjectID, "agent": pa.Handle, "access": pa.Access, "review": pa.Review}, nil
+	return agentSetView{ProjectID: pa.ProjectID, Agent: pa.Handle, Access: pa.Access, Review: pa.Review}, nil
 }
 
 func (a *API) removeProjectAgent(ctx context.Context, r *request) (any, error) {
@@ -139,7 +202,7 @@ func (a *API) removeProjectAgent(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"project_id": r.PathValue("id"), "removed": removed.Handle()}, nil
+	return removedView{ProjectID: r.PathValue("id"), Removed: removed.Handle()}, nil
 }
 
 func (a *API) openThread(ctx context.Context, r *request) (any, error) {
@@ -153,27 +216,5 @@ func (a *API) openThread(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"conversation_id": v.Conversation.ID, "title": v.Conversation.Title, "project_id": v.Conversation.ProjectID, "untrusted": true}, nil
-}
-
-func (a *API) item(ctx context.Context, r *request) (any, error) {
-	v, err := a.hub.ItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"))
-	if err != nil {
-		return nil, err
-	}
-	out := itemView(v.Item, v.ConversationID)
-	history := []map[string]any{}
-	for _, ch := range v.History {
-		history = append(history, map[string]any{"by": ch.ByHandle, "instance": ch.Instance, "changes": ch.Changes, "at": timeText(ch.At)})
-	}
-	out["history"], out["untrusted"] = history, true
-	return out, nil
-}
-
-func (a *API) image(ctx context.Context, r *request) (any, error) {
-	img, data, err := a.hub.ProjectImage(ctx, r.user, r.PathValue("id"), r.PathValue("image"))
-	if err != nil {
-		return nil, err
-	}
-	return file{contentType: img.MIME, data: data}, nil
+	return threadOpenedView{ConversationID: v.Conversation.ID, Title: v.Conversation.Title, ProjectID: v.Conversation.ProjectID, Untrusted: true}, nil
 }

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"context"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// hitView is one message found: a line, its marked snippet, no body.
+type hitView struct {
+	MessageID      string     `json:"message_id"`
+	ConversationID string     `json:"conversation_id"`
+	Seq            int64      `json:"seq"`
+	Sender         senderView `json:"sender"`
+	Summary        string     `json:"summary"`
+	Snippet        string     `json:"snippet"`
+	CreatedAt      string     `json:"created_at"`
+}
+
+type searchView struct {
+	Messages  []hitView `json:"messages"`
+	HasMore   bool      `json:"has_more"`
+	Untrusted bool      `json:"untrusted"`
+}
+
+// search finds messages in the conversations of the person and their
+// agents (§18): q, with conversation_id, project_id, from, since and limit
+// to narrow it; one line per hit, best match first, with a marked snippet
+// and no body.
+func (a *API) search(ctx context.Context, r *request) (any, error) {
+	limit, err := intQuery(r, "limit", hub.SearchPage.Range(), 0)
+	if err != nil {
+		return nil, err
+	}
+	q := r.URL.Query()
+	res, err := a.hub.PersonSearch(ctx, r.user, hub.SearchInput{Query: q.Get("q"), ConversationID: q.Get("conversation_id"),
+		ProjectID: q.Get("project_id"), From: q.Get("from"), Since: q.Get("since"), Limit: int(limit)})
+	if err != nil {
+		return nil, err
+	}
+	out := searchView{Messages: make([]hitView, 0, len(res.Hits)), HasMore: res.More, Untrusted: true}
+	for _, h := range res.Hits {
+		m := h.Message
+		out.Messages = append(out.Messages, hitView{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Sender: senderOf(m),
+			Summary: m.SummaryLine(), Snippet: h.Snippet.Marked(), CreatedAt: timeText(m.CreatedAt)})
+	}
+	return out, nil
+}
