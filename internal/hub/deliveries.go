@@ -178,17 +178,36 @@ func (h *Hub) Stuck(d *Delivery) bool {
 	return d.State == DeliveryProcessing && !d.StartedAt.After(h.now().Add(-h.settings.StuckAfter))
 }
 
-// deliver hands a stored, sequenced message to the conversation (§5): a
-// delivery and a message.new event for each other agent participant (event
-// posts: only those mentioned), a message.new for the sender's own stream so
-// sibling sessions hear it, an event for each person taking part, and
-// agent.sent to an agent's owner whom no message.new tells. The speaking
-// session takes the hold unless another live session has it
-// (speakerHolds), and the sender's place moves past its own words.
-// It returns the events to publish.
+// deliver hands a stored, sequenced message to the conversation (§5): the
+// deliveries and events Deliveries says, the speaking session takes the
+// hold unless another live session has it (speakerHolds), and the
+// sender's place moves past its own words. It returns the events to
+// publish.
 func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time) ([]*Event, error) {
-	var agents []string
-	var events []*Event
+	agents, events := Deliveries(v, m, now)
+	if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
+		return nil, err
+	}
+	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
+		if err := speakerHolds(ctx, tx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.MoveRead(ctx, m.ConversationID, m.SenderID, m.SenderInstance, m.Seq, true, now); err != nil {
+		return nil, err
+	}
+	return events, nil
+}
+
+// Deliveries is what a stored, sequenced message makes in its
+// conversation v (§5), without writing it: the agents it is delivered to
+// (every other agent participant; event posts: only those mentioned), and
+// its events — a message.new for each participant it reaches, the
+// sender's own stream too so sibling sessions hear it, and agent.sent to
+// an agent's owner whom no message.new tells. deliver writes them; a
+// history written straight through the store (palaver bench) writes the
+// same.
+func Deliveries(v *ConversationView, m *Message, now time.Time) (agents []string, events []*Event) {
 	toldOwner := m.SenderKind != PrincipalAgent
 	for _, p := range v.Participants {
 		if p.Archived {
@@ -210,18 +229,7 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 		events = append(events, &Event{RecipientID: m.OwnerID, Type: EventAgentSent,
 			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now})
 	}
-	if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
-		return nil, err
-	}
-	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
-		if err := speakerHolds(ctx, tx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
-			return nil, err
-		}
-	}
-	if err := tx.MoveRead(ctx, m.ConversationID, m.SenderID, m.SenderInstance, m.Seq, true, now); err != nil {
-		return nil, err
-	}
-	return events, nil
+	return agents, events
 }
 
 // DeliveryReads are the queries of deliveries (Reader embeds them).
