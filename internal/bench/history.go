@@ -31,13 +31,13 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 	// Conversations of 50, as sends within the budget brake would fill
 	// them; the reader has acknowledged all but the last 20, as a working
 	// agent would.
-	var convs []string
+	var convs []*hub.ConversationView
 	for start := 0; start < n; start += perConversation {
 		v, err := s.hub.CreateThread(ctx, writer, hub.ThreadSpec{Title: "history", Participants: []string{pair[1].handle}})
 		if err != nil {
 			return nil, err
 		}
-		convs = append(convs, v.Conversation.ID)
+		convs = append(convs, v)
 	}
 	var written atomic.Int64
 	stop := progress(o.Progress, "W5 history", &written)
@@ -58,7 +58,7 @@ func historyGrowth(ctx context.Context, s *server, o Options, n int, d time.Dura
 		for i := 0; time.Since(start) < d; i++ {
 			args := map[string]any{}
 			if tool == "read_messages" {
-				args = map[string]any{"conversation_id": convs[i%len(convs)], "mark_read": false, "limit": 20}
+				args = map[string]any{"conversation_id": convs[i%len(convs)].Conversation.ID, "mark_read": false, "limit": 20}
 			}
 			t := time.Now()
 			if err := pair[1].call(ctx, tool, args, nil); err != nil {
@@ -87,19 +87,21 @@ const fillBatch = 2000
 
 // fillHistory writes n messages of the writer's into convs, perConversation
 // each, straight through the store in transactions of fillBatch: the rows
-// a send leaves (the message under its seq, its delivery to the reader,
-// message.new to both agents and agent.sent to their owner, the writer's
-// read place) and what the reader's acknowledgement leaves (the delivery
-// done), for all but the last 20. What sends and
-// acknowledgements through the hub would write, about a hundred times
-// faster, so that a million messages fit in a bench run; written counts
-// them.
-func fillHistory(ctx context.Context, db *store.DB, writer, reader *hub.Caller, convs []string, n int, written *atomic.Int64) error {
+// a send leaves — the message under its seq, the deliveries and events
+// the hub's own hub.Deliveries says it makes (to the reader, message.new
+// to both agents and agent.sent to their owner), the writer's read place
+// (moved once per conversation, to its last message) — and what the
+// reader's acknowledgement leaves (the delivery done), for all but the
+// last 20. What sends and acknowledgements through the hub would write,
+// about a hundred times faster, so that a million messages fit in a bench
+// run; written counts them.
+func fillHistory(ctx context.Context, db *store.DB, writer, reader *hub.Caller, convs []*hub.ConversationView, n int, written *atomic.Int64) error {
 	for start := 0; start < n; start += fillBatch {
 		err := db.Update(ctx, func(tx hub.Tx) error {
 			var events []*hub.Event
 			for k := start; k < min(start+fillBatch, n); k++ {
-				conv := convs[k/perConversation]
+				v := convs[k/perConversation]
+				conv := v.Conversation.ID
 				now := time.Now().UTC().Truncate(time.Millisecond)
 				seq, err := tx.NextSeq(ctx, conv, now)
 				if err != nil {
@@ -112,20 +114,17 @@ func fillHistory(ctx context.Context, db *store.DB, writer, reader *hub.Caller, 
 				if err := tx.InsertMessage(ctx, m); err != nil {
 					return err
 				}
-				if err := tx.InsertDeliveries(ctx, m, []string{reader.Agent.ID}); err != nil {
+				agents, told := hub.Deliveries(v, m, now)
+				if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
 					return err
 				}
-				acked := k < n-20
-				if acked {
+				events = append(events, told...)
+				if acked := k < n-20; acked {
 					d := &hub.Delivery{AgentID: reader.Agent.ID, MessageID: m.ID, State: hub.DeliveryDone, AckedAt: now}
 					if err := tx.SetDeliveryState(ctx, d); err != nil {
 						return err
 					}
 				}
-				for _, id := range []string{writer.Agent.ID, reader.Agent.ID} {
-					events = append(events, &hub.Event{RecipientID: id, Type: hub.EventMessageNew, ConversationID: conv, MessageID: m.ID, CreatedAt: now})
-				}
-				events = append(events, &hub.Event{RecipientID: writer.Owner.ID, Type: hub.EventAgentSent, ConversationID: conv, MessageID: m.ID, CreatedAt: now})
 				if last := k%perConversation == perConversation-1 || k == n-1; last {
 					if err := tx.MoveRead(ctx, conv, writer.Agent.ID, "", seq, true, now); err != nil {
 						return err
