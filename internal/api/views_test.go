@@ -25,36 +25,22 @@ var update = flag.Bool("update", false, "rewrite testdata/views.txtar")
 
 // views records the JSON each route answers, one section per call, in a
 // form that holds still between runs: keys sorted, and ids, times,
-// cursors, secrets and durations replaced by placeholders (the nth
-// distinct id of a kind becomes <kind_n>, so the same id reads the same
-// wherever it appears).
+// cursors, secrets and durations replaced by placeholders.
 type views struct {
+	servertest.Placeholders
 	s     *server
 	hook  string // the webhook endpoint's URL, which names a new port each run
 	files []txtar.File
-	ids   map[string]string
-	n     map[string]int
 }
 
 var (
-	viewIDRE     = regexp.MustCompile(`\b(usr|agt|tok|conv|msg|gr|in|q|ct|proj|pr|item|img|inv|wh|whc|wha)_[0-9a-z]{26}\b`)
-	viewTimeRE   = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
 	viewSecretRE = regexp.MustCompile(`\b(plv|plu|pli|whsec)_[A-Za-z0-9+/=_-]+`)
 	viewCursorRE = regexp.MustCompile(`"cursor": "[A-Za-z0-9_-]+"`)
 	viewMsRE     = regexp.MustCompile(`"duration_ms": \d+`)
 )
 
 func (v *views) normalize(s string) string {
-	s = viewIDRE.ReplaceAllStringFunc(s, func(id string) string {
-		if p, ok := v.ids[id]; ok {
-			return p
-		}
-		kind := id[:strings.IndexByte(id, '_')]
-		v.n[kind]++
-		v.ids[id] = fmt.Sprintf("<%s_%d>", kind, v.n[kind])
-		return v.ids[id]
-	})
-	s = viewTimeRE.ReplaceAllString(s, "<time>")
+	s = v.Replace(s)
 	s = viewSecretRE.ReplaceAllString(s, "<${1}_secret>")
 	s = strings.ReplaceAll(s, v.hook, "https://<webhook endpoint>")
 	s = viewCursorRE.ReplaceAllString(s, `"cursor": "<cursor>"`)
@@ -113,7 +99,7 @@ func TestViews(t *testing.T) {
 	for _, p := range []string{"carol", "dave"} {
 		s.people[p] = s.Person(t, p)
 	}
-	v := &views{s: s, hook: hook.URL, ids: map[string]string{}, n: map[string]int{}}
+	v := &views{s: s, hook: hook.URL}
 	start := v.s.tool(t, "alice/planner", "whoami", nil)["latest_cursor"].(string)
 	_, aliceEvents := s.rest(t, "alice", "GET", "/events?timeout_s=0", nil)
 	aliceCursor := aliceEvents["cursor"].(string)

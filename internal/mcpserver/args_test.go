@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // TestArgumentsAreReadStrictly: argument names match exactly and once, and
@@ -113,7 +114,7 @@ func FuzzToolArguments(f *testing.F) {
 	token := ts.tokens["alice/planner"]
 	_, out := ts.post(f, context.Background(), "/mcp/", token,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_conversation","arguments":{"handles":["alice/reviewer"]}}}`, nil)
-	conv := idRE.FindString(string(out))
+	conv := servertest.IDPattern.FindString(string(out))
 	if !strings.HasPrefix(conv, "conv_") {
 		f.Fatalf("open_conversation: %s", out)
 	}

@@ -9,12 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/palaverhq/palaver/internal/hub"
 	"golang.org/x/tools/txtar"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden testdata/*.txtar transcripts")
@@ -22,30 +23,16 @@ var update = flag.Bool("update", false, "rewrite the golden testdata/*.txtar tra
 // normalizer replaces what differs between runs (ids, times, traces,
 // cursors) with stable placeholders: the nth distinct id of a kind becomes
 // <kind_n>.
-type normalizer struct {
-	ids map[string]string
-	n   map[string]int
-}
+type normalizer struct{ servertest.Placeholders }
 
 var (
-	idRE     = regexp.MustCompile(`\b(conv|msg|usr|agt|tok|proj|item|img|pr|ct|q|gr|in)_[0-9a-z]{26}\b`)
-	timeRE   = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
 	traceRE  = regexp.MustCompile(`tr_[0-9a-f]{16}`)
 	cursorRE = regexp.MustCompile(`"(cursor|latest_cursor)": ?"[A-Za-z0-9_-]+"`)
 	buildRE  = regexp.MustCompile(`"server_build": "[^"]*"`)
 )
 
 func (n *normalizer) normalize(s string) string {
-	s = idRE.ReplaceAllStringFunc(s, func(id string) string {
-		if p, ok := n.ids[id]; ok {
-			return p
-		}
-		kind := id[:strings.IndexByte(id, '_')]
-		n.n[kind]++
-		n.ids[id] = fmt.Sprintf("<%s_%d>", kind, n.n[kind])
-		return n.ids[id]
-	})
-	s = timeRE.ReplaceAllString(s, "<time>")
+	s = n.Replace(s)
 	s = traceRE.ReplaceAllString(s, "<trace>")
 	s = cursorRE.ReplaceAllString(s, `"$1": "<cursor>"`)
 	return buildRE.ReplaceAllString(s, `"server_build": "<build>"`)
@@ -139,7 +126,7 @@ func must(b []byte, err error) []byte {
 // TestGoldenCalls freezes representative calls and their results.
 func TestGoldenCalls(t *testing.T) {
 	ts := newTestServer(t)
-	n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+	n := &normalizer{}
 	var files []txtar.File
 	var conv, msgID, cursor string
 	step := func(as, tool string, args map[string]any) map[string]any {
@@ -198,7 +185,7 @@ func stepAt(t *testing.T, ts *testServer, n *normalizer, files *[]txtar.File, pa
 func TestGoldenRoomsCalls(t *testing.T) {
 	ts := newTestServer(t)
 	ts.person(t, "alice")
-	n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+	n := &normalizer{}
 	var files []txtar.File
 	step := func(as, tool string, args map[string]any) map[string]any {
 		t.Helper()

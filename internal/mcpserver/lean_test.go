@@ -10,6 +10,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // leanRequest is one raw request of TestLeanPathSpeaksTheSDKsWire.
@@ -106,7 +107,7 @@ func TestLeanPathSpeaksTheSDKsWire(t *testing.T) {
 					if resp == nil {
 						t.Fatalf("request %d: no response", i)
 					}
-					n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+					n := &normalizer{}
 					answers[k] = fmt.Sprintf("%d %s %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"),
 						escapedCursorRE.ReplaceAllString(n.normalize(string(body)), "$1<cursor>"))
 					if served := ts.srv.LeanCalls() > before; k == 0 && served != r.lean {
@@ -164,7 +165,7 @@ func FuzzLeanPath(f *testing.F) {
 	for _, ts := range servers {
 		_, out := ts.post(f, context.Background(), "/mcp/", ts.tokens["alice/planner"],
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"open_conversation","arguments":{"handles":["alice/reviewer"]}}}`, nil)
-		id := idRE.FindString(string(out))
+		id := servertest.IDPattern.FindString(string(out))
 		if !strings.HasPrefix(id, "conv_") {
 			f.Fatalf("open_conversation: %s", out)
 		}
@@ -189,7 +190,7 @@ func FuzzLeanPath(f *testing.F) {
 			if resp == nil {
 				t.Skip("the request could not be sent (an invalid header)")
 			}
-			n := &normalizer{ids: map[string]string{}, n: map[string]int{}}
+			n := &normalizer{}
 			answers[k] = fmt.Sprintf("%d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"),
 				escapedCursorRE.ReplaceAllString(n.normalize(string(out)), "$1<cursor>"))
 		}
