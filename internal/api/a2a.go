@@ -22,10 +22,7 @@ type skillView struct {
 }
 
 func newA2AView(ea *hub.ExposedAgent) a2aView {
-	skills := make([]skillView, 0, len(ea.Exposure.Skills))
-	for _, s := range ea.Exposure.Skills {
-		skills = append(skills, skillView{ID: s.ID, Name: s.Name, Description: s.Description})
-	}
+	skills := viewsOf(ea.Exposure.Skills, func(s hub.Skill) skillView { return skillView{ID: s.ID, Name: s.Name, Description: s.Description} })
 	return a2aView{Agent: ea.Agent.Handle(), Exposed: ea.Exposure.Exposed, Skills: skills, CardPath: hub.A2ACardPath(ea.Agent)}
 }
 

@@ -9,8 +9,6 @@ import (
 
 // A person's own account, and for the admin how people join (§11.1).
 
-var timeText = hub.FormatTime
-
 // meView is who the token acts as.
 type meView struct {
 	Handle string `json:"handle"`
@@ -56,11 +54,9 @@ func (a *API) people(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := peopleView{People: make([]personView, 0, len(us)), Signup: mode}
-	for _, u := range us {
-		out.People = append(out.People, personView{Handle: u.Handle, Name: u.Name, Admin: u.Admin, CreatedAt: timeText(u.CreatedAt)})
-	}
-	return out, nil
+	return peopleView{People: viewsOf(us, func(u *hub.User) personView {
+		return personView{Handle: u.Handle, Name: u.Name, Admin: u.Admin, CreatedAt: timeText(u.CreatedAt)}
+	}), Signup: mode}, nil
 }
 
 func (a *API) setSignup(ctx context.Context, r *request) (any, error) {

@@ -51,11 +51,7 @@ func (a *API) agents(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := agentsView{Agents: make([]agentView, 0, len(as))}
-	for _, ag := range as {
-		out.Agents = append(out.Agents, newAgentView(ag))
-	}
-	return out, nil
+	return agentsView{Agents: viewsOf(as, newAgentView)}, nil
 }
 
 func (a *API) createAgent(ctx context.Context, r *request) (any, error) {
@@ -86,12 +82,11 @@ func (a *API) agent(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := agentDetailView{agentView: newAgentView(d.Agent), Tokens: tokenViews(d.Tokens), Instances: make([]instanceView, 0, len(d.Instances)),
-		Grants: grantViews(d.Grants), Webhooks: webhookViews(d.Webhooks)}
-	for _, in := range d.Instances {
-		out.Instances = append(out.Instances, instanceView{Name: in.Name, Note: in.Note, LastSeenAt: timeText(in.LastSeen)})
-	}
-	return out, nil
+	instances := viewsOf(d.Instances, func(in hub.Instance) instanceView {
+		return instanceView{Name: in.Name, Note: in.Note, LastSeenAt: timeText(in.LastSeen)}
+	})
+	return agentDetailView{agentView: newAgentView(d.Agent), Tokens: viewsOf(d.Tokens, newTokenView), Instances: instances,
+		Grants: grantViews(d.Grants), Webhooks: viewsOf(d.Webhooks, newWebhookView)}, nil
 }
 
 func (a *API) unarchiveAgent(ctx context.Context, r *request) (any, error) {

@@ -130,6 +130,19 @@ func (a *API) Register(mux *http.ServeMux) {
 	})
 }
 
+// timeText is how every view writes a time: RFC 3339 in UTC with
+// milliseconds, "" for none.
+var timeText = hub.FormatTime
+
+// viewsOf is each of xs as a view: [] when there are none, never null.
+func viewsOf[T, V any](xs []T, view func(T) V) []V {
+	out := make([]V, 0, len(xs))
+	for _, x := range xs {
+		out = append(out, view(x))
+	}
+	return out
+}
+
 // file is an answer that is not JSON: bytes of a content type, an image.
 type file struct {
 	contentType string

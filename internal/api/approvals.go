@@ -98,11 +98,7 @@ func (a *API) approvals(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := approvalsView{Approvals: make([]approvalView, 0, len(items))}
-	for _, it := range items {
-		out.Approvals = append(out.Approvals, newApprovalView(it))
-	}
-	return out, nil
+	return approvalsView{Approvals: viewsOf(items, newApprovalView)}, nil
 }
 
 // decidedView is a decision's outcome: what was decided, and its status.

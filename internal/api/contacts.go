@@ -54,15 +54,14 @@ func (a *API) contacts(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := consentView{Contacts: make([]contactView, 0, len(v.Contacts)), Grants: grantViews(v.Grants), Inbound: make([]inboundView, 0, len(v.Inbound))}
-	for _, c := range v.Contacts {
-		out.Contacts = append(out.Contacts, newContactView(c.Contact, c.Other, r.user))
-	}
-	for _, in := range v.Inbound {
-		out.Inbound = append(out.Inbound, inboundView{ID: in.Ask.ID, Agent: in.Agent, Handles: in.Ask.Handles, Status: in.Ask.Status,
-			At: timeText(in.Ask.CreatedAt), DecidedAt: timeText(in.Ask.DecidedAt)})
-	}
-	return out, nil
+	return consentView{
+		Contacts: viewsOf(v.Contacts, func(c hub.ContactView) contactView { return newContactView(c.Contact, c.Other, r.user) }),
+		Grants:   grantViews(v.Grants),
+		Inbound: viewsOf(v.Inbound, func(in hub.InboundView) inboundView {
+			return inboundView{ID: in.Ask.ID, Agent: in.Agent, Handles: in.Ask.Handles, Status: in.Ask.Status,
+				At: timeText(in.Ask.CreatedAt), DecidedAt: timeText(in.Ask.DecidedAt)}
+		}),
+	}, nil
 }
 
 func (a *API) requestContact(ctx context.Context, r *request) (any, error) {

@@ -36,13 +36,13 @@ type participantView struct {
 func newConversationView(v *hub.ConversationView) conversationView {
 	c := v.Conversation
 	out := conversationView{ConversationID: c.ID, Kind: c.Kind, Title: c.Title, Goal: c.Goal, Status: c.State(),
-		LastSeq: c.LastSeq, CreatedAt: timeText(c.CreatedAt), UpdatedAt: timeText(c.UpdatedAt), Participants: []participantView{},
+		LastSeq: c.LastSeq, CreatedAt: timeText(c.CreatedAt), UpdatedAt: timeText(c.UpdatedAt),
+		Participants: viewsOf(v.Listed(), func(p hub.Participant) participantView {
+			return participantView{Handle: p.Handle, Kind: p.Kind, Role: p.Role}
+		}),
 		ProjectID: c.ProjectID, Untrusted: true}
 	if c.State() == hub.StatusPaused {
 		out.PausedReason = &c.PausedReason
-	}
-	for _, p := range v.Listed() {
-		out.Participants = append(out.Participants, participantView{Handle: p.Handle, Kind: p.Kind, Role: p.Role})
 	}
 	return out
 }
@@ -101,15 +101,13 @@ func (a *API) conversations(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := conversationsView{Conversations: make([]listedView, 0, len(p.Conversations)), Next: p.Next}
-	for _, l := range p.Conversations {
+	return conversationsView{Conversations: viewsOf(p.Conversations, func(l hub.ConversationListing) listedView {
 		v := listedView{conversationView: newConversationView(&l.ConversationView), Unread: l.Unread}
 		if l.Last != nil {
 			v.Last = &lastView{Seq: l.Last.Seq, Sender: l.Last.SenderHandle, Summary: l.Last.SummaryLine(), At: timeText(l.Last.CreatedAt)}
 		}
-		out.Conversations = append(out.Conversations, v)
-	}
-	return out, nil
+		return v
+	}), Next: p.Next}, nil
 }
 
 // conversation is one conversation with its latest messages and how far
@@ -123,12 +121,11 @@ func (a *API) conversation(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := conversationDetailView{conversationView: newConversationView(v), Messages: messageViews(res.Messages),
-		HasOlder: res.HasOlder, PrevBeforeSeq: res.BeforeSeq, Reads: make([]readView, 0, len(res.Reads))}
-	for _, rd := range res.Reads {
-		out.Reads = append(out.Reads, readView{Handle: rd.Handle, Instance: rd.Instance, LastReadSeq: rd.LastReadSeq, At: timeText(rd.UpdatedAt)})
-	}
-	return out, nil
+	reads := viewsOf(res.Reads, func(rd hub.Read) readView {
+		return readView{Handle: rd.Handle, Instance: rd.Instance, LastReadSeq: rd.LastReadSeq, At: timeText(rd.UpdatedAt)}
+	})
+	return conversationDetailView{conversationView: newConversationView(v), Messages: viewsOf(res.Messages, newMessageView),
+		HasOlder: res.HasOlder, PrevBeforeSeq: res.BeforeSeq, Reads: reads}, nil
 }
 
 func (a *API) closeConversation(ctx context.Context, r *request) (any, error) {

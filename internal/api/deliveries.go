@@ -40,13 +40,11 @@ func (a *API) agentInbox(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := inboxView{Total: in.Total, Messages: make([]inboxItemView, 0, len(in.Items)), More: in.More, Untrusted: true}
-	for _, it := range in.Items {
+	items := viewsOf(in.Items, func(it hub.InboxItem) inboxItemView {
 		m := it.Message
-		out.Messages = append(out.Messages, inboxItemView{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
-			Sender: m.SenderHandle, Summary: m.SummaryLine(),
+		return inboxItemView{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Sender: m.SenderHandle, Summary: m.SummaryLine(),
 			State: it.Delivery.State, Attempts: it.Delivery.Attempts, Error: it.Delivery.Error, Stuck: a.hub.Stuck(&it.Delivery),
-			AlreadyRead: it.AlreadyRead(), At: timeText(m.CreatedAt)})
-	}
-	return out, nil
+			AlreadyRead: it.AlreadyRead(), At: timeText(m.CreatedAt)}
+	})
+	return inboxView{Total: in.Total, Messages: items, More: in.More, Untrusted: true}, nil
 }

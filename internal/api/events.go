@@ -45,15 +45,14 @@ func (a *API) events(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := eventsView{Events: make([]eventView, 0, len(res.Events)), Cursor: res.Cursor, TimedOut: res.TimedOut, Untrusted: true}
-	for _, e := range res.Events {
+	events := viewsOf(res.Events, func(e *hub.Event) eventView {
 		v := eventView{Cursor: a.hub.Cursor(e), Type: e.Type, At: timeText(e.CreatedAt),
 			ConversationID: e.ConversationID, MessageID: e.MessageID, Data: e.Data}
 		if e.Message != nil {
 			m := newMessageView(e.Message)
 			v.Message = &m
 		}
-		out.Events = append(out.Events, v)
-	}
-	return out, nil
+		return v
+	})
+	return eventsView{Events: events, Cursor: res.Cursor, TimedOut: res.TimedOut, Untrusted: true}, nil
 }

@@ -21,12 +21,10 @@ type grantView struct {
 }
 
 func grantViews(gs []hub.GrantView) []grantView {
-	out := make([]grantView, 0, len(gs))
-	for _, g := range gs {
-		out = append(out, grantView{grantSetView: grantSetView{Agent: g.Agent, Contact: g.Contact, AllowHuman: g.Grant.AllowHuman, AllowAgents: g.Grant.AllowAgents},
-			UpdatedAt: timeText(g.Grant.UpdatedAt)})
-	}
-	return out
+	return viewsOf(gs, func(g hub.GrantView) grantView {
+		return grantView{grantSetView: grantSetView{Agent: g.Agent, Contact: g.Contact, AllowHuman: g.Grant.AllowHuman, AllowAgents: g.Grant.AllowAgents},
+			UpdatedAt: timeText(g.Grant.UpdatedAt)}
+	})
 }
 
 // setGrant sets what the agent may reach of a contact: {"allow_human",

@@ -48,11 +48,10 @@ func (a *API) item(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := itemDetailView{itemView: newItemView(v.Item, v.ConversationID), History: make([]changeView, 0, len(v.History)), Untrusted: true}
-	for _, ch := range v.History {
-		out.History = append(out.History, changeView{By: ch.ByHandle, Instance: ch.Instance, Changes: ch.Changes, At: timeText(ch.At)})
-	}
-	return out, nil
+	history := viewsOf(v.History, func(ch hub.ItemChange) changeView {
+		return changeView{By: ch.ByHandle, Instance: ch.Instance, Changes: ch.Changes, At: timeText(ch.At)}
+	})
+	return itemDetailView{itemView: newItemView(v.Item, v.ConversationID), History: history, Untrusted: true}, nil
 }
 
 func (a *API) image(ctx context.Context, r *request) (any, error) {

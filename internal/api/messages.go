@@ -41,14 +41,6 @@ func newMessageView(m *hub.Message) messageView {
 		CreatedAt: timeText(m.CreatedAt), Provenance: m.Provenance(), Untrusted: true, OriginalBody: m.OriginalBody}
 }
 
-func messageViews(ms []*hub.Message) []messageView {
-	out := make([]messageView, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, newMessageView(m))
-	}
-	return out
-}
-
 // messagesView is a page of a conversation, and where the pages beside it
 // start.
 type messagesView struct {
@@ -98,7 +90,7 @@ func (a *API) messages(ctx context.Context, r *request) (any, error) {
 			return nil, err
 		}
 	}
-	return messagesView{ConversationID: v.Conversation.ID, Messages: messageViews(res.Messages), NextAfterSeq: res.NextAfterSeq, HasMore: res.HasMore,
+	return messagesView{ConversationID: v.Conversation.ID, Messages: viewsOf(res.Messages, newMessageView), NextAfterSeq: res.NextAfterSeq, HasMore: res.HasMore,
 		PrevBeforeSeq: res.BeforeSeq, HasOlder: res.HasOlder}, nil
 }
 

@@ -91,11 +91,7 @@ func (a *API) projects(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := projectsView{Projects: make([]projectView, 0, len(ps))}
-	for _, p := range ps {
-		out.Projects = append(out.Projects, newProjectView(p))
-	}
-	return out, nil
+	return projectsView{Projects: viewsOf(ps, newProjectView)}, nil
 }
 
 func (a *API) createProject(ctx context.Context, r *request) (any, error) {
@@ -123,24 +119,22 @@ func (a *API) projectDetail(ctx context.Context, r *request, id string) (any, er
 	if err != nil {
 		return nil, err
 	}
-	out := projectDetailView{projectView: newProjectView(d.Project), YourRole: d.Access, Members: make([]memberView, 0, len(d.Members)),
-		Agents: make([]projectAgentView, 0, len(d.Agents)), Threads: make([]threadView, 0, len(d.Threads)), Items: make([]itemView, 0, len(d.Items))}
-	for _, m := range d.Members {
-		out.Members = append(out.Members, memberView{Handle: m.Handle, Name: m.Name, AddedAt: timeText(m.AddedAt)})
-	}
-	for _, ag := range d.Agents {
-		out.Agents = append(out.Agents, projectAgentView{Handle: ag.Handle, Access: ag.Access, Review: ag.Review, AddedAt: timeText(ag.AddedAt)})
-	}
 	itemThreads := map[string]string{}
 	for _, t := range d.Threads {
-		out.Threads = append(out.Threads, threadView{ConversationID: t.ID, Title: t.Title, ItemID: t.ItemID, LastSeq: t.LastSeq,
-			Status: t.Status, UpdatedAt: timeText(t.UpdatedAt)})
 		itemThreads[t.ItemID] = t.ID
 	}
-	for _, it := range d.Items {
-		out.Items = append(out.Items, newItemView(it, itemThreads[it.ID]))
-	}
-	return out, nil
+	return projectDetailView{projectView: newProjectView(d.Project), YourRole: d.Access,
+		Members: viewsOf(d.Members, func(m hub.ProjectMember) memberView {
+			return memberView{Handle: m.Handle, Name: m.Name, AddedAt: timeText(m.AddedAt)}
+		}),
+		Agents: viewsOf(d.Agents, func(ag hub.ProjectAgent) projectAgentView {
+			return projectAgentView{Handle: ag.Handle, Access: ag.Access, Review: ag.Review, AddedAt: timeText(ag.AddedAt)}
+		}),
+		Threads: viewsOf(d.Threads, func(t *hub.Conversation) threadView {
+			return threadView{ConversationID: t.ID, Title: t.Title, ItemID: t.ItemID, LastSeq: t.LastSeq, Status: t.Status, UpdatedAt: timeText(t.UpdatedAt)}
+		}),
+		Items: viewsOf(d.Items, func(it *hub.Item) itemView { return newItemView(it, itemThreads[it.ID]) }),
+	}, nil
 }
 
 func (a *API) updateProject(ctx context.Context, r *request) (any, error) {

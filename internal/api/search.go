@@ -38,11 +38,10 @@ func (a *API) search(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := searchView{Messages: make([]hitView, 0, len(res.Hits)), HasMore: res.More, Untrusted: true}
-	for _, h := range res.Hits {
+	hits := viewsOf(res.Hits, func(h hub.SearchHit) hitView {
 		m := h.Message
-		out.Messages = append(out.Messages, hitView{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Sender: senderOf(m),
-			Summary: m.SummaryLine(), Snippet: h.Snippet.Marked(), CreatedAt: timeText(m.CreatedAt)})
-	}
-	return out, nil
+		return hitView{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Sender: senderOf(m),
+			Summary: m.SummaryLine(), Snippet: h.Snippet.Marked(), CreatedAt: timeText(m.CreatedAt)}
+	})
+	return searchView{Messages: hits, HasMore: res.More, Untrusted: true}, nil
 }

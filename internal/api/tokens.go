@@ -28,14 +28,6 @@ func newTokenView(t *hub.Token) tokenView {
 		LastUsedAt: timeText(t.LastUsedAt), ExpiresAt: timeText(t.ExpiresAt), RevokedAt: timeText(t.RevokedAt)}
 }
 
-func tokenViews(ts []*hub.Token) []tokenView {
-	out := make([]tokenView, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, newTokenView(t))
-	}
-	return out
-}
-
 type tokensView struct {
 	Tokens []tokenView `json:"tokens"`
 }
@@ -55,7 +47,7 @@ func (a *API) tokens(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tokensView{Tokens: tokenViews(ts)}, nil
+	return tokensView{Tokens: viewsOf(ts, newTokenView)}, nil
 }
 
 func (a *API) mintToken(ctx context.Context, r *request) (any, error) {
@@ -96,7 +88,7 @@ func (a *API) userTokens(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tokensView{Tokens: tokenViews(ts)}, nil
+	return tokensView{Tokens: viewsOf(ts, newTokenView)}, nil
 }
 
 func (a *API) mintUserToken(ctx context.Context, r *request) (any, error) {

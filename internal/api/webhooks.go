@@ -34,19 +34,10 @@ type webhookAttemptView struct {
 func newWebhookView(v hub.WebhookView) webhookView {
 	out := webhookView{ID: v.ID, URL: v.URL, Enabled: v.Enabled(), CreatedAt: timeText(v.CreatedAt),
 		DisabledAt: timeText(v.DisabledAt), DisabledReason: v.DisabledReason, Pending: v.Pending,
-		Attempts: make([]webhookAttemptView, 0, len(v.Attempts))}
-	for _, a := range v.Attempts {
-		out.Attempts = append(out.Attempts, webhookAttemptView{At: timeText(a.At), WebhookID: a.CallID, Type: a.Type, OK: a.OK(),
-			Status: a.Status, Error: a.Error, DurationMS: a.Duration.Milliseconds()})
-	}
-	return out
-}
-
-func webhookViews(vs []hub.WebhookView) []webhookView {
-	out := make([]webhookView, 0, len(vs))
-	for _, v := range vs {
-		out = append(out, newWebhookView(v))
-	}
+		Attempts: viewsOf(v.Attempts, func(a hub.WebhookAttempt) webhookAttemptView {
+			return webhookAttemptView{At: timeText(a.At), WebhookID: a.CallID, Type: a.Type, OK: a.OK(),
+				Status: a.Status, Error: a.Error, DurationMS: a.Duration.Milliseconds()}
+		})}
 	return out
 }
 
@@ -72,7 +63,7 @@ func (a *API) webhooks(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return webhooksView{Webhooks: webhookViews(vs)}, nil
+	return webhooksView{Webhooks: viewsOf(vs, newWebhookView)}, nil
 }
 
 // addWebhook answers with the endpoint and its signing secret, shown this
