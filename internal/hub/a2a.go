@@ -260,6 +260,11 @@ type A2AReads interface {
 	// A2ACallers lists who sent A2A requests to the agent in a
 	// conversation, each once.
 	A2ACallers(ctx context.Context, conversationID, agentID string) ([]string, error)
+	// A2ARequestsFrom lists the caller's A2A requests to the agent, only
+	// those in conversationID unless it is "", newest first (by created
+	// at, then message id): at most limit of them, those after before
+	// (nil: from the newest); and how many there are before paging.
+	A2ARequestsFrom(ctx context.Context, callerID, agentID, conversationID string, before *A2ARequest, limit int) ([]*A2ARequest, int, error)
 }
 
 // A2AWrites are the writes of a2a (Tx embeds them).

@@ -69,3 +69,27 @@ func (d queries) InsertA2ARequest(ctx context.Context, r *hub.A2ARequest) error 
 	return d.exec(ctx, "insert a2a request", `INSERT INTO a2a_tasks (message_id, agent_id, caller_id, conversation_id, created_at) VALUES (?, ?, ?, ?, ?)`,
 		r.MessageID, r.AgentID, r.CallerID, r.ConversationID, ms(r.CreatedAt))
 }
+
+func (d queries) A2ARequestsFrom(ctx context.Context, callerID, agentID, conversationID string, before *hub.A2ARequest, limit int) ([]*hub.A2ARequest, int, error) {
+	where, args := ` FROM a2a_tasks WHERE caller_id = ? AND agent_id = ?`, []any{callerID, agentID}
+	if conversationID != "" {
+		where += ` AND conversation_id = ?`
+		args = append(args, conversationID)
+	}
+	var total int
+	if err := d.q.QueryRowContext(ctx, `SELECT COUNT(*)`+where, args...).Scan(&total); err != nil {
+		return nil, 0, dbErr("a2a requests from", err)
+	}
+	if before != nil {
+		where += ` AND (created_at < ? OR (created_at = ? AND message_id < ?))`
+		args = append(args, ms(before.CreatedAt), ms(before.CreatedAt), before.MessageID)
+	}
+	reqs, err := queryAll(ctx, d.q, "a2a requests from", func(row scanner) (*hub.A2ARequest, error) {
+		var r hub.A2ARequest
+		var created sql.NullInt64
+		err := row.Scan(&r.MessageID, &r.AgentID, &r.CallerID, &r.ConversationID, &created)
+		r.CreatedAt = fromMS(created)
+		return &r, err
+	}, `SELECT message_id, agent_id, caller_id, conversation_id, created_at`+where+` ORDER BY created_at DESC, message_id DESC LIMIT ?`, append(args, limit)...)
+	return reqs, total, err
+}

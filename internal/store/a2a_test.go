@@ -109,3 +109,78 @@ func TestA2ARequest(t *testing.T) {
 		}
 	})
 }
+
+// TestA2ARequestsFrom: a caller's requests to an agent come newest first,
+// those of one time by message id, in pages after the last one given,
+// with the count of them all; another caller's, another agent's and, when
+// a conversation is named, another conversation's are left out (§18
+// ListTasks).
+func TestA2ARequestsFrom(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		u := insertUser(t, db, "bob")
+		at := func(s int64) time.Time { return time.UnixMilli(s * 1000).UTC() }
+		help := &hub.Agent{ID: "agt_help", OwnerID: u.ID, Slug: "help", Mode: hub.ModeActive, CreatedAt: at(1)}
+		other := &hub.Agent{ID: "agt_other", OwnerID: u.ID, Slug: "other", Mode: hub.ModeActive, CreatedAt: at(1)}
+		req := func(id, agent, caller, conv string, s int64) *hub.A2ARequest {
+			return &hub.A2ARequest{MessageID: id, AgentID: agent, CallerID: caller, ConversationID: conv, CreatedAt: at(s)}
+		}
+		all := []*hub.A2ARequest{
+			req("msg_1", help.ID, "usr_carol", "conv_1", 10),
+			req("msg_2", help.ID, "usr_carol", "conv_1", 20),
+			req("msg_3", help.ID, "usr_carol", "conv_2", 20), // the same time as msg_2: by id
+			req("msg_4", help.ID, "usr_carol", "conv_2", 30),
+			req("msg_5", help.ID, "usr_dave", "conv_3", 40),   // another caller
+			req("msg_6", other.ID, "usr_carol", "conv_4", 50), // another agent
+		}
+		err := db.Update(ctx, func(tx hub.Tx) error {
+			for _, a := range []*hub.Agent{help, other} {
+				if err := tx.InsertAgent(ctx, a); err != nil {
+					return err
+				}
+			}
+			for _, r := range all {
+				if err := tx.InsertA2ARequest(ctx, r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := func(rs []*hub.A2ARequest) []string {
+			out := []string{}
+			for _, r := range rs {
+				out = append(out, r.MessageID)
+			}
+			return out
+		}
+		for _, tc := range []struct {
+			name, conv string
+			before     *hub.A2ARequest
+			limit      int
+			want       []string
+			total      int
+		}{
+			{"the first page", "", nil, 2, []string{"msg_4", "msg_3"}, 4},
+			{"after it", "", all[2], 2, []string{"msg_2", "msg_1"}, 4},
+			{"after the last", "", all[0], 2, []string{}, 4},
+			{"all at once", "", nil, 10, []string{"msg_4", "msg_3", "msg_2", "msg_1"}, 4},
+			{"one conversation", "conv_1", nil, 10, []string{"msg_2", "msg_1"}, 2},
+			{"one conversation, after", "conv_2", all[3], 10, []string{"msg_3"}, 2},
+			{"a conversation of none of them", "conv_3", nil, 10, []string{}, 0},
+		} {
+			got, total, err := db.A2ARequestsFrom(ctx, "usr_carol", help.ID, tc.conv, tc.before, tc.limit)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if diff := cmp.Diff(tc.want, ids(got)); diff != "" || total != tc.total {
+				t.Errorf("%s: total %d, want %d; ids (-want +got):\n%s", tc.name, total, tc.total, diff)
+			}
+		}
+		got, _, err := db.A2ARequestsFrom(ctx, "usr_carol", help.ID, "", nil, 1)
+		if err != nil || len(got) != 1 || cmp.Diff(all[3], got[0]) != "" {
+			t.Errorf("the newest: %+v, %v; want %+v as stored", got, err, all[3])
+		}
+	})
+}
