@@ -460,3 +460,63 @@ func (h *Hub) AwaitA2ATask(ctx context.Context, c A2ACaller, owner, slug string,
 	}
 	return t, nil
 }
+
+// A page of tasks (ListTasks, §18) holds at most MaxTaskPage of them,
+// DefaultTaskPage when the caller names no size: A2A's own bounds.
+const (
+	DefaultTaskPage = 50
+	MaxTaskPage     = 100
+)
+
+// TaskPage is a page of a caller's tasks with an agent, newest first.
+type TaskPage struct {
+	Tasks []*Task
+	Total int    // the caller's tasks with the agent (in the conversation, when one is named), before paging
+	Next  string // when more follow, the last task's id: the next page's after; "" on the last page
+}
+
+// A2ATasks is ListTasks (§18): the caller's own tasks with the exposed
+// agent owner/slug, newest first (by when they were sent), only those in
+// conversationID unless it is "", at most limit (1–MaxTaskPage) of them,
+// those after the task after names ("": from the newest). An after that is
+// no task of this listing is invalid.
+func (h *Hub) A2ATasks(ctx context.Context, c A2ACaller, owner, slug, conversationID, after string, limit int) (*TaskPage, error) {
+	ea, err := exposedAgent(ctx, h.store, owner, slug)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.require(ScopeRead); err != nil {
+		return nil, err
+	}
+	if err := (Range{1, MaxTaskPage}).Check("page size", int64(limit)); err != nil {
+		return nil, err
+	}
+	var before *A2ARequest
+	if after != "" {
+		before, err = h.store.A2ARequest(ctx, after)
+		if errors.Is(err, ErrNoRows) || err == nil && (before.CallerID != c.principalID() || before.AgentID != ea.Agent.ID ||
+			conversationID != "" && before.ConversationID != conversationID) {
+			return nil, invalid("", "%q is not where a listing of your tasks with %s left off; list again from the first page", echo(after), ea.Agent.Handle())
+		}
+		if err != nil {
+			return nil, AsError(err)
+		}
+	}
+	reqs, total, err := h.store.A2ARequestsFrom(ctx, c.principalID(), ea.Agent.ID, conversationID, before, limit+1)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	page := &TaskPage{Total: total, Tasks: []*Task{}}
+	if len(reqs) > limit {
+		reqs = reqs[:limit]
+		page.Next = reqs[limit-1].MessageID
+	}
+	for _, r := range reqs {
+		t, err := loadTask(ctx, h.store, r.MessageID, ea.Agent)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		page.Tasks = append(page.Tasks, t)
+	}
+	return page, nil
+}
