@@ -1,15 +1,24 @@
 // Package a2a is Palaver's A2A face (DESIGN.md §18): an Agent Card for each
 // agent its owner exposes, a directory of an owner's exposed agents, and the
 // JSON-RPC endpoint A2A clients send messages to. It decodes, makes one hub
-// call, and renders with the A2A Go SDK's wire types; every rule — who may
-// call, what a task's state is, what cancel does — is the hub's.
+// call, and renders; every rule — who may call, what a task's state is,
+// what cancel does — is the hub's.
+//
+// It speaks A2A 1.0 and, for the clients before it, A2A 0.3, each request
+// in the revision its A2A-Version header names (none: 0.3). The 1.0 card
+// lists both as interfaces of the one endpoint. 0.3 is rendered with the
+// A2A Go SDK's wire types (a2a-go); 1.0 with this package's own, written
+// from the specification (wire10.go).
 //
 // Paths, under the server's base URL:
 //
 //	GET  /a2a/{owner}                                    the owner's exposed agents' cards
 //	GET  /a2a/{owner}/{slug}/.well-known/agent-card.json the agent's card
-//	POST /a2a/{owner}/{slug}                             JSON-RPC: message/send, message/stream,
-//	                                                     tasks/get, tasks/cancel, tasks/resubscribe
+//	POST /a2a/{owner}/{slug}                             JSON-RPC. A2A 1.0: SendMessage,
+//	                                                     SendStreamingMessage, GetTask, ListTasks,
+//	                                                     CancelTask, SubscribeToTask. A2A 0.3:
+//	                                                     message/send, message/stream, tasks/get,
+//	                                                     tasks/cancel, tasks/resubscribe
 //
 // The SDK's server plumbing (a2asrv) is not used: its JSON-RPC handler
 // keeps its own task store and executions in memory, which would duplicate
@@ -26,24 +35,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/a2aproject/a2a-go/a2a"
-
-	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
 )
-
-// CardPath is where an agent's card is, under its endpoint: A2A's
-// well-known name, so a client given the endpoint finds the card.
-const CardPath = "/.well-known/agent-card.json"
-
-// ProtocolVersion is the A2A revision the wire types speak.
-const ProtocolVersion = "0.3.0"
-
-// authServerMetadata is the OAuth authorization server's metadata path
-// (RFC 8414), which internal/oauth serves.
-const authServerMetadata = "/.well-known/oauth-authorization-server"
 
 // maxBody caps a JSON-RPC request: a message of hub.MaxBody code points
 // (up to 4 bytes each, escaped) and its envelope.
@@ -113,7 +108,7 @@ func (s *Server) guard(next http.HandlerFunc) http.Handler {
 		h.Set("Access-Control-Expose-Headers", "WWW-Authenticate")
 		if r.Method == http.MethodOptions {
 			h.Set("Access-Control-Allow-Methods", "GET, POST")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept")
+			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, A2A-Version, A2A-Extensions")
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return
@@ -131,53 +126,6 @@ func (s *Server) endpointURL(r *http.Request, a *hub.Agent) string {
 	return s.base(r) + "/a2a/" + url.PathEscape(a.OwnerHandle) + "/" + url.PathEscape(a.Slug)
 }
 
-// cardOf is an exposed agent's Agent Card. The name is the agent's
-// handle; the description and skills are its owner's words (untrusted).
-// Callers authenticate with a bearer token — an agent's plv_… or a
-// person's plu_… — or an OAuth access token from Palaver's authorization
-// server.
-func (s *Server) cardOf(r *http.Request, ea *hub.ExposedAgent) *a2a.AgentCard {
-	a, base := ea.Agent, s.base(r)
-	desc := a.Description
-	if desc == "" {
-		desc = "An agent of " + a.OwnerHandle + " on Palaver."
-	}
-	skills := make([]a2a.AgentSkill, 0, len(ea.Exposure.Skills))
-	for _, sk := range ea.Exposure.Skills {
-		skills = append(skills, a2a.AgentSkill{ID: sk.ID, Name: sk.Name, Description: sk.Description, Tags: []string{}})
-	}
-	scopes := map[string]string{hub.ScopeRead: "read tasks and replies", hub.ScopeWrite: "send messages"}
-	version := build.Current().Version
-	if version == "" {
-		version = "dev"
-	}
-	return &a2a.AgentCard{
-		Name:               a.Handle(),
-		Description:        desc,
-		URL:                s.endpointURL(r, a),
-		PreferredTransport: a2a.TransportProtocolJSONRPC,
-		ProtocolVersion:    ProtocolVersion,
-		Version:            version,
-		Provider:           &a2a.AgentProvider{Org: "Palaver (" + a.OwnerHandle + ")", URL: base},
-		Capabilities:       a2a.AgentCapabilities{Streaming: true},
-		DefaultInputModes:  []string{"text/plain"},
-		DefaultOutputModes: []string{"text/plain", "text/markdown"},
-		Skills:             skills,
-		SecuritySchemes: a2a.NamedSecuritySchemes{
-			"bearer": a2a.HTTPAuthSecurityScheme{Scheme: "bearer", BearerFormat: "plv_… (an agent's token) or plu_… (a person's)",
-				Description: "A Palaver token: the call is that agent's or that person's, under their reach, brakes and review."},
-			"oauth": a2a.OAuth2SecurityScheme{
-				Description: "Palaver's OAuth 2.1 authorization server (PKCE S256); the person signs in and picks which agent calls. " +
-					"Ask for the resource " + base + hub.A2AResourcePath + " (RFC 8707): a token issued for an MCP endpoint is refused here.",
-				Oauth2MetadataURL: base + authServerMetadata,
-				Flows: a2a.OAuthFlows{AuthorizationCode: &a2a.AuthorizationCodeOAuthFlow{
-					AuthorizationURL: base + oauth.AuthorizePath, TokenURL: base + oauth.TokenPath, Scopes: scopes}},
-			},
-		},
-		Security: []a2a.SecurityRequirements{{"bearer": {}}, {"oauth": {hub.ScopeRead, hub.ScopeWrite}}},
-	}
-}
-
 // resourceMetadata is the A2A resource's protected resource metadata
 // (RFC 9728): the resource an OAuth token must be issued for to call an
 // agent's endpoint (§10.6).
@@ -188,34 +136,6 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, oauth.ResourceMetadata(s.base(r)+hub.A2AResourcePath, s.base(r)))
-}
-
-func (s *Server) card(w http.ResponseWriter, r *http.Request) {
-	ea, err := s.hub.ExposedAgent(r.Context(), r.PathValue("owner"), r.PathValue("slug"))
-	if err != nil {
-		s.httpError(w, r, err)
-		return
-	}
-	writeJSON(w, s.cardOf(r, ea))
-}
-
-// directoryPage lists an owner's exposed agents' cards.
-type directoryPage struct {
-	Owner  string           `json:"owner"`
-	Agents []*a2a.AgentCard `json:"agents"`
-}
-
-func (s *Server) directory(w http.ResponseWriter, r *http.Request) {
-	list, err := s.hub.ExposedAgents(r.Context(), r.PathValue("owner"))
-	if err != nil {
-		s.httpError(w, r, err)
-		return
-	}
-	page := directoryPage{Owner: list[0].Agent.OwnerHandle}
-	for _, ea := range list {
-		page.Agents = append(page.Agents, s.cardOf(r, ea))
-	}
-	writeJSON(w, page)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

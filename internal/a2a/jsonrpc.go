@@ -9,16 +9,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
-
-	"github.com/a2aproject/a2a-go/a2a"
 
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// JSON-RPC error codes: JSON-RPC's own, A2A's (§8 of its specification),
-// and Palaver's, in the range left to implementations.
+// JSON-RPC error codes: JSON-RPC's own, A2A's (§5.4 of its 1.0
+// specification, the same in 0.3), and Palaver's, in the range left to
+// implementations.
 const (
 	codeParse          = -32700
 	codeInvalidRequest = -32600
@@ -31,6 +29,7 @@ const (
 	codeUnsupported    = -32004
 	codeContentType    = -32005
 	codeNoExtendedCard = -32007
+	codeVersion        = -32009
 	codeDenied         = -32010 // a brake or a reach rule refused: the refusal's status, reason and trace
 	codeRefused        = -32011 // the hub refused for another reason: a conflict, a scope, a rate
 )
@@ -61,17 +60,20 @@ type rpcError struct {
 
 // call is one JSON-RPC request to an agent's endpoint.
 type call struct {
-	s      *Server
-	r      *http.Request
-	owner  string
-	slug   string
-	caller hub.A2ACaller
-	method string
+	s       *Server
+	r       *http.Request
+	owner   string
+	slug    string
+	caller  hub.A2ACaller
+	method  string
+	version string // Version10 or Version03: how the request is read and answered
 }
 
 // endpoint serves an agent's JSON-RPC endpoint: a card that does not exist
 // is 404 before anything else, then the caller is authenticated (401
-// otherwise), then the request is decoded and answered.
+// otherwise), then the request is decoded and answered in the revision of
+// A2A its A2A-Version names (none: 0.3); another revision is refused with
+// A2A's version-not-supported error.
 func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	owner, slug := r.PathValue("owner"), r.PathValue("slug")
@@ -84,7 +86,11 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 		s.httpError(w, r, err)
 		return
 	}
-	c := &call{s: s, r: r, owner: owner, slug: slug, caller: caller}
+	version, named := requestedVersion(r)
+	c := &call{s: s, r: r, owner: owner, slug: slug, caller: caller, version: version}
+	if version == "" {
+		c.version = Version10 // refused in 1.0's shape, the nearest to a later revision's
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
 		return // the client went away mid-request
@@ -100,7 +106,7 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 	var req request
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil || dec.More() {
-		c.reply(w, nil, nil, &rpcError{Code: codeParse, Message: "the body is not one JSON-RPC request: send a JSON object like {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"message/send\",\"params\":{…}}"})
+		c.reply(w, nil, nil, &rpcError{Code: codeParse, Message: "the body is not one JSON-RPC request: send a JSON object like {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" + c.sendMethod() + "\",\"params\":{…}}"})
 		return
 	}
 	c.method = req.Method
@@ -112,197 +118,48 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 		c.reply(w, nil, nil, &rpcError{Code: codeInvalidRequest, Message: "id is required: A2A methods answer, so give each request an id"})
 		return
 	}
-	switch req.Method {
-	case "message/stream":
-		var p a2a.MessageSendParams
-		if rerr := decodeParams(req.Params, req.Method, &p); rerr != nil {
-			c.reply(w, req.ID, nil, rerr)
-			return
-		}
-		in, rerr := sendInput(&p)
-		if rerr != nil {
-			c.reply(w, req.ID, nil, rerr)
-			return
-		}
-		t, err := s.hub.SendA2A(ctx, caller, owner, slug, in)
-		if err != nil {
-			c.reply(w, req.ID, nil, c.translate(ctx, err))
-			return
-		}
-		c.stream(w, req.ID, t.ID)
-	case "tasks/resubscribe":
-		var p a2a.TaskIDParams
-		if rerr := decodeTaskParams(req.Params, req.Method, &p, &p.ID); rerr != nil {
-			c.reply(w, req.ID, nil, rerr)
-			return
-		}
-		if _, err := s.hub.A2ATask(ctx, caller, owner, slug, string(p.ID)); err != nil {
-			c.reply(w, req.ID, nil, c.translate(ctx, err))
-			return
-		}
-		c.stream(w, req.ID, string(p.ID))
-	default:
-		result, rerr := c.handle(ctx, req.Method, req.Params)
-		c.reply(w, req.ID, result, rerr)
+	if version == "" {
+		c.reply(w, req.ID, nil, &rpcError{Code: codeVersion, Message: fmt.Sprintf("A2A-Version %q is not served here: send A2A-Version: %s (or %s, or none, for A2A 0.3)", preview(named), Version10, Version03)})
+		return
 	}
+	if c.version == Version10 {
+		c.serve10(w, &req)
+		return
+	}
+	c.serve03(w, &req)
 }
 
-// handle answers the methods that return one result.
-func (c *call) handle(ctx context.Context, method string, params json.RawMessage) (any, *rpcError) {
-	h := c.s.hub
-	switch method {
-	case "message/send":
-		var p a2a.MessageSendParams
-		if rerr := decodeParams(params, method, &p); rerr != nil {
-			return nil, rerr
-		}
-		in, rerr := sendInput(&p)
-		if rerr != nil {
-			return nil, rerr
-		}
-		t, err := h.SendA2A(ctx, c.caller, c.owner, c.slug, in)
-		if err != nil {
-			return nil, c.translate(ctx, err)
-		}
-		// blocking: true waits, as long as a wait_for_messages may, for
-		// the task to end or ask something; the task as it then stands
-		// is the answer either way.
-		if p.Config != nil && p.Config.Blocking != nil && *p.Config.Blocking {
-			if t, err = h.AwaitA2ATask(ctx, c.caller, c.owner, c.slug, t, hub.MaxWait); err != nil {
-				return nil, c.translate(ctx, err)
-			}
-		}
-		return taskOf(t, historyLength(p.Config)), nil
-	case "tasks/get":
-		var p a2a.TaskQueryParams
-		if rerr := decodeTaskParams(params, method, &p, &p.ID); rerr != nil {
-			return nil, rerr
-		}
-		t, err := h.A2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
-		if err != nil {
-			return nil, c.translate(ctx, err)
-		}
-		return taskOf(t, p.HistoryLength), nil
-	case "tasks/cancel":
-		var p a2a.TaskIDParams
-		if rerr := decodeTaskParams(params, method, &p, &p.ID); rerr != nil {
-			return nil, rerr
-		}
-		t, err := h.CancelA2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
-		if err != nil {
-			return nil, c.translate(ctx, err)
-		}
-		return taskOf(t, nil), nil
-	case "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
-		"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete":
-		return nil, &rpcError{Code: codePushNotSupport, Message: "push notifications are not offered: follow a task with message/stream or tasks/resubscribe, or ask tasks/get"}
-	case "agent/getAuthenticatedExtendedCard":
-		return nil, &rpcError{Code: codeNoExtendedCard, Message: "there is no extended card: the public card at " + CardPath + " says everything"}
+// sendMethod is the name of the send method in the request's revision.
+func (c *call) sendMethod() string {
+	if c.version == Version10 {
+		return "SendMessage"
 	}
-	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("no method %q: use message/send, message/stream, tasks/get, tasks/cancel or tasks/resubscribe", preview(method))}
+	return "message/send"
 }
 
-// decodeParams reads the params of method into p; anything but a JSON
-// object, or one with a member the method does not take, is invalid.
-func decodeParams(raw json.RawMessage, method string, p any) *rpcError {
-	if len(bytes.TrimSpace(raw)) == 0 || raw[0] != '{' {
-		return &rpcError{Code: codeInvalidParams, Message: `params must be a JSON object: message/send and message/stream take {"message":{"role":"user","parts":[{"kind":"text","text":"…"}],"messageId":"…"}}, tasks/get and tasks/cancel {"id":"…"}`}
-	}
-	if rerr := checkMembers(raw, method, p); rerr != nil {
-		return rerr
-	}
-	if err := json.Unmarshal(raw, p); err != nil {
-		msg := err.Error()
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			msg = fmt.Sprintf("params.%s is %s where %s belongs", te.Field, jsonKind(te.Value), jsonKind(te.Type.Kind().String()))
-		}
-		return &rpcError{Code: codeInvalidParams, Message: "params are not what this method takes: " + msg + `; a text part is {"kind":"text","text":"…"}`}
-	}
-	return nil
-}
-
-// jsonKind names a JSON value by what decoding calls it, or a Go kind by
-// the JSON value it takes.
-func jsonKind(kind string) string {
-	switch kind {
-	case "slice", "array":
-		return "an array"
-	case "struct", "map", "object":
-		return "an object"
-	case "string":
-		return "a string"
-	case "bool":
-		return "true or false"
-	default:
-		return "a " + kind
-	}
-}
-
-// decodeTaskParams is decodeParams for a task method, whose params name
-// the task at id: one without it is invalid.
-func decodeTaskParams(raw json.RawMessage, method string, p any, id *a2a.TaskID) *rpcError {
-	if rerr := decodeParams(raw, method, p); rerr != nil {
-		return rerr
-	}
-	if *id == "" {
-		return &rpcError{Code: codeInvalidParams, Message: `params.id is required: the task's id, as message/send answered it ({"id":"msg_…"})`}
-	}
-	return nil
-}
-
-// sendInput is what a message/send asks of the hub: the text of the
-// message's text parts (joined by a blank line), its ids, and the summary
-// its metadata may carry. Only text is taken.
-func sendInput(p *a2a.MessageSendParams) (hub.A2ASend, *rpcError) {
-	m := p.Message
-	if m == nil {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: "params.message is required: {\"role\":\"user\",\"parts\":[{\"kind\":\"text\",\"text\":\"…\"}],\"messageId\":\"…\"}"}
-	}
-	if m.ID == "" {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: "message.messageId is required: a new id for each message (a UUID, say); a retry with the same id gets the same task back"}
-	}
-	if m.Role != a2a.MessageRoleUser {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("message.role must be \"user\" (got %q)", preview(string(m.Role)))}
-	}
-	var texts []string
-	for _, part := range m.Parts {
-		switch v := part.(type) {
-		case a2a.TextPart:
-			texts = append(texts, v.Text)
-		case *a2a.TextPart:
-			texts = append(texts, v.Text)
-		default:
-			return hub.A2ASend{}, &rpcError{Code: codeContentType, Message: "only text parts are taken: put a file's or data's link or words in a text part"}
-		}
-	}
-	if strings.TrimSpace(strings.Join(texts, "")) == "" {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: `message.parts needs a text part with words in it: [{"kind":"text","text":"…"}]`}
-	}
-	in := hub.A2ASend{ContextID: m.ContextID, TaskID: string(m.TaskID), Body: strings.Join(texts, "\n\n"), ClientMsgID: m.ID}
-	if s, ok := m.Metadata["summary"].(string); ok {
-		in.Summary = s
-	}
-	return in, nil
-}
-
-func historyLength(cfg *a2a.MessageSendConfig) *int {
-	if cfg == nil {
-		return nil
-	}
-	return cfg.HistoryLength
-}
-
-// reply writes one JSON-RPC response.
+// reply writes one JSON-RPC response, in the request's revision.
 func (c *call) reply(w http.ResponseWriter, id json.RawMessage, result any, rerr *rpcError) {
+	writeJSON(w, c.envelope(id, result, rerr))
+}
+
+// envelope is a JSON-RPC response in the request's revision: the errors of
+// A2A 1.0 carry their detail as a list (errorOf10), 0.3's as an object.
+func (c *call) envelope(id json.RawMessage, result any, rerr *rpcError) any {
 	if id == nil {
 		id = json.RawMessage("null")
+	}
+	if c.version == Version10 {
+		resp := response10{JSONRPC: "2.0", ID: id, Result: result}
+		if rerr != nil {
+			resp.Result, resp.Error = nil, errorOf10(rerr)
+		}
+		return resp
 	}
 	resp := response{JSONRPC: "2.0", ID: id, Result: result, Error: rerr}
 	if rerr != nil {
 		resp.Result = nil
 	}
-	writeJSON(w, resp)
+	return resp
 }
 
 // translate is the A2A face's one translation of hub errors (CONVENTIONS

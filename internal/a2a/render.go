@@ -1,10 +1,6 @@
 package a2a
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"strconv"
 
 	"github.com/a2aproject/a2a-go/a2a"
@@ -68,52 +64,17 @@ func messageMeta(m *hub.Message) map[string]any {
 	return map[string]any{"seq": m.Seq, "sender": m.SenderHandle, "format": m.Format, "untrusted": true, "provenance": m.Provenance()}
 }
 
-// stream answers message/stream and tasks/resubscribe over server-sent
-// events while the request lasts (§18): the task as it stands first, then
-// an artifact-update for each new reply and a status-update for each
-// change of state, until the task is final (the last status-update says
-// final), the client hangs up or the server shuts down. It waits on the
-// hub's events, never by polling.
-func (c *call) stream(w http.ResponseWriter, id json.RawMessage, taskID string) {
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	if err := rc.Flush(); err != nil {
-		return // this connection cannot stream; the client sees an empty stream end
-	}
-	ctx := c.r.Context()
-	send := func(v any, rerr *rpcError) bool {
-		resp := response{JSONRPC: "2.0", ID: id, Result: v, Error: rerr}
-		b, err := json.Marshal(resp)
-		if err != nil {
-			return false
-		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	first, artifacts := true, 0
-	err := c.s.hub.WatchA2ATask(ctx, c.caller, c.owner, c.slug, taskID, 0, func(t *hub.Task) bool {
-		if first {
-			first, artifacts = false, len(t.Replies)
-			return send(taskOf(t, nil), nil)
-		}
-		for ; artifacts < len(t.Replies); artifacts++ {
-			ev := &a2a.TaskArtifactUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Artifact: artifactOf(t.Replies[artifacts]), LastChunk: true}
-			if !send(ev, nil) {
-				return false
-			}
-		}
-		full := taskOf(t, nil)
-		return send(&a2a.TaskStatusUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Status: full.Status, Final: t.Final(), Metadata: full.Metadata}, nil)
-	})
-	if err != nil && ctx.Err() == nil && !isDone(err) {
-		send(nil, c.translate(ctx, err))
-	}
+// wire03 renders a stream's events in A2A 0.3: the task, then a2a-go's
+// artifact-update and status-update events, the last status final.
+type wire03 struct{}
+
+func (wire03) task(t *hub.Task) any { return taskOf(t, nil) }
+
+func (wire03) artifact(t *hub.Task, m *hub.Message) any {
+	return &a2a.TaskArtifactUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Artifact: artifactOf(m), LastChunk: true}
 }
 
-func isDone(err error) bool { return err == context.Canceled || err == context.DeadlineExceeded }
+func (wire03) status(t *hub.Task) any {
+	full := taskOf(t, nil)
+	return &a2a.TaskStatusUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Status: full.Status, Final: t.Final(), Metadata: full.Metadata}
+}
