@@ -13,14 +13,11 @@ import (
 	"time"
 )
 
-// TestJSClient runs testdata/client.mjs — an A2A client on the A2A
-// project's JavaScript SDK (@a2a-js/sdk, installed by .ci/run) — against
-// the real server: it fetches the exposed agent's card, sends with a
-// bearer token over message/stream and sees submitted → working as the
-// Palaver agent starts processing over MCP → completed with the reply as
-// artifact; a second message in the same context lands in the same
-// conversation; a caller without reach is refused with the consent step;
-// an unexposed agent's card is 404 (§18).
+// TestJSClient runs A2A clients on the A2A project's JavaScript SDK
+// (@a2a-js/sdk, installed by .ci/run) against the real server: the SDK's
+// native A2A 1.0 client (testdata/client10.mjs, js10_test.go), and the
+// A2A 0.3 client it is through its compatibility layer
+// (testdata/client.mjs), which must keep working as before (§18).
 //
 // Skipped unless PALAVER_A2A_JS names a node_modules folder holding
 // @a2a-js/sdk; node 22 or newer must be on PATH (CONTRIBUTING.md).
@@ -32,6 +29,22 @@ func TestJSClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(modules, "@a2a-js", "sdk", "package.json")); err != nil {
 		t.Fatalf("PALAVER_A2A_JS=%s holds no @a2a-js/sdk: %v", modules, err)
 	}
+	t.Run("A2A 1.0", func(t *testing.T) { jsClient10(t, modules) })
+	t.Run("A2A 0.3 through legacyCompat", func(t *testing.T) { jsClient03(t, modules) })
+}
+
+// script is a node script of testdata running against a server: next
+// reads its next step, say writes a line to its stdin, and end waits for
+// it to finish.
+type script struct {
+	next func(want string) map[string]any
+	say  func(line string)
+	end  func()
+}
+
+// runScript runs testdata/name with node against ts, with env added.
+func runScript(t *testing.T, modules, name string, ts *testServer, env ...string) *script {
+	t.Helper()
 	// Node resolves an ES module's imports from the folders above the
 	// script: the script runs from a folder whose node_modules is the SDK's.
 	dir := t.TempDir()
@@ -42,18 +55,15 @@ func TestJSClient(t *testing.T) {
 	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	script, err := os.ReadFile(filepath.Join("testdata", "client.mjs"))
+	src, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "client.mjs"), script, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-
-	ts := newTestServer(t)
-	ts.expose(t)
-	cmd := exec.CommandContext(t.Context(), "node", filepath.Join(dir, "client.mjs"))
-	cmd.Env = append(os.Environ(), "PALAVER_URL="+ts.url, "A2A_TOKEN="+ts.tokens["alice/planner"], "A2A_STRANGER_TOKEN="+ts.tokens["bob/helper"])
+	cmd := exec.CommandContext(t.Context(), "node", filepath.Join(dir, name))
+	cmd.Env = append(append(os.Environ(), "PALAVER_URL="+ts.url), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -71,6 +81,7 @@ func TestJSClient(t *testing.T) {
 	go func() {
 		defer close(steps)
 		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			var step map[string]any
 			if err := json.Unmarshal(sc.Bytes(), &step); err != nil {
@@ -80,26 +91,50 @@ func TestJSClient(t *testing.T) {
 			steps <- step
 		}
 	}()
-	next := func(want string) map[string]any {
-		t.Helper()
-		select {
-		case step, ok := <-steps:
-			if !ok {
-				cmd.Wait()
-				t.Fatalf("the script ended before %q: %s", want, stderr.String())
+	return &script{
+		next: func(want string) map[string]any {
+			t.Helper()
+			select {
+			case step, ok := <-steps:
+				if !ok {
+					cmd.Wait()
+					t.Fatalf("the script ended before %q: %s", want, stderr.String())
+				}
+				if step["step"] != want {
+					t.Fatalf("the script's step %v; want %q (stderr: %s)", step, want, stderr.String())
+				}
+				return step
+			case <-time.After(20 * time.Second):
+				t.Fatalf("no %q from the script within 20s: %s", want, stderr.String())
 			}
-			if step["step"] != want {
-				t.Fatalf("the script's step %v; want %q (stderr: %s)", step, want, stderr.String())
+			return nil
+		},
+		say: func(line string) { io.WriteString(stdin, line+"\n") },
+		end: func() {
+			t.Helper()
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("the script: %v: %s", err, stderr.String())
 			}
-			return step
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no %q from the script within 20s: %s", want, stderr.String())
-		}
-		return nil
+		},
 	}
+}
+
+// jsClient03 runs testdata/client.mjs: it fetches the exposed agent's
+// card, naming no A2A-Version, gets 0.3's and speaks 0.3; it sends with a
+// bearer token over message/stream and sees submitted → working as the
+// Palaver agent starts processing over MCP → completed with the reply as
+// artifact; a second message in the same context lands in the same
+// conversation; a caller without reach is refused with the consent step;
+// an unexposed agent's card is 404.
+func jsClient03(t *testing.T, modules string) {
+	ts := newTestServer(t)
+	ts.expose(t)
+	js := runScript(t, modules, "client.mjs", ts, "A2A_TOKEN="+ts.tokens["alice/planner"], "A2A_STRANGER_TOKEN="+ts.tokens["bob/helper"])
+	next := js.next
 
 	card := next("card")
-	if card["name"] != "alice/reviewer" || card["description"] != "the alice/reviewer agent" || jsonOf(card["skills"]) != `["review-code=Review code","triage=Triage"]` {
+	if card["name"] != "alice/reviewer" || card["description"] != "the alice/reviewer agent" || jsonOf(card["skills"]) != `["review-code=Review code","triage=Triage"]` || card["version"] != "0.3" {
 		t.Errorf("card: %v", card)
 	}
 	first := next("event")
@@ -126,7 +161,7 @@ func TestJSClient(t *testing.T) {
 		t.Fatalf("second message: %v; want a new submitted task in %s", second, conv)
 	}
 	tool(t, agent, "acknowledge", map[string]any{"message_id": second["id"], "outcome": "processing"})
-	io.WriteString(stdin, "go\n")
+	js.say("go")
 	if got := next("got"); got["state"] != "TASK_STATE_WORKING" {
 		t.Errorf("tasks/get of the second task: %v; want working", got)
 	}
@@ -136,10 +171,7 @@ func TestJSClient(t *testing.T) {
 	if missing := next("missing"); !strings.Contains(missing["error"].(string), "404") {
 		t.Errorf("an unexposed agent's card: %v; want 404", missing)
 	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the script: %v: %s", err, stderr.String())
-	}
+	js.end()
 }
 
 func jsonOf(v any) string {

@@ -1,9 +1,13 @@
-// An A2A client on the A2A project's JavaScript SDK (@a2a-js/sdk), run by
-// TestJSClient against a real Palaver server. It speaks A2A 0.3 through
-// the SDK's compatibility layer, as Palaver's cards say, and prints one
-// JSON line per step for the test to check and to act on:
+// An A2A 0.3 client on the A2A project's JavaScript SDK (@a2a-js/sdk), run
+// by TestJSClient against a real Palaver server. The SDK speaks A2A 1.0;
+// this script is the 0.3 client it also is through its compatibility
+// layer (legacyCompat): it fetches the card as 0.3 clients do, naming no
+// A2A-Version, gets 0.3's card and so speaks 0.3 (testdata/client10.mjs
+// is the native 1.0 client). It prints one JSON line per step for the
+// test to check and to act on:
 //
-//   card      the exposed agent's card, fetched and parsed by the SDK
+//   card      the exposed agent's card, fetched and parsed by the SDK, and
+//             the revision the client speaks
 //   event     each event of a message/stream (the test drives the agent
 //             over MCP as they arrive)
 //   second    a second message in the same context, by message/send
@@ -29,12 +33,21 @@ function bearerFetch(token) {
   };
 }
 
+// unversioned fetches as a 0.3 client does: naming no A2A-Version.
+function unversioned(fetchImpl) {
+  return (url, init = {}) => {
+    const headers = new Headers(init.headers);
+    headers.delete("A2A-Version");
+    return fetchImpl(url, { ...init, headers });
+  };
+}
+
 function factory(token) {
   const fetchImpl = bearerFetch(token);
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: { enabled: true } })],
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } }),
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: unversioned(fetchImpl), legacyCompat: { enabled: true } }),
     }),
   );
 }
@@ -59,7 +72,7 @@ const cardPath = (agent) => `${base}/a2a/${agent}/.well-known/agent-card.json`;
 
 const client = await factory(process.env.A2A_TOKEN).createFromUrl(cardPath("alice/reviewer"), "");
 const card = await client.getAgentCard();
-say("card", { name: card.name, description: card.description, skills: card.skills.map((s) => s.id + "=" + s.name) });
+say("card", { name: card.name, description: card.description, skills: card.skills.map((s) => s.id + "=" + s.name), version: client.protocolVersion });
 
 let contextId = "";
 for await (const ev of client.sendMessageStream(message("Please review PR 12"))) {
