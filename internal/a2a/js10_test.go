@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // jsClient10 runs testdata/client10.mjs, the JavaScript SDK's native A2A
@@ -56,7 +58,7 @@ func jsClient10(t *testing.T, modules string) {
 	// A SendMessage waits, holding one of the caller's waits, until the
 	// agent has answered.
 	next("blocking")
-	ts.parked(t, 1)
+	servertest.Parked(t, ts.Waker, 1)
 	inbox := tool(t, agent, "check_inbox", map[string]any{})
 	rows := inbox["messages"].([]any)
 	if len(rows) != 1 {
