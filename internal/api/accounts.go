@@ -50,7 +50,7 @@ func (a *API) people(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := a.hub.SignupMode(ctx)
+	mode, err := a.accounts.SignupMode(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (a *API) setSignup(ctx context.Context, r *request) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	if err := a.hub.SetSignupMode(ctx, r.user, in.Mode); err != nil {
+	if err := a.accounts.SetSignupMode(ctx, r.user, in.Mode); err != nil {
 		return nil, err
 	}
 	return signupView{Signup: in.Mode}, nil
@@ -74,7 +74,7 @@ func (a *API) setSignup(ctx context.Context, r *request) (any, error) {
 
 // invite makes a one-time invitation; the link is shown this once.
 func (a *API) invite(ctx context.Context, r *request) (any, error) {
-	inv, secret, err := a.hub.CreateInvite(ctx, r.user)
+	inv, secret, err := a.accounts.CreateInvite(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
@@ -25,12 +26,15 @@ import (
 
 // API serves /api/v1.
 type API struct {
-	hub *hub.Hub
-	log *slog.Logger
+	hub      *hub.Hub
+	accounts *accounts.Accounts // how people join, for the admin's routes
+	log      *slog.Logger
 }
 
-// New returns the REST face over h.
-func New(h *hub.Hub, log *slog.Logger) *API { return &API{hub: h, log: log} }
+// New returns the REST face over h and its people's accounts.
+func New(h *hub.Hub, acc *accounts.Accounts, log *slog.Logger) *API {
+	return &API{hub: h, accounts: acc, log: log}
+}
 
 // request is one authenticated call: the person and the HTTP request.
 type request struct {

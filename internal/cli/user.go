@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -66,7 +67,7 @@ func userInvite(ctx context.Context, e *env, args []string) error {
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 				return fmt.Errorf("--base-url %q: give the server's URL, like https://palaver.example.com", base)
 			}
-			inv, secret, err := a.hub.CreateInvite(ctx, nil)
+			inv, secret, err := accounts.New(a.hub, a.db, nil).CreateInvite(ctx, nil)
 			if err != nil {
 				return err
 			}
@@ -85,13 +86,13 @@ func userPassword(ctx context.Context, e *env, args []string) error {
 			if _, err := a.hub.User(ctx, a.pos[0]); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "new password for %s (at least %d characters), then Enter: ", a.pos[0], hub.MinPassword)
+			fmt.Fprintf(e.stderr, "new password for %s (at least %d characters), then Enter: ", a.pos[0], accounts.MinPassword)
 			line, err := bufio.NewReader(e.stdin).ReadString('\n')
 			if err != nil && line == "" {
 				return errors.New("no password was given on stdin; type it and press Enter, or pipe it in")
 			}
 			fmt.Fprintln(e.stderr)
-			if err := a.hub.SetPassword(ctx, a.pos[0], strings.TrimRight(line, "\r\n")); err != nil {
+			if err := accounts.New(a.hub, a.db, nil).SetPassword(ctx, a.pos[0], strings.TrimRight(line, "\r\n")); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "%s can sign in to the dashboard with the new password\n", a.pos[0])

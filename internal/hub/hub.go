@@ -15,8 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/palaverhq/palaver/internal/throttle"
-
 	"github.com/palaverhq/palaver/internal/egress"
 )
 
@@ -72,7 +70,6 @@ type Hub struct {
 	touched      map[string]time.Time         // token id → last recorded use
 	seen         map[string]time.Time         // agent id/instance → last recorded sighting
 	stop         chan struct{}                // closed by Shutdown: waits return timed_out
-	signins      throttle.Throttle            // sign-in attempts per account and per address
 	egressPolicy egress.Policy                // which addresses outbound calls may reach
 	requests     requestLimiter               // requests per token (§15)
 	webhooks     WebhookSender                // makes webhook calls (§18)
@@ -219,4 +216,24 @@ type MetaReads interface {
 type MetaWrites interface {
 	Reader
 	SetMeta(ctx context.Context, key, value string) error
+}
+
+// MetaPublicURL is the URL the last server to start said people reach it
+// at, so the command line's links (palaver user invite) name the server's
+// real address rather than the default one.
+const MetaPublicURL = "public_url"
+
+// RecordPublicURL is a starting server saying where people reach it.
+func (h *Hub) RecordPublicURL(ctx context.Context, url string) error {
+	return h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.SetMeta(ctx, MetaPublicURL, url) })
+}
+
+// PublicURL is the URL the last server to start recorded ("" when none
+// has).
+func (h *Hub) PublicURL(ctx context.Context) (string, error) {
+	url, err := h.store.Meta(ctx, MetaPublicURL)
+	if err != nil {
+		return "", AsError(err)
+	}
+	return url, nil
 }

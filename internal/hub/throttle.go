@@ -3,25 +3,12 @@ package hub
 import (
 	"fmt"
 	"time"
-
-	"github.com/palaverhq/palaver/internal/throttle"
 )
 
-// Throttling (§11.1, §15): failed sign-ins and accounts made, counted per
-// key by internal/throttle, each kind with its allowance here (OAuth
-// registrations and document fetches: internal/oauth).
-
-// The sign-in allowances (§11.1). A person mistyping from their own
-// address is stopped after five; an address guessing across accounts after
-// twenty (a shared address, such as a proxy's, has room for many people);
-// an account guessed at from many addresses after fifty — so failures
-// from elsewhere do not lock its owner out quickly.
-var (
-	perAccountAddress = throttle.Allowance{Burst: 5, Every: time.Minute}
-	perAddress        = throttle.Allowance{Burst: 20, Every: 15 * time.Second}
-	perAccount        = throttle.Allowance{Burst: 50, Every: time.Minute}
-	signups           = throttle.Allowance{Burst: 5, Every: time.Minute} // accounts made from one address
-)
+// Throttling (§11.1, §15) is counted by internal/throttle, with each
+// kind's allowance where its rule is (sign-ins and sign-ups:
+// internal/accounts; registrations and client documents: internal/oauth);
+// the refusal is the hub's one, here.
 
 // Throttled is the refusal while a key waits: what was attempted too
 // often, and in how many seconds to try again.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -127,4 +128,66 @@ type UserWrites interface {
 	InsertUser(ctx context.Context, u *User) error
 	// SetUserName stores a person's display name.
 	SetUserName(ctx context.Context, userID, name string) error
+}
+
+// Users lists every person, oldest first: for the admin, or the command
+// line (by nil: palaver user list).
+func (h *Hub) Users(ctx context.Context, by *User) ([]*User, error) {
+	if by != nil && !by.Admin {
+		return nil, &Error{Kind: KindForbidden, Msg: "only the admin lists everyone"}
+	}
+	us, err := h.store.Users(ctx)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return us, nil
+}
+
+// AccountReads are the queries of accounts (Reader embeds them).
+type AccountReads interface {
+	// PasswordHash is the person's password hash ("" when none is set).
+	PasswordHash(ctx context.Context, userID string) (string, error)
+	// LoginByHash finds a dashboard sign-in by its secret's hash.
+	LoginByHash(ctx context.Context, hash []byte) (*Login, error)
+	InviteByHash(ctx context.Context, hash []byte) (*Invite, error)
+}
+
+// AccountWrites are the writes of accounts (Tx embeds them).
+type AccountWrites interface {
+	SetPasswordHash(ctx context.Context, userID, hash string) error
+	InsertLogin(ctx context.Context, l *Login) error
+	// TouchLogin records a sign-in's last use.
+	TouchLogin(ctx context.Context, id string, at time.Time) error
+	DeleteLogin(ctx context.Context, id string) error
+	// DeleteLogins ends every sign-in of the person (a new password).
+	DeleteLogins(ctx context.Context, userID string) error
+	InsertInvite(ctx context.Context, inv *Invite) error
+	// UseInvite marks an unused invite used; ErrNoRows when it was used.
+	UseInvite(ctx context.Context, id, userID string, at time.Time) error
+}
+
+// NewPerson checks a new person's handle and name, for a leaf that makes
+// people (internal/accounts) to refuse what is refused before its costly
+// work.
+func (h *Hub) NewPerson(handle, name string) (*User, error) { return h.newUser(handle, name) }
+
+// CreatePersonWith stores a new person, as CreateUser does (the first one
+// ever is the admin), kept only if also then passes in the same
+// transaction: internal/accounts stores their password and first sign-in
+// with them.
+func (h *Hub) CreatePersonWith(ctx context.Context, handle, name string, also func(tx Tx, u *User) error) (*User, error) {
+	u, err := h.newUser(handle, name)
+	if err != nil {
+		return nil, err
+	}
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		if err := insertUser(ctx, tx, u); err != nil {
+			return nil, err
+		}
+		return nil, also(tx, u)
+	})
+	if err != nil {
+		return nil, userErr(err, u)
+	}
+	return u, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/palaverhq/palaver/internal/a2a"
+	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
@@ -69,7 +70,9 @@ type Server struct {
 	// OAuth is the authorization server's logic, as the OAuth face and
 	// the consent page call it.
 	OAuth *oauth.Authority
-	Waker *notify.Local
+	// Accounts lets the server's people in.
+	Accounts *accounts.Accounts
+	Waker    *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
 	// Close ends the server and its hub; the test's cleanup does too.
@@ -96,6 +99,7 @@ func Open(t testing.TB, o Options) *Server {
 	if s.Hub, err = hub.New(context.Background(), ho); err != nil {
 		t.Fatal(err)
 	}
+	s.Accounts = accounts.New(s.Hub, db, log)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
@@ -111,7 +115,7 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(s.Hub, log).Register(mux)
+		api.New(s.Hub, s.Accounts, log).Register(mux)
 	}
 	if o.A2A {
 		a2a.New(a2a.Options{Hub: s.Hub, Logger: log}).Register(mux)
@@ -120,7 +124,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

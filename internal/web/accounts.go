@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -16,12 +17,12 @@ import (
 // after an error: never the password.
 type accountForm struct {
 	Handle, Name, Invite, Next string
-	Mode                       string // sign-up: hub.SignupOpen or hub.SignupInvite
+	Mode                       string // sign-up: accounts.SignupOpen or accounts.SignupInvite
 	Closed                     string // sign-up: why there is no form to fill in
 }
 
 func (w *Web) setupPage(ctx context.Context, r *request) (*reply, error) {
-	need, err := w.hub.NeedsSetup(ctx)
+	need, err := w.accounts.NeedsSetup(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func (w *Web) setupPage(ctx context.Context, r *request) (*reply, error) {
 // setup makes the first account, the admin, and signs them in.
 func (w *Web) setup(ctx context.Context, r *request) (*reply, error) {
 	f := accountForm{Handle: form(r, "handle"), Name: form(r, "name")}
-	_, secret, err := w.hub.Setup(ctx, f.Handle, f.Name, r.FormValue("password"))
+	_, secret, err := w.accounts.Setup(ctx, f.Handle, f.Name, r.FormValue("password"))
 	if err != nil {
 		return nil, &again{page: "setup", data: f, err: err}
 	}
@@ -45,10 +46,10 @@ func (w *Web) signinPage(ctx context.Context, r *request) (*reply, error) {
 	if r.user != nil {
 		return &reply{redirect: "/"}, nil
 	}
-	if need, err := w.hub.NeedsSetup(ctx); err != nil || need {
+	if need, err := w.accounts.NeedsSetup(ctx); err != nil || need {
 		return &reply{redirect: "/setup"}, err
 	}
-	mode, err := w.hub.SignupMode(ctx)
+	mode, err := w.accounts.SignupMode(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (w *Web) signin(ctx context.Context, r *request) (*reply, error) {
 	if to == "" {
 		to = "/"
 	}
-	_, secret, err := w.hub.SignIn(ctx, f.Handle, r.FormValue("password"), w.clientAddr(r.Request))
+	_, secret, err := w.accounts.SignIn(ctx, f.Handle, r.FormValue("password"), w.clientAddr(r.Request))
 	if err != nil {
 		return nil, &again{page: "signin", data: f, err: err}
 	}
@@ -72,11 +73,11 @@ func (w *Web) signin(ctx context.Context, r *request) (*reply, error) {
 // sign-in this browser held before ends (the cookie is rotated).
 func (w *Web) signedIn(ctx context.Context, r *request, secret, to, notice string) *reply {
 	if r.secret != "" {
-		if err := w.hub.SignOut(ctx, r.secret); err != nil {
+		if err := w.accounts.SignOut(ctx, r.secret); err != nil {
 			w.log.Warn("ending the sign-in a new one replaces", "err", err)
 		}
 	}
-	return &reply{redirect: to, notice: notice, cookies: []*http.Cookie{w.signInCookie(secret, hub.LoginLifetime)}}
+	return &reply{redirect: to, notice: notice, cookies: []*http.Cookie{w.signInCookie(secret, accounts.LoginLifetime)}}
 }
 
 func (w *Web) signInCookie(secret string, lifetime time.Duration) *http.Cookie {
@@ -86,7 +87,7 @@ func (w *Web) signInCookie(secret string, lifetime time.Duration) *http.Cookie {
 
 func (w *Web) signout(ctx context.Context, r *request) (*reply, error) {
 	if r.secret != "" {
-		if err := w.hub.SignOut(ctx, r.secret); err != nil {
+		if err := w.accounts.SignOut(ctx, r.secret); err != nil {
 			return nil, err
 		}
 	}
@@ -96,17 +97,17 @@ func (w *Web) signout(ctx context.Context, r *request) (*reply, error) {
 }
 
 func (w *Web) signupPage(ctx context.Context, r *request) (*reply, error) {
-	mode, err := w.hub.SignupMode(ctx)
+	mode, err := w.accounts.SignupMode(ctx)
 	if err != nil {
 		return nil, err
 	}
 	f := accountForm{Invite: r.URL.Query().Get("invite"), Mode: mode}
 	switch {
 	case f.Invite != "":
-		if err := w.hub.CheckInvite(ctx, f.Invite); err != nil {
+		if err := w.accounts.CheckInvite(ctx, f.Invite); err != nil {
 			f.Closed = hub.AsError(err).Msg
 		}
-	case mode != hub.SignupOpen:
+	case mode != accounts.SignupOpen:
 		f.Closed = "This server takes new people by invitation only. Open the link its admin gave you."
 	}
 	return &reply{page: "signup", data: f}, nil
@@ -116,9 +117,9 @@ func (w *Web) signupPage(ctx context.Context, r *request) (*reply, error) {
 // signs them in.
 func (w *Web) signup(ctx context.Context, r *request) (*reply, error) {
 	f := accountForm{Handle: form(r, "handle"), Name: form(r, "name"), Invite: form(r, "invite")}
-	_, secret, err := w.hub.SignUp(ctx, f.Handle, f.Name, r.FormValue("password"), f.Invite, w.clientAddr(r.Request))
+	_, secret, err := w.accounts.SignUp(ctx, f.Handle, f.Name, r.FormValue("password"), f.Invite, w.clientAddr(r.Request))
 	if err != nil {
-		f.Mode, _ = w.hub.SignupMode(ctx)
+		f.Mode, _ = w.accounts.SignupMode(ctx)
 		return nil, &again{page: "signup", data: f, err: err}
 	}
 	return w.signedIn(ctx, r, secret, "/", "Welcome to Palaver."), nil

@@ -24,7 +24,7 @@ func TestFirstRunSetup(t *testing.T) {
 	if p.status != http.StatusBadRequest || !strings.Contains(p.errorText(), "at least 10 characters") || attr(findInput(t, p, "handle"), "value") != "alice" {
 		t.Fatalf("a weak password: %d %q, handle kept %q", p.status, p.errorText(), attr(findInput(t, p, "handle"), "value"))
 	}
-	if need, _ := s.hub.NeedsSetup(ctx); !need {
+	if need, _ := s.accounts.NeedsSetup(ctx); !need {
 		t.Fatal("a refused setup made an account")
 	}
 	p = b.submit(p, "/setup", url.Values{"handle": {"alice"}, "name": {"Alice"}, "password": {"correct horse battery"}})
@@ -101,14 +101,14 @@ func TestSignInAndOut(t *testing.T) {
 	if second == "" || second == first {
 		t.Fatal("signing in again did not rotate the cookie")
 	}
-	if _, err := s.hub.SignedIn(ctx, first); err == nil {
+	if _, err := s.accounts.SignedIn(ctx, first); err == nil {
 		t.Fatal("the sign-in before rotation still works")
 	}
 	p = b.submit(b.get("/"), "/signout", nil)
 	if p.path() != "/signin" || !strings.Contains(p.notice(), "Signed out") {
 		t.Fatalf("sign out: at %s, %q", p.path(), p.notice())
 	}
-	if _, err := s.hub.SignedIn(ctx, second); err == nil {
+	if _, err := s.accounts.SignedIn(ctx, second); err == nil {
 		t.Fatal("the sign-in outlived signing out")
 	}
 	if p := b.get("/agents"); p.path() != "/signin" {
@@ -240,7 +240,7 @@ func TestOnlyOwnHostAndPaths(t *testing.T) {
 	if p := b.do(req); p.status != http.StatusForbidden || !strings.Contains(p.errorText(), "not served as") {
 		t.Fatalf("setup through another host name: %d %q", p.status, p.errorText())
 	}
-	if need, _ := s.hub.NeedsSetup(ctx); !need {
+	if need, _ := s.accounts.NeedsSetup(ctx); !need {
 		t.Fatal("setup through another host name made an account")
 	}
 	s.person(t, "alice")

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
@@ -59,7 +60,8 @@ func buildPages(dir string) (w pagesWorld) {
 	if _, err := h.CreateUser(ctx, "alice", "Alice"); err != nil {
 		return fail(err)
 	}
-	if err := h.SetPassword(ctx, "alice", "correct horse battery"); err != nil {
+	people := accounts.New(h, db, log)
+	if err := people.SetPassword(ctx, "alice", "correct horse battery"); err != nil {
 		return fail(err)
 	}
 	alice, err := h.User(ctx, "alice")
@@ -144,11 +146,11 @@ func buildPages(dir string) (w pagesWorld) {
 		}
 		w.item = it.Item.ID
 	}
-	_, secret, err := h.SignIn(ctx, "alice", "correct horse battery", "127.0.0.1")
+	_, secret, err := people.SignIn(ctx, "alice", "correct horse battery", "127.0.0.1")
 	if err != nil {
 		return fail(err)
 	}
-	d, err := web.New(web.Options{Hub: h, Logger: log})
+	d, err := web.New(web.Options{Hub: h, Accounts: people, Logger: log})
 	if err != nil {
 		return fail(err)
 	}

@@ -250,7 +250,7 @@ func TestBrowserLive(t *testing.T) {
 	s := newSite(t)
 	b := newTab(t, s, true)
 	s.hub.CreateUser(ctx, "alice", "")
-	s.hub.SetPassword(ctx, "alice", "correct horse battery")
+	s.accounts.SetPassword(ctx, "alice", "correct horse battery")
 	s.hub.CreateUser(ctx, "bob", "")
 	b.open("/signin", "signin")
 	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=handle]`), "alice"),

@@ -156,7 +156,7 @@ func TestBrowserRemoveContact(t *testing.T) {
 			s := newSite(t)
 			for _, h := range []string{"alice", "bob"} {
 				s.hub.CreateUser(ctx, h, "")
-				s.hub.SetPassword(ctx, h, "correct horse battery")
+				s.accounts.SetPassword(ctx, h, "correct horse battery")
 			}
 			helper := contacts(t, s)
 			b := newTab(t, s, js)

@@ -438,7 +438,7 @@ func TestBrowserLongConversation(t *testing.T) {
 		t.Run(map[bool]string{true: "javascript", false: "no-javascript"}[js], func(t *testing.T) {
 			s := newSite(t)
 			s.hub.CreateUser(ctx, "alice", "")
-			s.hub.SetPassword(ctx, "alice", "correct horse battery")
+			s.accounts.SetPassword(ctx, "alice", "correct horse battery")
 			const n = 1000
 			conv := longConversation(t, s, n)
 			b := newTab(t, s, js)

@@ -90,7 +90,7 @@ func pageWay(a hub.Action) string {
 // account when nobody exists yet; a page they asked for is where they
 // land after.
 func (w *Web) toSignIn(rw http.ResponseWriter, r *request) {
-	if need, err := w.hub.NeedsSetup(r.Context()); err == nil && need {
+	if need, err := w.accounts.NeedsSetup(r.Context()); err == nil && need {
 		http.Redirect(rw, r.Request, "/setup", http.StatusSeeOther)
 		return
 	}

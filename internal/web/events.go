@@ -57,7 +57,7 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 		res, err := w.hub.WaitPerson(ctx, u, cursor, streamWait)
 		// A sign-in ended (signed out, a new password) ends its streams
 		// before anything more is told.
-		if _, serr := w.hub.SignedIn(ctx, in.secret); serr != nil {
+		if _, serr := w.accounts.SignedIn(ctx, in.secret); serr != nil {
 			return
 		}
 		if err != nil {

@@ -104,7 +104,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("after reconnecting: %q (id %q), want carol's contact.request once", data, id2)
 	}
 	// Signing out ends the stream before anything more is told.
-	if err := s.hub.SignOut(ctx, alice.cookie("palaver")); err != nil {
+	if err := s.accounts.SignOut(ctx, alice.cookie("palaver")); err != nil {
 		t.Fatal(err)
 	}
 	s.person(t, "dave")

@@ -75,7 +75,7 @@ func TestBrowserBridge(t *testing.T) {
 	addr := strings.TrimPrefix(s.url, "http://")
 	b := newTab(t, s, true)
 	s.hub.CreateUser(ctx, "alice", "Alice")
-	s.hub.SetPassword(ctx, "alice", "correct horse battery")
+	s.accounts.SetPassword(ctx, "alice", "correct horse battery")
 	_, plannerToken := s.agent(t, "alice/planner")
 	s.agent(t, "alice/reviewer")
 	planner := s.reauth(t, plannerToken)

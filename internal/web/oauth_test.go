@@ -50,7 +50,7 @@ func newOAuthSite(t *testing.T, clk hub.Clock, roots *x509.CertPool, private ...
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, OAuth: true, Web: true, Fetcher: &oauth.Fetcher{RootCAs: roots}, Hub: func(o *hub.Options) {
 		o.Clock, o.PrivateHosts = clk, private
 	}})
-	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
 }
 
 // callback is the client's redirect URI: it hands each authorization
@@ -141,7 +141,7 @@ func TestBrowserOAuth(t *testing.T) {
 			if _, err := s.hub.CreateUser(ctx, "alice", "Alice"); err != nil {
 				t.Fatal(err)
 			}
-			s.hub.SetPassword(ctx, "alice", "correct horse battery")
+			s.accounts.SetPassword(ctx, "alice", "correct horse battery")
 			for _, slug := range []string{"planner", "reviewer"} {
 				if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/" + slug, Description: "the " + slug}); err != nil {
 					t.Fatal(err)

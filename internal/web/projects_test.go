@@ -51,7 +51,7 @@ func TestBrowserProjects(t *testing.T) {
 		t.Run(map[bool]string{true: "javascript", false: "no-javascript"}[js], func(t *testing.T) {
 			s := newSite(t)
 			s.hub.CreateUser(ctx, "alice", "Alice")
-			s.hub.SetPassword(ctx, "alice", "correct horse battery")
+			s.accounts.SetPassword(ctx, "alice", "correct horse battery")
 			planner, _ := s.agent(t, "alice/planner")
 			s.agent(t, "alice/writer")
 			reviewer, _ := s.agent(t, "alice/reviewer")
@@ -149,7 +149,7 @@ func TestBrowserProjects(t *testing.T) {
 			if _, err := s.hub.CreateUser(ctx, "bob", ""); err != nil {
 				t.Fatal(err)
 			}
-			s.hub.SetPassword(ctx, "bob", "correct horse battery")
+			s.accounts.SetPassword(ctx, "bob", "correct horse battery")
 			bob := s.browser(t)
 			bob.submit(bob.get("/signin"), "/signin", url.Values{"handle": {"bob"}, "password": {"correct horse battery"}})
 			for _, path := range []string{"/projects/" + project, "/projects/" + project + "/items/" + item.Item.ID, hub.ImagePath(project, img.ID)} {

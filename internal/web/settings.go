@@ -26,7 +26,7 @@ func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
 	}
 	p := settingsPage{Tokens: ts}
 	if r.user.Admin {
-		if p.Mode, err = w.hub.SignupMode(ctx); err != nil {
+		if p.Mode, err = w.accounts.SignupMode(ctx); err != nil {
 			return nil, err
 		}
 		if p.People, err = w.hub.Users(ctx, r.user); err != nil {
@@ -38,7 +38,7 @@ func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
 
 func (w *Web) setSignup(ctx context.Context, r *request) (*reply, error) {
 	mode := form(r, "mode")
-	if err := w.hub.SetSignupMode(ctx, r.user, mode); err != nil {
+	if err := w.accounts.SetSignupMode(ctx, r.user, mode); err != nil {
 		return nil, err
 	}
 	return &reply{redirect: "/settings", notice: "Sign-up is now " + mode + "."}, nil
@@ -51,7 +51,7 @@ type invitePage struct {
 }
 
 func (w *Web) invite(ctx context.Context, r *request) (*reply, error) {
-	inv, secret, err := w.hub.CreateInvite(ctx, r.user)
+	inv, secret, err := w.accounts.CreateInvite(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
@@ -42,6 +43,8 @@ type Options struct {
 	Proxies []netip.Prefix
 	// OAuth is the authorization server's logic the consent page calls.
 	OAuth *oauth.Authority
+	// Accounts lets people in: setup, sign-up, sign-in, invitations.
+	Accounts *accounts.Accounts
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -57,6 +60,7 @@ type Web struct {
 	host      string // its host, the one Host a request may name ("" when none)
 	proxies   []netip.Prefix
 	oauth     *oauth.Authority
+	accounts  *accounts.Accounts
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	static    map[string]asset
@@ -65,7 +69,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host
@@ -317,7 +321,7 @@ func (w *Web) fromCookie(hr *http.Request) *request {
 	r := &request{Request: hr}
 	if c, err := hr.Cookie(w.cookieName()); err == nil && c.Value != "" {
 		r.secret = c.Value
-		if u, err := w.hub.SignedIn(hr.Context(), c.Value); err == nil {
+		if u, err := w.accounts.SignedIn(hr.Context(), c.Value); err == nil {
 			r.user = u
 		}
 	}

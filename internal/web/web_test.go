@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/servertest"
@@ -23,9 +24,10 @@ var ctx = context.Background()
 
 // site is the whole server — dashboard, REST and MCP — on a temp database.
 type site struct {
-	url  string
-	hub  *hub.Hub
-	auth *oauth.Authority
+	url      string
+	hub      *hub.Hub
+	auth     *oauth.Authority
+	accounts *accounts.Accounts
 	// stop ends the server and its hub (a site's cleanup does it too).
 	stop func()
 }
@@ -39,7 +41,7 @@ func newSite(t *testing.T) *site {
 func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	t.Helper()
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: db, Listener: ln})
-	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
 }
 
 // person makes an account with a password on the command line's path
@@ -49,7 +51,7 @@ func (s *site) person(t *testing.T, handle string) *browser {
 	if _, err := s.hub.CreateUser(ctx, handle, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.hub.SetPassword(ctx, handle, "correct horse battery"); err != nil {
+	if err := s.accounts.SetPassword(ctx, handle, "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
 	b := s.browser(t)
