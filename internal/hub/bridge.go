@@ -53,7 +53,8 @@ type Activity struct {
 // it did that the Bridge shows (nil when that is not among its rows).
 type BridgeInstance struct {
 	Instance
-	Last *Activity
+	Last     *Activity
+	Presence string // the session's presence now (§19)
 }
 
 // BridgeAgent is one of the person's agents with its sessions seen in the
@@ -61,6 +62,7 @@ type BridgeInstance struct {
 type BridgeAgent struct {
 	Agent     *Agent
 	Instances []BridgeInstance
+	Presence  AgentPresence // §19
 }
 
 // WaitingCount is how many approvals of one kind wait.
@@ -127,9 +129,13 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
+	presence, err := h.Presences(ctx, agents)
+	if err != nil {
+		return nil, err
+	}
 	since := h.now().Add(-InstanceWindow)
 	for _, a := range agents {
-		ba := BridgeAgent{Agent: a}
+		ba := BridgeAgent{Agent: a, Presence: presence[a.ID]}
 		is, err := h.store.Instances(ctx, a.ID)
 		if err != nil {
 			return nil, AsError(err)
@@ -138,7 +144,7 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 			if in.LastSeen.Before(since) {
 				continue
 			}
-			bi := BridgeInstance{Instance: in}
+			bi := BridgeInstance{Instance: in, Presence: ba.Presence.Session(in.Name).State}
 			for i, act := range b.Activity {
 				if act.Agent == a.Handle() && act.Instance == in.Name {
 					bi.Last = &b.Activity[i]

@@ -54,6 +54,9 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 		return nil, err
 	}
 	defer release()
+	if in.Timeout > 0 {
+		defer h.listen(ctx, c.Agent.ID, instance)() // presence (§19)
+	}
 	r, err := h.park(ctx, c.Agent.ID, from, in.Timeout)
 	if err != nil || instance == "" || len(r.Events) == 0 {
 		return r, err
@@ -83,6 +86,9 @@ func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout ti
 		return nil, err
 	}
 	defer release()
+	if timeout > 0 {
+		defer h.listen(ctx, u.ID, "")()
+	}
 	return h.park(ctx, u.ID, from, timeout)
 }
 
@@ -334,7 +340,8 @@ func (h *Hub) PruneEvents(ctx context.Context) error {
 	return nil
 }
 
-// RecheckEvery runs Recheck every period until ctx ends, logging failures.
+// RecheckEvery runs Recheck and SweepPresence every period until ctx
+// ends, logging failures.
 func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
@@ -346,6 +353,7 @@ func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
 			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
 				h.log.Warn("rechecking for events", "err", err)
 			}
+			h.SweepPresence(ctx)
 		}
 	}
 }

@@ -21,6 +21,7 @@ type Store interface {
 // Reader holds every query the hub makes. Times are UTC; a zero time.Time
 // means "never" or "not set".
 type Reader interface {
+	PresenceReader
 	Meta(ctx context.Context, key string) (string, error)
 
 	UserByID(ctx context.Context, id string) (*User, error)
@@ -254,6 +255,7 @@ type Reader interface {
 // Tx is a write transaction: every query of Reader plus the mutations.
 type Tx interface {
 	Reader
+	PresenceWriter
 	SetMeta(ctx context.Context, key, value string) error
 
 	// LockUsers holds off other new people until the transaction ends, so
