@@ -315,8 +315,8 @@ func (h *Hub) addressEvents(ctx context.Context, agentID, instance string, event
 	out := map[int64]Addressing{}
 	for _, e := range events {
 		switch {
-		case e.Type == EventOwnerAnswer:
-			// The answer is for the session that asked (§9).
+		case e.Type == EventOwnerAnswer || e.Type == EventPermissionDecided:
+			// The answer is for the session that asked (§9, §19).
 			var d struct{ Instance string }
 			json.Unmarshal(e.Data, &d)
 			out[e.ID] = Addressing{ForYou: d.Instance == "" || d.Instance == instance}

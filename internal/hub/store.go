@@ -22,6 +22,7 @@ type Store interface {
 // means "never" or "not set".
 type Reader interface {
 	PresenceReader
+	PermissionReader
 	Meta(ctx context.Context, key string) (string, error)
 
 	UserByID(ctx context.Context, id string) (*User, error)
@@ -256,6 +257,7 @@ type Reader interface {
 type Tx interface {
 	Reader
 	PresenceWriter
+	PermissionWriter
 	SetMeta(ctx context.Context, key, value string) error
 
 	// LockUsers holds off other new people until the transaction ends, so
