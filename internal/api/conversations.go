@@ -170,7 +170,7 @@ func (a *API) post(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	v := messageView(res.Message)
-	v["recipients"] = res.Recipients
+	v["recipients"], v["listening"] = res.Recipients, res.Listening
 	return v, nil
 }
 

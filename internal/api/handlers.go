@@ -104,7 +104,7 @@ func (a *API) removeContact(ctx context.Context, r *request) (any, error) {
 // ---- approvals
 
 func (a *API) approvals(ctx context.Context, r *request) (any, error) {
-	items, err := a.hub.Approvals(ctx, r.user)
+	items, ended, err := a.hub.ApprovalsAndEnded(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -127,10 +127,16 @@ func (a *API) approvals(ctx context.Context, r *request) (any, error) {
 			}
 		case it.Kind == hub.ApprovalContactRequest:
 			v["from"] = it.Contact
+		case it.Permission != nil:
+			v = permissionView(it.Permission)
 		}
 		out = append(out, v)
 	}
-	return map[string]any{"approvals": out}, nil
+	endedOut := []map[string]any{}
+	for _, p := range ended {
+		endedOut = append(endedOut, permissionView(p))
+	}
+	return map[string]any{"approvals": out, "ended_permissions": endedOut}, nil
 }
 
 // decide gives a verdict (approve, reject or answer) on whatever waits
@@ -160,6 +166,8 @@ func (a *API) decide(action string) handler {
 			return map[string]any{"id": d.Project.ID, "status": d.Project.Status, "project_id": d.Project.ProjectID}, nil
 		case d.Contact != nil:
 			return map[string]any{"id": d.Contact.ID, "status": d.Contact.Status}, nil
+		case d.Permission != nil:
+			return permissionView(d.Permission), nil
 		}
 		return map[string]any{"id": d.Message.ID, "status": d.Message.Status, "seq": d.Message.Seq, "authority": d.Message.Authority}, nil
 	}

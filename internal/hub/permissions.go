@@ -228,6 +228,20 @@ func (h *Hub) pendingPermissions(ctx context.Context, u *User) ([]*Permission, e
 	return waiting, nil
 }
 
+// ApprovalsAndEnded is Approvals and EndedPermissions, for a page that
+// shows both.
+func (h *Hub) ApprovalsAndEnded(ctx context.Context, u *User) ([]Approval, []*Permission, error) {
+	as, err := h.Approvals(ctx, u)
+	if err != nil {
+		return nil, nil, err
+	}
+	ps, err := h.store.EndedPermissions(ctx, u.ID, h.now().Add(-PermissionsShown))
+	if err != nil {
+		return nil, nil, AsError(err)
+	}
+	return as, ps, nil
+}
+
 // EndedPermissions lists the owner's permission requests that expired or
 // were withdrawn in the last PermissionsShown, latest first: the
 // Approvals page says so.
