@@ -78,6 +78,7 @@ func (a *API) routes() []route {
 		{"POST /questions/{id}/answer", a.decide(hub.VerdictAnswer)},
 
 		{"GET /agents", a.agents},
+		{"GET /presence", a.presence},
 		{"POST /agents", a.createAgent},
 		{"GET /agents/{slug}", a.agent},
 		{"POST /agents/{slug}/archive", noBody(a.archiveAgent)},

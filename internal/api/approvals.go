@@ -22,12 +22,16 @@ type approvalView struct {
 	// grant or a project. They are pointers as two kinds share each.
 	ConversationID *string `json:"conversation_id,omitempty"`
 	Reason         *string `json:"reason,omitempty"`
+	// Description is a project's (a proposal's or an access request's),
+	// or what a tool would do (a permission request).
+	Description *string `json:"description,omitempty"`
 	*heldApproval
 	*questionApproval
 	*grantApproval
 	*askApproval
 	*projectApproval
 	*contactApproval
+	*permissionApproval
 }
 
 type heldApproval struct {
@@ -55,7 +59,6 @@ type askApproval struct {
 type projectApproval struct {
 	RequestKind string `json:"request_kind"`
 	Name        string `json:"name"`
-	Description string `json:"description"`
 	ProjectID   string `json:"project_id,omitempty"`
 }
 
@@ -63,7 +66,35 @@ type contactApproval struct {
 	From string `json:"from"`
 }
 
+// permissionApproval is a session asking to use a tool (§19): Claude
+// Code's words for the agent, untrusted like the rest.
+type permissionApproval struct {
+	Instance     string `json:"instance"`
+	RequestID    string `json:"request_id"`
+	ToolName     string `json:"tool_name"`
+	InputPreview string `json:"input_preview"`
+	Status       string `json:"status"`
+	DecidedAt    string `json:"decided_at,omitempty"`
+	Behavior     string `json:"behavior,omitempty"`
+}
+
+// newPermissionView is a permission request as the approvals list and a
+// decision show it.
+func newPermissionView(p *hub.Permission) approvalView {
+	v := approvalView{ID: p.ID, Kind: hub.ApprovalPermission, Agent: p.AgentHandle, At: timeText(p.CreatedAt), Untrusted: true,
+		Description: &p.Description,
+		permissionApproval: &permissionApproval{Instance: p.Instance, RequestID: p.RequestID, ToolName: p.ToolName,
+			InputPreview: p.InputPreview, Status: p.Status, Behavior: p.Behavior()}}
+	if !p.DecidedAt.IsZero() {
+		v.DecidedAt = timeText(p.DecidedAt)
+	}
+	return v
+}
+
 func newApprovalView(it hub.Approval) approvalView {
+	if it.Permission != nil {
+		return newPermissionView(it.Permission)
+	}
 	v := approvalView{ID: it.ID, Kind: it.Kind, Agent: it.Agent, At: timeText(it.At), Untrusted: true}
 	switch {
 	case it.Message != nil:
@@ -79,7 +110,8 @@ func newApprovalView(it hub.Approval) approvalView {
 		v.askApproval = &askApproval{Handles: it.Ask.Handles}
 	case it.Project != nil:
 		v.Reason = &it.Project.Reason
-		v.projectApproval = &projectApproval{RequestKind: it.Project.Kind, Name: it.Project.Name, Description: it.Project.Description}
+		v.Description = &it.Project.Description
+		v.projectApproval = &projectApproval{RequestKind: it.Project.Kind, Name: it.Project.Name}
 		if it.Project.Kind == hub.RequestAccess {
 			v.ProjectID, v.Name = it.Project.ProjectID, it.ProjectName
 		}
@@ -91,14 +123,17 @@ func newApprovalView(it hub.Approval) approvalView {
 
 type approvalsView struct {
 	Approvals []approvalView `json:"approvals"`
+	// EndedPermissions are the permission requests that expired or were
+	// withdrawn lately, undecided.
+	EndedPermissions []approvalView `json:"ended_permissions"`
 }
 
 func (a *API) approvals(ctx context.Context, r *request) (any, error) {
-	items, err := a.hub.Approvals(ctx, r.user)
+	items, ended, err := a.hub.ApprovalsAndEnded(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
-	return approvalsView{Approvals: viewsOf(items, newApprovalView)}, nil
+	return approvalsView{Approvals: viewsOf(items, newApprovalView), EndedPermissions: viewsOf(ended, newPermissionView)}, nil
 }
 
 // decidedView is a decision's outcome: what was decided, and its status.
@@ -155,6 +190,8 @@ func (a *API) decide(action string) handler {
 			return projectDecidedView{decidedView: decidedView{ID: d.Project.ID, Status: d.Project.Status}, ProjectID: d.Project.ProjectID}, nil
 		case d.Contact != nil:
 			return decidedView{ID: d.Contact.ID, Status: d.Contact.Status}, nil
+		case d.Permission != nil:
+			return newPermissionView(d.Permission), nil
 		}
 		return messageDecidedView{decidedView: decidedView{ID: d.Message.ID, Status: d.Message.Status}, Seq: d.Message.Seq, Authority: d.Message.Authority}, nil
 	}

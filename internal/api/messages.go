@@ -56,6 +56,7 @@ type messagesView struct {
 type postedView struct {
 	messageView
 	Recipients int `json:"recipients"`
+	Listening  int `json:"listening"` // recipients listening now (§19)
 }
 
 // messages is a page of a conversation: the one after after_seq, or the
@@ -106,5 +107,5 @@ func (a *API) post(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return postedView{messageView: newMessageView(res.Message), Recipients: res.Recipients}, nil
+	return postedView{messageView: newMessageView(res.Message), Recipients: res.Recipients, Listening: res.Listening}, nil
 }

@@ -11,7 +11,9 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
@@ -93,8 +95,10 @@ func TestViews(t *testing.T) {
 	}
 	settings := hub.DefaultSettings()
 	settings.PauseTurns = 3
+	// A clock a millisecond on at each reading: things made one after
+	// another sort as they were made, as they would a moment apart.
 	s := newServerOn(t, servertest.Options{Settings: settings, Hub: func(o *hub.Options) {
-		o.Webhooks, o.PrivateHosts = sender, []string{"127.0.0.1"}
+		o.Webhooks, o.PrivateHosts, o.Clock = sender, []string{"127.0.0.1"}, &steppingClock{at: time.Now()}
 	}})
 	for _, p := range []string{"carol", "dave"} {
 		s.people[p] = s.Person(t, p)
@@ -255,4 +259,17 @@ func TestViews(t *testing.T) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("the routes' JSON differs from %s (-want +got):\n%s", golden, diff)
 	}
+}
+
+// steppingClock moves a millisecond on each time it is read.
+type steppingClock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (c *steppingClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = c.at.Add(time.Millisecond)
+	return c.at
 }

@@ -13,8 +13,8 @@ import (
 func runApprovals(ctx context.Context, e *env, args []string) error {
 	return subcommand(ctx, e, "approvals", args, []verb{
 		{"list", "list what waits for a person's decision, oldest first", approvalsList},
-		{"approve", "approve a held message or a request, by its id", approvalsApprove},
-		{"reject", "reject a held message or a request, by its id", approvalsReject},
+		{"approve", "approve a held message or a request (allow a permission request), by its id", approvalsApprove},
+		{"reject", "reject a held message or a request (deny a permission request), by its id", approvalsReject},
 		{"answer", "answer an agent's question", approvalsAnswer},
 	})
 }
@@ -49,6 +49,9 @@ func approvalsList(ctx context.Context, e *env, args []string) error {
 				what = fmt.Sprintf("asks into project %q (%s): %s", oneLine(it.ProjectName), it.Project.ProjectID, oneLine(hub.Preview(it.Project.Reason, 60)))
 			case it.Kind == hub.ApprovalContactRequest:
 				what = it.Contact + " asks to be your contact"
+			case it.Permission != nil:
+				p := it.Permission
+				what = fmt.Sprintf("session %s asks to use %s: %s %s", p.Instance, oneLine(p.ToolName), oneLine(hub.Preview(p.Description, 60)), oneLine(hub.Preview(p.InputPreview, 60)))
 			case it.Question != nil:
 				what = oneLine(hub.Preview(it.Question.Question, 80))
 				if len(it.Question.Options) > 0 {
@@ -107,6 +110,8 @@ func decide(ctx context.Context, e *env, a *admin, user string, v hub.Verdict) e
 		fmt.Fprintf(e.stdout, "project request %s: %s %s\n", d.Project.ID, d.Project.Status, d.Project.ProjectID)
 	case d.Contact != nil:
 		fmt.Fprintf(e.stdout, "contact request %s: %s\n", d.Contact.ID, d.Contact.Status)
+	case d.Permission != nil:
+		fmt.Fprintf(e.stdout, "permission request %s (%s, %s): %s\n", d.Permission.ID, d.Permission.RequestID, d.Permission.ToolName, d.Permission.Status)
 	case d.Message.Status == hub.MessageRejected:
 		fmt.Fprintf(e.stdout, "rejected %s: it is never delivered\n", d.Message.ID)
 	default:

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -16,7 +15,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpclient"
 )
 
 // errToolFailed: the tool answered with an error result (already printed).
@@ -26,138 +27,14 @@ var errToolFailed = errors.New("tool error")
 // that is part of the contract, like a brake.
 var errDenied = errors.New("denied")
 
-// clientEnv is how call and wait reach a server: PALAVER_URL (default the
-// local server), PALAVER_TOKEN, PALAVER_INSTANCE.
-type clientEnv struct {
-	url, token, instance string
-	refused              *string // why the server refused the token, once it has
-}
-
-func readClientEnv(e *env) (clientEnv, error) {
-	c := clientEnv{url: e.getenv("PALAVER_URL"), token: strings.TrimSpace(e.getenv("PALAVER_TOKEN")), instance: e.getenv("PALAVER_INSTANCE"), refused: new(string)}
-	if c.url == "" {
-		c.url = "http://127.0.0.1:8420/mcp/"
-	}
-	switch {
-	case c.token == "":
-		return c, errors.New("PALAVER_TOKEN is not set: mint one with `palaver token mint --user OWNER --agent SLUG` and export PALAVER_TOKEN=plv_…")
-	case strings.HasPrefix(c.token, "plu_") && !roomsEndpoint(c.url):
-		return c, errors.New("PALAVER_TOKEN holds a person's API token (plu_…), which serves the REST API and the rooms profile's user side (PALAVER_URL=…/mcp/rooms/); here call and wait speak as an agent: mint an agent token with `palaver token mint --user OWNER --agent SLUG`")
-	}
-	return c, nil
-}
-
-// roomsEndpoint reports whether url is the rooms profile's endpoint, whose
-// user side takes a person's token and which has no event stream (§10.5).
-func roomsEndpoint(url string) bool {
-	return strings.HasSuffix(strings.TrimSuffix(url, "/"), "/mcp/rooms")
-}
-
-// bearerTransport adds the Authorization header to every request.
-type bearerTransport struct {
-	token   string
-	next    http.RoundTripper
-	refused *string // the server's words when it refuses the token (401)
-}
-
-func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+t.token)
-	resp, err := t.next.RoundTrip(r)
-	if err == nil && resp.StatusCode == http.StatusUnauthorized && t.refused != nil {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		resp.Body.Close()
-		*t.refused = strings.TrimSpace(string(b))
-		resp.Body = io.NopCloser(bytes.NewReader(b))
-	}
-	return resp, err
-}
-
 // dial reads the client environment and opens an MCP session to the server.
-func dial(ctx context.Context, e *env) (*mcp.ClientSession, clientEnv, error) {
-	ce, err := readClientEnv(e)
+func dial(ctx context.Context, e *env) (*mcp.ClientSession, mcpclient.Env, error) {
+	ce, err := mcpclient.ReadEnv(e.getenv)
 	if err != nil {
 		return nil, ce, err
 	}
-	s, err := connect(ctx, ce)
+	s, err := ce.Connect(ctx, nil)
 	return s, ce, err
-}
-
-// connect opens an MCP client session to the server.
-func connect(ctx context.Context, ce clientEnv) (*mcp.ClientSession, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "palaver-cli", Version: "1"}, nil)
-	tr := &mcp.StreamableClientTransport{
-		Endpoint:             ce.url,
-		HTTPClient:           &http.Client{Transport: bearerTransport{token: ce.token, next: http.DefaultTransport, refused: ce.refused}},
-		DisableStandaloneSSE: true,
-		MaxRetries:           -1,
-	}
-	s, err := client.Connect(ctx, tr, nil)
-	if err != nil {
-		return nil, clientErr(ce, err)
-	}
-	return s, nil
-}
-
-// clientErr explains a failure to talk to the server.
-func clientErr(ce clientEnv, err error) error {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"):
-		return fmt.Errorf("cannot reach a Palaver server at %s: is `palaver serve` running there? (set PALAVER_URL to its /mcp/ URL)", ce.url)
-	case strings.Contains(msg, "Unauthorized"), strings.Contains(msg, "401"):
-		why := "it is not a working agent token"
-		if *ce.refused != "" {
-			why = *ce.refused
-		}
-		return fmt.Errorf("the server at %s refused the token in PALAVER_TOKEN: %s (mint one on the agent's dashboard page or with `palaver token mint`)", ce.url, why)
-	case strings.Contains(msg, "unknown tool"):
-		return errors.New("unknown tool; list the tools with `palaver tools`")
-	case strings.Contains(msg, "Not Found"):
-		return fmt.Errorf("nothing answers MCP at %s (404): PALAVER_URL must be the server's MCP endpoint, like http://127.0.0.1:8420/mcp/", ce.url)
-	}
-	return fmt.Errorf("talking to %s: %w", ce.url, err)
-}
-
-// callTool calls a tool, adding PALAVER_INSTANCE as instance when the tool
-// takes one and args do not name one.
-func callTool(ctx context.Context, s *mcp.ClientSession, ce clientEnv, name string, args map[string]any) (*mcp.CallToolResult, error) {
-	if ce.instance != "" && args["instance"] == nil {
-		tools, err := s.ListTools(ctx, nil)
-		if err != nil {
-			return nil, clientErr(ce, err)
-		}
-		if i := slices.IndexFunc(tools.Tools, func(t *mcp.Tool) bool { return t.Name == name }); i >= 0 {
-			if schema, ok := tools.Tools[i].InputSchema.(map[string]any); ok {
-				if props, _ := schema["properties"].(map[string]any); props["instance"] != nil {
-					args["instance"] = ce.instance
-				}
-			}
-		}
-	}
-	r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil && strings.Contains(err.Error(), "unknown tool") {
-		return nil, fmt.Errorf("no tool is named %q; list the tools with `palaver tools`", name)
-	}
-	if err != nil {
-		return nil, clientErr(ce, err)
-	}
-	return r, nil
-}
-
-// resultJSON is a result's structured content, or its text.
-func resultJSON(r *mcp.CallToolResult) []byte {
-	if r.StructuredContent != nil {
-		if b, err := json.Marshal(r.StructuredContent); err == nil {
-			return b
-		}
-	}
-	for _, c := range r.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			return []byte(t.Text)
-		}
-	}
-	return []byte("{}")
 }
 
 // runCall: palaver call TOOL ['JSON'] prints the result's JSON; a tool error
@@ -201,13 +78,13 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	r, err := callTool(ctx, s, ce, pos[0], toolArgs)
+	r, err := mcpclient.CallTool(ctx, s, ce, pos[0], toolArgs)
 	if err != nil {
 		return err
 	}
 	var out bytes.Buffer
-	if json.Indent(&out, resultJSON(r), "", "  ") != nil {
-		out.Write(resultJSON(r))
+	if json.Indent(&out, mcpclient.ResultJSON(r), "", "  ") != nil {
+		out.Write(mcpclient.ResultJSON(r))
 	}
 	out.WriteByte('\n')
 	e.stdout.Write(out.Bytes())
@@ -215,7 +92,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return errToolFailed
 	}
 	var status struct{ Status string }
-	if json.Unmarshal(resultJSON(r), &status) == nil && status.Status == hub.StatusDenied {
+	if json.Unmarshal(mcpclient.ResultJSON(r), &status) == nil && status.Status == hub.StatusDenied {
 		return errDenied
 	}
 	return nil
@@ -240,12 +117,12 @@ func runTools(ctx context.Context, e *env, args []string) error {
 	defer s.Close()
 	tools, err := s.ListTools(ctx, nil)
 	if err != nil {
-		return clientErr(ce, err)
+		return ce.Err(err)
 	}
 	if len(pos) == 1 {
 		i := slices.IndexFunc(tools.Tools, func(t *mcp.Tool) bool { return t.Name == pos[0] })
 		if i < 0 {
-			return fmt.Errorf("the server at %s has no tool %q; palaver tools lists them", ce.url, pos[0])
+			return fmt.Errorf("the server at %s has no tool %q; palaver tools lists them", ce.URL, pos[0])
 		}
 		return describeTool(e.stdout, tools.Tools[i])
 	}

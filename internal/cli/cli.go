@@ -49,6 +49,7 @@ func commands() []command {
 		{"export", "export a conversation or a project, with provenance, as Markdown and JSON in a zip", runExport},
 		{"call", "call any tool over MCP: call TOOL 'JSON'", runCall},
 		{"wait", "stream events as JSON lines", runWait},
+		{"channel", "a stdio MCP server for Claude Code: the agent's tools, and its messages pushed as they arrive", runChannel},
 		{"tools", "list the tools a server offers, or show one tool's arguments: tools [TOOL]", runTools},
 		{"migrate", "apply database migrations", runMigrate},
 		{"backup", "copy a SQLite database while the server runs: backup FILE", runBackup},

@@ -452,3 +452,32 @@ func TestInviteLinkNamesTheServer(t *testing.T) {
 		t.Fatalf("invite with PALAVER_BASE_URL: %q", out)
 	}
 }
+
+// TestPermissionFromTheCommandLine (§19): a session's permission request
+// is listed by palaver approvals with its tool and session, allowed there,
+// and the session's wait hears the verdict through the server.
+func TestPermissionFromTheCommandLine(t *testing.T) {
+	ctx := context.Background()
+	admin, call, vars := ownerAndAgent(t)
+	vars["PALAVER_INSTANCE"] = "desk"
+	cursor := call("whoami", "")["latest_cursor"].(string)
+	asked := call("request_permission", `{"request_id": "tbxkq", "tool_name": "Bash", "description": "List the files", "input_preview": "{\"command\":\"ls\"}"}`)
+	id, _ := asked["permission_id"].(string)
+	list := admin("approvals", "list", "--user", "alice")
+	if !strings.Contains(list, id) || !strings.Contains(list, "permission") || !strings.Contains(list, `session desk asks to use Bash: List the files {"command":"ls"}`) {
+		t.Fatalf("approvals list:\n%s", list)
+	}
+	if out := admin("approvals", "approve", id, "--user", "alice"); out != "permission request "+id+" (tbxkq, Bash): allowed\n" {
+		t.Errorf("approvals approve: %q", out)
+	}
+	_, stdout, stderr := run(t, ctx, vars, "wait", "--once", "--cursor", cursor, "--timeout", "30")
+	var ev struct {
+		Type   string         `json:"type"`
+		Data   map[string]any `json:"data"`
+		ForYou bool           `json:"for_you"`
+	}
+	if err := json.Unmarshal([]byte(strings.Split(stdout, "\n")[0]), &ev); err != nil || ev.Type != "permission.decided" ||
+		ev.Data["request_id"] != "tbxkq" || ev.Data["behavior"] != "allow" || !ev.ForYou {
+		t.Errorf("the session's wait: %s %s", stdout, stderr)
+	}
+}

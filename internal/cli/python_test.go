@@ -17,6 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/mcpclient"
 )
 
 // TestServedPythonClient: GET /palaver.py serves clients/palaver.py as it
@@ -107,7 +109,7 @@ func TestServedPythonClient(t *testing.T) {
 	}
 	// The Go SDK's client, to say what the server answers.
 	sdk := func(who, path string) *mcp.ClientSession {
-		s, err := connect(ctx, clientEnv{url: base + path, token: tokens[who], refused: new(string)})
+		s, err := mcpclient.NewEnv(base+path, tokens[who], "").Connect(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

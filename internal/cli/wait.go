@@ -8,16 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/palaverhq/palaver/internal/hub"
-)
-
-// Backoff between attempts to reach a server that went away: it doubles
-// from the first to the last.
-const (
-	firstBackoff = 250 * time.Millisecond
-	lastBackoff  = 10 * time.Second
+	"github.com/palaverhq/palaver/internal/mcpclient"
 )
 
 // runWait: palaver wait [--cursor C] [--timeout 55] [--once] follows the
@@ -43,7 +35,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	if *timeout < 0 || *timeout > maxWait {
 		return fmt.Errorf("--timeout %d: give 0 to %d seconds", *timeout, maxWait)
 	}
-	if url := e.getenv("PALAVER_URL"); roomsEndpoint(url) {
+	if url := e.getenv("PALAVER_URL"); mcpclient.RoomsEndpoint(url) {
 		return fmt.Errorf("the rooms profile at %s has no event stream: poll get_agent_next_message there, or wait on the default profile (PALAVER_URL=%s/) with the same agent token", url, strings.TrimSuffix(strings.TrimSuffix(url, "/"), "/rooms"))
 	}
 	s, ce, err := dial(ctx, e)
@@ -58,22 +50,22 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	if *cursor == "" {
 		// Start from a cursor of our own, so a reconnect before the first
 		// wait answers cannot skip what arrived meanwhile.
-		if *cursor, err = latestCursor(ctx, s, ce); err != nil {
+		if *cursor, err = mcpclient.LatestCursor(ctx, s, ce); err != nil {
 			return err
 		}
 	}
 	enc := json.NewEncoder(e.stdout)
 	for {
-		r, err := callTool(ctx, s, ce, "wait_for_messages", map[string]any{"timeout_s": *timeout, "cursor": *cursor})
+		r, err := mcpclient.CallTool(ctx, s, ce, "wait_for_messages", map[string]any{"timeout_s": *timeout, "cursor": *cursor})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if *ce.refused != "" {
+			if ce.Refused() != "" {
 				return err // the token, not the connection
 			}
 			s.Close()
-			if s, err = reconnect(ctx, e, ce, err, *cursor); err != nil {
+			if s, err = mcpclient.Reconnect(ctx, ce, nil, e.stderr, "palaver wait", err, "to go on after cursor "+*cursor); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -82,14 +74,14 @@ func runWait(ctx context.Context, e *env, args []string) error {
 			continue
 		}
 		if r.IsError {
-			return fmt.Errorf("wait_for_messages: %s", resultJSON(r))
+			return fmt.Errorf("wait_for_messages: %s", mcpclient.ResultJSON(r))
 		}
 		var out struct {
 			Events []map[string]any `json:"events"`
 			Cursor string           `json:"cursor"`
 		}
-		if err := json.Unmarshal(resultJSON(r), &out); err != nil {
-			return errors.New("wait_for_messages returned an unexpected result: " + string(resultJSON(r)))
+		if err := json.Unmarshal(mcpclient.ResultJSON(r), &out); err != nil {
+			return errors.New("wait_for_messages returned an unexpected result: " + string(mcpclient.ResultJSON(r)))
 		}
 		for _, ev := range out.Events {
 			if err := enc.Encode(ev); err != nil {
@@ -105,46 +97,5 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		if *once {
 			return nil
 		}
-	}
-}
-
-// latestCursor is whoami's latest_cursor.
-func latestCursor(ctx context.Context, s *mcp.ClientSession, ce clientEnv) (string, error) {
-	r, err := callTool(ctx, s, ce, "whoami", map[string]any{})
-	if err != nil {
-		return "", err
-	}
-	var me struct {
-		LatestCursor string `json:"latest_cursor"`
-	}
-	if r.IsError || json.Unmarshal(resultJSON(r), &me) != nil || me.LatestCursor == "" {
-		return "", errors.New("whoami returned no latest_cursor: " + string(resultJSON(r)))
-	}
-	return me.LatestCursor, nil
-}
-
-// reconnect opens a new session after lost ended the last one, trying with
-// backoff until the server answers or ctx ends, and saying so on stderr.
-func reconnect(ctx context.Context, e *env, ce clientEnv, lost error, cursor string) (*mcp.ClientSession, error) {
-	fmt.Fprintf(e.stderr, "palaver wait: lost the server (%s); reconnecting, to go on after cursor %s\n", message(lost), cursor)
-	backoff := firstBackoff
-	for {
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		s, err := connect(ctx, ce)
-		if err == nil {
-			fmt.Fprintf(e.stderr, "palaver wait: reconnected to %s\n", ce.url)
-			return s, nil
-		}
-		if *ce.refused != "" {
-			return nil, err
-		}
-		backoff = min(2*backoff, lastBackoff)
-		fmt.Fprintf(e.stderr, "palaver wait: still cannot reach the server (%s); next try in %v\n", message(err), backoff)
 	}
 }

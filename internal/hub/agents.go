@@ -276,6 +276,7 @@ type AgentDetail struct {
 	Clients   []OAuthClientView // OAuth clients acting as it (§10.6)
 	Webhooks  []WebhookView     // its endpoints and their delivery logs (§18)
 	A2A       *A2AExposure      // whether A2A clients reach it, and its card's skills (§18)
+	Presence  AgentPresence     // whether it listens, or when it was last seen, and its sessions' (§19)
 }
 
 // AgentDetail is the person's agent with this slug, archived or not;
@@ -304,7 +305,9 @@ func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDeta
 	if d.A2A, err = exposureOf(ctx, h.store, a.ID); err != nil {
 		return nil, err
 	}
-	return d, nil
+	presence, err := h.Presences(ctx, []*Agent{a})
+	d.Presence = presence[a.ID]
+	return d, err
 }
 
 // RegisteredToken names the token RegisterAgent mints.

@@ -19,6 +19,7 @@ const (
 	ApprovalProjectProposal = "project_proposal"
 	ApprovalProjectAccess   = "project_access"
 	ApprovalContactRequest  = "contact_request"
+	ApprovalPermission      = "permission" // a session asks to use a tool (§19)
 )
 
 // approvalKinds maps the kind of an id to the approval it names; a project
@@ -27,6 +28,7 @@ var approvalKinds = map[string]string{
 	IDMessage: ApprovalHeldMessage, IDQuestion: ApprovalQuestion,
 	IDGrantRequest: ApprovalGrantRequest, IDInboundAsk: ApprovalInboundAsk,
 	IDRequest: ApprovalProjectProposal, IDContact: ApprovalContactRequest,
+	IDPermission: ApprovalPermission,
 }
 
 // Approval is one decision waiting for an owner (§9).
@@ -43,6 +45,7 @@ type Approval struct {
 	Project  *ProjectRequest // for project proposals and access requests
 	// ProjectName is, for an access request, the project's name.
 	ProjectName string
+	Permission  *Permission // for permission requests (§19)
 }
 
 // Approvals lists every decision waiting for the owner, oldest first, with
@@ -72,7 +75,14 @@ func (h *Hub) Approvals(ctx context.Context, u *User) ([]Approval, error) {
 	if err != nil {
 		return nil, err
 	}
+	perms, err := h.pendingPermissions(ctx, u)
+	if err != nil {
+		return nil, err
+	}
 	var out []Approval
+	for _, p := range perms {
+		out = append(out, Approval{Kind: ApprovalPermission, ID: p.ID, Agent: p.AgentHandle, At: p.CreatedAt, Permission: p})
+	}
 	for _, r := range projects {
 		a := Approval{Kind: ApprovalProjectProposal, ID: r.ID, Agent: r.AgentHandle, At: r.CreatedAt, Project: r}
 		if r.Kind == RequestAccess {
@@ -145,20 +155,22 @@ type Verdict struct {
 // the decision left it (one of Message, Grant, Ask, Question, Project,
 // Contact).
 type Decided struct {
-	Kind     string
-	ID       string
-	Message  *Message
-	Grant    *GrantRequest
-	Ask      *InboundAsk
-	Question *Question
-	Project  *ProjectRequest
-	Contact  *Contact
+	Kind       string
+	ID         string
+	Message    *Message
+	Grant      *GrantRequest
+	Ask        *InboundAsk
+	Question   *Question
+	Project    *ProjectRequest
+	Contact    *Contact
+	Permission *Permission
 }
 
 // Decide is an owner's decision on any approval (§9), dispatched on the
 // kind of its id: a held message (approve, edited or not, or reject); a
-// grant request, an inbound ask, a project proposal or access request, or a
-// contact request (approve or reject); or a question (answer). Every face
+// grant request, an inbound ask, a project proposal or access request, a
+// contact request, or a permission request (approve: allow, reject:
+// deny); or a question (answer). Every face
 // decides through it. An id that names nothing
 // waiting for u is not_found; a verdict the kind does not take is invalid.
 func (h *Hub) Decide(ctx context.Context, u *User, id string, v Verdict) (*Decided, error) {
@@ -196,6 +208,8 @@ func (h *Hub) Decide(ctx context.Context, u *User, id string, v Verdict) (*Decid
 		}
 	case ApprovalContactRequest:
 		d.Contact, err = h.DecideContactRequest(ctx, u, id, approve)
+	case ApprovalPermission:
+		d.Permission, err = h.DecidePermission(ctx, u, id, approve)
 	}
 	if err != nil {
 		return nil, err

@@ -16,19 +16,20 @@ import (
 
 // Kinds of Bridge activity.
 const (
-	ActivitySent     = "sent"     // an agent's message was delivered
-	ActivityHeld     = "held"     // an agent's message is held for the owner (§7 review)
-	ActivityBrake    = "brake"    // a brake refused an agent's send (§7)
-	ActivityQuestion = "question" // an agent asks its owner (§9)
-	ActivityPaused   = "paused"   // a conversation was paused (§7)
-	ActivityClaimed  = "claimed"  // a session took a conversation (§5)
-	ActivityWebhook  = "webhook"  // an agent's webhook failed for a day and was disabled (§18)
+	ActivitySent       = "sent"       // an agent's message was delivered
+	ActivityHeld       = "held"       // an agent's message is held for the owner (§7 review)
+	ActivityBrake      = "brake"      // a brake refused an agent's send (§7)
+	ActivityQuestion   = "question"   // an agent asks its owner (§9)
+	ActivityPaused     = "paused"     // a conversation was paused (§7)
+	ActivityClaimed    = "claimed"    // a session took a conversation (§5)
+	ActivityWebhook    = "webhook"    // an agent's webhook failed for a day and was disabled (§18)
+	ActivityPermission = "permission" // a session asks its owner to let it use a tool (§19)
 )
 
 // activityTypes are the events the Bridge shows. message.new counts only
 // for the person's own agents' words.
 var activityTypes = []string{EventAgentSent, EventMessageNew, EventMessagePending, EventBrakeTripped,
-	EventQuestionAsked, EventConversationPaused, EventClaimed, EventWebhookDisabled}
+	EventQuestionAsked, EventConversationPaused, EventClaimed, EventWebhookDisabled, EventPermissionRequest}
 
 // Activity is one row of the Bridge.
 type Activity struct {
@@ -46,14 +47,17 @@ type Activity struct {
 	Brake      string   // the brake's word (ActivityBrake)
 	Message    *Message // sent and held messages
 	QuestionID string
-	At         time.Time
+	// PermissionID is the permission request asked (ActivityPermission).
+	PermissionID string
+	At           time.Time
 }
 
 // BridgeInstance is a session of an agent seen lately, with the last thing
 // it did that the Bridge shows (nil when that is not among its rows).
 type BridgeInstance struct {
 	Instance
-	Last *Activity
+	Last     *Activity
+	Presence string // the session's presence now (§19)
 }
 
 // BridgeAgent is one of the person's agents with its sessions seen in the
@@ -61,6 +65,7 @@ type BridgeInstance struct {
 type BridgeAgent struct {
 	Agent     *Agent
 	Instances []BridgeInstance
+	Presence  AgentPresence // §19
 }
 
 // WaitingCount is how many approvals of one kind wait.
@@ -127,9 +132,13 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 	if err != nil {
 		return nil, AsError(err)
 	}
+	presence, err := h.Presences(ctx, agents)
+	if err != nil {
+		return nil, err
+	}
 	since := h.now().Add(-InstanceWindow)
 	for _, a := range agents {
-		ba := BridgeAgent{Agent: a}
+		ba := BridgeAgent{Agent: a, Presence: presence[a.ID]}
 		is, err := h.store.Instances(ctx, a.ID)
 		if err != nil {
 			return nil, AsError(err)
@@ -138,7 +147,7 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 			if in.LastSeen.Before(since) {
 				continue
 			}
-			bi := BridgeInstance{Instance: in}
+			bi := BridgeInstance{Instance: in, Presence: ba.Presence.Session(in.Name).State}
 			for i, act := range b.Activity {
 				if act.Agent == a.Handle() && act.Instance == in.Name {
 					bi.Last = &b.Activity[i]
@@ -162,8 +171,10 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 	for _, e := range events {
 		a := Activity{ID: e.ID, ConversationID: e.ConversationID, At: e.CreatedAt}
 		var d struct {
-			Agent, Instance, Question, Brake, Reason string
-			QuestionID                               string `json:"question_id"`
+			Agent, Instance, Question, Brake, Reason, Description string
+			QuestionID                                            string `json:"question_id"`
+			PermissionID                                          string `json:"permission_id"`
+			ToolName                                              string `json:"tool_name"`
 		}
 		if len(e.Data) > 0 {
 			json.Unmarshal(e.Data, &d)
@@ -188,6 +199,12 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 			a.Kind, a.Agent, a.Instance = ActivityClaimed, d.Agent, d.Instance
 		case EventWebhookDisabled:
 			a.Kind, a.Agent, a.Text = ActivityWebhook, d.Agent, d.Reason
+		case EventPermissionRequest:
+			a.Kind, a.Agent, a.Instance, a.PermissionID = ActivityPermission, d.Agent, d.Instance, d.PermissionID
+			a.Text = d.ToolName
+			if d.Description != "" {
+				a.Text += ": " + Preview(d.Description, MaxSummary)
+			}
 		default:
 			continue
 		}

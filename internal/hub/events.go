@@ -54,6 +54,9 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 		return nil, err
 	}
 	defer release()
+	if in.Timeout > 0 {
+		defer h.listen(ctx, c.Agent.ID, instance)() // presence (§19)
+	}
 	r, err := h.park(ctx, c.Agent.ID, from, in.Timeout)
 	if err != nil || instance == "" || len(r.Events) == 0 {
 		return r, err
@@ -83,6 +86,9 @@ func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout ti
 		return nil, err
 	}
 	defer release()
+	if timeout > 0 {
+		defer h.listen(ctx, u.ID, "")()
+	}
 	return h.park(ctx, u.ID, from, timeout)
 }
 
@@ -310,8 +316,8 @@ func (h *Hub) addressEvents(ctx context.Context, agentID, instance string, event
 	out := map[int64]Addressing{}
 	for _, e := range events {
 		switch {
-		case e.Type == EventOwnerAnswer:
-			// The answer is for the session that asked (§9).
+		case e.Type == EventOwnerAnswer || e.Type == EventPermissionDecided:
+			// The answer is for the session that asked (§9, §19).
 			var d struct{ Instance string }
 			json.Unmarshal(e.Data, &d)
 			out[e.ID] = Addressing{ForYou: d.Instance == "" || d.Instance == instance}
@@ -335,7 +341,8 @@ func (h *Hub) PruneEvents(ctx context.Context) error {
 	return nil
 }
 
-// RecheckEvery runs Recheck every period until ctx ends, logging failures.
+// RecheckEvery runs Recheck and SweepPresence every period until ctx
+// ends, logging failures.
 func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
@@ -347,6 +354,7 @@ func (h *Hub) RecheckEvery(ctx context.Context, period time.Duration) {
 			if err := h.Recheck(ctx); err != nil && ctx.Err() == nil {
 				h.log.Warn("rechecking for events", "err", err)
 			}
+			h.SweepPresence(ctx)
 		}
 	}
 }

@@ -80,6 +80,9 @@ type Hub struct {
 
 	observer Observer // told sends, brakes, parked waits and wake-ups (§14)
 	commits  *commits // when each recipient's events were last published, for Woke
+
+	listeners listeners // who listens here, for presence (§19)
+	alone     bool      // Options.Alone: no other replica serves this store
 }
 
 // Options configure New.
@@ -167,6 +170,8 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		resolver:     o.Resolver,
 		observer:     o.Observer,
 		commits:      newCommits(),
+		listeners:    newListeners(o.Clock.Now()),
+		alone:        o.Alone,
 	}
 	h.hooks = h.newWebhookOutbox()
 	return h, nil

@@ -27,6 +27,7 @@ const (
 	IDWebhook        = "wh"
 	IDWebhookCall    = "whc"
 	IDWebhookAttempt = "wha"
+	IDPermission     = "perm"
 )
 
 // idKind is the kind of an id: its prefix ("" for a string with none).

@@ -118,6 +118,11 @@ type SendResult struct {
 	// Duplicate: the client_msg_id was seen before and this is the message
 	// stored then.
 	Duplicate bool
+	// Listening is how many of the recipients listen now (§19): a wait
+	// of theirs is parked, so the message is seen at once.
+	Listening int
+
+	to []string // the recipients' ids, for Listening
 }
 
 // cleanObject checks that raw is one JSON object and re-encodes it, so the
@@ -241,7 +246,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				case err == nil && old.ConversationID == v.Conversation.ID && old.Body == in.Body:
 					res = &SendResult{Message: old, Duplicate: true}
 					if old.Status == MessageSent {
-						res.Recipients = recipients(v, old)
+						res.Recipients, res.to = recipients(v, old), recipientIDs(v, old)
 					}
 					return nil, nil
 				case err == nil:
@@ -314,7 +319,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				}
 				return pending, noteA2A(ctx, tx, in.a2aAgent, m)
 			}
-			res = &SendResult{Message: m, Recipients: recipients(v, m)}
+			res = &SendResult{Message: m, Recipients: recipients(v, m), to: recipientIDs(v, m)}
 			if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
 				return nil, err
 			}
@@ -335,6 +340,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 	if err != nil {
 		return nil, err
 	}
+	res.Listening = h.listeningNow(ctx, res.to)
 	return res, nil
 }
 
@@ -357,16 +363,7 @@ func reaches(v *ConversationView, m *Message, p *Participant) bool {
 
 // recipients is how many a sent message is for, as its send reports: in a
 // room those it mentions, elsewhere everyone else it reaches.
-func recipients(v *ConversationView, m *Message) int {
-	n := 0
-	for i := range v.Participants {
-		p := &v.Participants[i]
-		if p.PrincipalID != m.SenderID && reaches(v, m, p) && (!v.Conversation.ByMention || slices.Contains(m.Mentions, p.Handle)) {
-			n++
-		}
-	}
-	return n
-}
+func recipients(v *ConversationView, m *Message) int { return len(recipientIDs(v, m)) }
 
 // countRecipients counts the participants other than the sender that can
 // receive: people, and agents that are not archived.

@@ -90,12 +90,13 @@ func (h *Hub) postAsPerson(ctx context.Context, u *User, in SendInput) (*SendRes
 			return nil, err
 		}
 		resumed, err := personTookPart(ctx, tx, v, now)
-		res = &SendResult{Message: m, Recipients: recipients(v, m)}
+		res = &SendResult{Message: m, Recipients: recipients(v, m), to: recipientIDs(v, m)}
 		return append(delivered, resumed...), err
 	})
 	if err != nil {
 		return nil, err
 	}
+	res.Listening = h.listeningNow(ctx, res.to)
 	return res, nil
 }
 

@@ -29,6 +29,10 @@ type Settings struct {
 	// TokenBurst how many at once (§15).
 	TokenRate  float64
 	TokenBurst int
+
+	// PermissionTTL is how long a permission request waits for the
+	// owner before it expires (§19).
+	PermissionTTL time.Duration
 }
 
 // DefaultSettings returns the values DESIGN.md names.
@@ -38,6 +42,7 @@ func DefaultSettings() Settings {
 		BrakeSettings: defaultBrakeSettings(),
 		StuckAfter:    30 * time.Minute,
 		TokenRate:     DefaultTokenRate, TokenBurst: DefaultTokenBurst,
+		PermissionTTL: DefaultPermissionTTL,
 	}
 }
 
@@ -59,6 +64,7 @@ var Tunables = append(brakeTunables(),
 	Tunable{Name: "stuck-after", Usage: "how long a processing attempt runs before it is stuck and comes back first, like 30m", Duration: func(s *Settings) *time.Duration { return &s.StuckAfter }},
 	Tunable{Name: "token-rate", Usage: "requests a second one token may make; over it, 429 or a rate_limited tool error", Unit: "requests a second", Float: func(s *Settings) *float64 { return &s.TokenRate }},
 	Tunable{Name: "token-burst", Usage: "requests one token may make at once, above --token-rate", Int: func(s *Settings) *int { return &s.TokenBurst }},
+	Tunable{Name: "permission-ttl", Usage: "how long a permission request a channel relays waits for the agent's owner before it expires, like 10m", Duration: func(s *Settings) *time.Duration { return &s.PermissionTTL }},
 )
 
 // Env is the tunable's environment variable.

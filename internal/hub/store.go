@@ -44,6 +44,8 @@ type Reader interface {
 	ImageReads
 	EventReads
 	WebhookReads
+	PresenceReads
+	PermissionReads
 }
 
 // Tx is a write transaction: every query of Reader plus each aggregate's
@@ -71,4 +73,6 @@ type Tx interface {
 	ImageWrites
 	EventWrites
 	WebhookWrites
+	PresenceWrites
+	PermissionWrites
 }

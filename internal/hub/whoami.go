@@ -26,6 +26,9 @@ type Whoami struct {
 	// Home is the owner's home project with the caller's access there
 	// ("" when its owner took it out).
 	Home ProjectListing
+	// Presence is the presence of the caller and of each sibling, with
+	// their sessions', by agent id (§19).
+	Presence map[string]AgentPresence
 }
 
 // Whoami describes the caller. With instance it registers (or refreshes) the
@@ -71,6 +74,9 @@ func (h *Hub) Whoami(ctx context.Context, c *Caller, instance, note string) (*Wh
 	}
 	if w.PendingGrants, err = h.store.GrantRequests(ctx, "", c.Agent.ID); err != nil {
 		return nil, AsError(err)
+	}
+	if w.Presence, err = h.Presences(ctx, append([]*Agent{c.Agent}, w.Siblings...)); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
@@ -145,6 +151,19 @@ type Contacts struct {
 	// Public is the public agents of owners other than the caller's and
 	// its contacts (theirs are among their Agents), by handle (§1).
 	Public []*Agent
+	// Presence is the presence of every agent listed, by id (§19).
+	Presence map[string]AgentPresence
+}
+
+// Reachable lists every agent the caller may reach now (§3): its
+// siblings, then the agents of contacts it may reach, then the other
+// public agents.
+func (ct *Contacts) Reachable() []*Agent {
+	out := slices.Clone(ct.Siblings)
+	for _, r := range ct.Contacts {
+		out = append(out, r.Agents...)
+	}
+	return append(out, ct.Public...)
 }
 
 // ContactReach is one contact of the caller's owner from the caller's point
@@ -229,6 +248,9 @@ func (h *Hub) ListContacts(ctx context.Context, c *Caller) (*Contacts, error) {
 			out.Public = append(out.Public, a)
 		}
 	}
+	if out.Presence, err = h.Presences(ctx, out.Reachable()); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -240,9 +262,5 @@ func (h *Hub) ReachableAgents(ctx context.Context, c *Caller) ([]*Agent, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := ct.Siblings
-	for _, r := range ct.Contacts {
-		out = append(out, r.Agents...)
-	}
-	return append(out, ct.Public...), nil
+	return ct.Reachable(), nil
 }

@@ -139,6 +139,16 @@ func (s *Server) defaultTools() []toolDef {
 				p["options"].Description = fmt.Sprintf("the choices, up to %d; the owner picks one", hub.MaxOptions)
 			},
 		}, s.askOwner),
+		newTool(toolSpec{name: "request_permission", title: "Ask your owner for a permission",
+			description: "Relays a permission prompt of Claude Code (its request_id, tool_name, description and input_preview) to your owner, who allows or denies it; palaver channel calls it for you. Returns status pending with permission_id; the verdict arrives as a permission.decided event for your session (request_id, behavior allow or deny). Undecided after " + strconv.Itoa(int(hub.DefaultPermissionTTL/time.Minute)) + " minutes (a server setting), it expires.",
+			scope:       hub.ScopeWrite, idempotent: true,
+			schema: func(p map[string]*jsonschema.Schema) {
+				p["request_id"].Pattern = "^[a-z]{5}$"
+				withMaxLength(p, "tool_name", hub.MaxToolName)
+				withMaxLength(p, "description", hub.MaxPermissionText)
+				withMaxLength(p, "input_preview", hub.MaxPermissionText)
+			},
+		}, s.requestPermission),
 		newTool(toolSpec{name: "request_close", title: "Request close",
 			description: "Asks your owner to close a group conversation you created whose goal is met (the owner confirms it); while it is pending, participants may read and acknowledge but not send. Prefer this to polite closing replies.",
 			scope:       hub.ScopeWrite, idempotent: true,

@@ -17,6 +17,7 @@ type instanceView struct {
 	Name     string `json:"name"`
 	Note     string `json:"note,omitempty"`
 	LastSeen string `json:"last_seen"`
+	Presence string `json:"presence"`
 }
 
 func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) {
@@ -24,9 +25,10 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	me := w.Presence[c.caller.Agent.ID]
 	instances := []instanceView{}
 	for _, i := range w.Instances {
-		instances = append(instances, instanceView{Name: i.Name, Note: i.Note, LastSeen: timeText(i.LastSeen)})
+		instances = append(instances, instanceView{Name: i.Name, Note: i.Note, LastSeen: timeText(i.LastSeen), Presence: me.Session(i.Name).State})
 	}
 	grants := []map[string]any{}
 	for _, g := range w.Grants {
@@ -55,7 +57,7 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 		"owner":                  userView{Handle: c.caller.Owner.Handle, Name: c.caller.Owner.Name},
 		"instance":               w.Instance,
 		"instances":              instances,
-		"siblings":               viewAgents(w.Siblings),
+		"siblings":               viewAgents(w.Siblings, w.Presence),
 		"scopes":                 c.caller.Scopes,
 		"grants":                 grants,
 		"pending_grant_requests": pending,
@@ -77,11 +79,11 @@ func (s *Server) listContacts(ctx context.Context, c *call, _ noArgs) (any, erro
 	contacts := []map[string]any{}
 	for _, r := range ct.Contacts {
 		contacts = append(contacts, map[string]any{"handle": r.Person.Handle, "name": r.Person.Name, "status": r.Status,
-			"allow_human": r.AllowHuman, "allow_agents": r.AllowAgents, "agents": viewAgents(r.Agents)})
+			"allow_human": r.AllowHuman, "allow_agents": r.AllowAgents, "agents": viewAgents(r.Agents, ct.Presence)})
 	}
 	return map[string]any{
 		"owner":          userView{Handle: ct.Owner.Handle, Name: ct.Owner.Name},
-		"sibling_agents": viewAgents(ct.Siblings),
+		"sibling_agents": viewAgents(ct.Siblings, ct.Presence),
 		"contacts":       contacts,
 		"untrusted":      true,
 	}, nil
@@ -187,7 +189,7 @@ func (s *Server) sendMessage(ctx context.Context, c *call, in sendMessageIn) (an
 	}
 	out := map[string]any{
 		"status": r.Message.Status, "conversation_id": r.Message.ConversationID, "message_id": r.Message.ID,
-		"seq": r.Message.Seq, "recipients": r.Recipients, "created_at": timeText(r.Message.CreatedAt),
+		"seq": r.Message.Seq, "recipients": r.Recipients, "listening": r.Listening, "created_at": timeText(r.Message.CreatedAt),
 	}
 	if r.Message.Status != hub.MessageSent {
 		delete(out, "seq") // held for the owner's review: no seq yet

@@ -121,16 +121,17 @@ type inboxAgentView struct {
 	Name        string  `json:"name"`
 	Description string  `json:"description"`
 	Goal        *string `json:"goal"`
+	Presence    string  `json:"presence"` // listening, active, idle or offline (§19)
 }
 
 func (s *Server) inboxAgents(ctx context.Context, c *call, _ noArgs) (any, error) {
-	as, err := s.hub.ReachableAgents(ctx, c.caller)
+	ct, err := s.hub.ListContacts(ctx, c.caller)
 	if err != nil {
 		return nil, err
 	}
 	out := []inboxAgentView{}
-	for _, a := range as {
-		v := inboxAgentView{Username: c.caller.Username(a.Handle()), Name: a.Slug, Description: a.Description}
+	for _, a := range ct.Reachable() {
+		v := inboxAgentView{Username: c.caller.Username(a.Handle()), Name: a.Slug, Description: a.Description, Presence: ct.Presence[a.ID].State}
 		if a.Goal != "" {
 			v.Goal = &a.Goal
 		}
@@ -282,7 +283,7 @@ func (s *Server) inboxSend(ctx context.Context, c *call, in inboxSendIn) (any, e
 		return nil, err
 	}
 	return map[string]any{"messageId": r.Message.ID, "threadId": r.Message.ConversationID, "createdAt": timeText(r.Message.CreatedAt),
-		"recipients": r.Recipients, "status": r.Message.Status}, nil
+		"recipients": r.Recipients, "listening": r.Listening, "status": r.Message.Status}, nil
 }
 
 func (s *Server) inboxAcknowledge(ctx context.Context, c *call, in inboxMessageIn) (any, error) {

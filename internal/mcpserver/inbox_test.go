@@ -108,7 +108,7 @@ func TestProfilesAreExactPaths(t *testing.T) {
 	ts := newTestServer(t)
 	token := ts.tokens["alice/planner"]
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
-	for path, tools := range map[string]int{"/mcp": 26, "/mcp/": 26, "/mcp/inbox": 10, "/mcp/inbox/": 10, "/mcp/rooms": 22, "/mcp/rooms/": 22} {
+	for path, tools := range map[string]int{"/mcp": 27, "/mcp/": 27, "/mcp/inbox": 10, "/mcp/inbox/": 10, "/mcp/rooms": 22, "/mcp/rooms/": 22} {
 		resp, body := ts.post(t, context.Background(), path, token, list, nil)
 		if resp.StatusCode != http.StatusOK || strings.Count(string(body), `"inputSchema"`) != tools {
 			t.Errorf("%s: %d with %d tools, want 200 with %d", path, resp.StatusCode, strings.Count(string(body), `"inputSchema"`), tools)

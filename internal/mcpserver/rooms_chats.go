@@ -319,10 +319,10 @@ func (s *Server) roomsSend(ctx context.Context, c *call, in roomSendIn) (any, er
 	return sent(r), nil
 }
 
-// sent is the answer to a send: the message, its status, and how many it
-// reached.
+// sent is the answer to a send: the message, its status, how many it
+// reached, and how many of those listen now (§19).
 func sent(r *hub.SendResult) map[string]any {
-	return map[string]any{"message": viewRoomMessage(r.Message), "status": r.Message.Status, "recipients": r.Recipients, "untrusted": true}
+	return map[string]any{"message": viewRoomMessage(r.Message), "status": r.Message.Status, "recipients": r.Recipients, "listening": r.Listening, "untrusted": true}
 }
 
 type roomEventIn struct {

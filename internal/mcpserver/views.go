@@ -181,12 +181,35 @@ type agentView struct {
 	Description string `json:"description,omitempty"`
 	Goal        string `json:"goal,omitempty"`
 	Mode        string `json:"mode,omitempty"`
+	// Presence is listening, active, idle or offline (§19); Sessions
+	// are its named sessions that are not offline.
+	Presence string        `json:"presence,omitempty"`
+	Sessions []sessionView `json:"sessions,omitempty"`
 }
 
-func viewAgents(as []*hub.Agent) []agentView {
+// sessionView is a named session's presence.
+type sessionView struct {
+	Name     string `json:"name"`
+	Presence string `json:"presence"`
+}
+
+// viewAgents is agents with their presence and their sessions'.
+func viewAgents(as []*hub.Agent, presence map[string]hub.AgentPresence) []agentView {
 	out := []agentView{}
 	for _, a := range as {
-		out = append(out, agentView{Handle: a.Handle(), Description: a.Description, Goal: a.Goal})
+		p := presence[a.ID]
+		out = append(out, agentView{Handle: a.Handle(), Description: a.Description, Goal: a.Goal, Presence: p.State, Sessions: viewSessions(p)})
+	}
+	return out
+}
+
+// viewSessions is an agent's named sessions that are not offline.
+func viewSessions(p hub.AgentPresence) []sessionView {
+	var out []sessionView
+	for _, s := range p.Sessions {
+		if s.State != hub.PresenceOffline {
+			out = append(out, sessionView{Name: s.Name, Presence: s.State})
+		}
 	}
 	return out
 }

@@ -53,7 +53,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // TestAgentRowsLeaveOutEmpty: an agent without a description or goal is
 // listed by its handle alone.
 func TestAgentRowsLeaveOutEmpty(t *testing.T) {
-	got := string(mustJSON(t, viewAgents([]*hub.Agent{{Slug: "w1", OwnerHandle: "alice"}})))
+	got := string(mustJSON(t, viewAgents([]*hub.Agent{{Slug: "w1", OwnerHandle: "alice"}}, nil)))
 	if want := `[{"handle":"alice/w1"}]`; got != want {
 		t.Errorf("an agent with nothing said of it: %s, want %s", got, want)
 	}

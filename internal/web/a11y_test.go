@@ -172,6 +172,16 @@ func TestBrowserAccessibility(t *testing.T) {
 	if _, err := s.hub.ProposeProject(ctx, planner, "Docs site", "", "The docs need a home", "laptop"); err != nil {
 		t.Fatal(err)
 	}
+	// The reviewer's session listens (a channel's wait) and asks to use a
+	// tool.
+	listening, stopListening := context.WithCancel(ctx)
+	defer stopListening()
+	go s.hub.Wait(listening, reviewer, hub.WaitInput{Timeout: 55 * time.Second, Instance: "desk"})
+	perm, err := s.hub.RequestPermission(ctx, reviewer, hub.PermissionInput{RequestID: "tbxkq", ToolName: "Bash",
+		Description: "Run the release script", InputPreview: `{"command":"./scripts/release.sh v2.0"}`, Instance: "desk"})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	pages := []struct{ path, page, name string }{
 		{"/", "home", "bridge"},
@@ -196,7 +206,7 @@ func TestBrowserAccessibility(t *testing.T) {
 	// The keyboard alone reaches everything: on the Bridge, the feed and
 	// each row's link to act; on a project, each item's Move.
 	b.open("/", "home")
-	b.keyboardReaches("/approvals", "/projects", "Activity of your agents, newest first", "/approvals#"+held.Message.ID, "/approvals#"+q.ID,
+	b.keyboardReaches("/approvals", "/projects", "Activity of your agents, newest first", "/approvals#"+perm.ID, "/approvals#"+held.Message.ID, "/approvals#"+q.ID,
 		"/conversations/"+conv.Conversation.ID+"#write", "/agents/planner", "Sign out @alice")
 	b.open("/projects/"+p.ID, "project")
 	b.keyboardReaches("#board", "status-"+item.Item.ID, "Move", "/projects/"+p.ID+"/items/"+item.Item.ID, "Bring it in", "Set the cap")

@@ -11,11 +11,19 @@ import (
 // with its context and its decisions.
 
 func (w *Web) approvals(ctx context.Context, r *request) (*reply, error) {
-	as, err := w.waiting(ctx, r)
+	as, ended, err := w.hub.ApprovalsAndEnded(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "approvals", data: as}, nil
+	r.approvals = &as
+	return &reply{page: "approvals", data: approvalsPage{Waiting: as, Ended: ended}}, nil
+}
+
+// approvalsPage is what waits, and the permission requests that ended
+// undecided lately (§19), which the page says expired or were withdrawn.
+type approvalsPage struct {
+	Waiting []hub.Approval
+	Ended   []*hub.Permission
 }
 
 // decide is one decision — approve (a held message with its words as the
@@ -51,6 +59,10 @@ func decidedNotice(d *hub.Decided) string {
 		return "Let in: " + strings.Join(d.Ask.Handles, ", ") + " may be reached."
 	case d.Ask != nil:
 		return "Not let in."
+	case d.Permission != nil && d.Permission.Status == hub.PermissionAllowed:
+		return "Allowed: the session may use " + d.Permission.ToolName + " this once."
+	case d.Permission != nil:
+		return "Denied: the session hears it."
 	}
 	return "Decided."
 }

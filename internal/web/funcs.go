@@ -90,6 +90,8 @@ func kindLabel(kind string) string {
 		return "Project proposal"
 	case hub.ApprovalProjectAccess:
 		return "Project access request"
+	case hub.ApprovalPermission:
+		return "Permission request"
 	}
 	return kind
 }
