@@ -111,8 +111,9 @@ func TestObserver(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
+	cursor := w.latest(t, reviewer)
 	go func() {
-		_, err := w.hub.Wait(wctx, reviewer, hub.WaitInput{Cursor: w.latest(t, reviewer), Timeout: 15 * time.Second})
+		_, err := w.hub.Wait(wctx, reviewer, hub.WaitInput{Cursor: cursor, Timeout: 15 * time.Second})
 		done <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)

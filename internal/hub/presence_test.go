@@ -33,10 +33,14 @@ func parkWait(t *testing.T, w *world, c *hub.Caller, instance string) func() {
 	t.Helper()
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
+	// The cursor is read here, not in the wait's goroutine: on a shared
+	// store reading it may itself wait on the waker for transactions still
+	// running, and that must not pass for the wait being parked.
+	cursor := w.latest(t, c)
 	before := w.waker.Waiters()
 	go func() {
 		defer close(done)
-		w.hub.Wait(wctx, c, hub.WaitInput{Cursor: w.latest(t, c), Timeout: 30 * time.Second, Instance: instance})
+		w.hub.Wait(wctx, c, hub.WaitInput{Cursor: cursor, Timeout: 30 * time.Second, Instance: instance})
 	}()
 	w.parked(t, before+1)
 	return func() {
