@@ -175,7 +175,7 @@ func (s *Server) caller(ctx context.Context, r *http.Request) (hub.A2ACaller, er
 func (s *Server) httpError(w http.ResponseWriter, r *http.Request, err error) {
 	e := hub.AsError(err)
 	status := httpx.Status(e.Kind)
-	msg := e.Msg
+	msg := e.Text(nil, nil)
 	switch e.Kind {
 	case hub.KindUnauthenticated:
 		challenge := `Bearer realm="palaver", resource_metadata="` + s.base(r) + oauth.ResourceMetadataPath + hub.A2AResourcePath + `"`

@@ -173,16 +173,17 @@ func (c *call) translate(ctx context.Context, err error) *rpcError {
 	trace := httpx.NewTrace()
 	var ref *hub.Refusal
 	if errors.As(err, &ref) {
-		msg := ref.Reason + " (trace " + trace + ")"
-		c.log(ctx, slog.LevelInfo, "a2a refused", trace, slog.String("status", ref.Status), slog.String("reason", ref.Reason))
-		data := map[string]any{"error": msg, "status": ref.Status, "reason": ref.Reason, "brake": ref.Word(), "trace": trace}
+		reason := ref.Text(nil)
+		msg := reason + " (trace " + trace + ")"
+		c.log(ctx, slog.LevelInfo, "a2a refused", trace, slog.String("status", ref.Status), slog.String("reason", ref.Text(nil)))
+		data := map[string]any{"error": msg, "status": ref.Status, "reason": reason, "brake": ref.Word(), "trace": trace}
 		for k, v := range ref.Details {
 			data[k] = v
 		}
 		return &rpcError{Code: codeDenied, Message: msg, Data: data}
 	}
 	e := hub.AsError(err)
-	code, msg, level := codeRefused, e.Msg, slog.LevelInfo
+	code, msg, level := codeRefused, e.Text(nil, nil), slog.LevelInfo
 	switch {
 	case e.Kind == hub.KindInternal && ctx.Err() != nil:
 		code, msg = codeInternal, "the request ended before it was answered"

@@ -248,7 +248,7 @@ func invalidParams(err error) *rpcError {
 	if err == nil {
 		return nil
 	}
-	return &rpcError{Code: codeInvalidParams, Message: hub.AsError(err).Msg}
+	return &rpcError{Code: codeInvalidParams, Message: hub.AsError(err).Text(nil, nil)}
 }
 
 // checkTenant refuses a tenant: the card's interfaces name none, and A2A

@@ -54,7 +54,7 @@ type (
 // params.configuration of a send), or give one twice.
 func checkMembers(raw json.RawMessage, method string, p any) *rpcError {
 	refuse := func(err error) *rpcError {
-		return &rpcError{Code: codeInvalidParams, Message: hub.AsError(err).Msg}
+		return &rpcError{Code: codeInvalidParams, Message: hub.AsError(err).Text(nil, nil)}
 	}
 	in := &input.Spec{Whole: "params", Part: "params member", Taker: method}
 	switch p.(type) {

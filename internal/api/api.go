@@ -209,18 +209,15 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := http.StatusConflict
 	var ref *hub.Refusal
 	if errors.As(err, &ref) {
-		body = map[string]any{"status": ref.Status, "reason": ref.Reason, "trace": trace}
-		a.log.Info("api refused", "trace", trace, "route", r.Pattern, "status", ref.Status, "reason", ref.Reason)
+		body = map[string]any{"status": ref.Status, "reason": ref.Text(nil), "trace": trace}
+		a.log.Info("api refused", "trace", trace, "route", r.Pattern, "status", ref.Status, "reason", ref.Text(nil))
 	} else {
 		e := hub.AsError(err)
 		code = httpx.Status(e.Kind)
 		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
 			code = http.StatusRequestEntityTooLarge
 		}
-		msg, level := e.Msg, slog.LevelInfo
-		if e.Hint != nil {
-			msg = e.Hint.Base + "; " + e.Hint.Lead + " with: " + restWay(e.Hint.Action)
-		}
+		msg, level := e.Text(nil, restWay), slog.LevelInfo
 		if e.Kind == hub.KindInternal {
 			msg, level = "internal error (trace "+trace+"); retry later", slog.LevelError
 		}
@@ -249,21 +246,23 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 var body = input.Spec{Whole: "the body", Part: "field", Taker: "this route"}
 
 // restWay is the REST face's way to do what a hint names (hub.Hint): its
-// route, where the hub's message gives the command line's.
+// route.
 func restWay(a hub.Action) string {
 	switch a.Name {
 	case hub.ActionApproveContact:
-		return "POST /api/v1/contacts/" + a.Args["handle"] + "/approve (or /reject)"
+		return "with: POST /api/v1/contacts/" + a.Args["handle"] + "/approve (or /reject)"
 	case hub.ActionListApprovals:
-		return "GET /api/v1/approvals"
+		return "with: GET /api/v1/approvals"
 	case hub.ActionListTokens:
-		return "GET /api/v1/tokens (yours) or GET /api/v1/agents/SLUG/tokens (an agent's)"
+		return "with: GET /api/v1/tokens (yours) or GET /api/v1/agents/SLUG/tokens (an agent's)"
+	case hub.ActionMintAgentToken:
+		return "with: POST /api/v1/agents/SLUG/tokens"
 	case hub.ActionMintPersonToken:
-		return "the dashboard (Settings), or POST /api/v1/tokens with another of your person tokens"
+		return "with: the dashboard (Settings), or POST /api/v1/tokens with another of your person tokens"
 	case hub.ActionCreatePerson:
-		return "POST /api/v1/invites (an invitation link, for the admin)"
+		return "with: POST /api/v1/invites (an invitation link, for the admin)"
 	}
-	return "the routes in docs/api.md"
+	return "with: the routes in docs/api.md"
 }
 
 // noBody is h for a route that takes no body: none, or {}, is all it

@@ -54,8 +54,8 @@ func TestHintsNameRoutes(t *testing.T) {
 	a := &API{log: slog.New(slog.DiscardHandler)}
 	w := httptest.NewRecorder()
 	a.writeError(w, httptest.NewRequest(http.MethodPost, "/api/v1/approvals/x/approve", nil), &hub.Error{Kind: hub.KindNotFound,
-		Msg:  "no message is held; list them with: palaver approvals list --user alice",
-		Hint: &hub.Hint{Base: "no message is held", Lead: "list them", Action: hub.Action{Name: hub.ActionListApprovals, Args: map[string]string{"user": "alice"}}}})
+		Msg:  "no message is held",
+		Hint: &hub.Hint{Lead: "list them", Action: hub.Action{Name: hub.ActionListApprovals, Args: map[string]string{"user": "alice"}}}})
 	var body struct{ Error map[string]string }
 	json.NewDecoder(w.Body).Decode(&body)
 	if want := "no message is held; list them with: GET /api/v1/approvals"; w.Code != 404 || body.Error["message"] != want {

@@ -124,13 +124,36 @@ func flagsAfterCommand(args []string) ([]string, bool) {
 }
 
 // message is an error as a person should read it: a hub Error's message
-// without its kind.
+// without its kind, its hint said as a command.
 func message(err error) string {
 	var he *hub.Error
-	if errors.As(err, &he) && he.Kind != hub.KindInternal {
-		return he.Msg
+	var ref *hub.Refusal
+	switch {
+	case errors.As(err, &he) && he.Kind != hub.KindInternal:
+		return he.Text(nil, commandWay)
+	case errors.As(err, &ref):
+		return ref.Text(nil)
 	}
 	return err.Error()
+}
+
+// commandWay is the command line's way to do what a hint names (hub.Hint).
+func commandWay(a hub.Action) string {
+	switch a.Name {
+	case hub.ActionApproveContact:
+		return "with: palaver contact approve " + a.Args["handle"] + " --user " + a.Args["user"]
+	case hub.ActionListApprovals:
+		return "with: palaver approvals list --user " + a.Args["user"]
+	case hub.ActionListTokens:
+		return "with: palaver token list --user OWNER"
+	case hub.ActionMintPersonToken:
+		return "with: palaver token mint --user HANDLE --owner"
+	case hub.ActionMintAgentToken:
+		return "with: palaver token mint --user HANDLE --agent SLUG"
+	case hub.ActionCreatePerson:
+		return "with: palaver user create " + a.Args["handle"]
+	}
+	return "with: palaver --help"
 }
 
 func usage(w io.Writer) {

@@ -19,8 +19,8 @@ func TestWebhookCommands(t *testing.T) {
 		}
 	}
 	add := []string{"webhook", "add", "--user", "alice", "--agent", "planner", "--url", "https://127.0.0.1:8443/hook", "--database", db}
-	if code, _, stderr := run(t, ctx, nil, add...); code != 1 || !strings.Contains(stderr, "127.0.0.1, a loopback address (127.0.0.0/8)") || !strings.Contains(stderr, "--allow-private-host") {
-		t.Errorf("a loopback endpoint: exit %d, %q; want it refused, naming --allow-private-host", code, stderr)
+	if code, _, stderr := run(t, ctx, nil, add...); code != 1 || !strings.Contains(stderr, "127.0.0.1, a loopback address (127.0.0.0/8)") || !strings.Contains(stderr, "allow-private-host setting") {
+		t.Errorf("a loopback endpoint: exit %d, %q; want it refused, naming the allow-private-host setting", code, stderr)
 	}
 	if code, _, stderr := run(t, ctx, nil, "webhook", "add", "--user", "alice", "--agent", "planner", "--url", "http://93.184.215.14/hook", "--database", db); code != 1 || !strings.Contains(stderr, "not https") {
 		t.Errorf("an http endpoint: exit %d, %q", code, stderr)

@@ -191,7 +191,7 @@ func exposureOf(ctx context.Context, r Reader, agentID string) (*A2AExposure, er
 // errNoCard is the answer for an agent that is not exposed, archived or
 // none at all: the same, so a card tells nothing of agents not shown (§15).
 func errNoCard(owner, slug string) error {
-	return notFound("no agent %s/%s takes A2A calls here; its owner exposes it on its page on the dashboard, or with palaver agent a2a", echo(owner), echo(slug))
+	return notFound("no agent %s/%s takes A2A calls here; its owner exposes it on the agent's page", echo(owner), echo(slug))
 }
 
 // ExposedAgent is the agent owner/slug if its owner exposes it over A2A

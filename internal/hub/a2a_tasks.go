@@ -239,7 +239,7 @@ func (h *Hub) SendA2A(ctx context.Context, c A2ACaller, owner, slug string, in A
 		return nil, err
 	}
 	if in.ContextID != "" && in.ContextID != v.Conversation.ID {
-		return nil, invalid("", "contextId %q is not your conversation with %s, which is %s: send with that contextId, or leave contextId out", echo(in.ContextID), ea.Agent.Handle(), v.Conversation.ID)
+		return nil, invalid("", "contextId %q is not your {conversation} with %s, which is %s: send with that contextId, or leave contextId out", echo(in.ContextID), ea.Agent.Handle(), v.Conversation.ID)
 	}
 	send := SendInput{ConversationID: v.Conversation.ID, Body: in.Body, Summary: in.Summary, ClientMsgID: in.ClientMsgID, a2aAgent: ea.Agent.ID}
 	if in.TaskID != "" {
@@ -248,7 +248,7 @@ func (h *Hub) SendA2A(ctx context.Context, c A2ACaller, owner, slug string, in A
 			return nil, err
 		}
 		if prev.ConversationID != v.Conversation.ID {
-			return nil, invalid("", "taskId %s belongs to another conversation; leave taskId out to start a task here", prev.ID)
+			return nil, invalid("", "taskId %s belongs to another {conversation}; leave taskId out to start a task here", prev.ID)
 		}
 		send.ReplyToSeq = prev.Request.Seq
 	}
@@ -275,7 +275,7 @@ func (h *Hub) personDirect(ctx context.Context, u *User, a *Agent) (*Conversatio
 	err := retryDuplicate(func() error {
 		return h.update(ctx, func(tx Tx) ([]*Event, error) {
 			if a.OwnerID != u.ID && !a.Public {
-				return nil, deny("contact", "a person reaches another owner's agent only when its owner made it public; call %s with a token of one of your agents that %s let in (palaver token mint, then open_conversation asks them), or ask %s to make it public",
+				return nil, deny("contact", "a person reaches another owner's agent only when its owner made it public; call %s with a token of one of your agents that %s let in (a token of that agent; its {open_conversation} asks them), or ask %s to make it public",
 					a.Handle(), a.OwnerHandle, a.OwnerHandle)
 			}
 			var opened []*Event

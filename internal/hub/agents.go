@@ -27,7 +27,7 @@ func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
 		return nil, err
 	}
 	if slug == "" {
-		return nil, invalid("", "an agent's handle is owner/slug, like %s/planner", owner)
+		return nil, invalid("", "an agent's {handle} is owner/slug, like %s/planner", owner)
 	}
 	u, err := h.User(ctx, owner)
 	if err != nil {
@@ -66,7 +66,7 @@ func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
 		return syncThreads(ctx, tx, home, now)
 	})
 	if errors.Is(err, ErrDuplicate) {
-		return nil, &Error{Kind: KindConflict, Msg: "the agent " + a.Handle() + " already exists (archived agents keep their handle)"}
+		return nil, &Error{Kind: KindConflict, Msg: "the agent " + a.Handle() + " already exists (archived agents keep their {handle})"}
 	}
 	if err != nil {
 		return nil, AsError(err)
@@ -81,11 +81,11 @@ func (h *Hub) Agent(ctx context.Context, handle string) (*Agent, error) {
 		return nil, err
 	}
 	if slug == "" {
-		return nil, invalid("", "an agent's handle is owner/slug, like %s/planner", owner)
+		return nil, invalid("", "an agent's {handle} is owner/slug, like %s/planner", owner)
 	}
 	a, err := h.store.AgentByHandle(ctx, owner, slug)
 	if err != nil {
-		return nil, lookupErr(err, "no agent has the handle %s/%s", owner, slug)
+		return nil, lookupErr(err, "no agent has the {handle} %s/%s", owner, slug)
 	}
 	return a, nil
 }
@@ -328,7 +328,7 @@ func (h *Hub) RegisterAgent(ctx context.Context, u *User, name, description stri
 	}
 	base := slugFrom(name)
 	if base == "" {
-		return nil, "", invalid("", "the name %q gives no handle: use letters or digits, like \"Release Planner\" (the agent becomes %s/release-planner)", echo(name), u.Handle)
+		return nil, "", invalid("", "the name %q gives no {handle}: use letters or digits, like \"Release Planner\" (the agent becomes %s/release-planner)", echo(name), u.Handle)
 	}
 	description, err = checkText("description", strings.TrimSpace(description), 1, MaxDescription)
 	if err != nil {

@@ -134,7 +134,7 @@ func checkPaused(b Brake, h *Hub, s *sending) error {
 	if s.conv.PausedAt.IsZero() {
 		return nil
 	}
-	return b.deny("agents traded %d turns in this conversation with no person taking part, so it is paused until a person writes in it or presses Resume; stop here and tell your owner", h.settings.PauseTurns)
+	return b.deny("agents traded %d turns in this {conversation} with no person taking part, so it is paused until a person writes in it or presses Resume; stop here and tell your owner", h.settings.PauseTurns)
 }
 
 func checkDuplicate(b Brake, h *Hub, s *sending) error {
@@ -142,7 +142,7 @@ func checkDuplicate(b Brake, h *Hub, s *sending) error {
 	if err != nil || same < h.settings.DuplicateLimit {
 		return err
 	}
-	return b.deny("you already sent these exact words %d times in this conversation since a person last took part; say something new, or wait for a person", same)
+	return b.deny("you already sent these exact words %d times in this {conversation} since a person last took part; say something new, or wait for a person", same)
 }
 
 func checkBudget(b Brake, h *Hub, s *sending) error {
@@ -150,7 +150,7 @@ func checkBudget(b Brake, h *Hub, s *sending) error {
 	if err != nil || recent < h.settings.Budget {
 		return err
 	}
-	return b.deny("you sent %d messages in this conversation in the last %s, the limit; wait before sending more here", recent, span(h.settings.BudgetWindow))
+	return b.deny("you sent %d messages in this {conversation} in the last %s, the limit; wait before sending more here", recent, span(h.settings.BudgetWindow))
 }
 
 // checkLoop stops an agent whose own sessions answer each other in a

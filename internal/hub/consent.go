@@ -50,7 +50,7 @@ func consented(ctx context.Context, r Reader, from *Agent, to *Principal) (strin
 		return "", err
 	}
 	if c == nil || c.Status != ContactAccepted {
-		return "", deny("contact", "%s and %s are not contacts; ask your owner %s to send %s a contact request (palaver contact request)", from.OwnerHandle, other, from.OwnerHandle, other)
+		return "", deny("contact", "%s and %s are not contacts; ask your owner %s to send %s a contact request", from.OwnerHandle, other, from.OwnerHandle, other)
 	}
 	g, err := r.Grant(ctx, from.ID, b)
 	if err != nil && !errors.Is(err, ErrNoRows) {
@@ -186,7 +186,7 @@ func checkMix(ctx context.Context, r Reader, np *Principal, ps []Participant) er
 		}
 		if c == nil || c.Status != ContactAccepted {
 			owner := strings.SplitN(p.Handle, "/", 2)[0]
-			return deny("contact", "%s cannot join a conversation with %s: their owners are not contacts", np.Handle, owner)
+			return deny("contact", "%s cannot join a {conversation} with %s: their owners are not contacts", np.Handle, owner)
 		}
 	}
 	return nil
@@ -251,7 +251,7 @@ func stillReachable(ctx context.Context, tx Tx, from *Agent, v *ConversationView
 		to := &Principal{ID: p.PrincipalID, Kind: p.Kind, Handle: p.Handle, OwnerID: p.OwnerID}
 		_, err := mayAnswer(ctx, tx, from, to)
 		if isPending(err) {
-			return deny("denied", "%s has not let you in; ask again with open_conversation", p.Handle)
+			return deny("denied", "%s has not let you in; ask again with {open_conversation}", p.Handle)
 		}
 		if err != nil {
 			return err
@@ -275,7 +275,7 @@ func personMayAdd(ctx context.Context, r Reader, u *User, p *Principal) error {
 			return err
 		}
 		if c == nil || c.Status != ContactAccepted {
-			return deny("contact", "you and %s are not contacts; send %s a contact request first (Contacts on the dashboard, or palaver contact request), and bring them in once they accept", p.Handle, p.Handle)
+			return deny("contact", "you and %s are not contacts; send %s a contact request first (on the Contacts page), and bring them in once they accept", p.Handle, p.Handle)
 		}
 		return nil
 	}
@@ -283,18 +283,18 @@ func personMayAdd(ctx context.Context, r Reader, u *User, p *Principal) error {
 	if a == nil {
 		var err error
 		if a, err = r.AgentByID(ctx, p.ID); err != nil {
-			return lookupErr(err, "no agent has the handle %q", p.Handle)
+			return lookupErr(err, "no agent has the {handle} %q", p.Handle)
 		}
 	}
 	switch {
 	case a.Archived():
-		return notFound("no agent has the handle %q", p.Handle)
+		return notFound("no agent has the {handle} %q", p.Handle)
 	case a.OwnerID == u.ID || a.Public:
 		return nil
 	}
 	// Another person's private agent is told apart from none at all by no
 	// one but its owner (§15).
-	return notFound("no agent has the handle %q; check it with list_contacts", p.Handle)
+	return notFound("no agent has the {handle} %q; check it with {list_contacts}", p.Handle)
 }
 
 // ---- inbound asks

@@ -226,7 +226,7 @@ func (h *Hub) RemoveContact(ctx context.Context, u *User, contactID, handle stri
 			return nil, notFound("%s and %s are not contacts", u.Handle, other.Handle)
 		}
 	default:
-		return nil, invalid("", "give the contact's id (ct_…) or handle")
+		return nil, invalid("", "give the contact's id (ct_…) or {handle}")
 	}
 	if err != nil {
 		return nil, AsError(err)

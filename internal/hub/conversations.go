@@ -24,9 +24,9 @@ func participant(ps []Participant, principalID string) (*Participant, bool) {
 // and ones the caller is not in are not_found alike (§15).
 func access(ctx context.Context, r Reader, agentID, conversationID string) (*ConversationView, error) {
 	if conversationID == "" {
-		return nil, invalid("", "conversation_id is required: take it from list_conversations, check_inbox or open_conversation")
+		return nil, invalid("", "{conversation_id} is required: take it from {list_conversations}, {check_inbox} or {open_conversation}")
 	}
-	missing := notFound("no conversation %q is open to you; list yours with list_conversations", echo(conversationID))
+	missing := notFound("no {conversation} %q is open to you; list yours with {list_conversations}", echo(conversationID))
 	v, err := r.ConversationView(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) {
 		return nil, missing
@@ -66,10 +66,10 @@ func directKey(ids []string) string {
 // must be reachable (§3); otherwise the result is a Refusal.
 func (h *Hub) OpenConversation(ctx context.Context, c *Caller, handles []string) (*ConversationView, error) {
 	if len(handles) == 0 {
-		return nil, invalid("", "handles is required: give at least one handle, like [\"%s\"]", c.Owner.Handle)
+		return nil, invalid("", "{handles} is required: give at least one {handle}, like [\"%s\"]", c.Owner.Handle)
 	}
 	if len(handles) > MaxHandles {
-		return nil, invalid("", "handles has %d entries; the limit is %d — use create_thread for a bigger group", len(handles), MaxHandles)
+		return nil, invalid("", "{handles} has %d entries; the limit is %d — use {create_thread} for a bigger group", len(handles), MaxHandles)
 	}
 	var view *ConversationView
 	err := retryDuplicate(func() error {
@@ -202,9 +202,9 @@ func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string
 		conv = v.Conversation
 		switch {
 		case conv.Kind == KindDirect:
-			return invalid("", "a direct conversation is not closed; acknowledge its messages and stop replying, or send a no_reply message")
+			return invalid("", "a direct {conversation} is not closed; acknowledge its messages and stop replying, or send a no_reply message")
 		case conv.CreatorID != c.Agent.ID:
-			return &Error{Kind: KindForbidden, Msg: "only the creator of this conversation may request its close"}
+			return &Error{Kind: KindForbidden, Msg: "only the creator of this {conversation} may request its close"}
 		case conv.Status == StatusCloseRequested:
 			return nil
 		}
@@ -220,7 +220,7 @@ func (h *Hub) RequestClose(ctx context.Context, c *Caller, conversationID string
 // errDirectNotClosed refuses to close a direct conversation (§4: only a
 // group or a thread is closed); opening the same handles again would
 // otherwise start a second one beside its history.
-var errDirectNotClosed = invalid("", "a direct conversation is not closed; its agents stop by acknowledging its messages and not replying")
+var errDirectNotClosed = invalid("", "a direct {conversation} is not closed; its agents stop by acknowledging its messages and not replying")
 
 // CloseConversation is the owner's confirmation of a close (§4): the
 // conversation no longer exists for agents, its unacknowledged messages
@@ -235,7 +235,7 @@ func (h *Hub) CloseConversation(ctx context.Context, conversationID string) (*Co
 		var err error
 		conv, err = tx.Conversation(ctx, conversationID)
 		if errors.Is(err, ErrNoRows) {
-			return nil, notFound("no conversation has the id %q", echo(conversationID))
+			return nil, notFound("no {conversation} has the id %q", echo(conversationID))
 		}
 		if err != nil || conv.Status == StatusClosed {
 			return nil, err

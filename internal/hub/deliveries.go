@@ -110,7 +110,7 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	if errText != "" && outcome != OutcomeFailed {
 		return nil, invalid("", "error goes with outcome \"failed\"; leave it out otherwise")
 	}
-	missing := notFound("no message %q was delivered to you; message ids come from check_inbox", echo(messageID))
+	missing := notFound("no message %q was delivered to you; message ids come from {check_inbox}", echo(messageID))
 	var d *Delivery
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		m, err := tx.Message(ctx, messageID)
@@ -130,7 +130,7 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		d, err = tx.Delivery(ctx, c.Agent.ID, messageID)
 		switch {
 		case errors.Is(err, ErrNoRows) && m.SenderID == c.Agent.ID:
-			return nil, invalid("", "this is your agent's own message (from another session); nothing to acknowledge — it leaves a session's inbox when that session reads past it with read_messages and its instance")
+			return nil, invalid("", "this is your agent's own message (from another session); nothing to acknowledge — it leaves a session's inbox when that session reads past it with {read_messages} and its instance")
 		case errors.Is(err, ErrNoRows):
 			return nil, missing
 		case err != nil:
@@ -140,7 +140,7 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 			return nil, invalid("no_attempt", "message %s is processed already: there is no attempt left to finish", d.MessageID)
 		}
 		if rules.needAttempt && outcome != OutcomeProcessing && d.State != DeliveryProcessing {
-			return nil, invalid("no_attempt", "no attempt at message %s is running, so there is none to finish; start one (acknowledge with outcome processing), work on it, then finish it", d.MessageID)
+			return nil, invalid("no_attempt", "no attempt at message %s is running, so there is none to finish; start one ({acknowledge with outcome processing}), work on it, then finish it", d.MessageID)
 		}
 		if d.State == DeliveryDone || d.State == DeliveryWithdrawn {
 			if outcome == OutcomeDone {

@@ -46,11 +46,12 @@ func (k Kind) String() string {
 }
 
 // Error is the hub's one error type. Msg is safe to show the caller and says
-// what to do instead; Err is the internal cause, logged only. Code, when set,
+// what to do instead, its names as placeholders each face says in its words
+// (Text, words.go); Err is the internal cause, logged only. Code, when set,
 // is a more specific wire code than the kind's (e.g. "cursor_expired",
 // "summary_required"); Details are extra fields a face adds next to code and
 // message (e.g. latest_cursor, retry_after_s). Hint, when set, is what a
-// person can do to mend it, for a face that says it its own way.
+// person can do to mend it, which each face says its own way.
 type Error struct {
 	Kind    Kind
 	Code    string
@@ -60,13 +61,11 @@ type Error struct {
 	Hint    *Hint
 }
 
-// A Hint is what a person can do to mend an error. The hub names the
-// action; Msg ends with the command line's way to do it, as the command
-// line, the dashboard and agents are told, and a face with a way of its
-// own (the REST face: its route) says Base, Lead and its way instead.
+// A Hint is what a person can do to mend an error: what to do, in words
+// any face can say ("list them"), and the action, which each face names
+// its own way (a page, a route, a command).
 type Hint struct {
-	Base   string // the message before the hint
-	Lead   string // what to do, in words any face can say: "list them"
+	Lead   string
 	Action Action
 }
 
@@ -82,41 +81,37 @@ const (
 	ActionListApprovals   = "list_approvals"    // user's approvals
 	ActionListTokens      = "list_tokens"       // every token
 	ActionMintPersonToken = "mint_person_token" // a person's API token
+	ActionMintAgentToken  = "mint_agent_token"  // an agent's token
 	ActionCreatePerson    = "create_person"     // a person with handle
 )
 
 // Actions lists every action, for the tests of each face's way to say them.
-var Actions = []string{ActionApproveContact, ActionListApprovals, ActionListTokens, ActionMintPersonToken, ActionCreatePerson}
+var Actions = []string{ActionApproveContact, ActionListApprovals, ActionListTokens, ActionMintPersonToken, ActionMintAgentToken, ActionCreatePerson}
 
-// Command is the command line's way to do a.
-func (a Action) Command() string {
-	switch a.Name {
-	case ActionApproveContact:
-		return "palaver contact approve " + a.Args["handle"] + " --user " + a.Args["user"]
-	case ActionListApprovals:
-		return "palaver approvals list --user " + a.Args["user"]
-	case ActionListTokens:
-		return "palaver token list --user OWNER"
-	case ActionMintPersonToken:
-		return "palaver token mint --user HANDLE --owner"
-	case ActionCreatePerson:
-		return "palaver user create " + a.Args["handle"]
-	}
-	return "palaver --help"
+// hinted is an Error of kind k whose message is format's words, with
+// what to do (lead) and the action each face says its way.
+func hinted(k Kind, lead string, a Action, format string, args ...any) *Error {
+	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...), Hint: &Hint{Lead: lead, Action: a}}
 }
 
-// hinted is an Error of kind k whose message, format's words, ends with
-// lead and the command line's way to do a.
-func hinted(k Kind, lead string, a Action, format string, args ...any) *Error {
-	base := fmt.Sprintf(format, args...)
-	return &Error{Kind: k, Msg: base + "; " + lead + " with: " + a.Command(), Hint: &Hint{Base: base, Lead: lead, Action: a}}
+// Text is the error's message as a face says it: in w's words, and, when
+// it has a hint and way names the action, its lead and that way.
+func (e *Error) Text(w Words, way func(Action) string) string {
+	msg := w.Say(e.Msg)
+	if e.Hint != nil && way != nil {
+		if how := way(e.Hint.Action); how != "" {
+			msg += "; " + e.Hint.Lead + " " + how
+		}
+	}
+	return msg
 }
 
 func (e *Error) Error() string {
+	msg := Words(nil).Say(e.Msg)
 	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.WireCode(), e.Msg, e.Err)
+		return fmt.Sprintf("%s: %s: %v", e.WireCode(), msg, e.Err)
 	}
-	return fmt.Sprintf("%s: %s", e.WireCode(), e.Msg)
+	return fmt.Sprintf("%s: %s", e.WireCode(), msg)
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -299,7 +299,7 @@ func (h *Hub) CancelAgentContactRequest(ctx context.Context, c *Caller, requestI
 			return nil, notFound("%s has no pending contact request about %q", c.Agent.Handle(), echo(handle))
 		}
 	default:
-		return nil, invalid("", "give the request's id (gr_…) or the handle it was about")
+		return nil, invalid("", "give the request's id (gr_…) or the {handle} it was about")
 	}
 	var last *GrantRequest
 	err := h.update(ctx, func(tx Tx) ([]*Event, error) {

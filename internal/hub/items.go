@@ -52,7 +52,7 @@ func (h *Hub) AddItem(ctx context.Context, c *Caller, projectID string, s ItemSp
 		it.Kind = ItemKinds[0]
 	}
 	if !slices.Contains(ItemKinds, it.Kind) {
-		return nil, invalid("", "kind must be one of %s (got %q)", strings.Join(ItemKinds, ", "), echo(it.Kind))
+		return nil, invalid("", "{kind} must be one of %s (got %q)", strings.Join(ItemKinds, ", "), echo(it.Kind))
 	}
 	var err error
 	if it.Title, it.Note, it.URL, err = checkItem(s.Title, s.Note, s.URL); err != nil {

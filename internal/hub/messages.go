@@ -159,7 +159,7 @@ func checkSend(in *SendInput, byPerson bool) error {
 		return err
 	}
 	if !byPerson && in.Summary == "" && utf8.RuneCountInString(in.Body) > SummaryNeeded {
-		return invalid("summary_required", "this body is %d characters; a body over %d characters needs a summary (at most %d characters) that says what you ask the reader for, not what you did — e.g. \"Please review the retry logic in store.go by Friday\"",
+		return invalid("summary_required", "this {body} is %d characters; a {body} over %d characters needs a summary (at most %d characters) that says what you ask the reader for, not what you did — e.g. \"Please review the retry logic in store.go by Friday\"",
 			utf8.RuneCountInString(in.Body), SummaryNeeded, MaxSummary)
 	}
 	switch in.Format {
@@ -173,7 +173,7 @@ func checkSend(in *SendInput, byPerson bool) error {
 	case in.Kind == "":
 		in.Kind = MessageText
 	case in.Kind != MessageText && !slices.Contains(EventPostKinds, in.Kind):
-		return invalid("", "kind must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), echo(in.Kind))
+		return invalid("", "{kind} must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), echo(in.Kind))
 	}
 	if len(in.Metadata) > 0 && !bytes.Equal(bytes.TrimSpace(in.Metadata), []byte("null")) {
 		if len(in.Metadata) > MaxMetadata {
@@ -189,7 +189,7 @@ func checkSend(in *SendInput, byPerson bool) error {
 		return invalid("", "mentions has %d entries; the limit is %d", len(in.Mentions), MaxMembers)
 	}
 	if in.ReplyToSeq < 0 {
-		return invalid("", "reply_to_seq must be a seq of this conversation (1 or more)")
+		return invalid("", "reply_to_seq must be a seq of this {conversation} (1 or more)")
 	}
 	if in.ToInstance, err = NormalizeInstance(in.ToInstance, "to_instance"); err != nil {
 		return err
@@ -256,7 +256,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				}
 			}
 			if v.Conversation.Status == StatusCloseRequested {
-				return tripped(BrakeClosing.deny("a close of this conversation is pending; you may read and acknowledge, but not send"), c, v.Conversation.ID, in.Instance, h.now())
+				return tripped(BrakeClosing.deny("a close of this {conversation} is pending; you may read and acknowledge, but not send"), c, v.Conversation.ID, in.Instance, h.now())
 			}
 			held := c.Agent.Mode == ModeReview
 			if v.Conversation.Kind == KindThread {
@@ -272,7 +272,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			}
 			n := countRecipients(v.Participants, c.Agent.ID)
 			if n == 0 {
-				return nil, invalid("no_recipients", "nobody else in this conversation can receive messages (every other participant is archived); nothing was sent")
+				return nil, invalid("no_recipients", "nobody else in this {conversation} can receive messages (every other participant is archived); nothing was sent")
 			}
 			mentions, err := checkMentions(v.Participants, in.Mentions)
 			if err != nil {
@@ -283,7 +283,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 			}
 			if in.ReplyToSeq > 0 {
 				if in.ReplyToSeq > v.Conversation.LastSeq {
-					return nil, invalid("", "reply_to_seq %d is not a message of this conversation (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
+					return nil, invalid("", "reply_to_seq %d is not a message of this {conversation} (its last seq is %d)", in.ReplyToSeq, v.Conversation.LastSeq)
 				}
 				target, err := tx.MessageBySeq(ctx, v.Conversation.ID, in.ReplyToSeq)
 				if err != nil {
@@ -385,7 +385,7 @@ func checkMentions(ps []Participant, mentions []string) ([]string, error) {
 	for _, m := range mentions {
 		p, err := findParticipant(ps, m)
 		if err != nil {
-			return nil, invalid("", "%s; add them with add_participant first", AsError(err).Msg)
+			return nil, invalid("", "%s; add them with {add_participant} first", AsError(err).Msg)
 		}
 		if !slices.Contains(out, p.Handle) {
 			out = append(out, p.Handle)
@@ -445,7 +445,7 @@ func (h *Hub) ReadMessages(ctx context.Context, c *Caller, in ReadInput) (*ReadR
 	return res, nil
 }
 
-var errNoMessageID = invalid("", "message_id is required: take it from check_inbox or read_messages")
+var errNoMessageID = invalid("", "{message_id} is required: take it from {check_inbox} or {read_messages}")
 
 // ReadMessage returns one message of a conversation the caller takes part in
 // and records its fetch (§5: the first full read of the body).
@@ -458,13 +458,13 @@ func (h *Hub) ReadMessage(ctx context.Context, c *Caller, messageID, instance st
 	}
 	m, err := h.store.Message(ctx, messageID)
 	if errors.Is(err, ErrNoRows) {
-		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", echo(messageID))
+		return nil, notFound("no message %q is visible to you; message ids come from {check_inbox} and {read_messages}", echo(messageID))
 	}
 	if err != nil {
 		return nil, AsError(err)
 	}
 	if _, err := access(ctx, h.store, c.Agent.ID, m.ConversationID); err != nil || (m.Status != MessageSent && m.SenderID != c.Agent.ID) {
-		return nil, notFound("no message %q is visible to you; message ids come from check_inbox and read_messages", echo(messageID))
+		return nil, notFound("no message %q is visible to you; message ids come from {check_inbox} and {read_messages}", echo(messageID))
 	}
 	err = h.store.Update(ctx, func(tx Tx) error { return tx.MarkFetched(ctx, c.Agent.ID, []string{m.ID}, h.now()) })
 	if err != nil {

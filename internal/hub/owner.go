@@ -13,7 +13,7 @@ import (
 // in, or one where an agent of theirs does (§4 human_interject). Closed and
 // other conversations are not_found. participant reports which.
 func personAccess(ctx context.Context, r Reader, u *User, conversationID string) (v *ConversationView, participant bool, err error) {
-	missing := notFound("no conversation %q is open to %s", echo(conversationID), u.Handle)
+	missing := notFound("no {conversation} %q is open to %s", echo(conversationID), u.Handle)
 	c, err := r.Conversation(ctx, conversationID)
 	if errors.Is(err, ErrNoRows) || (err == nil && c.Status == StatusClosed) {
 		return nil, false, missing
@@ -247,7 +247,7 @@ func (h *Hub) ConfirmClose(ctx context.Context, u *User, conversationID string) 
 		may = p.OwnerID == u.ID
 	}
 	if !may {
-		return nil, &Error{Kind: KindForbidden, Msg: "a conversation is closed by the owner of the agent that started it (or of its project); ask them"}
+		return nil, &Error{Kind: KindForbidden, Msg: "a {conversation} is closed by the owner of the agent that started it (or of its project); ask them"}
 	}
 	return h.CloseConversation(ctx, conversationID)
 }

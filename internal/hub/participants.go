@@ -25,23 +25,23 @@ func checkRole(role string) (string, error) {
 func mayManage(v *ConversationView, actorID, role string, removing bool) error {
 	switch v.Conversation.Kind {
 	case KindDirect:
-		return invalid("", "a direct conversation keeps the participants it was opened with; start a group with create_thread instead")
+		return invalid("", "a direct {conversation} keeps the participants it was opened with; start a group with {create_thread} instead")
 	case KindThread:
 		return invalid("", "a project thread's participants are the project's people and agents; ask an owner to bring them into the project")
 	}
 	if v.Conversation.Status == StatusCloseRequested {
-		return BrakeClosing.deny("a close of this conversation is pending; its participants stay as they are")
+		return BrakeClosing.deny("a close of this {conversation} is pending; its participants stay as they are")
 	}
 	me, _ := participant(v.Participants, actorID)
 	switch {
 	case role == RoleOwner && me.Role != RoleOwner:
-		return &Error{Kind: KindForbidden, Msg: "only an owner of this conversation makes others owners"}
+		return &Error{Kind: KindForbidden, Msg: "only an owner of this {conversation} makes others owners"}
 	case me.Role == RoleOwner || me.Role == RoleAdmin:
 		return nil
 	case v.Conversation.ByMention || removing:
-		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this conversation adds or removes participants here; ask one of them (list the participants to see who)"}
+		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this {conversation} adds or removes participants here; ask one of them (list the participants to see who)"}
 	case role == RoleAdmin:
-		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this conversation makes others admins"}
+		return &Error{Kind: KindForbidden, Msg: "only an owner or admin of this {conversation} makes others admins"}
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func personInRoom(ctx context.Context, tx Tx, u *User, conversationID string) (*
 	}
 	v, participant, err := personAccess(ctx, tx, u, conversationID)
 	if err == nil && !participant {
-		err = &Error{Kind: KindForbidden, Msg: "you look on at this conversation through your agent but do not take part in it; only its participants manage it"}
+		err = &Error{Kind: KindForbidden, Msg: "you look on at this {conversation} through your agent but do not take part in it; only its participants manage it"}
 	}
 	return v, err
 }
@@ -148,9 +148,9 @@ func (h *Hub) join(ctx context.Context, tx Tx, v *ConversationView, actorID stri
 	case role == "":
 		role = RoleMember
 	case there && old.Role == RoleOwner && actor.Role != RoleOwner:
-		return nil, &Error{Kind: KindForbidden, Msg: "only an owner of this conversation changes an owner's role"}
+		return nil, &Error{Kind: KindForbidden, Msg: "only an owner of this {conversation} changes an owner's role"}
 	case there && onlyOwner(v.Participants, old):
-		return nil, invalid("", "%s is this conversation's only owner and stays one; make someone else owner first", old.Handle)
+		return nil, invalid("", "%s is this {conversation}'s only owner and stays one; make someone else owner first", old.Handle)
 	}
 	if !there {
 		if err := checkMix(ctx, tx, target, v.Participants); err != nil {
@@ -222,11 +222,11 @@ func (h *Hub) leave(ctx context.Context, tx Tx, v *ConversationView, actorID, wh
 			return nil, err
 		}
 		if actor, _ := participant(v.Participants, actorID); p.Role == RoleOwner && actor.Role != RoleOwner {
-			return nil, &Error{Kind: KindForbidden, Msg: "only an owner of this conversation removes an owner"}
+			return nil, &Error{Kind: KindForbidden, Msg: "only an owner of this {conversation} removes an owner"}
 		}
 	}
 	if onlyOwner(v.Participants, p) {
-		return nil, invalid("", "%s is this conversation's only owner and stays; make someone else owner first", p.Handle)
+		return nil, invalid("", "%s is this {conversation}'s only owner and stays; make someone else owner first", p.Handle)
 	}
 	now := h.now()
 	if err := tx.LeaveConversation(ctx, v.Conversation.ID, p.PrincipalID, now); err != nil {
@@ -263,7 +263,7 @@ func onlyOwner(ps []Participant, p *Participant) bool {
 func findParticipant(ps []Participant, ref string) (*Participant, error) {
 	key := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(ref), "@"))
 	if key == "" {
-		return nil, invalid("", "name a participant: a handle, an id or a name from the participant list")
+		return nil, invalid("", "name a participant: a {handle}, an id or a name from the participant list")
 	}
 	var found []*Participant
 	for i := range ps {
@@ -288,11 +288,11 @@ func findParticipant(ps []Participant, ref string) (*Participant, error) {
 				names = append(names, p.Handle)
 			}
 		}
-		return nil, notFound("%q is not a participant of this conversation; its participants are %s", echo(ref), strings.Join(names, ", "))
+		return nil, notFound("%q is not a participant of this {conversation}; its participants are %s", echo(ref), strings.Join(names, ", "))
 	}
 	names := make([]string, len(found))
 	for i, p := range found {
 		names[i] = p.Handle
 	}
-	return nil, invalid("", "%q names more than one participant (%s); use the handle", echo(ref), strings.Join(names, ", "))
+	return nil, invalid("", "%q names more than one participant (%s); use the {handle}", echo(ref), strings.Join(names, ", "))
 }

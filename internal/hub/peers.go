@@ -56,7 +56,7 @@ func (h *Hub) Peers(ctx context.Context, c *Caller, notIn string) ([]Peer, error
 func (h *Hub) PersonPeers(ctx context.Context, u *User, notIn, kind string) ([]Peer, error) {
 	kind = strings.ToLower(strings.TrimSpace(kind))
 	if kind != "" && kind != PrincipalUser && kind != PrincipalAgent {
-		return nil, invalid("", "kind is %q or %q, or empty for both (got %q)", PrincipalUser, PrincipalAgent, echo(kind))
+		return nil, invalid("", "{kind} is %q or %q, or empty for both (got %q)", PrincipalUser, PrincipalAgent, echo(kind))
 	}
 	in, err := participantSet(notIn, func() (*ConversationView, error) {
 		v, _, err := personAccess(ctx, h.store, u, notIn)

@@ -21,7 +21,7 @@ func ParseHandle(handle string) (owner, slug string, err error) {
 	h := strings.ToLower(strings.TrimSpace(handle))
 	owner, slug, isAgent := strings.Cut(h, "/")
 	if !userHandleRE.MatchString(owner) || (isAgent && !slugRE.MatchString(slug)) {
-		return "", "", invalid("", "%q is not a handle: a person is like \"alice\" (2–39 of a-z, 0-9, -) and an agent like \"alice/planner\"", echo(handle))
+		return "", "", invalid("", "%q is not a {handle}: a person is like \"alice\" (2–39 of a-z, 0-9, -) and an agent like \"alice/planner\"", echo(handle))
 	}
 	return owner, slug, nil
 }
@@ -68,7 +68,7 @@ func resolve(ctx context.Context, r Reader, handle string) (*Principal, error) {
 	if slug == "" {
 		u, err := r.UserByHandle(ctx, owner)
 		if err != nil {
-			return nil, lookupErr(err, "no one has the handle %q; check it with list_contacts", owner)
+			return nil, lookupErr(err, "no one has the {handle} %q; check it with {list_contacts}", owner)
 		}
 		return &Principal{ID: u.ID, Kind: PrincipalUser, Handle: u.Handle, OwnerID: u.ID, User: u}, nil
 	}
@@ -77,7 +77,7 @@ func resolve(ctx context.Context, r Reader, handle string) (*Principal, error) {
 		err = ErrNoRows
 	}
 	if err != nil {
-		return nil, lookupErr(err, "no agent has the handle %q; check it with list_contacts", owner+"/"+slug)
+		return nil, lookupErr(err, "no agent has the {handle} %q; check it with {list_contacts}", owner+"/"+slug)
 	}
 	return &Principal{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), OwnerID: a.OwnerID, Agent: a}, nil
 }
@@ -117,7 +117,7 @@ func (h *Hub) ResolveHandle(ctx context.Context, u *User, handle string) (*Resol
 	if slug != "" {
 		name += "/" + slug
 	}
-	unknown := notFound("no one has the handle %q", name)
+	unknown := notFound("no one has the {handle} %q", name)
 	if slug == "" {
 		p, err := h.store.UserByHandle(ctx, owner)
 		if errors.Is(err, ErrNoRows) {

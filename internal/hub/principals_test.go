@@ -41,7 +41,7 @@ func TestResolveHandle(t *testing.T) {
 		"alice/nobody": `no one has the handle "alice/nobody"`,
 	} {
 		_, err := w.hub.ResolveHandle(ctx, alice, in)
-		if e := hub.AsError(err); e.Kind != hub.KindNotFound || e.Msg != msg {
+		if e := hub.AsError(err); e.Kind != hub.KindNotFound || e.Text(nil, nil) != msg {
 			t.Errorf("%q: %v, want not_found %q", in, err, msg)
 		}
 	}

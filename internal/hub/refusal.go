@@ -26,7 +26,10 @@ const (
 	StatusAllowed         = "allowed"          // list_contacts: the contact is within reach
 )
 
-func (r *Refusal) Error() string { return r.Status + ": " + r.Reason }
+func (r *Refusal) Error() string { return r.Status + ": " + Words(nil).Say(r.Reason) }
+
+// Text is the reason as a face says it, in w's words (words.go).
+func (r *Refusal) Text(w Words) string { return w.Say(r.Reason) }
 
 // Word is the first word of Reason: the rule that refused.
 func (r *Refusal) Word() string {

@@ -93,7 +93,7 @@ func (h *Hub) DecideHeld(ctx context.Context, u *User, messageID string, d Decis
 			}
 			if v, _, err = personAccess(ctx, tx, u, m.ConversationID); err != nil {
 				if AsError(err).Kind == KindNotFound {
-					return nil, invalid("", "the conversation of this message is closed or no longer open to you; reject it instead")
+					return nil, invalid("", "the {conversation} of this message is closed or no longer open to you; reject it instead")
 				}
 				return nil, err
 			}

@@ -126,9 +126,9 @@ func roomMentions(v *ConversationView, senderID, kind, body string, mentions []s
 	}
 	example := exampleHandle(v.Participants, senderID)
 	if sender, _ := participant(v.Participants, senderID); sender != nil && sender.Kind == PrincipalUser {
-		return nil, invalid("mention_required", "in a room a message is work for those it mentions, and this one mentions %s: mention whom it is for, like @%s in the message (or name them in mentions)", who, example)
+		return nil, invalid("mention_required", "in a room a message is work for those it mentions, and this one mentions %s: mention whom it is for, like @%s in the message ({or name them in mentions})", who, example)
 	}
-	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions %s: mention whom it is for, like @%s in the message (or name them in mentions); to report what happened without asking anyone, send an event post instead (kind tool_call, tool_result, thought, error or task)", who, example)
+	return nil, invalid("mention_required", "in a room a text message is work for those it mentions, and this one mentions %s: mention whom it is for, like @%s in the message ({or name them in mentions}); to report what happened without asking anyone, {send an event post} instead ({kind} tool_call, tool_result, thought, error or task)", who, example)
 }
 
 // exampleHandle is the handle of a participant other than the sender to

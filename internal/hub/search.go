@@ -87,7 +87,7 @@ func checkSearch(in SearchInput) (SearchFilter, int, error) {
 	if from := strings.TrimPrefix(strings.TrimSpace(in.From), "@"); from != "" {
 		owner, slug, err := ParseHandle(from)
 		if err != nil {
-			return SearchFilter{}, 0, invalid("", "from must be a sender's handle, like alice or alice/planner (got %q)", echo(in.From))
+			return SearchFilter{}, 0, invalid("", "from must be a sender's {handle}, like alice or alice/planner (got %q)", echo(in.From))
 		}
 		f.SenderHandle = owner
 		if slug != "" {

@@ -105,7 +105,7 @@ func (h *Hub) ClaimConversation(ctx context.Context, c *Caller, conversationID, 
 		return nil, err
 	}
 	if name == "" {
-		return nil, invalid("", "instance is required: name the session that takes the conversation")
+		return nil, invalid("", "instance is required: name the session that takes the {conversation}")
 	}
 	claim := &Claim{ConversationID: conversationID, Instance: name}
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
@@ -120,7 +120,7 @@ func (h *Hub) ClaimConversation(ctx context.Context, c *Caller, conversationID, 
 		if held != "" && held != name {
 			if !takeover {
 				return nil, &Refusal{Status: StatusHeldByOther,
-					Reason:  fmt.Sprintf("held_by_other: your session %s holds this conversation and answers it; leave it to that session, or pass takeover:true to take it over", held),
+					Reason:  fmt.Sprintf("held_by_other: your session %s holds this {conversation} and answers it; leave it to that session, or pass takeover:true to take it over", held),
 					Details: map[string]any{"held_by": held}}
 			}
 			claim.Previous = held
@@ -159,7 +159,7 @@ func (h *Hub) MarkUnread(ctx context.Context, c *Caller, conversationID string, 
 			return err
 		}
 		if seq < 1 || seq > v.Conversation.LastSeq {
-			return invalid("", "seq %d is not a message of this conversation (its seqs run 1 to %d)", seq, v.Conversation.LastSeq)
+			return invalid("", "seq %d is not a message of this {conversation} (its seqs run 1 to %d)", seq, v.Conversation.LastSeq)
 		}
 		if err := tx.MoveRead(ctx, v.Conversation.ID, c.Agent.ID, name, seq-1, false, h.now()); err != nil {
 			return err

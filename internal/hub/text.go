@@ -58,20 +58,21 @@ func CheckText(name, s string, min, max int) (string, error) { return checkText(
 
 // checkText cleans s and checks it holds between min and max code points;
 // a required value (min 1 or more) must not be blank. name is the
-// argument's name as the caller knows it.
+// argument's name as the default profile knows it, a placeholder each face
+// says in its words.
 func checkText(name, s string, min, max int) (string, error) {
 	if min >= 1 && s != "" && blank(s) {
-		return "", invalid("", "%s is blank: white space and invisible characters alone say nothing; write what you mean", name)
+		return "", invalid("", "{%s} is blank: white space and invisible characters alone say nothing; write what you mean", name)
 	}
 	s = cleanText(s)
 	n := utf8.RuneCountInString(s)
 	switch {
 	case n < min && min == 1:
-		return "", invalid("", "%s is required and must not be empty", name)
+		return "", invalid("", "{%s} is required and must not be empty", name)
 	case n < min:
-		return "", invalid("", "%s must be at least %d characters (got %d)", name, min, n)
+		return "", invalid("", "{%s} must be at least %d characters (got %d)", name, min, n)
 	case n > max:
-		return "", invalid("too_long", "%s is %d characters; the limit is %d characters (Unicode code points). Shorten it — nothing is ever truncated", name, n, max)
+		return "", invalid("too_long", "{%s} is %d characters; the limit is %d characters (Unicode code points). Shorten it — nothing is ever truncated", name, n, max)
 	}
 	return s, nil
 }
@@ -88,7 +89,7 @@ func checkLine(name, s string, max int) (string, error) {
 
 // echo is a value someone gave, as an error message quotes it: cleaned,
 // and cut to a line, so a message never carries a huge input back.
-func echo(s string) string { return Preview(cleanText(s), 60) }
+func echo(s string) string { return escapeBraces(Preview(cleanText(s), 60)) }
 
 // Echo is echo for the faces' own refusals: a value someone gave, made
 // valid and cut to a line.
@@ -164,5 +165,5 @@ func ParseTime(name, s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, invalid("", "%s must be an ISO 8601 time, like 2026-12-01T09:30:00Z (got %q)", name, echo(s))
+	return time.Time{}, invalid("", "{%s} must be an ISO 8601 time, like 2026-12-01T09:30:00Z (got %q)", name, echo(s))
 }

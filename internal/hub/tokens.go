@@ -272,7 +272,7 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 	case prefix == UserTokenPrefix && strings.HasPrefix(token, AgentTokenPrefix):
 		return nil, nil, nil, hinted(KindUnauthenticated, "mint one", Action{Name: ActionMintPersonToken}, "this is an agent's token (plv_…); this takes a person's API token (plu_…)")
 	case prefix == AgentTokenPrefix && strings.HasPrefix(token, UserTokenPrefix):
-		return nil, nil, nil, unauth("this is a person's API token (plu_…); agents connect with an agent token (plv_…): mint one with palaver token mint --user HANDLE --agent SLUG")
+		return nil, nil, nil, hinted(KindUnauthenticated, "mint one", Action{Name: ActionMintAgentToken}, "this is a person's API token (plu_…); agents connect with an agent token (plv_…)")
 	}
 	if err := CheckTokenFormat(token, prefix, kind); err != nil {
 		return nil, nil, nil, unauth(err.Error())

@@ -30,7 +30,7 @@ func (h *Hub) newUser(handle, name string) (*User, error) {
 		return nil, err
 	}
 	if slug != "" {
-		return nil, invalid("", "a person's handle has no slash: %q", handle)
+		return nil, invalid("", "a person's {handle} has no slash: %q", handle)
 	}
 	if name, err = checkText("name", strings.TrimSpace(name), 0, MaxTitle); err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func insertUser(ctx context.Context, tx Tx, u *User) error {
 // userErr says a taken handle is taken.
 func userErr(err error, u *User) error {
 	if errors.Is(err, ErrDuplicate) {
-		return &Error{Kind: KindConflict, Msg: "the handle " + u.Handle + " is taken; choose another"}
+		return &Error{Kind: KindConflict, Msg: "the {handle} " + u.Handle + " is taken; choose another"}
 	}
 	return err
 }
@@ -66,12 +66,12 @@ func (h *Hub) User(ctx context.Context, handle string) (*User, error) {
 		return nil, err
 	}
 	if slug != "" {
-		return nil, invalid("", "%q is an agent's handle; give the person's handle (before the slash)", handle)
+		return nil, invalid("", "%q is an agent's {handle}; give the person's {handle} (before the slash)", handle)
 	}
 	u, err := h.store.UserByHandle(ctx, owner)
 	if err != nil {
 		if errors.Is(err, ErrNoRows) {
-			return nil, hinted(KindNotFound, "create one", Action{ActionCreatePerson, map[string]string{"handle": owner}}, "no person has the handle %q", owner)
+			return nil, hinted(KindNotFound, "create one", Action{ActionCreatePerson, map[string]string{"handle": owner}}, "no person has the {handle} %q", owner)
 		}
 		return nil, AsError(err)
 	}

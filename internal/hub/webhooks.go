@@ -189,7 +189,7 @@ func (h *Hub) checkWebhookURL(ctx context.Context, raw string) (string, error) {
 	}
 	for _, ip := range addrs {
 		if r := h.egressPolicy.Refuse(host, ip); r != nil {
-			return "", bad("is at %s; webhooks call only globally reachable addresses unless the server's admin lets the host through (palaver serve --allow-private-host %s)", r, echo(host))
+			return "", bad("is at %s; webhooks call only globally reachable addresses unless the server's admin lets the host %s through (its allow-private-host setting)", r, echo(host))
 		}
 	}
 	return u.String(), nil

@@ -42,8 +42,8 @@ func result(v any) (*mcp.CallToolResult, error) {
 // with status and reason, carrying a trace id that matches one log line.
 func (c *call) refusalResult(ctx context.Context, r *hub.Refusal) (*mcp.CallToolResult, error) {
 	trace := httpx.NewTrace()
-	c.logLine(ctx, slog.LevelInfo, "tool refused", trace, slog.String("status", r.Status), slog.String("reason", r.Reason))
-	out := map[string]any{"status": r.Status, "reason": c.say(r.Reason), "trace": trace}
+	c.logLine(ctx, slog.LevelInfo, "tool refused", trace, slog.String("status", r.Status), slog.String("reason", r.Text(nil)))
+	out := map[string]any{"status": r.Status, "reason": r.Text(c.words()), "trace": trace}
 	for k, v := range r.Details {
 		out[k] = v
 	}
@@ -84,7 +84,7 @@ func (c *call) resourceError(ctx context.Context, err error) error {
 func (c *call) translate(ctx context.Context, err error) (hub.Kind, map[string]any, string) {
 	trace := httpx.NewTrace()
 	e := hub.AsError(err)
-	msg := e.Msg
+	msg := e.Text(c.words(), dashboardWay)
 	level := slog.LevelInfo
 	switch {
 	case e.Kind == hub.KindInternal && ctx.Err() != nil:
@@ -100,19 +100,41 @@ func (c *call) translate(ctx context.Context, err error) (hub.Kind, map[string]a
 		attrs = append(attrs, slog.String("cause", e.Err.Error()))
 	}
 	c.logLine(ctx, level, "tool error", trace, attrs...)
-	body := map[string]any{"code": e.WireCode(), "message": c.say(msg)}
+	body := map[string]any{"code": e.WireCode(), "message": msg}
 	for k, v := range e.Details {
 		body[k] = v
 	}
 	return e.Kind, body, trace
 }
 
-// say is a message of the hub's in the words of the call's profile.
-func (c *call) say(msg string) string {
+// words are the call's profile's names for the hub's placeholders (nil:
+// the hub's own, the default profile's).
+func (c *call) words() hub.Words {
 	if c.prof == nil {
-		return msg
+		return nil
 	}
-	return c.prof.words.say(msg)
+	return c.prof.words
+}
+
+// dashboardWay is where an agent's owner, or a person on the rooms
+// profile's user side, mends what a hint names (hub.Hint): a page of the
+// dashboard.
+func dashboardWay(a hub.Action) string {
+	switch a.Name {
+	case hub.ActionApproveContact:
+		return "on the dashboard's Contacts page"
+	case hub.ActionListApprovals:
+		return "on the dashboard's Approvals page"
+	case hub.ActionListTokens:
+		return "on each agent's page of the dashboard"
+	case hub.ActionMintPersonToken:
+		return "under Settings on the dashboard"
+	case hub.ActionMintAgentToken:
+		return "on the agent's page of the dashboard"
+	case hub.ActionCreatePerson:
+		return "by inviting them from the dashboard's Settings"
+	}
+	return "on the dashboard"
 }
 
 // logLine writes the one structured line of a refusal or error: trace id,

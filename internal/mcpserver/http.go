@@ -182,7 +182,7 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 				challenge += `, error="invalid_token"`
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
-			http.Error(w, e.Msg, http.StatusUnauthorized)
+			http.Error(w, e.Text(nil, dashboardWay), http.StatusUnauthorized)
 			return
 		}
 		ctx := context.WithValue(r.Context(), tokenKey{}, tokenID)

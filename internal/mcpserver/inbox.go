@@ -18,7 +18,7 @@ import (
 
 // inboxWords says the hub's messages in this profile's names: its
 // arguments and its tools for what the default profile's do.
-var inboxWords = newVocabulary(map[string]string{
+var inboxWords = hub.Words{
 	"conversation_id":    "threadId",
 	"message_id":         "messageId",
 	"body":               "content",
@@ -29,8 +29,7 @@ var inboxWords = newVocabulary(map[string]string{
 	"open_conversation":  "create_thread",
 	"read_messages":      "read_thread",
 	"conversation":       "thread",
-	"conversations":      "threads",
-})
+}
 
 func (s *Server) inboxProfile() profileSpec {
 	return profileSpec{name: "inbox", path: "/mcp/inbox", instructions: inboxInstructions, tools: s.inboxTools(), words: inboxWords,

@@ -6,13 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -27,7 +25,7 @@ type profile struct {
 	mcp   *mcp.Server
 	impl  *mcp.Implementation // serverInfo
 	build string              // whoami.server_build
-	words *vocabulary         // how its errors name things (nil: as the hub does)
+	words hub.Words           // how its errors name things (nil: as the hub does)
 	// people is the surface served at the same path to a person's token
 	// (the rooms profile's user side, §10.5); nil: agents only.
 	people *profile
@@ -41,44 +39,12 @@ type profileSpec struct {
 	resources    []resourceDef
 	threads      *threadsDef // nil: none
 	prompts      []promptDef
-	// words renames, in the hub's messages, the default profile's argument
-	// and tool names to this profile's own (nil: they are its own).
-	words *vocabulary
+	// words names the placeholders of the hub's messages in this
+	// profile's words: its arguments, tools and things (nil: the hub's,
+	// which are the default profile's).
+	words hub.Words
 	// people is the surface a person's token gets at the same path.
 	people *profileSpec
-}
-
-// vocabulary renames whole words: the names the hub's messages use, as the
-// default profile spells them, to another profile's.
-type vocabulary struct {
-	re *regexp.Regexp
-	to map[string]string
-}
-
-// newVocabulary renames each key of to as a whole word. A dotted name — an
-// event type like conversation.opened, a file like store.go — is never
-// renamed in part.
-func newVocabulary(to map[string]string) *vocabulary {
-	keys := slices.Sorted(maps.Keys(to))
-	slices.SortStableFunc(keys, func(a, b string) int { return len(b) - len(a) }) // longest first
-	for i, k := range keys {
-		keys[i] = regexp.QuoteMeta(k)
-	}
-	// The dotted alternative comes first, so it wins where both match.
-	return &vocabulary{re: regexp.MustCompile(`\b([a-z_]+\.[a-z_]+|` + strings.Join(keys, "|") + `)\b`), to: to}
-}
-
-// say is msg in the vocabulary's words.
-func (v *vocabulary) say(msg string) string {
-	if v == nil {
-		return msg
-	}
-	return v.re.ReplaceAllStringFunc(msg, func(w string) string {
-		if to, ok := v.to[w]; ok {
-			return to
-		}
-		return w
-	})
 }
 
 // threadsDef is a profile's template of one conversation's history, listed

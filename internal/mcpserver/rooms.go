@@ -12,7 +12,7 @@ import (
 // "my" tools. A chat is any conversation; a room routes by mention.
 
 // roomsWords says the hub's messages in this profile's names.
-var roomsWords = newVocabulary(map[string]string{
+var roomsWords = hub.Words{
 	"conversation_id":                     "chat_id",
 	"body":                                "content",
 	"or name them in mentions":            "or name them in recipients, or give their ids in mentions",
@@ -25,11 +25,10 @@ var roomsWords = newVocabulary(map[string]string{
 	"create_thread":                       "create_agent_chat",
 	"add_participant":                     "add_agent_chat_participant",
 	"conversation":                        "chat",
-	"conversations":                       "chats",
-})
+}
 
 // roomsPeopleWords is roomsWords for the user side's tools.
-var roomsPeopleWords = newVocabulary(map[string]string{
+var roomsPeopleWords = hub.Words{
 	"conversation_id":          "chat_id",
 	"body":                     "content",
 	"or name them in mentions": "or name them in recipients",
@@ -39,8 +38,7 @@ var roomsPeopleWords = newVocabulary(map[string]string{
 	"create_thread":            "create_my_chat",
 	"add_participant":          "add_my_chat_participant",
 	"conversation":             "chat",
-	"conversations":            "chats",
-})
+}
 
 func (s *Server) roomsProfile() profileSpec {
 	return profileSpec{name: "rooms", path: "/mcp/rooms", instructions: roomsInstructions, tools: s.roomsTools(), words: roomsWords,

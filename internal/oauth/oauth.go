@@ -232,7 +232,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", fmt.Sprint(retry))
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		http.Error(w, "This sign-in link is not valid, so nothing was sent back to the application: "+e.Msg, httpx.Status(e.Kind))
+		http.Error(w, "This sign-in link is not valid, so nothing was sent back to the application: "+e.Text(nil, nil), httpx.Status(e.Kind))
 	default:
 		http.Redirect(w, r, ConsentPath+"?"+r.URL.RawQuery, http.StatusFound)
 	}
@@ -364,7 +364,7 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 		status = http.StatusUnauthorized
 	}
 	s.log.Info("oauth refused", "code", code, "message", e.Msg)
-	writeError(w, &hub.Error{Kind: e.Kind, Code: code, Msg: e.Msg}, status)
+	writeError(w, &hub.Error{Kind: e.Kind, Code: code, Msg: e.Text(nil, nil)}, status)
 }
 
 func writeError(w http.ResponseWriter, e *hub.Error, status int) {

@@ -105,7 +105,7 @@ func (w *Web) signupPage(ctx context.Context, r *request) (*reply, error) {
 	switch {
 	case f.Invite != "":
 		if err := w.accounts.CheckInvite(ctx, f.Invite); err != nil {
-			f.Closed = hub.AsError(err).Msg
+			f.Closed = hub.AsError(err).Text(nil, pageWay)
 		}
 	case mode != accounts.SignupOpen:
 		f.Closed = "This server takes new people by invitation only. Open the link its admin gave you."

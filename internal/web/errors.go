@@ -33,7 +33,7 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 	var ref *hub.Refusal
 	e := &hub.Error{Kind: hub.KindConflict}
 	if errors.As(err, &ref) {
-		e.Msg = ref.Reason
+		e.Msg = ref.Reason // a placeholder's words are said below, as an error's
 	} else {
 		e = hub.AsError(err)
 	}
@@ -43,16 +43,13 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 		w.toSignIn(rw, r)
 		return
 	}
-	msg := e.Msg
+	msg := e.Text(nil, pageWay)
 	if e.Kind == hub.KindInternal {
 		trace := httpx.NewTrace()
 		w.log.Error("dashboard error", "trace", trace, "route", r.Pattern, "err", err)
 		msg = "something went wrong on the server (trace " + trace + "); try again"
 	} else {
 		w.log.Info("dashboard refused", "route", r.Pattern, "code", e.WireCode(), "message", e.Msg)
-		if e.Hint != nil {
-			msg = e.Hint.Base + "; " + e.Hint.Lead + " " + pageWay(e.Hint.Action)
-		}
 	}
 	if retry, ok := e.Details["retry_after_s"]; ok {
 		rw.Header().Set("Retry-After", fmt.Sprint(retry))
@@ -69,7 +66,7 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 }
 
 // pageWay is the dashboard's way to do what a hint names (hub.Hint): the
-// page where it is done, where the hub's message gives the command line's.
+// page where it is done.
 func pageWay(a hub.Action) string {
 	switch a.Name {
 	case hub.ActionApproveContact:
@@ -80,6 +77,8 @@ func pageWay(a hub.Action) string {
 		return "on each agent's page, and yours under Settings"
 	case hub.ActionMintPersonToken:
 		return "under Settings"
+	case hub.ActionMintAgentToken:
+		return "on the agent's page"
 	case hub.ActionCreatePerson:
 		return "by inviting them under Settings"
 	}
