@@ -359,3 +359,30 @@ func TestRemoteAgentDeadDelaysNoOther(t *testing.T) {
 		t.Fatalf("%d messages to the dead remote", n)
 	}
 }
+
+// TestRemoteAgentConsent: another owner's agent reaches alice's remote
+// agent only through a grant, as any agent of hers; and the remote is
+// not brought into her home project, whose threads it would otherwise
+// hear.
+func TestRemoteAgentConsent(t *testing.T) {
+	f := newFakeRemote(t, "echo.example.com")
+	w := remoteWorld(t, f)
+	addRemote(t, w, "echo", f)
+	if _, err := w.hub.OpenConversation(ctx, w.helper, []string{"alice/echo"}); err == nil {
+		t.Fatal("bob's helper reached alice's remote agent without a grant")
+	}
+	if n := f.calls; n != 1 { // the card, nothing else
+		t.Fatalf("the remote was called %d times", n)
+	}
+	if _, err := w.hub.Whoami(ctx, w.planner, "", ""); err != nil { // makes the home project
+		t.Fatal(err)
+	}
+	a, err := w.hub.Agent(ctx, "alice/echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := w.hub.ListProjects(ctx, &hub.Caller{Agent: a, Owner: w.alice(t)})
+	if err != nil || len(ls.Projects) != 0 {
+		t.Fatalf("the remote agent's projects: %+v, %v", ls, err)
+	}
+}
