@@ -44,20 +44,26 @@ func (r *Reply) Done() bool {
 }
 
 // Send sends text to the agent as message messageID (the same id on every
-// retry, so the agent can tell one it already has) in contextID.
+// retry, so the agent can tell one it already has) in contextID, asking
+// for the answer at once: a task still working is asked after (GetTask).
 func (c *Client) Send(ctx context.Context, card *Card, credential string, allow Allow, messageID, contextID, text string) (*Reply, error) {
 	if card.Version == a2a.Version03 {
 		m := a03.NewMessage(a03.MessageRoleUser, a03.TextPart{Text: text})
 		m.ID, m.ContextID = messageID, contextID
 		var raw json.RawMessage
-		if err := c.rpc(ctx, card, credential, allow, "message/send", a03.MessageSendParams{Message: m}, &raw); err != nil {
+		blocking := false
+		params := a03.MessageSendParams{Message: m, Config: &a03.MessageSendConfig{Blocking: &blocking}}
+		if err := c.rpc(ctx, card, credential, allow, "message/send", params, &raw); err != nil {
 			return nil, err
 		}
 		return reply03(raw)
 	}
 	m := a2a.Message{MessageID: messageID, ContextID: contextID, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text, "")}}
 	var res a2a.SendMessageResponse
-	if err := c.rpc(ctx, card, credential, allow, "SendMessage", map[string]any{"message": m}, &res); err != nil {
+	// The answer comes at once, a task asked after later: a call never
+	// waits on the remote's work, so a timeout never sends it twice.
+	params := map[string]any{"message": m, "configuration": map[string]any{"returnImmediately": true}}
+	if err := c.rpc(ctx, card, credential, allow, "SendMessage", params, &res); err != nil {
 		return nil, err
 	}
 	if res.Message != nil {
