@@ -24,6 +24,7 @@ import (
 type RemoteAgent struct {
 	AgentID     string
 	Handle      string // owner/slug: how the owner's agents name it
+	Slug        string
 	CardURL     string
 	Name        string // the card's
 	Description string

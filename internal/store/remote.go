@@ -24,6 +24,7 @@ func (d queries) RemoteAgents(ctx context.Context, ownerID string) ([]*hub.Remot
 			r.Skills = strings.Split(skills, "\n")
 		}
 		r.CreatedAt, r.FetchedAt, r.LastAt = fromMS(created), fromMS(fetched), fromMS(last)
+		_, r.Slug, _ = strings.Cut(r.Handle, "/")
 		return &r, err
 	}, `SELECT r.agent_id, u.handle || '/' || a.slug, r.card_url, r.credential <> '', r.name, r.description, r.provider, r.skills,
 		r.endpoint, r.version, r.created_at, r.fetched_at, r.last_at, r.last_error,
