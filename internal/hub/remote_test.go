@@ -386,3 +386,38 @@ func TestRemoteAgentConsent(t *testing.T) {
 		t.Fatalf("the remote agent's projects: %+v, %v", ls, err)
 	}
 }
+
+// TestRemoteAgentAnswerPostedOnce: a server that stopped after posting an
+// answer but before the call left the outbox makes the call again (the
+// same A2A messageId) — and the answer is not posted a second time.
+func TestRemoteAgentAnswerPostedOnce(t *testing.T) {
+	f := newFakeRemote(t, "echo.example.com")
+	w := remoteWorld(t, f)
+	r := addRemote(t, w, "echo", f)
+	conv := w.open(t, w.planner, "alice/echo")
+	sent := w.send(t, w.planner, conv, "hello")
+	deliverRemotes(t, w)
+	ms := messages(t, w, conv)
+	if len(ms) != 2 {
+		t.Fatalf("%d messages", len(ms))
+	}
+	callID := ms[1].ClientMsgID
+	// The call as it was before its record: still in the outbox.
+	err := w.store.Update(ctx, func(tx hub.Tx) error {
+		return tx.InsertRemoteCalls(ctx, []*hub.RemoteCall{{ID: callID, AgentID: r.AgentID, ConversationID: conv, MessageID: sent.Message.ID,
+			SenderHandle: "alice/planner", Body: "hello", CreatedAt: w.clock.Now(), DueAt: w.clock.Now()}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.reopen(t)
+	if p := deliverRemotes(t, w); p.Outcomes[hub.WebhookDelivered] != 1 {
+		t.Fatalf("again: %+v", p)
+	}
+	if ms := messages(t, w, conv); len(ms) != 2 {
+		t.Fatalf("%d messages after the call was made again", len(ms))
+	}
+	if ids := f.sentIDs(); len(ids) != 2 || ids[0] != callID || ids[1] != callID {
+		t.Fatalf("sent %v; want the same messageId %s twice", ids, callID)
+	}
+}
