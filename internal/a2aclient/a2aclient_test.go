@@ -161,3 +161,45 @@ func TestCardRefusals(t *testing.T) {
 		t.Fatalf("0.3 card: %+v %v", card, err)
 	}
 }
+
+// TestVersion03: an agent whose card offers only A2A 0.3 is called with
+// 0.3's methods and shapes (message/send, not waiting; tasks/get), and
+// no A2A-Version header, as 0.3 has none.
+func TestVersion03(t *testing.T) {
+	var methods []string
+	var params []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var call struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		json.NewDecoder(r.Body).Decode(&call)
+		methods, params = append(methods, call.Method+" "+r.Header.Get("A2A-Version")), append(params, string(call.Params))
+		var result any
+		switch call.Method {
+		case "message/send":
+			result = map[string]any{"kind": "task", "id": "t3", "contextId": "c", "status": map[string]any{"state": "working"}}
+		case "tasks/get":
+			result = map[string]any{"kind": "task", "id": "t3", "contextId": "c", "status": map[string]any{"state": "completed"},
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"kind": "text", "text": "done in 0.3"}}}}}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "result": result})
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	c := a2aclient.New(a2aclient.Options{RootCAs: pool, Resolver: resolver{netip.MustParseAddr("127.0.0.1")}})
+	card := &a2aclient.Card{Endpoint: "https://example.com:" + u.Port() + "/rpc", Version: "0.3"}
+	rep, err := c.Send(context.Background(), card, "", allowLoopback, "rmc_3", "conv_3", "hi")
+	if err != nil || rep.State != a2aclient.StateWorking || rep.TaskID != "t3" {
+		t.Fatalf("send: %+v %v", rep, err)
+	}
+	rep, err = c.GetTask(context.Background(), card, "", allowLoopback, "t3")
+	if err != nil || rep.State != a2aclient.StateCompleted || rep.Text != "done in 0.3" {
+		t.Fatalf("get: %+v %v", rep, err)
+	}
+	if strings.Join(methods, ",") != "message/send ,tasks/get " || !strings.Contains(params[0], `"blocking":false`) ||
+		!strings.Contains(params[0], `"messageId":"rmc_3"`) || !strings.Contains(params[0], `"kind":"text"`) {
+		t.Fatalf("calls %v %v", methods, params)
+	}
+}
