@@ -92,7 +92,7 @@ func TestJSRemoteAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Outcomes[hub.WebhookDelivered] == 1 {
+			if p.Outcomes[hub.RemoteDelivered] == 1 {
 				return
 			}
 		}
@@ -115,7 +115,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 
 	send("hello")
-	deliver(hub.WebhookDelivered)
+	deliver(hub.RemoteDelivered)
 	m := last()
 	prov, _ := m["provenance"].(map[string]any)
 	if m["body"] != "echo: hello" || m["sender"].(map[string]any)["handle"] != "alice/echo" || prov["author"] != "remote" || prov["remote"] != cardURL {
@@ -126,7 +126,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 
 	send("slow quarterly")
-	deliver(hub.WebhookFailed) // working: asked after later
+	deliver(hub.RemoteFailed) // working: asked after later
 	remote.next(t, "sent")
 	if m := last(); m["body"] != "slow quarterly" {
 		t.Fatalf("while the task works: %v", m)

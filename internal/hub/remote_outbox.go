@@ -75,6 +75,13 @@ var RemoteRetry = outbox.Backoff{First: 2 * time.Second, Max: 10 * time.Minute, 
 
 type remoteOutbox = outbox.Dispatcher[*RemoteCall, RemoteAttempt]
 
+// What became of a remote call's attempt.
+const (
+	RemoteDelivered = outbox.Delivered // the call is done: its answer (or why none comes) is in the conversation
+	RemoteFailed    = outbox.Failed    // no answer yet, or the task still works: asked again later
+	RemoteGaveUp    = outbox.GaveUp    // RemoteRetry.For passed: the conversation is told
+)
+
 // queueRemotes puts into the remote outbox, in the transaction that
 // stores the events, a call for each text message a remote agent is told
 // of by another. It reports whether it queued any.

@@ -202,7 +202,7 @@ func TestRemoteAgentRoundTrip(t *testing.T) {
 	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "hello"}); err != nil {
 		t.Fatalf("%v: %v", err, hub.AsError(err).Err)
 	}
-	if p := deliverRemotes(t, w); p.Claimed != 1 || p.Outcomes[hub.WebhookDelivered] != 1 {
+	if p := deliverRemotes(t, w); p.Claimed != 1 || p.Outcomes[hub.RemoteDelivered] != 1 {
 		t.Fatalf("pass = %+v", p)
 	}
 	ms := messages(t, w, conv)
@@ -259,7 +259,7 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	addRemote(t, w, "slow", f)
 	conv := w.open(t, w.planner, "alice/slow")
 	w.send(t, w.planner, conv, "report please")
-	if p := deliverRemotes(t, w); p.Outcomes[hub.WebhookFailed] != 1 {
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
 		t.Fatalf("first: %+v", p)
 	}
 	if n := len(messages(t, w, conv)); n != 1 {
@@ -270,12 +270,12 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 		t.Fatalf("early: %+v", p)
 	}
 	w.clock.Advance(time.Minute)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.WebhookFailed] != 1 {
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
 		t.Fatalf("still working: %+v", p)
 	}
 	f.set(func(f *fakeRemote) { f.done = true })
 	w.clock.Advance(time.Minute)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.WebhookDelivered] != 1 {
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
 		t.Fatalf("done: %+v", p)
 	}
 	ms := messages(t, w, conv)
@@ -296,7 +296,7 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 	f.set(func(f *fakeRemote) { f.down = true })
 	w.send(t, w.planner, conv, "are you there")
 	for range 3 {
-		if p := deliverRemotes(t, w); p.Outcomes[hub.WebhookFailed] != 1 {
+		if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
 			t.Fatalf("down: %+v", p)
 		}
 		w.clock.Advance(time.Hour)
@@ -306,7 +306,7 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 		t.Fatalf("while down: %+v", list[0])
 	}
 	f.set(func(f *fakeRemote) { f.down = false })
-	if p := deliverRemotes(t, w); p.Outcomes[hub.WebhookDelivered] != 1 {
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
 		t.Fatalf("up: %+v", p)
 	}
 	w.clock.Advance(time.Hour)
@@ -411,7 +411,7 @@ func TestRemoteAgentAnswerPostedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.reopen(t)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.WebhookDelivered] != 1 {
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
 		t.Fatalf("again: %+v", p)
 	}
 	if ms := messages(t, w, conv); len(ms) != 2 {
