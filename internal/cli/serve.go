@@ -14,6 +14,7 @@ import (
 
 	"github.com/palaverhq/palaver/clients"
 	"github.com/palaverhq/palaver/internal/a2a"
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/build"
@@ -100,7 +101,8 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
 		PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
-		Alone: !store.IsPostgresURL(cfg.Database)})
+		Remote: a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{})},
+		Alone:  !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
 		return err
 	}
@@ -175,6 +177,12 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		defer close(hooksDone)
 		h.RunWebhooks(ctx, time.Second, sender.Count)
 	}()
+	// Messages to remote A2A agents (§18), from their outbox the same way.
+	remotesDone := make(chan struct{})
+	go func() {
+		defer close(remotesDone)
+		h.RunRemotes(ctx, time.Second)
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -188,6 +196,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	defer cancel()
 	err = hs.Shutdown(sctx)
 	<-hooksDone
+	<-remotesDone
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

@@ -76,6 +76,9 @@ type Hub struct {
 	resolver     Resolver                     // looks up webhook hosts when they are saved
 	hooks        *webhookOutbox               // makes the webhook calls, each endpoint apart (§18)
 	hooked       hookedAgents                 // which agents have endpoints, as last read
+	remote       RemoteCaller                 // calls remote A2A agents (§18)
+	remoteCalls  *remoteOutbox                // makes the remote calls, each remote apart
+	remotes      remoteAgents                 // which agents are remote, as last read
 	rechecked    Pos                          // the newest position Recheck has looked at
 
 	observer Observer // told sends, brakes, parked waits and wake-ups (§14)
@@ -99,6 +102,9 @@ type Options struct {
 	// Webhooks makes webhook calls (§18); nil: calls are queued but this
 	// hub sends none (an admin command; the server delivers them).
 	Webhooks WebhookSender
+	// Remote calls remote A2A agents (§18); nil: none can be added, and
+	// calls queued are made by a hub that has one.
+	Remote RemoteCaller
 	// Resolver looks up an endpoint's host when it is saved (default
 	// net.DefaultResolver).
 	Resolver Resolver
@@ -167,6 +173,7 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		rechecked:    latest,
 		egressPolicy: egress.NewPolicy(o.PrivateHosts),
 		webhooks:     o.Webhooks,
+		remote:       o.Remote,
 		resolver:     o.Resolver,
 		observer:     o.Observer,
 		commits:      newCommits(),
@@ -174,6 +181,7 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		alone:        o.Alone,
 	}
 	h.hooks = h.newWebhookOutbox()
+	h.remoteCalls = h.newRemoteOutbox()
 	return h, nil
 }
 

@@ -28,6 +28,7 @@ const (
 	IDWebhookCall    = "whc"
 	IDWebhookAttempt = "wha"
 	IDPermission     = "perm"
+	IDRemoteCall     = "rmc"
 )
 
 // idKind is the kind of an id: its prefix ("" for a string with none).

@@ -28,6 +28,8 @@ var EventPostKinds = []string{"tool_call", "tool_result", "thought", "error", "t
 const (
 	AuthorAgent     = "agent"
 	AuthorHuman     = "human"
+	AuthorRemote    = "remote" // a remote A2A agent's answer (§18): words from outside
+	AuthorityRemote = "remote"
 	AuthorityAgent  = "agent"
 	AuthorityHuman  = "human"
 	AttestedByHub   = "server"
@@ -59,6 +61,9 @@ type Provenance struct {
 	OnBehalfOf PrincipalRef `json:"on_behalf_of"`
 	Authority  string       `json:"authority"` // human, human_interject, agent, owner_approved, owner_edited
 	AttestedBy string       `json:"attested_by"`
+	// Remote is the card URL of the remote A2A agent the words came from
+	// (§18), for a message whose author is "remote".
+	Remote string `json:"remote,omitempty"`
 }
 
 // PrincipalRef names a principal by id and handle.
@@ -70,12 +75,15 @@ type PrincipalRef struct {
 // Provenance attests the message (§4).
 func (m *Message) Provenance() Provenance {
 	return Provenance{Author: m.Author, AI: m.Author == AuthorAgent, OnBehalfOf: PrincipalRef{ID: m.OwnerID, Handle: m.OwnerHandle},
-		Authority: m.Authority, AttestedBy: AttestedByHub}
+		Authority: m.Authority, AttestedBy: AttestedByHub, Remote: m.RemoteURL}
 }
 
 // Label is how pages name who stands behind a message (§4): "AI agent for
 // @alice" for an agent's words, "@alice" for a person's.
 func (p Provenance) Label() string {
+	if p.Remote != "" {
+		return "remote A2A agent at " + p.Remote + ", added by @" + p.OnBehalfOf.Handle
+	}
 	if p.AI {
 		return "AI agent for @" + p.OnBehalfOf.Handle
 	}
@@ -106,7 +114,8 @@ type SendInput struct {
 	Instance       string
 	ClientMsgID    string
 
-	a2aAgent string // the message is an A2A request to this agent (§18)
+	a2aAgent  string // the message is an A2A request to this agent (§18)
+	remoteURL string // the message is the answer of the remote A2A agent with this card (§18)
 }
 
 // SendResult is a stored message and how many participants it reached. A
@@ -303,7 +312,10 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				Body: in.Body, Summary: in.Summary, Format: in.Format, Kind: in.Kind, Metadata: in.Metadata,
 				Mentions: mentions, ReplyToSeq: in.ReplyToSeq, NoReply: in.NoReply, ToInstance: in.ToInstance,
 				ClientMsgID: in.ClientMsgID, Author: AuthorAgent, Authority: AuthorityAgent,
-				OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now,
+				OwnerID: c.Owner.ID, OwnerHandle: c.Owner.Handle, CreatedAt: now, RemoteURL: in.remoteURL,
+			}
+			if in.remoteURL != "" {
+				m.Author, m.Authority = AuthorRemote, AuthorityRemote
 			}
 			if held {
 				// Held for the owner (§7): it reaches nobody and takes no seq.

@@ -178,7 +178,16 @@ func (h *Hub) home(ctx context.Context, ownerID string) (*Project, error) {
 			if err != nil {
 				return nil, err
 			}
+			// Remote agents (§18) are not sessions of the owner's work:
+			// they hear only the conversations opened with them.
+			remote, err := tx.RemoteAgentIDs(ctx)
+			if err != nil {
+				return nil, err
+			}
 			for _, a := range agents {
+				if slices.Contains(remote, a.ID) {
+					continue
+				}
 				if err := tx.PutProjectAgent(ctx, &ProjectAgent{ProjectID: id, AgentID: a.ID, Access: AccessSpeak, AddedAt: now}); err != nil {
 					return nil, err
 				}

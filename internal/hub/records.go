@@ -222,6 +222,7 @@ type Message struct {
 	OriginalBody   string    // the agent's words when the owner edited them (§7): filled only for that owner (withOriginals)
 	DecidedBy      string    // the owner who approved or rejected a held message
 	DecidedAt      time.Time // when
+	RemoteURL      string    // the card URL of the remote A2A agent whose answer this is (§18); "" for any other
 }
 
 // Message statuses (§7 review).

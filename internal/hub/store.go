@@ -44,6 +44,7 @@ type Reader interface {
 	ImageReads
 	EventReads
 	WebhookReads
+	RemoteReads
 	PresenceReads
 	PermissionReads
 }
@@ -73,6 +74,7 @@ type Tx interface {
 	ImageWrites
 	EventWrites
 	WebhookWrites
+	RemoteWrites
 	PresenceWrites
 	PermissionWrites
 }

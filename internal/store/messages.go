@@ -18,7 +18,7 @@ import (
 // msgFields are the messages table's columns, in scanTail's order.
 var msgFields = []string{"id", "conversation_id", "seq", "status", "sender_id", "sender_kind", "sender_handle", "sender_instance",
 	"body", "summary", "format", "kind", "metadata", "mentions", "reply_to_seq", "no_reply", "to_instance", "client_msg_id",
-	"author", "authority", "owner_id", "owner_handle", "created_at", "original_body", "decided_by", "decided_at"}
+	"author", "authority", "owner_id", "owner_handle", "created_at", "original_body", "decided_by", "decided_at", "remote_url"}
 
 // msgCols lists the message columns of table alias a for a SELECT.
 func msgCols(a string) string {
@@ -51,7 +51,7 @@ func (s *scanTail) dest() []any {
 	m := &s.m
 	return []any{&m.ID, &m.ConversationID, &m.Seq, &m.Status, &m.SenderID, &m.SenderKind, &m.SenderHandle, &m.SenderInstance,
 		&m.Body, &m.Summary, &m.Format, &m.Kind, &s.metadata, &s.mentions, &m.ReplyToSeq, &m.NoReply, &m.ToInstance,
-		&m.ClientMsgID, &m.Author, &m.Authority, &m.OwnerID, &m.OwnerHandle, &s.created, &m.OriginalBody, &m.DecidedBy, &s.decided}
+		&m.ClientMsgID, &m.Author, &m.Authority, &m.OwnerID, &m.OwnerHandle, &s.created, &m.OriginalBody, &m.DecidedBy, &s.decided, &m.RemoteURL}
 }
 
 func (s *scanTail) message() *hub.Message {
@@ -143,11 +143,11 @@ func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if len(m.Metadata) > 0 {
 		metadata = string(m.Metadata)
 	}
-	cols, vals := strings.Join(msgFields, ", ")+", body_hash", "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+	cols, vals := strings.Join(msgFields, ", ")+", body_hash", strings.Repeat("?, ", len(msgFields))+"?"
 	args := []any{m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
 		metadata, nullString(strings.Join(m.Mentions, " ")), m.ReplyToSeq, m.NoReply, m.ToInstance, nullString(m.ClientMsgID),
 		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt), nullString(m.OriginalBody), nullString(m.DecidedBy), ms(m.DecidedAt),
-		bodyHash(m.Body)}
+		m.RemoteURL, bodyHash(m.Body)}
 	if col, val, words := d.dialect.search.indexed(m); col != "" {
 		cols, vals, args = cols+", "+col, vals+", "+val, append(args, words...)
 	}

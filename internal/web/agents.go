@@ -17,7 +17,11 @@ func (w *Web) agents(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "agents", data: as}, nil
+	rs, err := w.hub.RemoteAgents(ctx, r.user)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "agents", data: agentsPage{Agents: as, Remotes: rs}}, nil
 }
 
 func (w *Web) createAgent(ctx context.Context, r *request) (*reply, error) {

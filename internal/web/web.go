@@ -176,6 +176,8 @@ func (w *Web) routes() []route {
 
 		{pattern: "GET /agents", handle: w.agents},
 		{pattern: "POST /agents", handle: w.createAgent, back: "/agents"},
+		{pattern: "POST /remote-agents", handle: w.addRemoteAgent, back: "/agents"},
+		{pattern: "POST /remote-agents/{slug}/remove", handle: w.removeRemoteAgent, back: "/agents"},
 		{pattern: "GET /agents/{slug}", handle: w.agent},
 		{pattern: "POST /agents/{slug}/mode", handle: w.setMode, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/public", handle: w.setPublic, back: "/agents/{slug}"},
