@@ -151,6 +151,20 @@ func TestGoldenCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "Ready to ship?", "client_msg_id": "plan-2"})
+	// Named sessions (§5): each message of a wait says for_you and
+	// from_you itself; a row nobody holds is unclaimed, a held one names
+	// its session in held_by.
+	if _, err := ts.hub.SetAgentMode(context.Background(), "alice/planner", hub.ModeActive); err != nil {
+		t.Fatal(err)
+	}
+	cursor = step("alice/reviewer", "whoami", map[string]any{"instance": "desk"})["latest_cursor"].(string)
+	step("alice/planner", "send_message", map[string]any{"conversation_id": conv, "body": "Who takes the release notes?", "client_msg_id": "plan-3"})
+	step("alice/reviewer", "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 0, "instance": "desk"})
+	step("alice/reviewer", "check_inbox", map[string]any{"instance": "desk"})
+	step("alice/reviewer", "claim_conversation", map[string]any{"conversation_id": conv, "instance": "desk"})
+	step("alice/reviewer", "check_inbox", map[string]any{"instance": "desk"})
+	step("alice/reviewer", "wait_for_messages", map[string]any{"cursor": cursor, "timeout_s": 0, "instance": "laptop"})
+	step("alice/reviewer", "claim_conversation", map[string]any{"conversation_id": conv, "instance": "laptop"})
 	checkGolden(t, "calls.txtar", "Representative tool calls (older era, plain JSON-RPC) and their results.\nIds, times, traces and cursors are replaced by placeholders.\n", files)
 }
 
