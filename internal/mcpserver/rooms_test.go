@@ -161,15 +161,18 @@ func TestRoomsUserSide(t *testing.T) {
 			if len(received) != 1 || received[0].(map[string]any)["message"] != "let's work together" {
 				t.Errorf("bob's received requests: %v", received)
 			}
-			if crossed := mustCall(t, bob, "create_contact_request", map[string]any{"recipient_handle": "alice"}); crossed["status"] != "approved" {
-				t.Errorf("bob's crossed request: %v, want approved at once", crossed)
+			// The crossed request is approved at once, and is a request of
+			// its own: its id, its time, its (empty) message.
+			if crossed := mustCall(t, bob, "create_contact_request", map[string]any{"recipient_handle": "alice"}); crossed["status"] != "approved" ||
+				crossed["id"] == first["id"] || crossed["message"] != "" || crossed["recipient_handle"] != "alice" {
+				t.Errorf("bob's crossed request: %v, want approved at once with its own id and no message", crossed)
 			}
 			contacts := mustCall(t, alice, "list_my_contacts", map[string]any{})["contacts"].([]any)
 			if len(contacts) != 1 || contacts[0].(map[string]any)["handle"] != "bob" {
 				t.Errorf("alice's contacts: %v", contacts)
 			}
-			if sent := mustCall(t, alice, "list_sent_contact_requests", map[string]any{"status": "approved"})["requests"].([]any); len(sent) != 1 {
-				t.Errorf("alice's approved sent requests: %v", sent)
+			if sent := mustCall(t, bob, "list_sent_contact_requests", map[string]any{"status": "approved"})["requests"].([]any); len(sent) != 1 {
+				t.Errorf("bob's approved sent requests: %v", sent)
 			}
 
 			room := mustCall(t, alice, "create_my_chat", map[string]any{"title": "Forecasts"})["chat"].(map[string]any)
