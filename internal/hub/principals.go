@@ -143,5 +143,5 @@ func (h *Hub) ResolveHandle(ctx context.Context, u *User, handle string) (*Resol
 			return nil, AsError(err)
 		}
 	}
-	return &Resolved{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), Name: a.Slug, Description: a.Description}, nil
+	return &Resolved{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), Name: a.DisplayName(), Description: a.Description}, nil
 }

@@ -137,7 +137,7 @@ func (s *Server) inboxAgents(ctx context.Context, c *call, _ noArgs) (any, error
 	}
 	out := []inboxAgentView{}
 	for _, a := range ct.Reachable() {
-		v := inboxAgentView{Username: c.caller.Username(a.Handle()), Name: a.Slug, Description: a.Description, Presence: ct.Presence[a.ID].State}
+		v := inboxAgentView{Username: c.caller.Username(a.Handle()), Name: a.DisplayName(), Description: a.Description, Presence: ct.Presence[a.ID].State}
 		if a.Goal != "" {
 			v.Goal = &a.Goal
 		}

@@ -38,14 +38,14 @@ func (s *Server) roomsAgentContacts(ctx context.Context, c *call, in roomsPageIn
 	}
 	rows := []roomContactView{{ID: ct.Owner.ID, Handle: ct.Owner.Handle, Name: ct.Owner.Name, Type: "User", Relation: "owner"}}
 	for _, a := range ct.Siblings {
-		rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.Slug, Type: "Agent", Description: a.Description, Relation: "sibling"})
+		rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.DisplayName(), Type: "Agent", Description: a.Description, Relation: "sibling"})
 	}
 	for _, r := range ct.Contacts {
 		if r.Status == hub.StatusAllowed && r.AllowHuman {
 			rows = append(rows, roomContactView{ID: r.Person.ID, Handle: r.Person.Handle, Name: r.Person.Name, Type: "User", Relation: "contact"})
 		}
 		for _, a := range r.Agents {
-			rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.Slug, Type: "Agent", Description: a.Description, Relation: "agent of " + r.Person.Handle})
+			rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.DisplayName(), Type: "Agent", Description: a.Description, Relation: "agent of " + r.Person.Handle})
 		}
 	}
 	page, pg, err := pageOf(rows, in.Page, in.PageSize)
@@ -152,7 +152,7 @@ func (s *Server) roomsMyContacts(ctx context.Context, c *call, in roomsPageIn) (
 	for _, v := range cs {
 		if v.Contact.Status == hub.ContactAccepted {
 			rows = append(rows, map[string]any{"id": v.Contact.ID, "contact": roomPersonView{ID: v.Other.ID, Handle: v.Other.Handle, Name: v.Other.Name, Type: "User"},
-				"handle": v.Other.Handle, "since": timeText(v.Contact.DecidedAt)})
+				"handle": v.Other.Handle, "email": v.Other.Email, "type": "User", "since": timeText(v.Contact.DecidedAt)})
 		}
 	}
 	page, pg, err := pageOf(rows, in.Page, in.PageSize)
@@ -307,7 +307,7 @@ func (s *Server) roomsRegisterAgent(ctx context.Context, c *call, in roomRegiste
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.Slug, "description": a.Description, "type": "Agent",
+	return map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.DisplayName(), "description": a.Description, "type": "Agent",
 		"api_key": key, "note": "the api_key is shown once; it connects to this server's /mcp/rooms/ (and /mcp/) as this agent", "untrusted": true}, nil
 }
 

@@ -138,13 +138,13 @@ func TestRoomsUserSide(t *testing.T) {
 			bob := ts.clientAt(t, "/mcp/rooms/", "bob", era)
 
 			reg := mustCall(t, alice, "register_my_agent", map[string]any{"name": "Weather Agent", "description": "knows the forecast"})
-			if reg["handle"] != "alice/weather-agent" || !strings.HasPrefix(reg["api_key"].(string), "plv_") {
-				t.Fatalf("register_my_agent: %v", reg)
+			if reg["handle"] != "alice/weather-agent" || reg["name"] != "Weather Agent" || !strings.HasPrefix(reg["api_key"].(string), "plv_") {
+				t.Fatalf("register_my_agent: %v, want the handle made from the name, and the name kept", reg)
 			}
 			ts.tokens["alice/weather-agent"] = reg["api_key"].(string)
 			weather := ts.clientAt(t, "/mcp/rooms/", "alice/weather-agent", era)
-			if me := mustCall(t, weather, "get_agent_me", map[string]any{}); me["handle"] != "alice/weather-agent" {
-				t.Errorf("the new key connects as %v", me["handle"])
+			if me := mustCall(t, weather, "get_agent_me", map[string]any{}); me["handle"] != "alice/weather-agent" || me["name"] != "Weather Agent" {
+				t.Errorf("the new key connects as %v named %v", me["handle"], me["name"])
 			}
 			agents := mustCall(t, alice, "list_my_agents", map[string]any{})["agents"].([]any)
 			for _, a := range agents {
@@ -167,9 +167,16 @@ func TestRoomsUserSide(t *testing.T) {
 				crossed["id"] == first["id"] || crossed["message"] != "" || crossed["recipient_handle"] != "alice" {
 				t.Errorf("bob's crossed request: %v, want approved at once with its own id and no message", crossed)
 			}
+			if _, err := ts.hub.UpdateUserEmail(context.Background(), must2(ts.hub.User(context.Background(), "bob")), "bob@example.com"); err != nil {
+				t.Fatal(err)
+			}
 			contacts := mustCall(t, alice, "list_my_contacts", map[string]any{})["contacts"].([]any)
-			if len(contacts) != 1 || contacts[0].(map[string]any)["handle"] != "bob" {
-				t.Errorf("alice's contacts: %v", contacts)
+			if len(contacts) != 1 || contacts[0].(map[string]any)["handle"] != "bob" || contacts[0].(map[string]any)["email"] != "bob@example.com" ||
+				contacts[0].(map[string]any)["type"] != "User" {
+				t.Errorf("alice's contacts: %v, want bob with his email and type User", contacts)
+			}
+			if me := mustCall(t, bob, "get_my_profile", nil); me["email"] != "bob@example.com" {
+				t.Errorf("bob's profile: %v, want his email", me)
 			}
 			if sent := mustCall(t, bob, "list_sent_contact_requests", map[string]any{"status": "approved"})["requests"].([]any); len(sent) != 1 {
 				t.Errorf("bob's approved sent requests: %v", sent)
@@ -287,4 +294,11 @@ func TestRoomsPublicAgent(t *testing.T) {
 	if reason, _ := out["reason"].(string); out["status"] != "denied" || !strings.HasPrefix(reason, "contact:") {
 		t.Errorf("adding bob's other agent: %v, want denied for want of a contact", out)
 	}
+}
+
+func must2[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
