@@ -267,5 +267,7 @@ func TestGoldenRoomsCalls(t *testing.T) {
 	step("alice/reviewer", "mark_agent_message_processing", map[string]any{"chat_id": chat, "message_id": msg})
 	step("alice/reviewer", "mark_agent_message_processed", map[string]any{"chat_id": chat, "message_id": msg})
 	step("alice/reviewer", "mark_agent_message_processed", map[string]any{"chat_id": chat, "message_id": msg})
+	// A sibling is the owner's own: no contact to end.
+	step("alice/planner", "remove_agent_contact", map[string]any{"handle": "alice/reviewer"})
 	checkGolden(t, "rooms_calls.txtar", "The rooms profile's calls (older era, plain JSON-RPC) with agents' tokens and a person's.\nIds, times, traces and cursors are replaced by placeholders.\n", files)
 }

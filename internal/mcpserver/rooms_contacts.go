@@ -77,8 +77,16 @@ type roomContactRefIn struct {
 	Handle    string `json:"handle,omitempty" jsonschema:"the contact's handle (or give contact_id)"`
 }
 
-func (s *Server) roomsRemoveAgentContact(ctx context.Context, c *call, _ roomContactRefIn) (any, error) {
-	return nil, s.hub.AgentRemoveContact(ctx, c.caller)
+// roomsRemoveAgentContact asks the owner to end a contact (§10.5): the
+// answer is pending, with the ask's id, and where the owner decides.
+func (s *Server) roomsRemoveAgentContact(ctx context.Context, c *call, in roomContactRefIn) (any, error) {
+	q, p, err := s.hub.AgentRemoveContact(ctx, c.caller, in.ContactID, in.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"success": false, "status": hub.AskPending, "request_id": q.ID, "handle": p.Handle, "created_at": timeText(q.CreatedAt),
+		"reason": "contacts are your owner @" + c.caller.Owner.Handle + "'s: they decide " + dashboardWay(hub.Action{Name: hub.ActionListApprovals}) +
+			", and their answer comes back to you as owner.answer"}, nil
 }
 
 type roomAgentRequestsIn struct {

@@ -256,6 +256,32 @@ func TestRoomsAgentContactsAreTheOwners(t *testing.T) {
 	if c := mustCall(t, planner, "respond_to_agent_contact_request", map[string]any{"action": "cancel", "handle": "bob"}); c["status"] != "cancelled" {
 		t.Errorf("cancel: %v", c)
 	}
+
+	// Ending a contact asks the owner too: pending, under Approvals.
+	if out, isErr := call(t, planner, "remove_agent_contact", map[string]any{"handle": "bob"}); !isErr || errCode(out) != "not_found" {
+		t.Errorf("removing bob before any reach: %v, want not_found", out)
+	}
+	if _, err := ts.hub.SetGrant(ctx, alice, "alice/planner", "bob", true, false); err != nil {
+		t.Fatal(err)
+	}
+	removed := mustCall(t, planner, "remove_agent_contact", map[string]any{"handle": "@bob"})
+	if removed["status"] != "pending" || removed["handle"] != "bob" || removed["request_id"] == nil || !strings.Contains(removed["reason"].(string), "Approvals page") {
+		t.Fatalf("remove_agent_contact: %v, want pending with the ask's id and where alice decides", removed)
+	}
+	approvals, _ = ts.hub.Approvals(ctx, alice)
+	found = false
+	for _, a := range approvals {
+		found = found || (a.Question != nil && a.Question.ID == removed["request_id"])
+	}
+	if !found {
+		t.Errorf("alice's approvals %v lack the ask %v", approvals, removed["request_id"])
+	}
+}
+
+func errCode(out map[string]any) string {
+	e, _ := out["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
 }
 
 // TestRoomsPublicAgent: a public agent of bob's is among alice's agent's
