@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -256,6 +257,30 @@ func (h *Hub) AgentContactRequests(ctx context.Context, c *Caller, status string
 		if want == statusAll || r.Status == want {
 			out = append(out, r)
 		}
+	}
+	return out, nil
+}
+
+// AgentReceivedContactRequests lists the asks its owner received that
+// concern this agent, oldest first: other owners' agents asking to reach
+// it (inbound asks naming it), each with the asker's handle and the
+// owner's decision — pending, approved or denied (§3, §10.5). The agent
+// sees them; only its owner decides.
+func (h *Hub) AgentReceivedContactRequests(ctx context.Context, c *Caller) ([]InboundView, error) {
+	asks, err := h.store.InboundAsks(ctx, c.Agent.OwnerID, false)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	out := []InboundView{}
+	for _, ask := range asks {
+		if !slices.Contains(ask.Handles, c.Agent.Handle()) {
+			continue
+		}
+		a, err := h.store.AgentByID(ctx, ask.AgentID)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		out = append(out, InboundView{Ask: ask, Agent: a.Handle()})
 	}
 	return out, nil
 }

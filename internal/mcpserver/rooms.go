@@ -94,7 +94,7 @@ func (s *Server) roomsTools() []toolDef {
 			scope:       hub.ScopeWrite,
 		}, s.roomsRemoveAgentContact),
 		newTool(toolSpec{name: "list_agent_contact_requests", title: "List contact requests",
-			description: "Your contact requests (sent: each pending, approved, rejected or cancelled by your owner's decision; received: none, for requests to you go to your owner); sent_status filters.",
+			description: "Your contact requests. sent: yours, each pending, approved, rejected or cancelled by your owner's decision (sent_status filters). received: other agents asking to reach you, which your owner decides on the dashboard, each with that decision.",
 			scope:       hub.ScopeContacts, readOnly: true, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withPaging(hub.RoomPage)(p)

@@ -118,8 +118,22 @@ func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in room
 		sent = append(sent, roomGrantRequestView{ID: r.ID, Handle: r.ContactHandle, Status: r.Status, Message: r.Reason,
 			CreatedAt: timeText(r.CreatedAt), RespondedAt: timeText(r.DecidedAt)})
 	}
-	// Requests to an agent go to its owner, so an agent receives none.
-	return map[string]any{"received": []any{}, "sent": sent, "pagination": pg, "untrusted": true}, nil
+	// Requests to reach an agent go to its owner, who decides; the agent
+	// sees them and its owner's decisions.
+	asks, err := s.hub.AgentReceivedContactRequests(ctx, c.caller)
+	if err != nil {
+		return nil, err
+	}
+	received := []roomGrantRequestView{}
+	for _, a := range asks {
+		status := a.Ask.Status
+		if status == hub.AskDenied {
+			status = hub.GrantRejected
+		}
+		received = append(received, roomGrantRequestView{ID: a.Ask.ID, Handle: a.Agent, Status: status,
+			CreatedAt: timeText(a.Ask.CreatedAt), RespondedAt: timeText(a.Ask.DecidedAt)})
+	}
+	return map[string]any{"received": received, "sent": sent, "pagination": pg, "untrusted": true}, nil
 }
 
 type roomRespondIn struct {

@@ -257,6 +257,23 @@ func TestRoomsAgentContactsAreTheOwners(t *testing.T) {
 		t.Errorf("cancel: %v", c)
 	}
 
+	// Another owner's agent asking to reach the planner is received: the
+	// ask its owner decides, with that decision.
+	if _, err := ts.hub.SetGrant(ctx, bob, "bob/helper", "alice", false, true); err != nil {
+		t.Fatal(err)
+	}
+	helper, err := ts.hub.Authenticate(ctx, ts.tokens["bob/helper"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.hub.OpenConversation(ctx, helper, []string{"alice/planner"}); err == nil {
+		t.Fatal("bob/helper reached alice/planner without alice letting it in")
+	}
+	received := mustCall(t, planner, "list_agent_contact_requests", nil)["received"].([]any)
+	if len(received) != 1 || received[0].(map[string]any)["handle"] != "bob/helper" || received[0].(map[string]any)["status"] != "pending" {
+		t.Errorf("the planner's received requests: %v, want bob/helper's ask, pending", received)
+	}
+
 	// Ending a contact asks the owner too: pending, under Approvals.
 	if out, isErr := call(t, planner, "remove_agent_contact", map[string]any{"handle": "bob"}); !isErr || errCode(out) != "not_found" {
 		t.Errorf("removing bob before any reach: %v, want not_found", out)
