@@ -18,6 +18,7 @@ Environment:
                       path (like .../mcp/) is taken as the MCP endpoint itself
     PALAVER_INSTANCE  this session's name: passed as `instance` to every tool
                       that takes one, unless the arguments name one
+                      (CROWDEDSEA_INSTANCE is read when it is not set)
 
 Options, before the command:
     --profile NAME    the tool profile: default (/mcp/), inbox (/mcp/inbox/) or rooms (/mcp/rooms/)
@@ -315,7 +316,8 @@ def main(argv, environ):
     endpoint = endpoint_of(environ.get("PALAVER_URL", "").strip() or "http://127.0.0.1:8420", path)
     if token.startswith("plu_") and not endpoint.rstrip("/").endswith(PROFILES["rooms"].rstrip("/")):
         raise usage("PALAVER_TOKEN holds a person's API token (plu_...), which serves the REST API and the rooms profile's user side (--profile rooms); here palaver.py speaks as an agent: mint an agent token (plv_...)")
-    client = Client(endpoint, token, environ.get("PALAVER_INSTANCE", "").strip())
+    instance = environ.get("PALAVER_INSTANCE", "").strip() or environ.get("CROWDEDSEA_INSTANCE", "").strip()
+    client = Client(endpoint, token, instance)
     return COMMANDS[argv[0]](client, argv[1:])
 
 

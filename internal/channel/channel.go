@@ -161,7 +161,7 @@ func newChannel(o Options) (*Channel, error) {
 	default:
 		profile = o.Profile
 	}
-	instance := get("PALAVER_INSTANCE")
+	instance := mcpclient.Instance(get)
 	if instance == "" {
 		instance = defaultInstance()
 	}

@@ -23,7 +23,7 @@ type event struct {
 	Data           json.RawMessage `json:"data"`
 	ForYou         *bool           `json:"for_you"`
 	FromYou        *bool           `json:"from_you"`
-	HandledBy      string          `json:"handled_by"`
+	HeldBy         string          `json:"held_by"`
 }
 
 type message struct {

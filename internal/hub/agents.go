@@ -16,6 +16,7 @@ import (
 // AgentSpec describes a new agent.
 type AgentSpec struct {
 	Handle      string // owner/slug
+	Name        string // display name ("" for none: its slug)
 	Description string
 	Goal        string
 }
@@ -33,6 +34,10 @@ func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	name, err := checkText("name", strings.TrimSpace(s.Name), 0, MaxTitle)
+	if err != nil {
+		return nil, err
+	}
 	desc, err := checkText("description", s.Description, 0, MaxDescription)
 	if err != nil {
 		return nil, err
@@ -42,7 +47,7 @@ func (h *Hub) CreateAgent(ctx context.Context, s AgentSpec) (*Agent, error) {
 		return nil, err
 	}
 	now := h.now()
-	a := &Agent{ID: NewID(IDAgent, now), OwnerID: u.ID, OwnerHandle: u.Handle, Slug: slug,
+	a := &Agent{ID: NewID(IDAgent, now), OwnerID: u.ID, OwnerHandle: u.Handle, Slug: slug, Name: name,
 		Description: desc, Goal: goal, Mode: ModeActive, CreatedAt: now}
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.InsertAgent(ctx, a); err != nil {
@@ -343,7 +348,7 @@ func (h *Hub) RegisterAgent(ctx context.Context, u *User, name, description stri
 		if !errors.Is(err, ErrNoRows) {
 			return nil, "", AsError(err)
 		}
-		a, err := h.CreateAgent(ctx, AgentSpec{Handle: u.Handle + "/" + slug, Description: description})
+		a, err := h.CreateAgent(ctx, AgentSpec{Handle: u.Handle + "/" + slug, Name: name, Description: description})
 		if e := AsError(err); err != nil && e.Kind == KindConflict {
 			continue // made meanwhile by another call
 		}

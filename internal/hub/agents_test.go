@@ -23,6 +23,13 @@ func TestRegisterAgent(t *testing.T) {
 	if err != nil || c.Agent.ID != a.ID {
 		t.Fatalf("the registered token: %+v, %v; want it to authenticate as %s", c, err, a.Handle())
 	}
+	// The name given is kept as the display name, read back every way.
+	if got, _ := w.hub.Agent(ctx, "alice/release-planner"); a.DisplayName() != "Release Planner" || c.Agent.DisplayName() != "Release Planner" || got.DisplayName() != "Release Planner" {
+		t.Errorf("display name: %q, %q by its token, %q read back; want Release Planner", a.DisplayName(), c.Agent.DisplayName(), got.DisplayName())
+	}
+	if w.planner.Agent.DisplayName() != "planner" {
+		t.Errorf("an agent made with no name: %q, want its slug", w.planner.Agent.DisplayName())
+	}
 	if diff := cmp.Diff(hub.AllScopes, c.Scopes); diff != "" {
 		t.Errorf("scopes (-want +got):\n%s", diff)
 	}

@@ -19,9 +19,12 @@ const MaxContactMessage = 500
 // RequestContact is u asking other to be contacts (§3), with an optional
 // message (at most MaxContactMessage code points; blank is none; cleaned
 // as every text is, §4). otherHandle may start with "@". A request from the other side
-// already waiting is accepted at once, and keeps that request's message; a
-// denial by the other stands until they change it. Asking again while u's
-// request waits, or once they are contacts, changes nothing.
+// already waiting is accepted at once: the answer is this request, with its
+// own id, time and message, approved by the other's asking. A denial by the
+// other stands until they change it. Asking again while u's request waits,
+// or once they are contacts, changes nothing; any other new request (after
+// a cancel, a removal, or u's own rejection) is a request of its own, with
+// a new id and time.
 func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle, message string) (*Contact, error) {
 	message, err := checkLine("message", message, MaxContactMessage)
 	if err != nil {
@@ -43,9 +46,6 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle, message 
 		}
 		var events []*Event
 		id := NewID(IDContact, now)
-		if old != nil {
-			id = old.ID
-		}
 		switch {
 		case old != nil && old.Status == ContactAccepted:
 			c = old
@@ -57,7 +57,7 @@ func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle, message 
 			return nil, &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
 		case old != nil && old.RequestedBy == other.ID && (old.Status == ContactPending || old.Status == ContactRejected):
 			// They asked (and maybe u said no before): both want it now.
-			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: old.RequestedBy, DecidedBy: u.ID, RequestedAt: old.RequestedAt, DecidedAt: now, Message: old.Message}
+			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: u.ID, DecidedBy: other.ID, RequestedAt: now, DecidedAt: now, Message: message}
 			events = contactEvents(EventContactAccepted, u, other, now)
 		default:
 			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now, Message: message}

@@ -54,10 +54,12 @@ func TestContactRequestMessage(t *testing.T) {
 	if c, err := w.hub.RequestContact(ctx, carol, "alice", " \t\u200b "); err != nil || c.Message != "" {
 		t.Fatalf("a blank message: %+v, %v; want a request with none", c, err)
 	}
-	// Requests both ways accept each other at once; the first one's
-	// message stays with it.
-	if c, err := w.hub.RequestContact(ctx, bob, "alice", "and you too"); err != nil || c.Status != hub.ContactAccepted || c.Message != exact {
-		t.Fatalf("bob asking alice back: %+v, %v; want accepted with alice's message", c, err)
+	// Requests both ways accept each other at once; the reverse request is
+	// its own, with its own id, time and message.
+	w.clock.Advance(time.Minute)
+	if back, err := w.hub.RequestContact(ctx, bob, "alice", "and you too"); err != nil || back.Status != hub.ContactAccepted || back.Message != "and you too" ||
+		back.ID == c.ID || !back.RequestedAt.After(c.RequestedAt) || back.RequestedBy != bob.ID {
+		t.Fatalf("bob asking alice back: %+v, %v; want accepted, a request of its own with bob's message", back, err)
 	}
 }
 
@@ -174,11 +176,16 @@ func TestContactRequestsByID(t *testing.T) {
 	if a, _ := w.hub.Approvals(ctx, bob); len(a) != 0 {
 		t.Errorf("bob's approvals after the cancel: %+v", a)
 	}
-	// Asked again, bob approves it under the same id.
-	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
-		t.Fatal(err)
+	// Asked again, it is a new request with its own id; bob approves it
+	// by that id.
+	again, err := w.hub.RequestContact(ctx, alice, "bob", "")
+	if err != nil || again.ID == req.ID || again.Status != hub.ContactPending {
+		t.Fatalf("alice asking again: %+v, %v; want a pending request with a new id", again, err)
 	}
-	if c, err := w.hub.DecideContactRequest(ctx, bob, req.ID, true); err != nil || c.Status != hub.ContactAccepted {
+	if _, err := w.hub.DecideContactRequest(ctx, bob, req.ID, true); code(err) != "not_found" {
+		t.Errorf("bob approving by the cancelled request's id: %v, want not_found", err)
+	}
+	if c, err := w.hub.DecideContactRequest(ctx, bob, again.ID, true); err != nil || c.Status != hub.ContactAccepted {
 		t.Fatalf("bob approving: %+v, %v", c, err)
 	}
 }

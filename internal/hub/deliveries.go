@@ -137,10 +137,10 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 			return nil, err
 		}
 		if rules.needAttempt && outcome != OutcomeProcessing && (d.State == DeliveryDone || d.State == DeliveryWithdrawn) {
-			return nil, invalid("no_attempt", "message %s is processed already: there is no attempt left to finish", d.MessageID)
+			return nil, invalid("no_attempt", "message %s is processed already, so no processing attempt is running to finish; nothing is left to do on it ({check_inbox} lists what still waits)", d.MessageID)
 		}
 		if rules.needAttempt && outcome != OutcomeProcessing && d.State != DeliveryProcessing {
-			return nil, invalid("no_attempt", "no attempt at message %s is running, so there is none to finish; start one ({acknowledge with outcome processing}), work on it, then finish it", d.MessageID)
+			return nil, invalid("no_attempt", "finishing message %s needs a running processing attempt, and none is running: start one first ({acknowledge with outcome processing}), work on it, then finish it", d.MessageID)
 		}
 		if d.State == DeliveryDone || d.State == DeliveryWithdrawn {
 			if outcome == OutcomeDone {

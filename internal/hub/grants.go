@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -260,6 +261,30 @@ func (h *Hub) AgentContactRequests(ctx context.Context, c *Caller, status string
 	return out, nil
 }
 
+// AgentReceivedContactRequests lists the asks its owner received that
+// concern this agent, oldest first: other owners' agents asking to reach
+// it (inbound asks naming it), each with the asker's handle and the
+// owner's decision — pending, approved or denied (§3, §10.5). The agent
+// sees them; only its owner decides.
+func (h *Hub) AgentReceivedContactRequests(ctx context.Context, c *Caller) ([]InboundView, error) {
+	asks, err := h.store.InboundAsks(ctx, c.Agent.OwnerID, false)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	out := []InboundView{}
+	for _, ask := range asks {
+		if !slices.Contains(ask.Handles, c.Agent.Handle()) {
+			continue
+		}
+		a, err := h.store.AgentByID(ctx, ask.AgentID)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		out = append(out, InboundView{Ask: ask, Agent: a.Handle()})
+	}
+	return out, nil
+}
+
 // CancelAgentContactRequest withdraws the agent's own pending grant
 // request, named by its id (gr_…; it wins when both are given) or by the
 // handle it was about ("@" allowed; for a person, the requests for
@@ -338,16 +363,48 @@ func (h *Hub) CancelAgentContactRequest(ctx context.Context, c *Caller, requestI
 }
 
 // AgentDecideContact is an agent trying to approve or reject a contact
-// request: always forbidden, since its owner decides (§10.5).
+// request: always forbidden, since its owner decides (§10.5); the error
+// names where they do.
 func (h *Hub) AgentDecideContact(ctx context.Context, c *Caller) error {
-	return &Error{Kind: KindForbidden, Msg: "contact requests are decided by your owner @" + c.Owner.Handle +
-		" under Approvals on the dashboard; an agent cannot approve or reject one"}
+	return hinted(KindForbidden, "they decide them", Action{ActionListApprovals, map[string]string{"user": c.Owner.Handle}},
+		"contact requests are your owner @%s's to approve or reject; an agent cannot", c.Owner.Handle)
 }
 
-// AgentRemoveContact is an agent trying to end a contact: always
-// forbidden, since contacts and grants are its owner's (§10.5).
-func (h *Hub) AgentRemoveContact(ctx context.Context, c *Caller) error {
-	return &Error{Kind: KindForbidden, Msg: "only your owner @" + c.Owner.Handle + " can end a contact or change a grant"}
+// AgentRemoveContact is an agent asking to end its reach to a contact,
+// named by id or handle ("@" allowed; the id wins). Contacts and grants
+// are its owner's (§10.5), so the ask goes to its owner as a question,
+// answered on the dashboard, and comes back pending with the contact it
+// is about. Its owner's own (the owner, a sibling) have no contact to end;
+// anyone it cannot reach now is not_found.
+func (h *Hub) AgentRemoveContact(ctx context.Context, c *Caller, contactID, handle string) (*Question, *Principal, error) {
+	ref := strings.TrimSpace(contactID)
+	if ref == "" {
+		ref = atHandle(handle)
+	}
+	if ref == "" {
+		return nil, nil, invalid("", "give contact_id or handle: the contact to stop reaching, from {list_contacts}")
+	}
+	p, err := resolve(ctx, h.store, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.OwnerID == c.Agent.OwnerID {
+		return nil, nil, invalid("", "%s is your owner's own, not a contact; there is nothing to end", p.Handle)
+	}
+	if _, err := mayAnswer(ctx, h.store, c.Agent, p); err != nil && !isPending(err) {
+		var r *Refusal
+		if !errors.As(err, &r) {
+			return nil, nil, AsError(err)
+		}
+		return nil, nil, notFound("%s is not among your contacts; {list_contacts} lists them", p.Handle)
+	}
+	person := strings.SplitN(p.Handle, "/", 2)[0]
+	q, err := h.AskOwner(ctx, c, fmt.Sprintf("%s asks you to end its reach to %s: remove %s as a contact, or take back what you granted it for %s.",
+		c.Agent.Handle(), p.Handle, person, person), "", "", nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, p, nil
 }
 
 // GrantReads are the queries of grants (Reader embeds them).

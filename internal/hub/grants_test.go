@@ -224,20 +224,39 @@ func TestCancelledAgentContactRequestLeavesApprovals(t *testing.T) {
 	}
 }
 
-// TestAgentsDoNotDecideContacts: an agent cannot approve, reject or end a
-// contact; the refusal names its owner (§10.5).
+// TestAgentsDoNotDecideContacts: an agent cannot approve or reject a
+// contact request, and the refusal names its owner and where they decide;
+// ending a contact asks its owner, pending under Approvals (§10.5).
 func TestAgentsDoNotDecideContacts(t *testing.T) {
 	w := newWorld(t)
-	for name, tc := range map[string]struct {
-		err  error
-		want string
-	}{
-		"decide": {w.hub.AgentDecideContact(ctx, w.planner), "contact requests are decided by your owner @alice under Approvals on the dashboard; an agent cannot approve or reject one"},
-		"remove": {w.hub.AgentRemoveContact(ctx, w.helper), "only your owner @bob can end a contact or change a grant"},
-	} {
-		e := hub.AsError(tc.err)
-		if e.Kind != hub.KindForbidden || e.Msg != tc.want {
-			t.Errorf("%s: %v, want forbidden %q", name, tc.err, tc.want)
+	way := func(a hub.Action) string {
+		if a.Name == hub.ActionListApprovals && a.Args["user"] == "alice" {
+			return "under Approvals"
 		}
+		return ""
+	}
+	e := hub.AsError(w.hub.AgentDecideContact(ctx, w.planner))
+	if want := "contact requests are your owner @alice's to approve or reject; an agent cannot; they decide them under Approvals"; e.Kind != hub.KindForbidden || e.Text(nil, way) != want {
+		t.Errorf("deciding: %v %q, want forbidden %q", e.Kind, e.Text(nil, way), want)
+	}
+
+	bob := w.person(t, "bob")
+	if _, _, err := w.hub.AgentRemoveContact(ctx, w.helper, "", "alice/planner"); code(err) != "not_found" {
+		t.Errorf("an agent not reached: %v, want not_found", err)
+	}
+	consent(t, w, w.helper, w.person(t, "alice"), "alice/planner")
+	q, p, err := w.hub.AgentRemoveContact(ctx, w.helper, "", "@alice/planner")
+	if err != nil || p.Handle != "alice/planner" || q.AgentID != w.helper.Agent.ID || q.OwnerID != bob.ID || !strings.Contains(q.Question, "end its reach to alice/planner") {
+		t.Fatalf("asking to end the contact: %+v %+v, %v", q, p, err)
+	}
+	as, _ := w.hub.Approvals(ctx, bob)
+	if len(as) != 1 || as[0].Question == nil || as[0].Question.ID != q.ID {
+		t.Errorf("bob's approvals: %+v, want the ask", as)
+	}
+	if _, _, err := w.hub.AgentRemoveContact(ctx, w.planner, "", "alice/reviewer"); code(err) != "invalid_argument" {
+		t.Errorf("a sibling: %v, want invalid_argument (no contact to end)", err)
+	}
+	if _, _, err := w.hub.AgentRemoveContact(ctx, w.planner, "", ""); code(err) != "invalid_argument" {
+		t.Errorf("neither id nor handle: %v, want invalid_argument", err)
 	}
 }

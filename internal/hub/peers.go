@@ -20,7 +20,7 @@ type Peer struct {
 }
 
 func agentPeer(a *Agent) Peer {
-	return Peer{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), Name: a.Slug, Description: a.Description, Public: a.Public}
+	return Peer{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), Name: a.DisplayName(), Description: a.Description, Public: a.Public}
 }
 
 // Peers lists the agents the calling agent may recruit into a room: its

@@ -104,10 +104,9 @@ type Resolved struct {
 
 // ResolveHandle is u looking up a handle ("@" allowed) before asking for
 // a contact (§3, §10.5). Every person is found by handle, since that is
-// how contact requests reach them; an agent is found when it is one of
-// u's own and not archived. Other owners' agents are reached through
-// consent and public agents through reachability, not through this look-up,
-// so they are not_found here as an unknown handle is.
+// how contact requests reach them; an agent, not archived, when u may see
+// it: one of u's own, a public one (anyone reaches it, §3), or one of a
+// contact's. Any other owner's agent is not_found, as an unknown handle is.
 func (h *Hub) ResolveHandle(ctx context.Context, u *User, handle string) (*Resolved, error) {
 	owner, slug, err := ParseHandle(atHandle(handle))
 	if err != nil {
@@ -128,9 +127,6 @@ func (h *Hub) ResolveHandle(ctx context.Context, u *User, handle string) (*Resol
 		}
 		return &Resolved{ID: p.ID, Kind: PrincipalUser, Handle: p.Handle, Name: p.Name}, nil
 	}
-	if owner != u.Handle {
-		return nil, unknown
-	}
 	a, err := h.store.AgentByHandle(ctx, owner, slug)
 	if errors.Is(err, ErrNoRows) || (err == nil && a.Archived()) {
 		return nil, unknown
@@ -138,5 +134,14 @@ func (h *Hub) ResolveHandle(ctx context.Context, u *User, handle string) (*Resol
 	if err != nil {
 		return nil, AsError(err)
 	}
-	return &Resolved{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), Name: a.Slug, Description: a.Description}, nil
+	if a.OwnerID != u.ID && !a.Public {
+		ct, err := h.store.Contact(ctx, u.ID, a.OwnerID)
+		if errors.Is(err, ErrNoRows) || (err == nil && ct.Status != ContactAccepted) {
+			return nil, unknown
+		}
+		if err != nil {
+			return nil, AsError(err)
+		}
+	}
+	return &Resolved{ID: a.ID, Kind: PrincipalAgent, Handle: a.Handle(), Name: a.DisplayName(), Description: a.Description}, nil
 }

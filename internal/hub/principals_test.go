@@ -9,8 +9,8 @@ import (
 )
 
 // TestResolveHandle: every person is found by handle ("@" allowed), an
-// agent only when it is the person's own and not archived; anyone else is
-// not_found as an unknown handle is.
+// agent when it is not archived and the person's own, public, or a
+// contact's; anyone else is not_found as an unknown handle is.
 func TestResolveHandle(t *testing.T) {
 	w := newWorld(t)
 	alice := w.person(t, "alice")
@@ -47,5 +47,35 @@ func TestResolveHandle(t *testing.T) {
 	}
 	if _, err := w.hub.ResolveHandle(ctx, alice, "@"); code(err) != "invalid_argument" {
 		t.Errorf("a lone @: %v, want invalid_argument", err)
+	}
+
+	// Other owners' agents the person may see: public ones, and those of
+	// contacts, as list_my_peers lists them.
+	carol, err := w.hub.CreateUser(ctx, "carol", "Carol C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.agent(t, "carol/open")
+	w.agent(t, "carol/closed")
+	if _, err := w.hub.SetAgentPublic(ctx, carol, "open", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.hub.ResolveHandle(ctx, alice, "carol/open"); err != nil || got.Handle != "carol/open" || got.Kind != hub.PrincipalAgent {
+		t.Errorf("carol's public agent: %+v, %v", got, err)
+	}
+	if _, err := w.hub.ResolveHandle(ctx, alice, "carol/closed"); code(err) != "not_found" {
+		t.Errorf("carol's private agent, carol no contact: %v, want not_found", err)
+	}
+	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.hub.ResolveHandle(ctx, alice, "bob/helper"); code(err) != "not_found" {
+		t.Errorf("bob's agent while the request waits: %v, want not_found", err)
+	}
+	if _, err := w.hub.DecideContact(ctx, bob, "alice", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.hub.ResolveHandle(ctx, alice, "bob/helper"); err != nil || got.ID != w.helper.Agent.ID || got.Description != "test agent bob/helper" {
+		t.Errorf("bob's agent once bob is a contact: %+v, %v", got, err)
 	}
 }

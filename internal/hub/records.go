@@ -13,6 +13,7 @@ type User struct {
 	ID        string // usr_…
 	Handle    string // 2–39 of [a-z0-9-], starting with [a-z0-9]
 	Name      string // display name, a label only
+	Email     string // on their profile, as they gave it ("" for none); verified by nobody
 	Admin     bool   // may set how people join, and invite them (§11.1)
 	CreatedAt time.Time
 }
@@ -55,12 +56,21 @@ type Agent struct {
 	OwnerID     string
 	OwnerHandle string
 	Slug        string // 1–40 of [a-z0-9-]
+	Name        string // display name it was registered with ("" for none: DisplayName is its slug)
 	Description string
 	Goal        string
 	Mode        string
 	Public      bool      // anyone may reach it without a grant (§1, §3)
 	ArchivedAt  time.Time // zero while active
 	CreatedAt   time.Time
+}
+
+// DisplayName is the agent's name as given, or its slug.
+func (a *Agent) DisplayName() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Slug
 }
 
 // Handle is "owner/slug".

@@ -60,9 +60,9 @@ func speakerHolds(ctx context.Context, tx Tx, agentID, conversationID, instance 
 
 // Addressing is how a message stands for one named session (§5, §6).
 type Addressing struct {
-	ForYou    bool   // this session should answer it
-	FromYou   bool   // this session's own words coming back
-	HandledBy string // the live session holding the conversation, when another
+	ForYou  bool   // this session should answer it
+	FromYou bool   // this session's own words coming back
+	HeldBy  string // the live session holding the conversation, when another
 }
 
 // address tells how m stands for the agent's session instance, given the
@@ -71,7 +71,7 @@ func address(m *Message, agentID, instance string, holders map[string]string) Ad
 	a := Addressing{FromYou: m.SenderID == agentID && m.SenderInstance == instance}
 	holder := holders[m.ConversationID]
 	if holder != instance {
-		a.HandledBy = holder
+		a.HeldBy = holder
 	}
 	switch {
 	case a.FromYou:
@@ -82,7 +82,7 @@ func address(m *Message, agentID, instance string, holders map[string]string) Ad
 		// because it spoke, yet its words are for this one to hear.
 		a.ForYou = true
 	default:
-		a.ForYou = a.HandledBy == ""
+		a.ForYou = a.HeldBy == ""
 	}
 	return a
 }

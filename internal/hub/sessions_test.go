@@ -93,7 +93,7 @@ func TestSessionsShareAnAgent(t *testing.T) {
 	if _, ok := inboxIDs(t, w, w.reviewer, "laptop")[open.Message.ID]; ok {
 		t.Error("the unaddressed message waits for laptop while desk holds the conversation")
 	}
-	if a := waitAs(t, w, w.reviewer, "laptop", start)[open.Message.ID]; a.ForYou || a.HandledBy != "desk" {
+	if a := waitAs(t, w, w.reviewer, "laptop", start)[open.Message.ID]; a.ForYou || a.HeldBy != "desk" {
 		t.Errorf("laptop's event: %+v, want for_you false, handled_by desk", a)
 	}
 	// The agent as a whole still has it waiting: acknowledgement is per agent.

@@ -3,9 +3,11 @@ package hub
 import (
 	"context"
 	"errors"
+	"net/mail"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // People (DESIGN.md §1): created by an admin, found by handle.
@@ -111,6 +113,31 @@ func (h *Hub) UpdateUserName(ctx context.Context, u *User, name string) (*User, 
 	return &out, nil
 }
 
+// MaxEmail is the longest email a profile takes (RFC 5321's path limit).
+const MaxEmail = 254
+
+// UpdateUserEmail sets the email on u's profile (§10.5): one address, as
+// they write it, or blank for none. Nobody verifies it; it is shown to u
+// and to u's contacts.
+func (h *Hub) UpdateUserEmail(ctx context.Context, u *User, email string) (*User, error) {
+	email = strings.TrimSpace(email)
+	if email != "" {
+		if n := utf8.RuneCountInString(email); n > MaxEmail {
+			return nil, invalid("", "email is %d characters; the limit is %d", n, MaxEmail)
+		}
+		a, err := mail.ParseAddress(email)
+		if err != nil || a.Name != "" || a.Address != email {
+			return nil, invalid("", "email %q is not one address: write it like alice@example.com, or leave it blank for none", echo(email))
+		}
+	}
+	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetUserEmail(ctx, u.ID, email) }); err != nil {
+		return nil, AsError(err)
+	}
+	out := *u
+	out.Email = email
+	return &out, nil
+}
+
 // UserReads are the queries of users (Reader embeds them).
 type UserReads interface {
 	UserByID(ctx context.Context, id string) (*User, error)
@@ -128,6 +155,8 @@ type UserWrites interface {
 	InsertUser(ctx context.Context, u *User) error
 	// SetUserName stores a person's display name.
 	SetUserName(ctx context.Context, userID, name string) error
+	// SetUserEmail stores the email on a person's profile ("" for none).
+	SetUserEmail(ctx context.Context, userID, email string) error
 }
 
 // Users lists every person, oldest first: for the admin, or the command

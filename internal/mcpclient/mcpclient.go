@@ -52,15 +52,25 @@ func NewEnv(url, token, instance string) Env {
 	return Env{URL: url, Token: token, Instance: instance, refused: &refusal{}}
 }
 
-// ReadEnv reads PALAVER_URL (default DefaultURL), PALAVER_TOKEN and
-// PALAVER_INSTANCE. A missing token, or a person's token (plu_…) anywhere
-// but the rooms profile, is refused saying what to do.
+// ReadEnv reads PALAVER_URL (default DefaultURL), PALAVER_TOKEN and the
+// session's name (Instance). A missing token, or a person's token (plu_…)
+// anywhere but the rooms profile, is refused saying what to do.
 func ReadEnv(getenv func(string) string) (Env, error) {
-	e := NewEnv(getenv("PALAVER_URL"), strings.TrimSpace(getenv("PALAVER_TOKEN")), getenv("PALAVER_INSTANCE"))
+	e := NewEnv(getenv("PALAVER_URL"), strings.TrimSpace(getenv("PALAVER_TOKEN")), Instance(getenv))
 	if e.URL == "" {
 		e.URL = DefaultURL
 	}
 	return e, e.check()
+}
+
+// Instance is the session's name from the environment: PALAVER_INSTANCE,
+// or else CROWDEDSEA_INSTANCE, which scripts written for the default
+// profile's seed product set ("" for none).
+func Instance(getenv func(string) string) string {
+	if v := strings.TrimSpace(getenv("PALAVER_INSTANCE")); v != "" {
+		return v
+	}
+	return strings.TrimSpace(getenv("CROWDEDSEA_INSTANCE"))
 }
 
 // check refuses a token that cannot work here.

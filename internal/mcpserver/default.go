@@ -15,6 +15,8 @@ import (
 func (s *Server) defaultProfile() profileSpec {
 	return profileSpec{name: "default", path: "/mcp", instructions: instructions, tools: s.defaultTools(),
 		resources: s.defaultResources(), prompts: defaultPrompts(),
+		// The seed product's name for palaver://me.
+		aliases: map[string]string{"crowdedsea://me": "palaver://me"},
 		threads: &threadsDef{template: "palaver://threads/{conversation_id}", read: s.threadHistory}}
 }
 

@@ -32,11 +32,19 @@ func result(v any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := v.(bareArray); ok {
+		// Structured content is an object; an array is text alone.
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+	}
 	return &mcp.CallToolResult{
 		StructuredContent: json.RawMessage(b),
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
 	}, nil
 }
+
+// bareArray is a result its product's documentation shows as a JSON array
+// (the inbox profile's list_agents), answered as text alone.
+type bareArray []any
 
 // refusalResult answers a contract refusal (§7, §10.2): a normal result
 // with status and reason, carrying a trace id that matches one log line.
@@ -48,6 +56,24 @@ func (c *call) refusalResult(ctx context.Context, r *hub.Refusal) (*mcp.CallTool
 		out[k] = v
 	}
 	return result(out)
+}
+
+// refusalError answers a contract refusal as a tool error, for a profile
+// whose product has no statuses (profile.refusalErrors): the code is the
+// status, the message the reason with what to do, and the rule's word.
+func (c *call) refusalError(ctx context.Context, r *hub.Refusal) (*mcp.CallToolResult, error) {
+	trace := httpx.NewTrace()
+	c.logLine(ctx, slog.LevelInfo, "tool refused", trace, slog.String("status", r.Status), slog.String("reason", r.Text(nil)))
+	body := map[string]any{"code": r.Status, "message": r.Text(c.words()), "rule": r.Word()}
+	for k, v := range r.Details {
+		body[k] = v
+	}
+	res, err := result(map[string]any{"error": body, "trace": trace})
+	if err != nil {
+		return nil, err
+	}
+	res.IsError = true
+	return res, nil
 }
 
 // toolError answers a failed tool call: an isError result

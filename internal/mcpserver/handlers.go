@@ -249,7 +249,7 @@ func (s *Server) checkInbox(ctx context.Context, c *call, in checkInboxIn) (any,
 	}
 	rows := []inboxRow{}
 	for _, it := range r.Items {
-		rows = append(rows, viewInboxItem(it, s.hub.Stuck(&it.Delivery)))
+		rows = append(rows, viewInboxItem(it, in.Instance, s.hub.Stuck(&it.Delivery)))
 	}
 	answers := []answerView{}
 	for _, q := range r.Answers {
@@ -318,7 +318,7 @@ type eventView struct {
 	Data           any          `json:"data,omitempty"`
 	ForYou         *bool        `json:"for_you,omitempty"`
 	FromYou        *bool        `json:"from_you,omitempty"`
-	HandledBy      string       `json:"handled_by,omitempty"`
+	HeldBy         string       `json:"held_by,omitempty"` // another live session holds the conversation
 }
 
 func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, error) {
@@ -345,15 +345,20 @@ func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, 
 		if len(e.Data) > 0 {
 			ev.Data = e.Data
 		}
+		a, addressed := r.Addressing[e.ID]
+		if addressed {
+			ev.ForYou, ev.FromYou, ev.HeldBy = &a.ForYou, &a.FromYou, a.HeldBy
+		}
 		if e.Message != nil {
 			m := viewMessage(e.Message)
 			if e.Message.ConversationID == e.ConversationID {
 				m = messageIn(e.Message) // the event names it
 			}
+			if addressed {
+				// Each message says it itself, besides its event.
+				m.ForYou, m.FromYou, m.HeldBy = ev.ForYou, ev.FromYou, ev.HeldBy
+			}
 			ev.Message = &m
-		}
-		if a, ok := r.Addressing[e.ID]; ok {
-			ev.ForYou, ev.FromYou, ev.HandledBy = &a.ForYou, &a.FromYou, a.HandledBy
 		}
 		events = append(events, ev)
 	}

@@ -23,7 +23,7 @@ func TestInboxProfile(t *testing.T) {
 			if err != nil || len(tools.Tools) != 10 {
 				t.Fatalf("tools/list: %d tools, %v; want ten", len(tools.Tools), err)
 			}
-			agents := mustCall(t, planner, "list_agents", nil)["agents"].([]any)
+			agents := mustCallArray(t, planner, "list_agents", nil)
 			if len(agents) != 1 || agents[0].(map[string]any)["username"] != "reviewer" || agents[0].(map[string]any)["goal"] != nil {
 				t.Fatalf("list_agents: %v, want the reviewer alone (never the caller), by its slug", agents)
 			}
@@ -83,8 +83,11 @@ func TestInboxProfile(t *testing.T) {
 			if got := mustCall(t, planner, "request_close", map[string]any{"threadId": thread}); got["closeRequested"] != true {
 				t.Fatalf("request_close: %v", got)
 			}
-			if got := mustCall(t, reviewer, "send_message", map[string]any{"threadId": thread, "content": "wait"}); got["status"] != "denied" || !strings.HasPrefix(got["reason"].(string), "closing:") {
-				t.Fatalf("a send while a close is pending: %v, want denied with closing", got)
+			// A refused send is a tool error, never a result without a
+			// messageId that reads as sent.
+			if got, isErr := call(t, reviewer, "send_message", map[string]any{"threadId": thread, "content": "wait"}); !isErr || got["error"].(map[string]any)["code"] != "denied" ||
+				got["error"].(map[string]any)["rule"] != "closing" || !strings.Contains(got["error"].(map[string]any)["message"].(string), "you may read and acknowledge, but not send") || got["messageId"] != nil {
+				t.Fatalf("a send while a close is pending: %v, want a tool error saying closing and what is left to do", got)
 			}
 			if got := mustCall(t, reviewer, "acknowledge", map[string]any{"messageId": second}); got["acknowledged"] != true {
 				t.Fatalf("acknowledging while a close is pending: %v", got)
@@ -138,8 +141,13 @@ func TestProfilesAreExactPaths(t *testing.T) {
 		t.Errorf("the inbox profile's challenge: %q", resp.Header.Get("WWW-Authenticate"))
 	}
 	s := ts.clientAt(t, "/mcp/inbox/", "alice/planner", modern)
-	if _, err := s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "palaver://inbox"}); err != nil {
-		t.Errorf("palaver://inbox at /mcp/inbox/: %v", err)
+	// Its product's URIs, and Palaver's as aliases answering under the
+	// URI asked for.
+	for _, uri := range []string{"inbots://inbox", "palaver://inbox", "inbots://agents", "palaver://agents"} {
+		r, err := s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(r.Contents) != 1 || r.Contents[0].URI != uri {
+			t.Errorf("%s at /mcp/inbox/: %v %v", uri, r, err)
+		}
 	}
 }
 

@@ -153,6 +153,21 @@ func mustCall(t *testing.T, s *mcp.ClientSession, tool string, args any) map[str
 	return out
 }
 
+// mustCallArray calls a tool whose result is a bare JSON array (the
+// inbox profile's list_agents): text content alone, no structured content.
+func mustCallArray(t *testing.T, s *mcp.ClientSession, tool string, args any) []any {
+	t.Helper()
+	r, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil || r.IsError || r.StructuredContent != nil || len(r.Content) != 1 {
+		t.Fatalf("%s: %v %v, want one text content and no structured content", tool, r, err)
+	}
+	var out []any
+	if err := json.Unmarshal([]byte(r.Content[0].(*mcp.TextContent).Text), &out); err != nil || out == nil {
+		t.Fatalf("%s: %q is not a JSON array: %v", tool, r.Content[0].(*mcp.TextContent).Text, err)
+	}
+	return out
+}
+
 func structured(t *testing.T, r *mcp.CallToolResult) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(r.StructuredContent)

@@ -74,7 +74,7 @@ func TestPresenceOverMCP(t *testing.T) {
 	if got := contacts["sibling_agents"].([]any)[0].(map[string]any)["presence"]; got != hub.PresenceListening {
 		t.Errorf("list_contacts: %v, want listening", got)
 	}
-	agents := mustCall(t, ts.clientAt(t, "/mcp/inbox/", "alice/reviewer", modern), "list_agents", nil)["agents"].([]any)
+	agents := mustCallArray(t, ts.clientAt(t, "/mcp/inbox/", "alice/reviewer", modern), "list_agents", nil)
 	if got := agents[0].(map[string]any)["presence"]; got != hub.PresenceListening {
 		t.Errorf("the inbox profile's list_agents: %v, want listening", got)
 	}

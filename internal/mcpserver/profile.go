@@ -26,6 +26,9 @@ type profile struct {
 	impl  *mcp.Implementation // serverInfo
 	build string              // whoami.server_build
 	words hub.Words           // how its errors name things (nil: as the hub does)
+	// refusalErrors: its product knows no contract statuses, so a refusal
+	// is a tool error saying the reason and what to do (the inbox profile).
+	refusalErrors bool
 	// people is the surface served at the same path to a person's token
 	// (the rooms profile's user side, §10.5); nil: agents only.
 	people *profile
@@ -43,6 +46,11 @@ type profileSpec struct {
 	// profile's words: its arguments, tools and things (nil: the hub's,
 	// which are the default profile's).
 	words hub.Words
+	// refusalErrors answers refusals as tool errors (profile.refusalErrors).
+	refusalErrors bool
+	// aliases are URI prefixes read as another's (alias → served), for
+	// resource URIs its product spelled its own way; never listed.
+	aliases map[string]string
 	// people is the surface a person's token gets at the same path.
 	people *profileSpec
 }
@@ -74,7 +82,7 @@ func (s *Server) newProfile(spec profileSpec) (*profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &profile{name: spec.name, path: spec.path, tools: map[string]toolDef{}, build: buildName(version), words: spec.words,
+	p := &profile{name: spec.name, path: spec.path, tools: map[string]toolDef{}, build: buildName(version), words: spec.words, refusalErrors: spec.refusalErrors,
 		impl: &mcp.Implementation{Name: "palaver", Title: "Palaver", Version: version}}
 	if spec.people != nil {
 		if p.people, err = s.newProfile(*spec.people); err != nil {
@@ -113,6 +121,9 @@ func (s *Server) newProfile(spec profileSpec) (*profile, error) {
 	}
 	for _, pr := range spec.prompts {
 		p.mcp.AddPrompt(pr.prompt, pr.get)
+	}
+	if len(spec.aliases) > 0 {
+		p.mcp.AddReceivingMiddleware(aliasResources(spec.aliases))
 	}
 	// Nothing is pushed outside a response (§10.1).
 	p.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
@@ -188,4 +199,32 @@ func (s *Server) addThreads(p *profile, t *threadsDef) {
 			return list, nil
 		}
 	})
+}
+
+// aliasResources reads a resource asked for at an alias as the one it
+// stands for, and answers under the URI that was asked for.
+func aliasResources(aliases map[string]string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			read, ok := req.(*mcp.ReadResourceRequest)
+			if method != "resources/read" || !ok || read.Params == nil {
+				return next(ctx, method, req)
+			}
+			asked := read.Params.URI
+			for alias, served := range aliases {
+				if rest, ok := strings.CutPrefix(asked, alias); ok {
+					read.Params.URI = served + rest
+					break
+				}
+			}
+			res, err := next(ctx, method, req)
+			read.Params.URI = asked
+			if r, ok := res.(*mcp.ReadResourceResult); ok && err == nil {
+				for _, c := range r.Contents {
+					c.URI = asked
+				}
+			}
+			return res, err
+		}
+	}
 }

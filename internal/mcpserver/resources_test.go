@@ -97,3 +97,36 @@ func TestThreadsResource(t *testing.T) {
 		t.Fatalf("bob's agent reading alice's thread resource: %v, want not found", err)
 	}
 }
+
+// TestSeedResourceAlias: crowdedsea://me, the default profile's seed's
+// name, answers as palaver://me does, under the URI asked for, and is not
+// listed twice.
+func TestSeedResourceAlias(t *testing.T) {
+	ts := newTestServer(t)
+	s := ts.client(t, "alice/planner", modern)
+	var texts []string
+	for _, uri := range []string{"palaver://me", "crowdedsea://me"} {
+		r, err := s.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(r.Contents) != 1 || r.Contents[0].URI != uri {
+			t.Fatalf("%s: %v %v", uri, r, err)
+		}
+		var me map[string]any
+		if err := json.Unmarshal([]byte(r.Contents[0].Text), &me); err != nil || me["agent"] == nil {
+			t.Fatalf("%s: %s, want whoami", uri, r.Contents[0].Text)
+		}
+		delete(me, "latest_cursor")
+		texts = append(texts, string(must(json.Marshal(me))))
+	}
+	if texts[0] != texts[1] {
+		t.Errorf("crowdedsea://me differs from palaver://me:\n%s\n%s", texts[1], texts[0])
+	}
+	list, err := s.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.Resources {
+		if strings.HasPrefix(r.URI, "crowdedsea://") {
+			t.Errorf("the alias %s is listed", r.URI)
+		}
+	}
+}

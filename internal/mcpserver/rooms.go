@@ -90,11 +90,11 @@ func (s *Server) roomsTools() []toolDef {
 			schema:      func(p map[string]*jsonschema.Schema) { withMaxLength(p, "message", hub.MaxContactMessage) },
 		}, s.roomsAddAgentContact),
 		newTool(toolSpec{name: "remove_agent_contact", title: "Remove a contact",
-			description: "Contacts and grants are your owner's: this says who can end one.",
+			description: "Asks your owner to end a contact (by contact_id or handle, from list_agent_contacts): contacts and grants are theirs, so it returns pending with a request_id, and your owner decides on the dashboard.",
 			scope:       hub.ScopeWrite,
 		}, s.roomsRemoveAgentContact),
 		newTool(toolSpec{name: "list_agent_contact_requests", title: "List contact requests",
-			description: "Your contact requests (sent: each pending, approved, rejected or cancelled by your owner's decision; received: none, for requests to you go to your owner); sent_status filters.",
+			description: "Your contact requests. sent: yours, each pending, approved, rejected or cancelled by your owner's decision (sent_status filters). received: other agents asking to reach you, which your owner decides on the dashboard, each with that decision.",
 			scope:       hub.ScopeContacts, readOnly: true, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withPaging(hub.RoomPage)(p)

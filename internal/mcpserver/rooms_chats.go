@@ -181,7 +181,7 @@ func (s *Server) roomsHealth(ctx context.Context, c *call, _ noArgs) (any, error
 
 func (s *Server) roomsMe(ctx context.Context, c *call, _ noArgs) (any, error) {
 	a := c.caller.Agent
-	return map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.Slug, "description": a.Description, "goal": a.Goal, "mode": a.Mode,
+	return map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.DisplayName(), "description": a.Description, "goal": a.Goal, "mode": a.Mode,
 		"type": "Agent", "owner": map[string]any{"id": c.caller.Owner.ID, "handle": c.caller.Owner.Handle}, "scopes": c.caller.Scopes,
 		"created_at": timeText(a.CreatedAt), "untrusted": true}, nil
 }
@@ -543,7 +543,7 @@ func (s *Server) roomsMyRemoveParticipant(ctx context.Context, c *call, in roomR
 func (s *Server) roomsMyProfile(ctx context.Context, c *call, _ noArgs) (any, error) {
 	u := c.person
 	first, last, _ := strings.Cut(u.Name, " ")
-	return map[string]any{"id": u.ID, "handle": u.Handle, "name": u.Name, "first_name": first, "last_name": last, "type": "User",
+	return map[string]any{"id": u.ID, "handle": u.Handle, "name": u.Name, "first_name": first, "last_name": last, "email": u.Email, "type": "User",
 		"role": map[bool]string{true: "admin", false: "member"}[u.Admin], "created_at": timeText(u.CreatedAt), "untrusted": true}, nil
 }
 
@@ -558,7 +558,7 @@ func (s *Server) roomsMyAgents(ctx context.Context, c *call, in roomsPageIn) (an
 	}
 	rows := []map[string]any{}
 	for _, a := range as {
-		rows = append(rows, map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.Slug, "description": a.Description, "mode": a.Mode,
+		rows = append(rows, map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.DisplayName(), "description": a.Description, "mode": a.Mode,
 			"created_at": timeText(a.CreatedAt)})
 	}
 	return map[string]any{"agents": rows, "pagination": pg, "untrusted": true}, nil

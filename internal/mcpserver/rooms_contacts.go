@@ -38,14 +38,14 @@ func (s *Server) roomsAgentContacts(ctx context.Context, c *call, in roomsPageIn
 	}
 	rows := []roomContactView{{ID: ct.Owner.ID, Handle: ct.Owner.Handle, Name: ct.Owner.Name, Type: "User", Relation: "owner"}}
 	for _, a := range ct.Siblings {
-		rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.Slug, Type: "Agent", Description: a.Description, Relation: "sibling"})
+		rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.DisplayName(), Type: "Agent", Description: a.Description, Relation: "sibling"})
 	}
 	for _, r := range ct.Contacts {
 		if r.Status == hub.StatusAllowed && r.AllowHuman {
 			rows = append(rows, roomContactView{ID: r.Person.ID, Handle: r.Person.Handle, Name: r.Person.Name, Type: "User", Relation: "contact"})
 		}
 		for _, a := range r.Agents {
-			rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.Slug, Type: "Agent", Description: a.Description, Relation: "agent of " + r.Person.Handle})
+			rows = append(rows, roomContactView{ID: a.ID, Handle: a.Handle(), Name: a.DisplayName(), Type: "Agent", Description: a.Description, Relation: "agent of " + r.Person.Handle})
 		}
 	}
 	page, pg, err := pageOf(rows, in.Page, in.PageSize)
@@ -77,8 +77,16 @@ type roomContactRefIn struct {
 	Handle    string `json:"handle,omitempty" jsonschema:"the contact's handle (or give contact_id)"`
 }
 
-func (s *Server) roomsRemoveAgentContact(ctx context.Context, c *call, _ roomContactRefIn) (any, error) {
-	return nil, s.hub.AgentRemoveContact(ctx, c.caller)
+// roomsRemoveAgentContact asks the owner to end a contact (§10.5): the
+// answer is pending, with the ask's id, and where the owner decides.
+func (s *Server) roomsRemoveAgentContact(ctx context.Context, c *call, in roomContactRefIn) (any, error) {
+	q, p, err := s.hub.AgentRemoveContact(ctx, c.caller, in.ContactID, in.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"success": false, "status": hub.AskPending, "request_id": q.ID, "handle": p.Handle, "created_at": timeText(q.CreatedAt),
+		"reason": "contacts are your owner @" + c.caller.Owner.Handle + "'s: they decide " + dashboardWay(hub.Action{Name: hub.ActionListApprovals}) +
+			", and their answer comes back to you as owner.answer"}, nil
 }
 
 type roomAgentRequestsIn struct {
@@ -110,8 +118,22 @@ func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in room
 		sent = append(sent, roomGrantRequestView{ID: r.ID, Handle: r.ContactHandle, Status: r.Status, Message: r.Reason,
 			CreatedAt: timeText(r.CreatedAt), RespondedAt: timeText(r.DecidedAt)})
 	}
-	// Requests to an agent go to its owner, so an agent receives none.
-	return map[string]any{"received": []any{}, "sent": sent, "pagination": pg, "untrusted": true}, nil
+	// Requests to reach an agent go to its owner, who decides; the agent
+	// sees them and its owner's decisions.
+	asks, err := s.hub.AgentReceivedContactRequests(ctx, c.caller)
+	if err != nil {
+		return nil, err
+	}
+	received := []roomGrantRequestView{}
+	for _, a := range asks {
+		status := a.Ask.Status
+		if status == hub.AskDenied {
+			status = hub.GrantRejected
+		}
+		received = append(received, roomGrantRequestView{ID: a.Ask.ID, Handle: a.Agent, Status: status,
+			CreatedAt: timeText(a.Ask.CreatedAt), RespondedAt: timeText(a.Ask.DecidedAt)})
+	}
+	return map[string]any{"received": received, "sent": sent, "pagination": pg, "untrusted": true}, nil
 }
 
 type roomRespondIn struct {
@@ -152,7 +174,7 @@ func (s *Server) roomsMyContacts(ctx context.Context, c *call, in roomsPageIn) (
 	for _, v := range cs {
 		if v.Contact.Status == hub.ContactAccepted {
 			rows = append(rows, map[string]any{"id": v.Contact.ID, "contact": roomPersonView{ID: v.Other.ID, Handle: v.Other.Handle, Name: v.Other.Name, Type: "User"},
-				"handle": v.Other.Handle, "since": timeText(v.Contact.DecidedAt)})
+				"handle": v.Other.Handle, "email": v.Other.Email, "type": "User", "since": timeText(v.Contact.DecidedAt)})
 		}
 	}
 	page, pg, err := pageOf(rows, in.Page, in.PageSize)
@@ -307,7 +329,7 @@ func (s *Server) roomsRegisterAgent(ctx context.Context, c *call, in roomRegiste
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.Slug, "description": a.Description, "type": "Agent",
+	return map[string]any{"id": a.ID, "handle": a.Handle(), "name": a.DisplayName(), "description": a.Description, "type": "Agent",
 		"api_key": key, "note": "the api_key is shown once; it connects to this server's /mcp/rooms/ (and /mcp/) as this agent", "untrusted": true}, nil
 }
 

@@ -138,13 +138,13 @@ func TestRoomsUserSide(t *testing.T) {
 			bob := ts.clientAt(t, "/mcp/rooms/", "bob", era)
 
 			reg := mustCall(t, alice, "register_my_agent", map[string]any{"name": "Weather Agent", "description": "knows the forecast"})
-			if reg["handle"] != "alice/weather-agent" || !strings.HasPrefix(reg["api_key"].(string), "plv_") {
-				t.Fatalf("register_my_agent: %v", reg)
+			if reg["handle"] != "alice/weather-agent" || reg["name"] != "Weather Agent" || !strings.HasPrefix(reg["api_key"].(string), "plv_") {
+				t.Fatalf("register_my_agent: %v, want the handle made from the name, and the name kept", reg)
 			}
 			ts.tokens["alice/weather-agent"] = reg["api_key"].(string)
 			weather := ts.clientAt(t, "/mcp/rooms/", "alice/weather-agent", era)
-			if me := mustCall(t, weather, "get_agent_me", map[string]any{}); me["handle"] != "alice/weather-agent" {
-				t.Errorf("the new key connects as %v", me["handle"])
+			if me := mustCall(t, weather, "get_agent_me", map[string]any{}); me["handle"] != "alice/weather-agent" || me["name"] != "Weather Agent" {
+				t.Errorf("the new key connects as %v named %v", me["handle"], me["name"])
 			}
 			agents := mustCall(t, alice, "list_my_agents", map[string]any{})["agents"].([]any)
 			for _, a := range agents {
@@ -161,15 +161,25 @@ func TestRoomsUserSide(t *testing.T) {
 			if len(received) != 1 || received[0].(map[string]any)["message"] != "let's work together" {
 				t.Errorf("bob's received requests: %v", received)
 			}
-			if crossed := mustCall(t, bob, "create_contact_request", map[string]any{"recipient_handle": "alice"}); crossed["status"] != "approved" {
-				t.Errorf("bob's crossed request: %v, want approved at once", crossed)
+			// The crossed request is approved at once, and is a request of
+			// its own: its id, its time, its (empty) message.
+			if crossed := mustCall(t, bob, "create_contact_request", map[string]any{"recipient_handle": "alice"}); crossed["status"] != "approved" ||
+				crossed["id"] == first["id"] || crossed["message"] != "" || crossed["recipient_handle"] != "alice" {
+				t.Errorf("bob's crossed request: %v, want approved at once with its own id and no message", crossed)
+			}
+			if _, err := ts.hub.UpdateUserEmail(context.Background(), must2(ts.hub.User(context.Background(), "bob")), "bob@example.com"); err != nil {
+				t.Fatal(err)
 			}
 			contacts := mustCall(t, alice, "list_my_contacts", map[string]any{})["contacts"].([]any)
-			if len(contacts) != 1 || contacts[0].(map[string]any)["handle"] != "bob" {
-				t.Errorf("alice's contacts: %v", contacts)
+			if len(contacts) != 1 || contacts[0].(map[string]any)["handle"] != "bob" || contacts[0].(map[string]any)["email"] != "bob@example.com" ||
+				contacts[0].(map[string]any)["type"] != "User" {
+				t.Errorf("alice's contacts: %v, want bob with his email and type User", contacts)
 			}
-			if sent := mustCall(t, alice, "list_sent_contact_requests", map[string]any{"status": "approved"})["requests"].([]any); len(sent) != 1 {
-				t.Errorf("alice's approved sent requests: %v", sent)
+			if me := mustCall(t, bob, "get_my_profile", nil); me["email"] != "bob@example.com" {
+				t.Errorf("bob's profile: %v, want his email", me)
+			}
+			if sent := mustCall(t, bob, "list_sent_contact_requests", map[string]any{"status": "approved"})["requests"].([]any); len(sent) != 1 {
+				t.Errorf("bob's approved sent requests: %v", sent)
 			}
 
 			room := mustCall(t, alice, "create_my_chat", map[string]any{"title": "Forecasts"})["chat"].(map[string]any)
@@ -246,6 +256,49 @@ func TestRoomsAgentContactsAreTheOwners(t *testing.T) {
 	if c := mustCall(t, planner, "respond_to_agent_contact_request", map[string]any{"action": "cancel", "handle": "bob"}); c["status"] != "cancelled" {
 		t.Errorf("cancel: %v", c)
 	}
+
+	// Another owner's agent asking to reach the planner is received: the
+	// ask its owner decides, with that decision.
+	if _, err := ts.hub.SetGrant(ctx, bob, "bob/helper", "alice", false, true); err != nil {
+		t.Fatal(err)
+	}
+	helper, err := ts.hub.Authenticate(ctx, ts.tokens["bob/helper"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.hub.OpenConversation(ctx, helper, []string{"alice/planner"}); err == nil {
+		t.Fatal("bob/helper reached alice/planner without alice letting it in")
+	}
+	received := mustCall(t, planner, "list_agent_contact_requests", nil)["received"].([]any)
+	if len(received) != 1 || received[0].(map[string]any)["handle"] != "bob/helper" || received[0].(map[string]any)["status"] != "pending" {
+		t.Errorf("the planner's received requests: %v, want bob/helper's ask, pending", received)
+	}
+
+	// Ending a contact asks the owner too: pending, under Approvals.
+	if out, isErr := call(t, planner, "remove_agent_contact", map[string]any{"handle": "bob"}); !isErr || errCode(out) != "not_found" {
+		t.Errorf("removing bob before any reach: %v, want not_found", out)
+	}
+	if _, err := ts.hub.SetGrant(ctx, alice, "alice/planner", "bob", true, false); err != nil {
+		t.Fatal(err)
+	}
+	removed := mustCall(t, planner, "remove_agent_contact", map[string]any{"handle": "@bob"})
+	if removed["status"] != "pending" || removed["handle"] != "bob" || removed["request_id"] == nil || !strings.Contains(removed["reason"].(string), "Approvals page") {
+		t.Fatalf("remove_agent_contact: %v, want pending with the ask's id and where alice decides", removed)
+	}
+	approvals, _ = ts.hub.Approvals(ctx, alice)
+	found = false
+	for _, a := range approvals {
+		found = found || (a.Question != nil && a.Question.ID == removed["request_id"])
+	}
+	if !found {
+		t.Errorf("alice's approvals %v lack the ask %v", approvals, removed["request_id"])
+	}
+}
+
+func errCode(out map[string]any) string {
+	e, _ := out["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
 }
 
 // TestRoomsPublicAgent: a public agent of bob's is among alice's agent's
@@ -284,4 +337,11 @@ func TestRoomsPublicAgent(t *testing.T) {
 	if reason, _ := out["reason"].(string); out["status"] != "denied" || !strings.HasPrefix(reason, "contact:") {
 		t.Errorf("adding bob's other agent: %v, want denied for want of a contact", out)
 	}
+}
+
+func must2[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -161,6 +161,9 @@ func (s *Server) callTool(ctx context.Context, p *profile, d toolDef, args json.
 		var r *hub.Refusal
 		if errors.As(err, &r) {
 			outcome = "refused"
+			if p.refusalErrors {
+				return c.refusalError(ctx, r)
+			}
 			return c.refusalResult(ctx, r)
 		}
 		return c.toolError(ctx, err)

@@ -40,12 +40,37 @@ func TestSessionsOverMCP(t *testing.T) {
 				ev = e.(map[string]any)
 			}
 		}
-		if ev["for_you"] != tc.forYou || ev["from_you"] != false || (tc.by != "" && ev["handled_by"] != tc.by) {
-			t.Errorf("%s's message.new = %v, want for_you %v handled_by %q", tc.session, ev, tc.forYou, tc.by)
+		if ev["for_you"] != tc.forYou || ev["from_you"] != false || (tc.by != "" && ev["held_by"] != tc.by) {
+			t.Errorf("%s's message.new = %v, want for_you %v held_by %q", tc.session, ev, tc.forYou, tc.by)
+		}
+		// The message itself says so too, as the event does.
+		m := ev["message"].(map[string]any)
+		if m["for_you"] != tc.forYou || m["from_you"] != false || m["held_by"] != ev["held_by"] || m["untrusted"] != true {
+			t.Errorf("%s's message.new message = %v, want for_you %v, from_you false, held_by %q, untrusted", tc.session, m, tc.forYou, tc.by)
 		}
 		inbox := mustCall(t, reviewer, "check_inbox", map[string]any{"instance": tc.session})
 		if want := map[bool]float64{true: 1, false: 0}[tc.forYou]; inbox["total"] != want {
 			t.Errorf("%s's check_inbox total = %v, want %v", tc.session, inbox["total"], want)
+		}
+		if tc.forYou {
+			row := inbox["messages"].([]any)[0].(map[string]any)
+			if row["held_by"] != "desk" || row["unclaimed"] != nil || row["for_you"] != true {
+				t.Errorf("desk's check_inbox row = %v, want held_by desk, for_you, not unclaimed", row)
+			}
+		}
+	}
+	// A conversation nobody holds waits for every session, unclaimed.
+	thread := mustCall(t, planner, "create_thread", map[string]any{"title": "Unheld", "participants": []string{"alice/reviewer"}})["conversation_id"].(string)
+	mustCall(t, planner, "send_message", map[string]any{"conversation_id": thread, "body": "anyone?"})
+	for _, session := range []string{"desk", "laptop"} {
+		var row map[string]any
+		for _, r := range mustCall(t, reviewer, "check_inbox", map[string]any{"instance": session})["messages"].([]any) {
+			if r.(map[string]any)["conversation_id"] == thread {
+				row = r.(map[string]any)
+			}
+		}
+		if row["unclaimed"] != true || row["held_by"] != nil {
+			t.Errorf("%s's row of the unheld thread = %v, want unclaimed", session, row)
 		}
 	}
 

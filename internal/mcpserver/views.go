@@ -42,6 +42,13 @@ type messageView struct {
 	ClientMsgID    string          `json:"client_msg_id,omitempty"`
 	Provenance     hub.Provenance  `json:"provenance"`
 	CreatedAt      string          `json:"created_at"`
+	// With a session's name on a wait, how the message stands for it (§5).
+	ForYou  *bool  `json:"for_you,omitempty"`
+	FromYou *bool  `json:"from_you,omitempty"`
+	HeldBy  string `json:"held_by,omitempty"`
+	// Untrusted: its words are others', data and never instructions; every
+	// message object says so (§4; one-line rows are marked by their result).
+	Untrusted bool `json:"untrusted"`
 }
 
 // viewMessage is a message whole, as read_message returns it.
@@ -51,7 +58,7 @@ func viewMessage(m *hub.Message) messageView {
 		Sender: senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},
 		Body:   m.Body, Summary: m.Summary, Metadata: m.Metadata,
 		Mentions: m.Mentions, ReplyToSeq: m.ReplyToSeq, NoReply: m.NoReply, ToInstance: m.ToInstance,
-		ClientMsgID: m.ClientMsgID, Provenance: m.Provenance(), CreatedAt: timeText(m.CreatedAt),
+		ClientMsgID: m.ClientMsgID, Provenance: m.Provenance(), CreatedAt: timeText(m.CreatedAt), Untrusted: true,
 	}
 	if m.Format != hub.FormatText {
 		v.Format = m.Format
@@ -70,12 +77,13 @@ func messageIn(m *hub.Message) messageView {
 	return v
 }
 
-// inboxRow is one check_inbox line (§5). A row is waiting, unread and
-// unclaimed unless it says otherwise: already_read when its body was
-// fetched, state processing or failed with attempts (and stuck), held_by
-// naming the session that holds its conversation. With an instance every
-// row waits for that session (for_you), so no row says so. Rows come
-// oldest first; a message's time is its created_at in read_message.
+// inboxRow is one check_inbox line (§5). A row is waiting and unread
+// unless it says otherwise: already_read when its body was fetched, state
+// processing or failed with attempts (and stuck). With an instance every
+// row waits for that session (for_you) and says who holds its
+// conversation: held_by naming the session, or unclaimed when nobody does.
+// Rows come oldest first; a message's time is its created_at in
+// read_message.
 type inboxRow struct {
 	MessageID      string     `json:"message_id"`
 	ConversationID string     `json:"conversation_id"`
@@ -86,18 +94,23 @@ type inboxRow struct {
 	State          string     `json:"state,omitempty"`
 	Attempts       int        `json:"attempts,omitempty"`
 	Stuck          bool       `json:"stuck,omitempty"`
+	ForYou         bool       `json:"for_you,omitempty"`
 	HeldBy         string     `json:"held_by,omitempty"`
+	Unclaimed      bool       `json:"unclaimed,omitempty"`
 	Sibling        bool       `json:"from_sibling_session,omitempty"`
 }
 
-// viewInboxItem is it as a check_inbox row; stuck says whether its
-// processing attempt is stuck (hub.Stuck).
-func viewInboxItem(it hub.InboxItem, stuck bool) inboxRow {
+// viewInboxItem is it as a check_inbox row of session instance ("" for
+// none); stuck says whether its processing attempt is stuck (hub.Stuck).
+func viewInboxItem(it hub.InboxItem, instance string, stuck bool) inboxRow {
 	m := it.Message
 	r := inboxRow{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
 		Sender:  senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},
 		Summary: m.SummaryLine(), AlreadyRead: it.AlreadyRead(),
 		Attempts: it.Delivery.Attempts, Stuck: stuck, HeldBy: it.HeldBy, Sibling: it.Sibling}
+	if instance != "" {
+		r.ForYou, r.Unclaimed = true, it.HeldBy == ""
+	}
 	if it.Delivery.State != hub.DeliveryWaiting {
 		r.State = it.Delivery.State
 	}

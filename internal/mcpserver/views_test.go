@@ -10,7 +10,8 @@ import (
 
 // TestRowBytes holds listing rows to a byte budget, since every byte is paid
 // from an agent's context window: a realistic check_inbox row within 200
-// bytes, a read_messages row within 350 without its body, provenance whole.
+// bytes, a read_messages row within 370 without its body (provenance whole,
+// and untrusted on every message object).
 func TestRowBytes(t *testing.T) {
 	at := time.Date(2026, 12, 1, 11, 24, 14, 123e6, time.UTC)
 	m := &hub.Message{ID: hub.NewID(hub.IDMessage, at), ConversationID: hub.NewID(hub.IDConversation, at), Seq: 12, Status: hub.MessageSent,
@@ -18,7 +19,7 @@ func TestRowBytes(t *testing.T) {
 		Body:    "The plan is in docs/plan.md: five steps, the second rewrites the messages table. Does the order hold up?",
 		Summary: "Review the migration plan for v2", Format: hub.FormatText, Kind: hub.MessageText,
 		Author: hub.AuthorAgent, Authority: "agent", OwnerID: hub.NewID(hub.IDUser, at), OwnerHandle: "alice", CreatedAt: at}
-	row := viewInboxItem(hub.InboxItem{Message: m, Delivery: hub.Delivery{MessageID: m.ID, State: hub.DeliveryWaiting}}, false)
+	row := viewInboxItem(hub.InboxItem{Message: m, Delivery: hub.Delivery{MessageID: m.ID, State: hub.DeliveryWaiting}}, "", false)
 	inbox := mustJSON(t, row)
 	t.Logf("check_inbox row, %d bytes: %s", len(inbox), inbox)
 	if len(inbox) > 200 {
@@ -29,8 +30,8 @@ func TestRowBytes(t *testing.T) {
 	full := mustJSON(t, v)
 	body := len(`"body":`) + len(mustJSON(t, m.Body)) + len(`,`)
 	t.Logf("read_messages row, %d bytes without its body: %s", len(full)-body, full)
-	if len(full)-body > 350 {
-		t.Errorf("a read_messages row is %d bytes without its body, over 350: %s", len(full)-body, full)
+	if len(full)-body > 370 {
+		t.Errorf("a read_messages row is %d bytes without its body, over 370: %s", len(full)-body, full)
 	}
 	var got struct {
 		Provenance map[string]any `json:"provenance"`

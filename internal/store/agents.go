@@ -10,14 +10,14 @@ import (
 
 // Agents (§1): each with its owner's handle, read in the same query.
 
-const agentCols = `a.id, a.owner_id, u.handle, a.slug, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at`
+const agentCols = `a.id, a.owner_id, u.handle, a.slug, a.name, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at`
 
 const agentFrom = ` FROM agents a JOIN users u ON u.id = a.owner_id`
 
 func scanAgent(row scanner) (*hub.Agent, error) {
 	var a hub.Agent
 	var archived, created sql.NullInt64
-	if err := row.Scan(&a.ID, &a.OwnerID, &a.OwnerHandle, &a.Slug, &a.Description, &a.Goal, &a.Mode, &a.Public, &archived, &created); err != nil {
+	if err := row.Scan(&a.ID, &a.OwnerID, &a.OwnerHandle, &a.Slug, &a.Name, &a.Description, &a.Goal, &a.Mode, &a.Public, &archived, &created); err != nil {
 		return nil, err
 	}
 	a.ArchivedAt, a.CreatedAt = fromMS(archived), fromMS(created)
@@ -45,8 +45,8 @@ func (d queries) PublicAgents(ctx context.Context) ([]*hub.Agent, error) {
 }
 
 func (d queries) InsertAgent(ctx context.Context, a *hub.Agent) error {
-	return d.exec(ctx, "insert agent", `INSERT INTO agents (id, owner_id, slug, description, goal, mode, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.OwnerID, a.Slug, a.Description, a.Goal, a.Mode, ms(a.CreatedAt))
+	return d.exec(ctx, "insert agent", `INSERT INTO agents (id, owner_id, slug, name, description, goal, mode, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.OwnerID, a.Slug, a.Name, a.Description, a.Goal, a.Mode, ms(a.CreatedAt))
 }
 
 func (d queries) SetAgentArchived(ctx context.Context, agentID string, at time.Time) error {

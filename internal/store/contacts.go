@@ -34,7 +34,7 @@ func (d queries) ContactsOf(ctx context.Context, userID string) ([]*hub.Contact,
 func (d queries) PutContact(ctx context.Context, c *hub.Contact) error {
 	c.UserA, c.UserB = min(c.UserA, c.UserB), max(c.UserA, c.UserB)
 	return d.exec(ctx, "put contact", `INSERT INTO contacts (`+contactCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (user_a, user_b) DO UPDATE SET status = excluded.status, requested_by = excluded.requested_by,
+		ON CONFLICT (user_a, user_b) DO UPDATE SET id = excluded.id, status = excluded.status, requested_by = excluded.requested_by,
 		decided_by = excluded.decided_by, requested_at = excluded.requested_at, decided_at = excluded.decided_at,
 		message = excluded.message`,
 		c.ID, c.UserA, c.UserB, c.Status, c.RequestedBy, c.DecidedBy, ms(c.RequestedAt), ms(c.DecidedAt), c.Message)

@@ -44,24 +44,24 @@ func scanToken(row scanner) (*hub.Token, error) {
 
 func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub.Agent, *hub.User, error) {
 	var (
-		t                                      tokenDest
-		aID, aSlug, aDescription, aGoal, aMode sql.NullString
-		aArchived, aCreated                    sql.NullInt64
-		aPublic                                sql.NullBool
-		u                                      hub.User
-		uCreated                               sql.NullInt64
+		t                                             tokenDest
+		aID, aSlug, aName, aDescription, aGoal, aMode sql.NullString
+		aArchived, aCreated                           sql.NullInt64
+		aPublic                                       sql.NullBool
+		u                                             hub.User
+		uCreated                                      sql.NullInt64
 	)
 	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, t.grant_id, t.resource, t.successor,
-			a.id, a.slug, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at, u.id, u.handle, u.name, u.admin, u.created_at
+			a.id, a.slug, a.name, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at, u.id, u.handle, u.name, u.email, u.admin, u.created_at
 		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
-		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aDescription, &aGoal, &aMode, &aPublic, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &u.Admin, &uCreated)...)
+		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aName, &aDescription, &aGoal, &aMode, &aPublic, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &u.Email, &u.Admin, &uCreated)...)
 	if err != nil {
 		return nil, nil, nil, dbErr("token by hash", err)
 	}
 	u.CreatedAt = fromMS(uCreated)
 	var a *hub.Agent
 	if aID.Valid {
-		a = &hub.Agent{ID: aID.String, OwnerID: u.ID, OwnerHandle: u.Handle, Slug: aSlug.String, Description: aDescription.String,
+		a = &hub.Agent{ID: aID.String, OwnerID: u.ID, OwnerHandle: u.Handle, Slug: aSlug.String, Name: aName.String, Description: aDescription.String,
 			Goal: aGoal.String, Mode: aMode.String, Public: aPublic.Bool, ArchivedAt: fromMS(aArchived), CreatedAt: fromMS(aCreated)}
 	}
 	return t.done(), a, &u, nil

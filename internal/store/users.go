@@ -12,14 +12,14 @@ import (
 func scanUser(row scanner) (*hub.User, error) {
 	var u hub.User
 	var created sql.NullInt64
-	if err := row.Scan(&u.ID, &u.Handle, &u.Name, &u.Admin, &created); err != nil {
+	if err := row.Scan(&u.ID, &u.Handle, &u.Name, &u.Email, &u.Admin, &created); err != nil {
 		return nil, err
 	}
 	u.CreatedAt = fromMS(created)
 	return &u, nil
 }
 
-const userCols = `id, handle, name, admin, created_at`
+const userCols = `id, handle, name, email, admin, created_at`
 
 func (d queries) UserByID(ctx context.Context, id string) (*hub.User, error) {
 	u, err := scanUser(d.q.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
@@ -39,12 +39,16 @@ func (d queries) LockUsers(ctx context.Context) error {
 }
 
 func (d queries) InsertUser(ctx context.Context, u *hub.User) error {
-	return d.exec(ctx, "insert user", `INSERT INTO users (id, handle, name, admin, created_at) VALUES (?, ?, ?, ?, ?)`,
-		u.ID, u.Handle, u.Name, u.Admin, ms(u.CreatedAt))
+	return d.exec(ctx, "insert user", `INSERT INTO users (id, handle, name, email, admin, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Handle, u.Name, u.Email, u.Admin, ms(u.CreatedAt))
 }
 
 func (d queries) SetUserName(ctx context.Context, userID, name string) error {
 	return d.execOne(ctx, "set user name", `UPDATE users SET name = ? WHERE id = ?`, name, userID)
+}
+
+func (d queries) SetUserEmail(ctx context.Context, userID, email string) error {
+	return d.execOne(ctx, "set user email", `UPDATE users SET email = ? WHERE id = ?`, email, userID)
 }
 
 func (d queries) Users(ctx context.Context) ([]*hub.User, error) {

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,5 +175,28 @@ func TestBrowserRemoveContact(t *testing.T) {
 				t.Fatal("bob's helper opened a conversation with alice's planner once the contact ended")
 			}
 		})
+	}
+}
+
+// TestSettingsEmail: a person sets the email on their profile in Settings,
+// sees it there, and clears it; a bad one is refused saying how to write
+// it, and changes nothing.
+func TestSettingsEmail(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	p := alice.submit(alice.get("/settings"), "/settings/email", url.Values{"email": {"alice@example.com"}})
+	if u, _ := s.hub.User(ctx, "alice"); u.Email != "alice@example.com" || !strings.Contains(p.notice(), "alice@example.com") {
+		t.Fatalf("set: %q, notice %q", u.Email, p.notice())
+	}
+	if f := alice.get("/settings").form("/settings/email"); !slices.Contains(f.fields, field{"email", "alice@example.com"}) {
+		t.Errorf("the form's fields are %v, want the email set", f.fields)
+	}
+	p = alice.submit(alice.get("/settings"), "/settings/email", url.Values{"email": {"not an address"}})
+	if u, _ := s.hub.User(ctx, "alice"); u.Email != "alice@example.com" || !strings.Contains(p.errorText(), "alice@example.com") {
+		t.Errorf("a bad email: %q kept, error %q", u.Email, p.errorText())
+	}
+	alice.submit(alice.get("/settings"), "/settings/email", url.Values{"email": {""}})
+	if u, _ := s.hub.User(ctx, "alice"); u.Email != "" {
+		t.Errorf("cleared: %q", u.Email)
 	}
 }

@@ -14,6 +14,7 @@ import (
 // settingsPage is the settings page: the person's own API tokens, and for
 // the admin the sign-up mode and everyone signed up.
 type settingsPage struct {
+	Email  string // on the person's profile ("" for none)
 	Tokens []*hub.Token
 	Mode   string
 	People []*hub.User
@@ -24,7 +25,7 @@ func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := settingsPage{Tokens: ts}
+	p := settingsPage{Email: r.user.Email, Tokens: ts}
 	if r.user.Admin {
 		if p.Mode, err = w.accounts.SignupMode(ctx); err != nil {
 			return nil, err
@@ -34,6 +35,18 @@ func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
 		}
 	}
 	return &reply{page: "settings", data: p}, nil
+}
+
+// setEmail sets the email on the person's profile, or clears it.
+func (w *Web) setEmail(ctx context.Context, r *request) (*reply, error) {
+	u, err := w.hub.UpdateUserEmail(ctx, r.user, form(r, "email"))
+	if err != nil {
+		return nil, err
+	}
+	if u.Email == "" {
+		return &reply{redirect: "/settings", notice: "Your profile shows no email now."}, nil
+	}
+	return &reply{redirect: "/settings", notice: "Your profile shows " + u.Email + " now."}, nil
 }
 
 func (w *Web) setSignup(ctx context.Context, r *request) (*reply, error) {

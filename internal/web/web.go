@@ -194,6 +194,7 @@ func (w *Web) routes() []route {
 
 		{pattern: "GET /settings", handle: w.settings},
 		{pattern: "POST /settings/signup", handle: w.setSignup, back: "/settings"},
+		{pattern: "POST /settings/email", handle: w.setEmail, back: "/settings"},
 		{pattern: "POST /settings/invites", handle: w.invite, back: "/settings"},
 		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
 		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings"},
