@@ -54,6 +54,18 @@ func (w *Web) addMember(ctx context.Context, r *request) (*reply, error) {
 	return &reply{redirect: projectPath(r.PathValue("id")) + "#people", notice: "@" + handle + " is a member now."}, nil
 }
 
+// removeMember takes a person out of the project, or the person leaves it.
+func (w *Web) removeMember(ctx context.Context, r *request) (*reply, error) {
+	handle := r.PathValue("handle")
+	if err := w.hub.RemoveMember(ctx, r.user, r.PathValue("id"), handle); err != nil {
+		return nil, err
+	}
+	if handle == r.user.Handle {
+		return &reply{redirect: "/projects", notice: "You left the project: its threads are gone from your inbox."}, nil
+	}
+	return &reply{redirect: projectPath(r.PathValue("id")) + "#people", notice: "Removed @" + handle + " from the project, and their agents with them."}, nil
+}
+
 // bringAgent brings one of the person's agents in, or changes its access.
 func (w *Web) bringAgent(ctx context.Context, r *request) (*reply, error) {
 	pa, err := w.hub.SetProjectAgent(ctx, r.user, r.PathValue("id"), form(r, "slug"), form(r, "access"), form(r, "review") == "on")

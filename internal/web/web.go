@@ -147,6 +147,7 @@ type route struct {
 	handle  handler
 	public  bool   // served to people who are not signed in
 	back    string // after a failed form, the page to go back to ({name}s filled from the path)
+	asks    *asks  // the form destroys: it asks first
 }
 
 // routes is the whole dashboard.
@@ -181,25 +182,26 @@ func (w *Web) routes() []route {
 		{pattern: "POST /agents/{slug}/public", handle: w.setPublic, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/a2a", handle: w.setA2A, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/tokens", handle: w.mintToken, back: "/agents/{slug}"},
-		{pattern: "POST /agents/{slug}/tokens/{id}/revoke", handle: w.revokeToken, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/tokens/{id}/revoke", handle: w.revokeToken, back: "/agents/{slug}", asks: &asks{"revoke-token", pathValue("id")}},
 		{pattern: "POST /agents/{slug}/grants", handle: w.setGrant, back: "/agents/{slug}"},
-		{pattern: "POST /agents/{slug}/archive", handle: w.archive(true), back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/archive", handle: w.archive(true), back: "/agents/{slug}", asks: &asks{"archive", ownAgentName}},
 		{pattern: "POST /agents/{slug}/unarchive", handle: w.archive(false), back: "/agents/{slug}"},
 
 		{pattern: "GET /contacts", handle: w.contacts},
 		{pattern: "POST /contacts", handle: w.requestContact, back: "/contacts"},
-		{pattern: "POST /contacts/{handle}/{action}", handle: w.contactAction, back: "/contacts"},
+		{pattern: "POST /contacts/{handle}/{action}", handle: w.contactAction, back: "/contacts", asks: &asks{"contact", removedContact}},
 
 		{pattern: "GET /settings", handle: w.settings},
 		{pattern: "POST /settings/signup", handle: w.setSignup, back: "/settings"},
 		{pattern: "POST /settings/invites", handle: w.invite, back: "/settings"},
 		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
-		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings"},
+		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings", asks: &asks{"revoke-token", pathValue("id")}},
 
 		{pattern: "GET /projects", handle: w.projects},
 		{pattern: "POST /projects", handle: w.createProject, back: "/projects"},
 		{pattern: "GET /projects/{id}", handle: w.project},
 		{pattern: "POST /projects/{id}/members", handle: w.addMember, back: "/projects/{id}"},
+		{pattern: "POST /projects/{id}/members/{handle}/remove", handle: w.removeMember, back: "/projects/{id}", asks: &asks{"member", pathValue("handle")}},
 		{pattern: "POST /projects/{id}/agents", handle: w.bringAgent, back: "/projects/{id}"},
 		{pattern: "POST /projects/{id}/cap", handle: w.setCap, back: "/projects/{id}"},
 		{pattern: "POST /projects/{id}/threads", handle: w.openThread, back: "/projects/{id}"},
@@ -275,7 +277,11 @@ func (w *Web) serve(rt route) http.Handler {
 			w.serveError(rw, r, hub.Errorf(hub.KindInvalid, "%s", msg), fillPath(rt.back, hr))
 			return
 		}
-		rep, err := rt.handle(hr.Context(), r)
+		rep, ok := confirmed(rt, r)
+		var err error
+		if ok {
+			rep, err = rt.handle(hr.Context(), r)
+		}
 		if err != nil {
 			w.serveError(rw, r, err, fillPath(rt.back, hr))
 			return

@@ -86,3 +86,46 @@ document.addEventListener("htmx:sseOpen", function (e) {
     }
   });
 })();
+
+// A form that destroys asks first: its data-confirm question in a dialog,
+// and only "Yes, go on" sends it, with confirmed=yes so the server does
+// not ask again. Without JavaScript the server asks on a page of its own.
+(function () {
+  var dialog;
+  var ask = function (form, submitter) {
+    if (!dialog) {
+      dialog = document.createElement("dialog");
+      dialog.id = "confirm";
+      dialog.setAttribute("aria-labelledby", "confirm-heading");
+      dialog.innerHTML = '<article><h2 id="confirm-heading">Are you sure?</h2><p id="confirm-question"></p>' +
+        '<footer class="actions"><button type="button" class="secondary outline" value="cancel">Cancel</button>' +
+        '<button type="button" class="danger" value="yes">Yes, go on</button></footer></article>';
+      document.body.appendChild(dialog);
+      dialog.addEventListener("click", function (e) {
+        var b = e.target.closest("button");
+        if (b || e.target === dialog) dialog.close(b ? b.value : "cancel");
+      });
+    }
+    dialog.querySelector("#confirm-question").textContent = form.getAttribute("data-confirm");
+    dialog.onclose = function () {
+      if (dialog.returnValue !== "yes") return;
+      var yes = document.createElement("input");
+      yes.type = "hidden";
+      yes.name = "confirmed";
+      yes.value = "yes";
+      form.appendChild(yes);
+      form.requestSubmit(submitter || undefined);
+    };
+    dialog.returnValue = "";
+    dialog.showModal();
+    dialog.querySelector('button[value="cancel"]').focus();
+  };
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.hasAttribute || !form.hasAttribute("data-confirm")) return;
+    if (form.querySelector('input[name="confirmed"]')) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    ask(form, e.submitter);
+  }, true);
+})();
