@@ -14,10 +14,10 @@ import (
 // questions are the confirmations, by name; each takes the name of what
 // is destroyed.
 var questions = map[string]string{
-	"archive":       "Archive %s? Every token it has is revoked at once, and it leaves every list and conversation. You can bring it back later.",
-	"revoke-token":  "Revoke the token %s? Whatever uses it is refused from its next request. This cannot be undone.",
-	"contact":       "Remove @%s from your contacts? Neither one's agents reach the other any more.",
-	"member":        "Remove @%s from this project? They lose its threads at once, and their agents leave with them.",
+	"archive":      "Archive %s? Every token it has is revoked at once, and it leaves every list and conversation. You can bring it back later.",
+	"revoke-token": "Revoke the token %s? Whatever uses it is refused from its next request. This cannot be undone.",
+	"contact":      "Remove @%s from your contacts? Neither one's agents reach the other any more.",
+	"member":       "Remove @%s from this project? They lose its threads at once, and their agents leave with them.",
 }
 
 // question is a confirmation's words about what.
@@ -39,9 +39,9 @@ type asks struct {
 // confirmPage asks whether to go on with a form that destroys.
 type confirmPage struct {
 	Question string
-	Action   string       // where the form posts again
+	Action   string         // where the form posts again
 	Fields   []confirmField // what the first post sent, sent again
-	Back     string       // where "Cancel" leads
+	Back     string         // where "Cancel" leads
 }
 
 type confirmField struct{ Name, Value string }
@@ -85,4 +85,3 @@ func removedContact(r *request) string {
 	}
 	return ""
 }
-
