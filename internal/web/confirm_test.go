@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"slices"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -138,5 +139,26 @@ func TestBrowserConfirm(t *testing.T) {
 				t.Fatal("confirmed, the agent is not archived")
 			}
 		})
+	}
+}
+
+// TestErrorsNameNoCommandLine: what the dashboard says when it refuses —
+// a wrong password, a member who is not a contact — names what to do on
+// its pages, never a command to type.
+func TestErrorsNameNoCommandLine(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	s.hub.CreateUser(ctx, "carol", "")
+	stranger := s.browser(t)
+	p := stranger.submit(stranger.get("/signin"), "/signin", url.Values{"handle": {"alice"}, "password": {"wrong"}})
+	proj, err := s.hub.CreateProject(ctx, mustUser(t, s, "alice"), "Launch", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := alice.submit(alice.get("/projects/"+proj.ID), "/projects/"+proj.ID+"/members", url.Values{"handle": {"carol"}})
+	for _, msg := range []string{p.errorText(), q.errorText()} {
+		if msg == "" || strings.Contains(msg, "palaver ") || strings.Contains(msg, "--") {
+			t.Errorf("a refusal on the dashboard: %q; want a message naming no command", msg)
+		}
 	}
 }
