@@ -1,8 +1,8 @@
 package web_test
 
 import (
-	"slices"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
