@@ -38,10 +38,12 @@ func (b *tab) scheme(name string) {
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: name}}})
 		return err
 	}))
-	// Colours change with a transition: look once they have.
+	// Colours change with a transition: look once they have (those
+	// shown: a closed disclosure's content is not drawn, so its
+	// transitions wait until it opens).
 	c, cancel := context.WithTimeout(b.ctx, 10*time.Second)
 	defer cancel()
-	if _, err := chromedp.Run(c, chromedp.Evaluate[any](`Promise.all(document.getAnimations().map(function (a) { return a.finished; })).then(function () {})`, chromedp.EvalAwaitPromise)); err != nil {
+	if _, err := chromedp.Run(c, chromedp.Evaluate[any](`Promise.all(document.getAnimations().filter(function (a) { var e = a.effect && a.effect.target; return !e || e.checkVisibility(); }).map(function (a) { return a.finished; })).then(function () {})`, chromedp.EvalAwaitPromise)); err != nil {
 		b.t.Fatal(err)
 	}
 }
