@@ -195,6 +195,9 @@ func (w *Web) routes() []route {
 		{pattern: "POST /settings/signup", handle: w.setSignup, back: "/settings"},
 		{pattern: "POST /settings/invites", handle: w.invite, back: "/settings"},
 		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
+		{pattern: "POST /settings/password", handle: w.changePassword, back: "/settings#account"},
+		{pattern: "POST /settings/signins/others", handle: w.signOutOthers, back: "/settings#signins"},
+		{pattern: "POST /settings/invites/{id}/revoke", handle: w.revokeInvite, back: "/settings#invites"},
 		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings", asks: &asks{"revoke-token", pathValue("id")}},
 
 		{pattern: "GET /projects", handle: w.projects},
