@@ -36,6 +36,7 @@ type projectPage struct {
 	*hub.ProjectBoard
 	Statuses []string
 	Accesses []string
+	Kinds    []string
 }
 
 func (w *Web) project(ctx context.Context, r *request) (*reply, error) {
@@ -43,7 +44,7 @@ func (w *Web) project(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "project", data: projectPage{ProjectBoard: b, Statuses: hub.ItemStatuses, Accesses: []string{hub.AccessSpeak, hub.AccessListen}}}, nil
+	return &reply{page: "project", data: projectPage{ProjectBoard: b, Statuses: hub.ItemStatuses, Accesses: []string{hub.AccessSpeak, hub.AccessListen}, Kinds: hub.ItemKinds}}, nil
 }
 
 func (w *Web) addMember(ctx context.Context, r *request) (*reply, error) {

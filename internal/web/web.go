@@ -208,6 +208,9 @@ func (w *Web) routes() []route {
 		{pattern: "POST /projects/{id}/agents", handle: w.bringAgent, back: "/projects/{id}"},
 		{pattern: "POST /projects/{id}/cap", handle: w.setCap, back: "/projects/{id}"},
 		{pattern: "POST /projects/{id}/threads", handle: w.openThread, back: "/projects/{id}"},
+		{pattern: "POST /projects/{id}/post", handle: w.postInThread, back: "/projects/{id}#threads"},
+		{pattern: "POST /projects/{id}/items", handle: w.addItem, back: "/projects/{id}#board"},
+		{pattern: "POST /projects/{id}/items/{item}", handle: w.editItem, back: "/projects/{id}/items/{item}"},
 		{pattern: "GET /projects/{id}/items/{item}", handle: w.item},
 		{pattern: "POST /projects/{id}/items/{item}/status", handle: w.moveItem, back: "/projects/{id}"},
 		{pattern: "GET /projects/{id}/images/{image}", handle: w.image},
@@ -340,10 +343,15 @@ func (w *Web) fromCookie(hr *http.Request) *request {
 // maxForm bounds a form's body: a message of hub.MaxBody and its fields.
 const maxForm = 1 << 20
 
-// fillPath puts the request's path values into a route's back pattern.
+// fillPath puts the request's path values into a route's back pattern
+// (which may end in a #fragment).
 func fillPath(pattern string, r *http.Request) string {
 	if pattern == "" {
 		return ""
+	}
+	pattern, fragment, ok := strings.Cut(pattern, "#")
+	if ok {
+		fragment = "#" + fragment
 	}
 	parts := strings.Split(pattern, "/")
 	for i, p := range parts {
@@ -351,7 +359,7 @@ func fillPath(pattern string, r *http.Request) string {
 			parts[i] = url.PathEscape(r.PathValue(strings.TrimSuffix(name, "}")))
 		}
 	}
-	return strings.Join(parts, "/")
+	return strings.Join(parts, "/") + fragment
 }
 
 // form reads a field of a posted form (never the URL's query). Browsers
