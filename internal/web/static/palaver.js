@@ -129,3 +129,54 @@ document.addEventListener("htmx:sseOpen", function (e) {
     ask(form, e.submitter);
   }, true);
 })();
+
+// The live stream's state, said on the page. While it reconnects, the
+// page says so and for how long; when the sign-in has ended (signed out
+// elsewhere, a new password), the page says that instead, hides what it
+// showed — no longer kept up to date — and offers to sign in again.
+(function () {
+  var lost = 0, timer = null, ended = false;
+  var bar = function () { return document.getElementById("connection"); };
+  var show = function (html) {
+    var b = bar();
+    if (!b) return;
+    b.innerHTML = html;
+    b.hidden = false;
+  };
+  var tick = function () {
+    if (ended || !lost) return;
+    var s = Math.floor((Date.now() - lost) / 1000);
+    show("Reconnecting to the server… (lost " + s + " s ago). What this page shows may be out of date.");
+  };
+  var probe = function () {
+    fetch("/", { redirect: "manual", headers: { "HX-Request": "true" }, cache: "no-store" }).then(function (r) {
+      if (r.type !== "opaqueredirect" || ended) return;
+      ended = true;
+      var b = bar();
+      if (b) {
+        var next = location.pathname + location.search;
+        b.textContent = "Your sign-in has ended: you were signed out elsewhere, or your password changed. ";
+        var a = document.createElement("a");
+        a.href = "/signin" + (next === "/" ? "" : "?next=" + encodeURIComponent(next));
+        a.textContent = "Sign in again";
+        a.setAttribute("hx-boost", "false");
+        b.appendChild(a);
+        b.hidden = false;
+        b.classList.add("connection-ended");
+      }
+      var main = document.getElementById("main");
+      if (main) main.hidden = true;
+    }, function () { /* the server is away: still reconnecting */ });
+  };
+  document.addEventListener("htmx:sseError", function () {
+    if (!lost) lost = Date.now();
+    if (!timer) timer = setInterval(tick, 1000);
+    tick();
+    probe();
+  });
+  document.addEventListener("htmx:sseOpen", function () {
+    lost = 0;
+    if (timer) { clearInterval(timer); timer = null; }
+    if (!ended && bar()) bar().hidden = true;
+  });
+})();
