@@ -219,7 +219,8 @@ func TestBrowserAccessibility(t *testing.T) {
 	check("token")
 	// On a phone.
 	b.do(chromedp.EmulateViewport(360, 780))
-	for _, pg := range []struct{ path, page, name string }{{"/", "home", "bridge-phone"}, {"/projects/" + p.ID, "project", "project-phone"}, {"/conversations/" + conv.Conversation.ID, "conversation", "conversation-phone"}} {
+	for _, pg := range []struct{ path, page, name string }{{"/", "home", "bridge-phone"}, {"/projects/" + p.ID, "project", "project-phone"}, {"/conversations/" + conv.Conversation.ID, "conversation", "conversation-phone"},
+		{"/agents/planner", "agent", "agent-phone"}, {"/conversations", "conversations", "conversations-phone"}} {
 		b.open(pg.path, pg.page)
 		check(pg.name)
 	}
