@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // signInAgain signs a new browser in as handle with password.
@@ -116,5 +118,39 @@ func TestSettingsInvites(t *testing.T) {
 	carol := s.browser(t)
 	if p := carol.get(u.RequestURI()); !strings.Contains(p.text(), "not known, used, or expired") {
 		t.Errorf("the revoked link: %s", p.text())
+	}
+}
+
+// TestBrowserSettingsAccount: in Chromium, with JavaScript on and off,
+// Settings lists this browser's sign-in and another, "Sign out everywhere
+// else" ends the other, and a new password is set from the form, after
+// which it signs in.
+func TestBrowserSettingsAccount(t *testing.T) {
+	chromium(t)
+	for _, js := range []bool{true, false} {
+		t.Run(map[bool]string{true: "javascript", false: "no-javascript"}[js], func(t *testing.T) {
+			s := newSite(t)
+			s.hub.CreateUser(ctx, "alice", "")
+			s.accounts.SetPassword(ctx, "alice", "correct horse battery")
+			b := newTab(t, s, js)
+			b.signIn("alice")
+			other, _ := s.signInAgain(t, "alice", "correct horse battery")
+			b.open("/settings", "settings")
+			b.waitText(byID("signins"), "this browser")
+			b.do(chromedp.Click(chromedp.CSS(`form[action="/settings/signins/others"] button`)))
+			b.waitText(notice, "Signed out everywhere else: 1 other sign-in ended")
+			if p := other.get("/settings"); p.path() != "/signin" {
+				t.Errorf("the other sign-in after: at %s", p.path())
+			}
+			b.do(chromedp.SendKeys(chromedp.CSS(`input[name=current]`), "correct horse battery"),
+				chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "a brand new passphrase"),
+				chromedp.SendKeys(chromedp.CSS(`input[name=again]`), "a brand new passphrase"),
+				chromedp.Click(chromedp.CSS(`form[action="/settings/password"] button`)))
+			b.waitText(notice, "Changed your password")
+			b.screenshot("settings-account")
+			if _, p := s.signInAgain(t, "alice", "a brand new passphrase"); p.path() != "/" {
+				t.Errorf("the new password: at %s, %q", p.path(), p.errorText())
+			}
+		})
 	}
 }
