@@ -316,7 +316,7 @@ func (a *Accounts) SetPassword(ctx context.Context, handle, password string) err
 func (a *Accounts) SignIn(ctx context.Context, handle, password, addr string) (*hub.User, string, error) {
 	now := a.hub.Now()
 	wrong := &hub.Error{Kind: hub.KindUnauthenticated, Code: "bad_credentials",
-		Msg: "that handle and password do not match; check both and try again (a person made on the command line has no password until one is set)"}
+		Msg: "that handle and password do not match; check both and try again (someone the admin made on the server first has no password until the admin sets one)"}
 	refundAddr, wait := a.signins.Take(now, "addr:"+throttle.AddressKey(addr), perAddress)
 	if refundAddr == nil {
 		return nil, "", hub.Throttled("sign-in attempts", wait)

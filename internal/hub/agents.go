@@ -284,6 +284,18 @@ type AgentDetail struct {
 	Presence  AgentPresence     // whether it listens, or when it was last seen, and its sessions' (§19)
 }
 
+// TokensInUse counts the agent's tokens that still work at now: neither
+// revoked nor expired.
+func (d *AgentDetail) TokensInUse(now time.Time) int {
+	n := 0
+	for _, t := range d.Tokens {
+		if t.RevokedAt.IsZero() && (t.ExpiresAt.IsZero() || now.Before(t.ExpiresAt)) {
+			n++
+		}
+	}
+	return n
+}
+
 // AgentDetail is the person's agent with this slug, archived or not;
 // another's agent is not_found.
 func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDetail, error) {

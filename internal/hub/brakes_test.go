@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,21 @@ func TestPausedBrake(t *testing.T) {
 	}
 	if err != nil || len(pauses) != 1 || pauses[0] != conv {
 		t.Fatalf("alice heard pauses %v (%v); want one for %s", pauses, err, conv)
+	}
+	// Alice's Bridge shows the pause once, naming the conversation: the
+	// sends it refused after are that same pause, not rows of their own.
+	b, err := w.hub.Bridge(ctx, w.owner(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []string
+	for _, a := range b.Activity {
+		if a.Kind == hub.ActivityPaused || a.Kind == hub.ActivityBrake {
+			stops = append(stops, a.Kind+" "+a.Brake+" "+a.Conversation)
+		}
+	}
+	if want := []string{"paused  alice/planner, alice, alice/reviewer"}; !slices.Equal(stops, want) {
+		t.Errorf("the Bridge's rows for the pause: %q, want %q", stops, want)
 	}
 	// Resume lifts it and tells the agents.
 	cursor := w.latest(t, w.planner)

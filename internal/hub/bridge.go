@@ -82,7 +82,7 @@ type Bridge struct {
 	Activity  []Activity
 	Approvals []Approval
 	Waiting   []WaitingCount
-	Paused    []*Conversation
+	Paused    []PausedConversation
 	Agents    []BridgeAgent
 	Cursor    string
 }
@@ -125,8 +125,16 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 			b.Waiting = append(b.Waiting, WaitingCount{Kind: a.Kind, Count: 1})
 		}
 	}
-	if b.Paused, err = h.store.PausedConversations(ctx, u.ID); err != nil {
+	paused, err := h.store.PausedConversations(ctx, u.ID)
+	if err != nil {
 		return nil, AsError(err)
+	}
+	for _, c := range paused {
+		v, err := h.store.ConversationView(ctx, c.ID)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		b.Paused = append(b.Paused, PausedConversation{Conversation: c, Name: conversationName(v)})
 	}
 	agents, err := h.store.Agents(ctx, u.ID, false)
 	if err != nil {
@@ -190,6 +198,9 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 				a.Kind = ActivityHeld
 			}
 		case EventBrakeTripped:
+			if d.Brake == BrakePaused.Word {
+				continue // the pause has its own row, conversation.paused
+			}
 			a.Kind, a.Agent, a.Instance, a.Brake, a.Text = ActivityBrake, d.Agent, d.Instance, d.Brake, d.Reason
 		case EventQuestionAsked:
 			a.Kind, a.Agent, a.Instance, a.Text, a.QuestionID = ActivityQuestion, d.Agent, d.Instance, d.Question, d.QuestionID
@@ -224,6 +235,13 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// PausedConversation is a paused conversation on the Bridge, with the
+// name it goes by: its title, or its participants.
+type PausedConversation struct {
+	*Conversation
+	Name string
 }
 
 // conversationName is a conversation's title, or its participants'

@@ -275,7 +275,7 @@ func personMayAdd(ctx context.Context, r Reader, u *User, p *Principal) error {
 			return err
 		}
 		if c == nil || c.Status != ContactAccepted {
-			return deny("contact", "you and %s are not contacts; send %s a contact request first (on the Contacts page), and bring them in once they accept", p.Handle, p.Handle)
+			return deny("contact", "you and %s are not contacts; send %s a contact request first, and bring them in once they accept", p.Handle, p.Handle)
 		}
 		return nil
 	}

@@ -47,6 +47,46 @@ type ItemView struct {
 // AddItem is add_item: a new item of the project, status open. It needs
 // speak; the change is recorded with the agent and its session.
 func (h *Hub) AddItem(ctx context.Context, c *Caller, projectID string, s ItemSpec) (*ItemView, error) {
+	it, err := newItem(s)
+	if err != nil {
+		return nil, err
+	}
+	instance, err := h.seeInstance(ctx, c, s.Instance)
+	if err != nil {
+		return nil, err
+	}
+	return h.changeItem(ctx, c, projectID, instance, func(tx Tx, p *Project) (*Item, map[string]string, error) {
+		return insertItem(ctx, tx, p, it, h.now())
+	})
+}
+
+// AddItemAsPerson is a member of the project adding an item (§8, the
+// dashboard's board): the same item as add_item, recorded with the
+// person.
+func (h *Hub) AddItemAsPerson(ctx context.Context, u *User, projectID string, s ItemSpec) (*ItemView, error) {
+	it, err := newItem(s)
+	if err != nil {
+		return nil, err
+	}
+	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
+		p, err := memberProject(ctx, tx, u, projectID)
+		if err != nil {
+			return nil, err
+		}
+		_, changes, err := insertItem(ctx, tx, p, it, h.now())
+		if err != nil {
+			return nil, err
+		}
+		return nil, tx.InsertItemChange(ctx, &ItemChange{ItemID: it.ID, ByID: u.ID, ByHandle: u.Handle, Changes: changes, At: it.UpdatedAt})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return itemView(ctx, h.store, it)
+}
+
+// newItem checks a new item's kind, title, note and url; it is open.
+func newItem(s ItemSpec) (*Item, error) {
 	it := &Item{Kind: s.Kind, Status: ItemStatuses[0]}
 	if it.Kind == "" {
 		it.Kind = ItemKinds[0]
@@ -58,22 +98,21 @@ func (h *Hub) AddItem(ctx context.Context, c *Caller, projectID string, s ItemSp
 	if it.Title, it.Note, it.URL, err = checkItem(s.Title, s.Note, s.URL); err != nil {
 		return nil, err
 	}
-	instance, err := h.seeInstance(ctx, c, s.Instance)
-	if err != nil {
-		return nil, err
+	return it, nil
+}
+
+// insertItem writes a new item into p and returns what its history
+// records of it.
+func insertItem(ctx context.Context, tx Tx, p *Project, it *Item, now time.Time) (*Item, map[string]string, error) {
+	it.ID, it.ProjectID, it.CreatedAt, it.UpdatedAt = NewID(IDItem, now), p.ID, now, now
+	changes := map[string]string{"kind": it.Kind, "title": it.Title, "status": it.Status}
+	if it.Note != "" {
+		changes["note"] = it.Note
 	}
-	return h.changeItem(ctx, c, projectID, instance, func(tx Tx, p *Project) (*Item, map[string]string, error) {
-		now := h.now()
-		it.ID, it.ProjectID, it.CreatedAt, it.UpdatedAt = NewID(IDItem, now), p.ID, now, now
-		changes := map[string]string{"kind": it.Kind, "title": it.Title, "status": it.Status}
-		if it.Note != "" {
-			changes["note"] = it.Note
-		}
-		if it.URL != "" {
-			changes["url"] = it.URL
-		}
-		return it, changes, tx.InsertItem(ctx, it)
-	})
+	if it.URL != "" {
+		changes["url"] = it.URL
+	}
+	return it, changes, tx.InsertItem(ctx, it)
 }
 
 // UpdateItem is update_item: a change of an item's status, title, note or

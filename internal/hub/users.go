@@ -179,6 +179,11 @@ type AccountReads interface {
 	// LoginByHash finds a dashboard sign-in by its secret's hash.
 	LoginByHash(ctx context.Context, hash []byte) (*Login, error)
 	InviteByHash(ctx context.Context, hash []byte) (*Invite, error)
+	// LoginsOf lists the person's sign-ins, the last used first.
+	LoginsOf(ctx context.Context, userID string) ([]*Login, error)
+	// OpenInvites lists the invitations neither used nor expired at now,
+	// the newest first.
+	OpenInvites(ctx context.Context, now time.Time) ([]*Invite, error)
 }
 
 // AccountWrites are the writes of accounts (Tx embeds them).
@@ -190,9 +195,14 @@ type AccountWrites interface {
 	DeleteLogin(ctx context.Context, id string) error
 	// DeleteLogins ends every sign-in of the person (a new password).
 	DeleteLogins(ctx context.Context, userID string) error
+	// DeleteLoginsExcept ends every sign-in of the person but keepID.
+	DeleteLoginsExcept(ctx context.Context, userID, keepID string) error
 	InsertInvite(ctx context.Context, inv *Invite) error
 	// UseInvite marks an unused invite used; ErrNoRows when it was used.
 	UseInvite(ctx context.Context, id, userID string, at time.Time) error
+	// DeleteInvite revokes an unused invitation; ErrNoRows when there is
+	// none unused with that id.
+	DeleteInvite(ctx context.Context, id string) error
 }
 
 // NewPerson checks a new person's handle and name, for a leaf that makes

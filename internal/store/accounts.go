@@ -11,16 +11,29 @@ import (
 // Dashboard sign-ins and invitations (§11.1), each kept by its secret's
 // hash.
 
-func (d queries) LoginByHash(ctx context.Context, hash []byte) (*hub.Login, error) {
+const loginCols = `id, hash, user_id, created_at, expires_at, last_seen_at`
+
+func scanLogin(row scanner) (*hub.Login, error) {
 	var l hub.Login
 	var created, expires, seen sql.NullInt64
-	err := d.q.QueryRowContext(ctx, `SELECT id, hash, user_id, created_at, expires_at, last_seen_at FROM logins WHERE hash = ?`, hash).
-		Scan(&l.ID, &l.Hash, &l.UserID, &created, &expires, &seen)
-	if err != nil {
-		return nil, dbErr("login", err)
+	if err := row.Scan(&l.ID, &l.Hash, &l.UserID, &created, &expires, &seen); err != nil {
+		return nil, err
 	}
 	l.CreatedAt, l.ExpiresAt, l.LastSeenAt = fromMS(created), fromMS(expires), fromMS(seen)
 	return &l, nil
+}
+
+func (d queries) LoginByHash(ctx context.Context, hash []byte) (*hub.Login, error) {
+	l, err := scanLogin(d.q.QueryRowContext(ctx, `SELECT `+loginCols+` FROM logins WHERE hash = ?`, hash))
+	return l, dbErr("login", err)
+}
+
+func (d queries) LoginsOf(ctx context.Context, userID string) ([]*hub.Login, error) {
+	return queryAll(ctx, d.q, "logins of", scanLogin, `SELECT `+loginCols+` FROM logins WHERE user_id = ? ORDER BY last_seen_at DESC, id`, userID)
+}
+
+func (d queries) DeleteLoginsExcept(ctx context.Context, userID, keepID string) error {
+	return d.exec(ctx, "delete other logins", `DELETE FROM logins WHERE user_id = ? AND id <> ?`, userID, keepID)
 }
 
 func (d queries) InsertLogin(ctx context.Context, l *hub.Login) error {
@@ -40,16 +53,29 @@ func (d queries) DeleteLogins(ctx context.Context, userID string) error {
 	return d.exec(ctx, "delete logins", `DELETE FROM logins WHERE user_id = ?`, userID)
 }
 
-func (d queries) InviteByHash(ctx context.Context, hash []byte) (*hub.Invite, error) {
+const inviteCols = `id, hash, created_by, created_at, expires_at, used_at, used_by`
+
+func scanInvite(row scanner) (*hub.Invite, error) {
 	var inv hub.Invite
 	var created, expires, used sql.NullInt64
-	err := d.q.QueryRowContext(ctx, `SELECT id, hash, created_by, created_at, expires_at, used_at, used_by FROM invites WHERE hash = ?`, hash).
-		Scan(&inv.ID, &inv.Hash, &inv.CreatedBy, &created, &expires, &used, &inv.UsedBy)
-	if err != nil {
-		return nil, dbErr("invite", err)
+	if err := row.Scan(&inv.ID, &inv.Hash, &inv.CreatedBy, &created, &expires, &used, &inv.UsedBy); err != nil {
+		return nil, err
 	}
 	inv.CreatedAt, inv.ExpiresAt, inv.UsedAt = fromMS(created), fromMS(expires), fromMS(used)
 	return &inv, nil
+}
+
+func (d queries) InviteByHash(ctx context.Context, hash []byte) (*hub.Invite, error) {
+	inv, err := scanInvite(d.q.QueryRowContext(ctx, `SELECT `+inviteCols+` FROM invites WHERE hash = ?`, hash))
+	return inv, dbErr("invite", err)
+}
+
+func (d queries) OpenInvites(ctx context.Context, now time.Time) ([]*hub.Invite, error) {
+	return queryAll(ctx, d.q, "open invites", scanInvite, `SELECT `+inviteCols+` FROM invites WHERE used_at IS NULL AND expires_at > ? ORDER BY created_at DESC, id`, ms(now))
+}
+
+func (d queries) DeleteInvite(ctx context.Context, id string) error {
+	return d.execOne(ctx, "delete invite", `DELETE FROM invites WHERE id = ? AND used_at IS NULL`, id)
 }
 
 func (d queries) InsertInvite(ctx context.Context, inv *hub.Invite) error {

@@ -39,7 +39,7 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: hub.Modes, Scopes: hub.AllScopes,
+	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: hub.Modes, Scopes: hub.AllScopes, InUse: d.TokensInUse(w.hub.Now()),
 		CardURL: w.siteURL(r) + hub.A2ACardPath(d.Agent), Skills: hub.SkillLines(d.A2A.Skills)}}, nil
 }
 
@@ -50,6 +50,7 @@ type agentPage struct {
 	Scopes  []string
 	CardURL string // where A2A clients find its Agent Card (§18)
 	Skills  string // its card's skills, one "Name: description" a line
+	InUse   int    // its tokens that still work
 }
 
 // own is the person's agent named in the path (another's is not_found).

@@ -71,7 +71,7 @@ func TestAgentPages(t *testing.T) {
 	if p = b.submit(p, "/agents/planner/tokens", url.Values{"expires_in_days": {"soon"}}); !strings.Contains(p.errorText(), "whole number") {
 		t.Fatalf("a bad expiry: %q", p.errorText())
 	}
-	p = b.submit(p, "/agents/planner/tokens/"+c.TokenID+"/revoke", nil)
+	p = b.confirm(b.submit(p, "/agents/planner/tokens/"+c.TokenID+"/revoke", nil), "Revoke the token "+c.TokenID+"?")
 	if !strings.Contains(p.notice(), "Revoked") {
 		t.Fatalf("revoke: %q %q", p.notice(), p.errorText())
 	}
@@ -97,7 +97,7 @@ func TestAgentPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p = b.submit(b.get("/agents/planner"), "/agents/planner/archive", nil)
+	p = b.confirm(b.submit(b.get("/agents/planner"), "/agents/planner/archive", nil), "Archive alice/planner?")
 	if !strings.Contains(p.text(), "This agent is archived") {
 		t.Fatalf("archive: %s", p.text())
 	}

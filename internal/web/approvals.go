@@ -56,13 +56,32 @@ func decidedNotice(d *hub.Decided) string {
 	case d.Question != nil:
 		return "Answered: the agent hears it."
 	case d.Ask != nil && d.Ask.Status == hub.AskApproved:
-		return "Let in: " + strings.Join(d.Ask.Handles, ", ") + " may be reached."
+		return "Approved: " + strings.Join(d.Ask.Handles, ", ") + " may be reached by the agent that asked."
 	case d.Ask != nil:
-		return "Not let in."
+		return "Refused: the agent that asked may not reach " + strings.Join(d.Ask.Handles, ", ") + "."
+	case d.Grant != nil && d.Grant.Status == hub.AskApproved:
+		return "Approved: your agent " + grantReach(d.Grant) + "."
+	case d.Grant != nil:
+		return "Refused: your agent still may not reach @" + d.Grant.ContactHandle + " as it asked."
+	case d.Project != nil && d.Project.Kind == hub.RequestProposal:
+		return map[bool]string{true: "Approved: the project " + d.Project.Name + " is made.", false: "Refused: the project " + d.Project.Name + " is not made."}[d.Project.Status == hub.RequestApproved]
+	case d.Project != nil:
+		return map[bool]string{true: "Approved: " + d.Project.AgentHandle + " is in the project.", false: "Refused: " + d.Project.AgentHandle + " stays out of the project."}[d.Project.Status == hub.RequestApproved]
 	case d.Permission != nil && d.Permission.Status == hub.PermissionAllowed:
 		return "Allowed: the session may use " + d.Permission.ToolName + " this once."
 	case d.Permission != nil:
 		return "Denied: the session hears it."
 	}
 	return "Decided."
+}
+
+// grantReach says whom a granted request lets the agent reach.
+func grantReach(g *hub.GrantRequest) string {
+	switch {
+	case g.AllowHuman && g.AllowAgents:
+		return "may reach @" + g.ContactHandle + " and their agents"
+	case g.AllowHuman:
+		return "may reach @" + g.ContactHandle
+	}
+	return "may reach @" + g.ContactHandle + "'s agents"
 }

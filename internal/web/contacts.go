@@ -36,13 +36,17 @@ func (w *Web) requestContact(ctx context.Context, r *request) (*reply, error) {
 func (w *Web) contactAction(ctx context.Context, r *request) (*reply, error) {
 	handle := r.PathValue("handle")
 	var err error
+	var notice string
 	switch r.PathValue("action") {
 	case "approve":
 		_, err = w.hub.DecideContact(ctx, r.user, handle, true)
+		notice = "Approved: you and @" + handle + " are contacts now; grant your agents to let them reach each other."
 	case "reject":
 		_, err = w.hub.DecideContact(ctx, r.user, handle, false)
+		notice = "Refused: @" + handle + " is not your contact."
 	case "cancel":
 		_, err = w.hub.CancelContact(ctx, r.user, handle)
+		notice = "Cancelled your request to @" + handle + "."
 	case "remove":
 		if _, err = w.hub.RemoveContact(ctx, r.user, "", handle); err == nil {
 			return &reply{redirect: "/contacts", notice: "Removed: you and @" + handle + " are no longer contacts, and neither one's agents reach the other any more."}, nil
@@ -53,5 +57,5 @@ func (w *Web) contactAction(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{redirect: "/contacts", notice: "Done."}, nil
+	return &reply{redirect: "/contacts", notice: notice}, nil
 }

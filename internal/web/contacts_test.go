@@ -58,7 +58,7 @@ func TestContactsPage(t *testing.T) {
 	}
 	asks, _ := s.hub.Consent(ctx, mustUser(t, s, "alice"))
 	id := asks.Inbound[0].Ask.ID
-	if p = alice.submit(p, "/approvals/"+id+"/approve", nil); p.path() != "/contacts" || !strings.Contains(p.notice(), "Let in") {
+	if p = alice.submit(p, "/approvals/"+id+"/approve", nil); p.path() != "/contacts" || !strings.Contains(p.notice(), "Approved: alice/planner may be reached") {
 		t.Fatalf("letting the helper in: at %s %q %q", p.path(), p.notice(), p.errorText())
 	}
 	p = alice.submit(p, "/approvals/"+id+"/reject", nil)
@@ -90,7 +90,7 @@ func TestSettingsAPITokens(t *testing.T) {
 	if len(ts) != 1 || !strings.Contains(p.text(), "approvals script") {
 		t.Fatalf("listed: %d tokens, %s", len(ts), p.text())
 	}
-	p = alice.submit(p, "/settings/tokens/"+ts[0].ID+"/revoke", nil)
+	p = alice.confirm(alice.submit(p, "/settings/tokens/"+ts[0].ID+"/revoke", nil), "Revoke the token "+ts[0].ID+"?")
 	if _, err := s.hub.AuthenticateUser(ctx, secret); err == nil || !strings.Contains(p.notice(), "Revoked") {
 		t.Fatalf("revoked: %v, %q", err, p.notice())
 	}
@@ -131,7 +131,7 @@ func TestRemoveContactForm(t *testing.T) {
 	s := newSite(t)
 	alice, bob := s.person(t, "alice"), s.person(t, "bob")
 	helper := contacts(t, s)
-	p := alice.submit(alice.get("/contacts"), "/contacts/bob/remove", nil)
+	p := alice.confirm(alice.submit(alice.get("/contacts"), "/contacts/bob/remove", nil), "Remove @bob from your contacts?")
 	if !strings.Contains(p.notice(), "Removed") || !strings.Contains(p.text(), "@bob removed by you") {
 		t.Fatalf("alice removing bob: %q %q %s", p.notice(), p.errorText(), p.text())
 	}
@@ -168,6 +168,7 @@ func TestBrowserRemoveContact(t *testing.T) {
 				b.at("home"))
 			b.open("/contacts", "contacts")
 			b.do(chromedp.Click(chromedp.CSS(`form[action="/contacts/bob/remove"] button`)))
+			b.yes("Remove @bob from your contacts?")
 			b.waitText(notice, "Removed")
 			b.waitText(`//table`, "removed by you")
 			b.screenshot("contacts-removed")

@@ -56,6 +56,13 @@ func TestConversationPages(t *testing.T) {
 	if !strings.Contains(p.text(), "paused") || !strings.Contains(p.text(), "alice/planner, alice/reviewer") {
 		t.Fatalf("the list: %s", p.text())
 	}
+	// The Bridge names the paused conversation, in its box and its row.
+	p = alice.get("/")
+	for _, want := range []string{"alice/planner, alice/reviewer paused", "Read alice/planner, alice/reviewer, then resume"} {
+		if !strings.Contains(p.text(), want) {
+			t.Fatalf("the Bridge lacks %q: %s", want, p.text())
+		}
+	}
 	p = alice.get("/conversations/" + conv)
 	text := p.text()
 	for _, want := range []string{"Paused.", "agents traded 50 turns", "alice/planner · laptop AI agent for @alice", "turn 100", "Read by", "alice/reviewer · desk: up to #"} {

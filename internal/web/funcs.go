@@ -25,6 +25,7 @@ func (w *Web) funcs() template.FuncMap {
 		"slug":      func(handle string) string { _, s, _ := strings.Cut(handle, "/"); return s },
 		"imagePath": hub.ImagePath,
 		"hitLink":   hitLink,
+		"ask":       question,
 	}
 }
 

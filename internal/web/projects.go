@@ -36,6 +36,7 @@ type projectPage struct {
 	*hub.ProjectBoard
 	Statuses []string
 	Accesses []string
+	Kinds    []string
 }
 
 func (w *Web) project(ctx context.Context, r *request) (*reply, error) {
@@ -43,7 +44,7 @@ func (w *Web) project(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "project", data: projectPage{ProjectBoard: b, Statuses: hub.ItemStatuses, Accesses: []string{hub.AccessSpeak, hub.AccessListen}}}, nil
+	return &reply{page: "project", data: projectPage{ProjectBoard: b, Statuses: hub.ItemStatuses, Accesses: []string{hub.AccessSpeak, hub.AccessListen}, Kinds: hub.ItemKinds}}, nil
 }
 
 func (w *Web) addMember(ctx context.Context, r *request) (*reply, error) {
@@ -52,6 +53,18 @@ func (w *Web) addMember(ctx context.Context, r *request) (*reply, error) {
 		return nil, err
 	}
 	return &reply{redirect: projectPath(r.PathValue("id")) + "#people", notice: "@" + handle + " is a member now."}, nil
+}
+
+// removeMember takes a person out of the project, or the person leaves it.
+func (w *Web) removeMember(ctx context.Context, r *request) (*reply, error) {
+	handle := r.PathValue("handle")
+	if err := w.hub.RemoveMember(ctx, r.user, r.PathValue("id"), handle); err != nil {
+		return nil, err
+	}
+	if handle == r.user.Handle {
+		return &reply{redirect: "/projects", notice: "You left the project: its threads are gone from your inbox."}, nil
+	}
+	return &reply{redirect: projectPath(r.PathValue("id")) + "#people", notice: "Removed @" + handle + " from the project, and their agents with them."}, nil
 }
 
 // bringAgent brings one of the person's agents in, or changes its access.

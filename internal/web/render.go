@@ -67,12 +67,14 @@ func (w *Web) parse() error {
 		return err
 	}
 	layout := template.New("layout.html").Funcs(w.funcs())
-	if _, err := layout.ParseFS(files, "templates/layout.html", "templates/parts.html"); err != nil {
+	// parts*.html are pieces every page may use (a page's own sections
+	// kept apart, such as Settings' for the account).
+	if _, err := layout.ParseFS(files, "templates/layout.html", "templates/parts*.html"); err != nil {
 		return fmt.Errorf("dashboard templates: %w", err)
 	}
 	for _, name := range names {
 		base := path.Base(name)
-		if base == "layout.html" || base == "parts.html" {
+		if base == "layout.html" || strings.HasPrefix(base, "parts") {
 			continue
 		}
 		t, err := layout.Clone()

@@ -14,10 +14,11 @@ import (
 // settingsPage is the settings page: the person's own API tokens, and for
 // the admin the sign-up mode and everyone signed up.
 type settingsPage struct {
-	Email  string // on the person's profile ("" for none)
-	Tokens []*hub.Token
-	Mode   string
-	People []*hub.User
+	Email   string          // on the person's profile ("" for none)
+	Account accountSettings // settings_account.go
+	Tokens  []*hub.Token
+	Mode    string
+	People  []*hub.User
 }
 
 func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
@@ -26,6 +27,9 @@ func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
 		return nil, err
 	}
 	p := settingsPage{Email: r.user.Email, Tokens: ts}
+	if p.Account, err = w.accountSettings(ctx, r); err != nil {
+		return nil, err
+	}
 	if r.user.Admin {
 		if p.Mode, err = w.accounts.SignupMode(ctx); err != nil {
 			return nil, err

@@ -147,6 +147,7 @@ type route struct {
 	handle  handler
 	public  bool   // served to people who are not signed in
 	back    string // after a failed form, the page to go back to ({name}s filled from the path)
+	asks    *asks  // the form destroys: it asks first
 }
 
 // routes is the whole dashboard.
@@ -183,29 +184,36 @@ func (w *Web) routes() []route {
 		{pattern: "POST /agents/{slug}/public", handle: w.setPublic, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/a2a", handle: w.setA2A, back: "/agents/{slug}"},
 		{pattern: "POST /agents/{slug}/tokens", handle: w.mintToken, back: "/agents/{slug}"},
-		{pattern: "POST /agents/{slug}/tokens/{id}/revoke", handle: w.revokeToken, back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/tokens/{id}/revoke", handle: w.revokeToken, back: "/agents/{slug}", asks: &asks{"revoke-token", pathValue("id")}},
 		{pattern: "POST /agents/{slug}/grants", handle: w.setGrant, back: "/agents/{slug}"},
-		{pattern: "POST /agents/{slug}/archive", handle: w.archive(true), back: "/agents/{slug}"},
+		{pattern: "POST /agents/{slug}/archive", handle: w.archive(true), back: "/agents/{slug}", asks: &asks{"archive", ownAgentName}},
 		{pattern: "POST /agents/{slug}/unarchive", handle: w.archive(false), back: "/agents/{slug}"},
 
 		{pattern: "GET /contacts", handle: w.contacts},
 		{pattern: "POST /contacts", handle: w.requestContact, back: "/contacts"},
-		{pattern: "POST /contacts/{handle}/{action}", handle: w.contactAction, back: "/contacts"},
+		{pattern: "POST /contacts/{handle}/{action}", handle: w.contactAction, back: "/contacts", asks: &asks{"contact", removedContact}},
 
 		{pattern: "GET /settings", handle: w.settings},
 		{pattern: "POST /settings/signup", handle: w.setSignup, back: "/settings"},
 		{pattern: "POST /settings/email", handle: w.setEmail, back: "/settings"},
 		{pattern: "POST /settings/invites", handle: w.invite, back: "/settings"},
 		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
-		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings"},
+		{pattern: "POST /settings/password", handle: w.changePassword, back: "/settings#account"},
+		{pattern: "POST /settings/signins/others", handle: w.signOutOthers, back: "/settings#signins"},
+		{pattern: "POST /settings/invites/{id}/revoke", handle: w.revokeInvite, back: "/settings#invites"},
+		{pattern: "POST /settings/tokens/{id}/revoke", handle: w.revokeUserToken, back: "/settings", asks: &asks{"revoke-token", pathValue("id")}},
 
 		{pattern: "GET /projects", handle: w.projects},
 		{pattern: "POST /projects", handle: w.createProject, back: "/projects"},
 		{pattern: "GET /projects/{id}", handle: w.project},
 		{pattern: "POST /projects/{id}/members", handle: w.addMember, back: "/projects/{id}"},
+		{pattern: "POST /projects/{id}/members/{handle}/remove", handle: w.removeMember, back: "/projects/{id}", asks: &asks{"member", pathValue("handle")}},
 		{pattern: "POST /projects/{id}/agents", handle: w.bringAgent, back: "/projects/{id}"},
 		{pattern: "POST /projects/{id}/cap", handle: w.setCap, back: "/projects/{id}"},
 		{pattern: "POST /projects/{id}/threads", handle: w.openThread, back: "/projects/{id}"},
+		{pattern: "POST /projects/{id}/post", handle: w.postInThread, back: "/projects/{id}#threads"},
+		{pattern: "POST /projects/{id}/items", handle: w.addItem, back: "/projects/{id}#board"},
+		{pattern: "POST /projects/{id}/items/{item}", handle: w.editItem, back: "/projects/{id}/items/{item}"},
 		{pattern: "GET /projects/{id}/items/{item}", handle: w.item},
 		{pattern: "POST /projects/{id}/items/{item}/status", handle: w.moveItem, back: "/projects/{id}"},
 		{pattern: "GET /projects/{id}/images/{image}", handle: w.image},
@@ -278,7 +286,11 @@ func (w *Web) serve(rt route) http.Handler {
 			w.serveError(rw, r, hub.Errorf(hub.KindInvalid, "%s", msg), fillPath(rt.back, hr))
 			return
 		}
-		rep, err := rt.handle(hr.Context(), r)
+		rep, ok := confirmed(rt, r)
+		var err error
+		if ok {
+			rep, err = rt.handle(hr.Context(), r)
+		}
 		if err != nil {
 			w.serveError(rw, r, err, fillPath(rt.back, hr))
 			return
@@ -334,10 +346,15 @@ func (w *Web) fromCookie(hr *http.Request) *request {
 // maxForm bounds a form's body: a message of hub.MaxBody and its fields.
 const maxForm = 1 << 20
 
-// fillPath puts the request's path values into a route's back pattern.
+// fillPath puts the request's path values into a route's back pattern
+// (which may end in a #fragment).
 func fillPath(pattern string, r *http.Request) string {
 	if pattern == "" {
 		return ""
+	}
+	pattern, fragment, ok := strings.Cut(pattern, "#")
+	if ok {
+		fragment = "#" + fragment
 	}
 	parts := strings.Split(pattern, "/")
 	for i, p := range parts {
@@ -345,7 +362,7 @@ func fillPath(pattern string, r *http.Request) string {
 			parts[i] = url.PathEscape(r.PathValue(strings.TrimSuffix(name, "}")))
 		}
 	}
-	return strings.Join(parts, "/")
+	return strings.Join(parts, "/") + fragment
 }
 
 // form reads a field of a posted form (never the URL's query). Browsers

@@ -86,3 +86,97 @@ document.addEventListener("htmx:sseOpen", function (e) {
     }
   });
 })();
+
+// A form that destroys asks first: its data-confirm question in a dialog,
+// and only "Yes, go on" sends it, with confirmed=yes so the server does
+// not ask again. Without JavaScript the server asks on a page of its own.
+(function () {
+  var dialog;
+  var ask = function (form, submitter) {
+    if (!dialog) {
+      dialog = document.createElement("dialog");
+      dialog.id = "confirm";
+      dialog.setAttribute("aria-labelledby", "confirm-heading");
+      dialog.innerHTML = '<article><h2 id="confirm-heading">Are you sure?</h2><p id="confirm-question"></p>' +
+        '<footer class="actions"><button type="button" class="secondary outline" value="cancel">Cancel</button>' +
+        '<button type="button" class="danger" value="yes">Yes, go on</button></footer></article>';
+      document.body.appendChild(dialog);
+      dialog.addEventListener("click", function (e) {
+        var b = e.target.closest("button");
+        if (b || e.target === dialog) dialog.close(b ? b.value : "cancel");
+      });
+    }
+    dialog.querySelector("#confirm-question").textContent = form.getAttribute("data-confirm");
+    dialog.onclose = function () {
+      if (dialog.returnValue !== "yes") return;
+      var yes = document.createElement("input");
+      yes.type = "hidden";
+      yes.name = "confirmed";
+      yes.value = "yes";
+      form.appendChild(yes);
+      form.requestSubmit(submitter || undefined);
+    };
+    dialog.returnValue = "";
+    dialog.showModal();
+    dialog.querySelector('button[value="cancel"]').focus();
+  };
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    if (!form.hasAttribute || !form.hasAttribute("data-confirm")) return;
+    if (form.querySelector('input[name="confirmed"]')) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    ask(form, e.submitter);
+  }, true);
+})();
+
+// The live stream's state, said on the page. While it reconnects, the
+// page says so and for how long; when the sign-in has ended (signed out
+// elsewhere, a new password), the page says that instead, hides what it
+// showed — no longer kept up to date — and offers to sign in again.
+(function () {
+  var lost = 0, timer = null, ended = false;
+  var bar = function () { return document.getElementById("connection"); };
+  var show = function (html) {
+    var b = bar();
+    if (!b) return;
+    b.innerHTML = html;
+    b.hidden = false;
+  };
+  var tick = function () {
+    if (ended || !lost) return;
+    var s = Math.floor((Date.now() - lost) / 1000);
+    show("Reconnecting to the server… (lost " + s + " s ago). What this page shows may be out of date.");
+  };
+  var probe = function () {
+    fetch("/", { redirect: "manual", headers: { "HX-Request": "true" }, cache: "no-store" }).then(function (r) {
+      if (r.type !== "opaqueredirect" || ended) return;
+      ended = true;
+      var b = bar();
+      if (b) {
+        var next = location.pathname + location.search;
+        b.textContent = "Your sign-in has ended: you were signed out elsewhere, or your password changed. ";
+        var a = document.createElement("a");
+        a.href = "/signin" + (next === "/" ? "" : "?next=" + encodeURIComponent(next));
+        a.textContent = "Sign in again";
+        a.setAttribute("hx-boost", "false");
+        b.appendChild(a);
+        b.hidden = false;
+        b.classList.add("connection-ended");
+      }
+      var main = document.getElementById("main");
+      if (main) main.hidden = true;
+    }, function () { /* the server is away: still reconnecting */ });
+  };
+  document.addEventListener("htmx:sseError", function () {
+    if (!lost) lost = Date.now();
+    if (!timer) timer = setInterval(tick, 1000);
+    tick();
+    probe();
+  });
+  document.addEventListener("htmx:sseOpen", function () {
+    lost = 0;
+    if (timer) { clearInterval(timer); timer = null; }
+    if (!ended && bar()) bar().hidden = true;
+  });
+})();
