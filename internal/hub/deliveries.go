@@ -203,12 +203,13 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 // conversation v (§5), without writing it: the agents it is delivered to
 // (every other agent participant; event posts: only those mentioned), and
 // its events — a message.new for each participant it reaches, the
-// sender's own stream too so sibling sessions hear it, and agent.sent to
+// sender's own stream too so sibling sessions hear it (a person who wrote
+// in without taking part too, so their other pages do), and agent.sent to
 // an agent's owner whom no message.new tells. deliver writes them; a
 // history written straight through the store (palaver bench) writes the
 // same.
 func Deliveries(v *ConversationView, m *Message, now time.Time) (agents []string, events []*Event) {
-	toldOwner := m.SenderKind != PrincipalAgent
+	toldOwner, toldSender := m.SenderKind != PrincipalAgent, false
 	for _, p := range v.Participants {
 		if p.Archived {
 			continue
@@ -222,6 +223,11 @@ func Deliveries(v *ConversationView, m *Message, now time.Time) (agents []string
 		events = append(events, &Event{RecipientID: p.PrincipalID, Type: EventMessageNew,
 			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now, Message: m})
 		toldOwner = toldOwner || p.PrincipalID == m.OwnerID
+		toldSender = toldSender || p.PrincipalID == m.SenderID
+	}
+	if !toldSender && m.SenderKind == PrincipalUser {
+		events = append(events, &Event{RecipientID: m.SenderID, Type: EventMessageNew,
+			ConversationID: m.ConversationID, MessageID: m.ID, CreatedAt: now, Message: m})
 	}
 	if !toldOwner {
 		// The owner sees all of its agents' words (§3), on the Bridge as

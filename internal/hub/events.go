@@ -288,8 +288,9 @@ func (h *Hub) visibleEvents(ctx context.Context, recipientID string, from Pos) (
 		from = e.Pos()
 		// Only message.new carries others' words from a conversation; the
 		// other events tell the recipient of its own affairs (an answer, a
-		// decision, the close itself) and are handed over as they are.
-		if e.Type == EventMessageNew {
+		// decision, the close itself) and are handed over as they are, as
+		// are one's own words (a person who wrote in without taking part).
+		if e.Type == EventMessageNew && (e.Message == nil || e.Message.SenderID != recipientID) {
 			ok, seen := allowed[e.ConversationID]
 			if !seen {
 				var err error

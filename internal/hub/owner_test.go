@@ -82,6 +82,27 @@ func TestPersonEvents(t *testing.T) {
 	}
 }
 
+// TestPersonHearsOwnInterjection: a person writing into their agents'
+// conversation without taking part in it hears their own message, as a
+// participant does, so their other pages show it.
+func TestPersonHearsOwnInterjection(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	conv := w.open(t, w.planner, "alice/reviewer")
+	cursor, err := w.hub.LatestCursor(ctx, alice.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := w.hub.PostAsPerson(ctx, alice, conv, "a word from me", "")
+	if err != nil || sent.Message.Authority != hub.AuthorityInterject {
+		t.Fatalf("alice writing in: %+v, %v; want an interjection", sent, err)
+	}
+	r, err := w.hub.WaitPerson(ctx, alice, cursor, 0)
+	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventMessageNew || r.Events[0].MessageID != sent.Message.ID {
+		t.Fatalf("alice heard %+v, %v; want message.new for her own %s", r, err, sent.Message.ID)
+	}
+}
+
 // TestPersonConversationsPaged: a person's conversations and their agents'
 // (§11), most recent activity first, a page at a time; nobody else's.
 func TestPersonConversationsPaged(t *testing.T) {

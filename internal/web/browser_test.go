@@ -265,6 +265,21 @@ func TestBrowserLive(t *testing.T) {
 	}
 	b.waitText(byID("approval-list"), "@bob asks to be your contact")
 	b.waitText(byID("waiting"), "1")
+
+	// Her own words, written in from elsewhere (REST, another tab) into her
+	// agents' conversation she takes no part in, show on its open page.
+	planner, _ := s.agent(t, "alice/planner")
+	s.agent(t, "alice/reviewer")
+	v, err := s.hub.OpenConversation(ctx, planner, []string{"alice/reviewer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.open("/conversations/"+v.Conversation.ID, "conversation")
+	alice, _ := s.hub.User(ctx, "alice")
+	if _, err := s.hub.PostAsPerson(ctx, alice, v.Conversation.ID, "written from a script", ""); err != nil {
+		t.Fatal(err)
+	}
+	b.waitText(byID("messages"), "written from a script")
 }
 
 func mcpClient(t *testing.T, s *site, token string) *mcp.ClientSession {
