@@ -28,6 +28,9 @@ const (
 	IDWebhookCall    = "whc"
 	IDWebhookAttempt = "wha"
 	IDPermission     = "perm"
+	IDNotifyTarget   = "nt"
+	IDNotification   = "ntf"
+	IDNotifyLog      = "ntl"
 )
 
 // idKind is the kind of an id: its prefix ("" for a string with none).

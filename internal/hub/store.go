@@ -46,6 +46,7 @@ type Reader interface {
 	WebhookReads
 	PresenceReads
 	PermissionReads
+	NotifyReads
 }
 
 // Tx is a write transaction: every query of Reader plus each aggregate's
@@ -75,4 +76,5 @@ type Tx interface {
 	WebhookWrites
 	PresenceWrites
 	PermissionWrites
+	NotifyWrites
 }
