@@ -357,6 +357,14 @@ type NotifyReads interface {
 	// NotifyPrefs are a person's preferences; ErrNoRows when they chose
 	// none.
 	NotifyPrefs(ctx context.Context, userID string) (NotifyPrefs, error)
+	// RecentNotifications counts the notifications made for a person
+	// since, over all their targets, each item once.
+	RecentNotifications(ctx context.Context, userID string, since time.Time) (int, error)
+	// DueNotifyTargets lists the targets with unsent notifications due at
+	// now, the longest waiting first.
+	DueNotifyTargets(ctx context.Context, now time.Time) ([]string, error)
+	// NotifyAttempts is a person's delivery log, newest first, at most limit.
+	NotifyAttempts(ctx context.Context, userID string, limit int) ([]NotifyAttempt, error)
 }
 
 // NotifyWrites are the writes of notifications (Tx embeds them).
@@ -366,4 +374,17 @@ type NotifyWrites interface {
 	InsertNotifyTarget(ctx context.Context, t *NotifyTarget) error
 	// DeleteNotifyTarget deletes a target with its notifications.
 	DeleteNotifyTarget(ctx context.Context, id string) error
+	// InsertNotifications adds notifications to the outbox, skipping any
+	// whose target was told of its item already.
+	InsertNotifications(ctx context.Context, ns []*Notification) error
+	// ClaimNotifications takes up to limit unsent notifications of a
+	// target due at now, oldest first, with the target, and makes them due
+	// at until instead (rows another transaction holds are skipped).
+	ClaimNotifications(ctx context.Context, targetID string, now, until time.Time, limit int) ([]*Notification, error)
+	// MarkNotificationSent marks a notification done with at at.
+	MarkNotificationSent(ctx context.Context, id string, at time.Time) error
+	// RescheduleNotification stores its attempts and when it is due.
+	RescheduleNotification(ctx context.Context, n *Notification) error
+	// InsertNotifyAttempt logs an attempt, keeping the person's latest keep.
+	InsertNotifyAttempt(ctx context.Context, a *NotifyAttempt, keep int) error
 }

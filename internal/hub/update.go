@@ -20,10 +20,10 @@ import (
 func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) error {
 	var events []*Event
 	var kept error
-	var queued bool
+	var queued, noted bool
 	err := h.store.Update(ctx, func(tx Tx) error {
 		evs, err := fn(tx)
-		events, kept, queued = nil, nil, false
+		events, kept, queued, noted = nil, nil, false, false
 		var c *commitThen
 		if errors.As(err, &c) {
 			kept, err = c.err, nil
@@ -37,7 +37,11 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 		}
 		// The webhook calls the events make go into the outbox with them
 		// (§18): committed together, or not at all.
-		queued, err = h.queueWebhooks(ctx, tx, evs)
+		if queued, err = h.queueWebhooks(ctx, tx, evs); err != nil {
+			return err
+		}
+		// So do the owner notifications (§19).
+		noted, err = h.queueNotifications(ctx, tx, evs)
 		return err
 	})
 	if err != nil {
@@ -46,6 +50,9 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 	h.publish(events)
 	if queued {
 		h.kickWebhooks()
+	}
+	if noted {
+		h.kickNotifications()
 	}
 	return kept
 }

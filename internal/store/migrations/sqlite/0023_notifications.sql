@@ -31,7 +31,9 @@ CREATE TABLE notify_prefs (
 
 -- The outbox: a notification still to send to one target, written in the
 -- transaction of the event it tells of. Its id is the same on every retry;
--- item is what it is about (one notification per item and target).
+-- item is what it is about (one notification per item and target). A sent
+-- one keeps its row, sent_at set, so the same item is not told again and
+-- the last minute's count is known.
 CREATE TABLE notifications (
     id         TEXT PRIMARY KEY,
     target_id  TEXT NOT NULL REFERENCES notify_targets(id) ON DELETE CASCADE,
@@ -41,7 +43,8 @@ CREATE TABLE notifications (
     payload    TEXT NOT NULL,
     created_at INTEGER NOT NULL,
     due_at     INTEGER NOT NULL,
-    attempts   INTEGER NOT NULL DEFAULT 0
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    sent_at    INTEGER
 );
 CREATE UNIQUE INDEX notifications_item ON notifications (target_id, item);
 CREATE INDEX notifications_due ON notifications (due_at);
