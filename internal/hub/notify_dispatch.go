@@ -99,7 +99,7 @@ func (h *Hub) newNotifyOutbox() *notifyOutbox {
 			}
 			base, _ := h.PublicURL(ctx)
 			subject := h.vapidSubject
-			if subject == "" {
+			if subject == "" && strings.HasPrefix(base, "https://") {
 				subject = base
 			}
 			for _, n := range ns {
