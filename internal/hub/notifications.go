@@ -388,3 +388,59 @@ type NotifyWrites interface {
 	// InsertNotifyAttempt logs an attempt, keeping the person's latest keep.
 	InsertNotifyAttempt(ctx context.Context, a *NotifyAttempt, keep int) error
 }
+
+// NotifySettings are everything Settings shows of a person's
+// notifications: their time zone, preferences, devices and topics, the
+// latest deliveries, and the key a browser subscribes with.
+type NotifySettings struct {
+	TimeZone       string
+	Prefs          NotifyPrefs
+	Targets        []*NotifyTarget
+	Log            []NotifyAttempt
+	VAPIDPublicKey string
+}
+
+// Notifications are the person's NotifySettings.
+func (h *Hub) Notifications(ctx context.Context, u *User) (*NotifySettings, error) {
+	p, err := h.NotifyPrefs(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := h.NotifyTargets(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	log, err := h.NotifyLog(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	key, err := h.VAPIDPublicKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &NotifySettings{TimeZone: u.TimeZone, Prefs: p, Targets: ts, Log: log, VAPIDPublicKey: key}, nil
+}
+
+// SetNotifications sets the person's time zone and preferences together,
+// or neither when either is wrong.
+func (h *Hub) SetNotifications(ctx context.Context, u *User, timeZone string, p NotifyPrefs) (*NotifySettings, error) {
+	if _, err := location(strings.TrimSpace(timeZone)); err != nil {
+		return nil, err
+	}
+	if _, err := h.SetNotifyPrefs(ctx, u, p); err != nil {
+		return nil, err
+	}
+	if err := h.SetTimeZone(ctx, u, timeZone); err != nil {
+		return nil, err
+	}
+	return h.Notifications(ctx, u)
+}
+
+// ParseQuiet reads a time of day, HH:MM, as minutes after midnight.
+func ParseQuiet(s string) (int, error) {
+	t, err := time.Parse("15:04", strings.TrimSpace(s))
+	if err != nil {
+		return 0, invalid("", "%q is not a time of day; give HH:MM, like 22:00", echo(s))
+	}
+	return t.Hour()*60 + t.Minute(), nil
+}
