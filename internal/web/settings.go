@@ -17,6 +17,7 @@ type settingsPage struct {
 	Tokens []*hub.Token
 	Mode   string
 	People []*hub.User
+	Notify *notifySection // notify.go
 }
 
 func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
@@ -25,6 +26,9 @@ func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
 		return nil, err
 	}
 	p := settingsPage{Tokens: ts}
+	if p.Notify, err = w.notifySettings(ctx, r); err != nil {
+		return nil, err
+	}
 	if r.user.Admin {
 		if p.Mode, err = w.accounts.SignupMode(ctx); err != nil {
 			return nil, err
