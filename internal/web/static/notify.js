@@ -4,7 +4,7 @@
 (function () {
   var box = document.getElementById("notify-device");
   if (!box) return;
-  var button = box.querySelector("button"), status = box.querySelector("[data-status]");
+  var button = box.querySelector("button"), status = document.querySelector("#notify [data-status]");
   var say = function (s) { if (status) status.textContent = s; };
   if (!("serviceWorker" in navigator) || !("PushManager" in window)) {
     say("This browser cannot take push notifications; add an ntfy topic instead.");
