@@ -119,7 +119,7 @@ func notifyKind(e *Event, data map[string]any) (kind, item string) {
 	case EventInboundAsk:
 		return NotifyInbound, str("ask_id")
 	case EventContactRequest:
-		return NotifyContact, "contact:" + str("id") + str("contact_id") + str("from")
+		return NotifyContact, str("request_id")
 	case EventProjectRequest:
 		return NotifyProject, str("request_id")
 	case EventPermissionRequest:
@@ -155,7 +155,7 @@ func notifyPayload(kind string, e *Event, data map[string]any) NotifyPayload {
 	case NotifyInbound:
 		p.Title, p.Tags = who+" asks to reach your agent", []string{"wave"}
 	case NotifyContact:
-		p.Title, p.Tags, p.Path = "A contact request", []string{"handshake"}, "/contacts"
+		p.Title, p.Tags, p.Path = "@"+str("from")+" asks to be your contact", []string{"handshake"}, "/approvals"
 	case NotifyProject:
 		p.Title, p.Summary, p.Tags = who+" asks about a project", str("name"), []string{"clipboard"}
 	case NotifyPermission:
