@@ -64,6 +64,12 @@ func (a *API) routes() []route {
 		{"PUT /signup", a.setSignup},
 		{"POST /invites", noBody(a.invite)},
 
+		{"GET /notifications", a.notifications},
+		{"PUT /notifications", a.setNotifications},
+		{"POST /notifications/push", a.addPushSubscription},
+		{"POST /notifications/ntfy", a.addNtfyTopic},
+		{"DELETE /notifications/targets/{id}", noBody(a.removeNotifyTarget)},
+
 		{"GET /contacts", a.contacts},
 		{"POST /contacts", a.requestContact},
 		{"POST /contacts/{handle}/approve", noBody(a.contactDecision(true))},

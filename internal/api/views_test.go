@@ -195,6 +195,15 @@ func TestViews(t *testing.T) {
 	v.call(t, "GET /agents/{slug}", "alice", "GET", "/agents/planner", nil)
 	v.call(t, "DELETE /agents/{slug}/webhooks/{id}", "alice", "DELETE", "/agents/planner/webhooks/"+hooked["id"].(string), nil)
 
+	// Notifications: a browser, an ntfy topic, preferences, one removed.
+	v.call(t, "POST /notifications/push", "dave", "POST", "/notifications/push", map[string]any{"endpoint": "https://127.0.0.1/push/abc",
+		"keys": map[string]any{"p256dh": "BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "auth": "AAAAAAAAAAAAAAAAAAAAAA"}, "label": "Chromium"})
+	topic := v.call(t, "POST /notifications/ntfy", "dave", "POST", "/notifications/ntfy", map[string]any{"url": "https://127.0.0.1/alerts", "token": "tk_x"})
+	v.call(t, "PUT /notifications", "dave", "PUT", "/notifications", map[string]any{"time_zone": "Europe/Berlin", "kinds": []string{"question", "permission"},
+		"quiet_from": "22:00", "quiet_to": "07:00", "quiet_urgent": true})
+	v.call(t, "DELETE /notifications/targets/{id}", "dave", "DELETE", "/notifications/targets/"+topic["id"].(string), nil)
+	v.call(t, "GET /notifications", "dave", "GET", "/notifications", nil)
+
 	// Projects: members, agents, a thread, an item with its history.
 	launch := v.call(t, "GET /projects", "alice", "GET", "/projects", nil)["projects"].([]any)
 	var project string

@@ -25,6 +25,7 @@ import (
 	"github.com/palaverhq/palaver/internal/metrics"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -95,14 +96,19 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	notes, err := push.NewCounter(m.Registry())
+	if err != nil {
+		return err
+	}
 	observer, err := metrics.NewHubObserver(m.Registry())
 	if err != nil {
 		return err
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
 		PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
-		Remote: a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{})},
-		Alone:  !store.IsPostgresURL(cfg.Database)})
+		Remote:   a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{})},
+		Notifier: push.Notifier{Sender: push.New(push.Options{})}, VAPIDSubject: cfg.VAPIDSubject,
+		Alone: !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
 		return err
 	}
@@ -183,6 +189,12 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		defer close(remotesDone)
 		h.RunRemotes(ctx, time.Second)
 	}()
+	// Owner notifications (§19), the same way, each device and topic apart.
+	notesDone := make(chan struct{})
+	go func() {
+		defer close(notesDone)
+		h.RunNotifications(ctx, time.Second, notes.Count)
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -197,6 +209,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	err = hs.Shutdown(sctx)
 	<-hooksDone
 	<-remotesDone
+	<-notesDone
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

@@ -40,6 +40,10 @@ type Config struct {
 	// X-Forwarded-For names the client; a proxy on the same machine is
 	// always trusted.
 	Proxies []string
+	// VAPIDSubject is whom push services may contact about this server's
+	// Web Push notifications (§19): a mailto: or https: URL; "" is
+	// BaseURL when that is https.
+	VAPIDSubject string
 	// Settings are the hub's numbers; those of hub.Tunables are flags.
 	hub.Settings
 }
@@ -58,6 +62,7 @@ var env = map[string]string{
 	"addr":               "PALAVER_ADDR",
 	"database":           "PALAVER_DATABASE",
 	"base-url":           "PALAVER_BASE_URL",
+	"vapid-subject":      "PALAVER_VAPID_SUBJECT",
 	"log-format":         "PALAVER_LOG_FORMAT",
 	"synchronous":        "PALAVER_SYNCHRONOUS",
 	"proxy":              "PALAVER_PROXIES",
@@ -114,6 +119,7 @@ func (c *Config) ServeFlags(fs *flag.FlagSet, getenv func(string) string) {
 		fs.StringVar(p, name, *p, usage+" (env "+env[name]+")")
 	}
 	str(&c.BaseURL, "base-url", "public URL of this server, like https://palaver.example.com")
+	str(&c.VAPIDSubject, "vapid-subject", "whom push services may contact about this server's Web Push notifications: a mailto: or https: URL (default: --base-url when https)")
 	str(&c.LogFormat, "log-format", "log format: text or json")
 	str(&c.Synchronous, "synchronous", "SQLite synchronous: FULL (durable) or NORMAL (faster)")
 	if v := getenv(env["origin"]); v != "" {
@@ -172,6 +178,12 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("--base-url %q: give scheme and host only, like https://palaver.example.com", c.BaseURL))
 		}
 		c.BaseURL = strings.TrimSuffix(c.BaseURL, "/")
+	}
+	if c.VAPIDSubject != "" {
+		u, err := url.Parse(c.VAPIDSubject)
+		if err != nil || !(u.Scheme == "mailto" && strings.Contains(u.Opaque, "@") || u.Scheme == "https" && u.Host != "") {
+			errs = append(errs, fmt.Errorf("--vapid-subject %q: give a mailto: or https: URL, like mailto:admin@example.com", c.VAPIDSubject))
+		}
 	}
 	switch c.LogFormat {
 	case "text", "json":

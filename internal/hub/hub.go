@@ -74,6 +74,9 @@ type Hub struct {
 	requests     requestLimiter               // requests per token (§15)
 	webhooks     WebhookSender                // makes webhook calls (§18)
 	resolver     Resolver                     // looks up webhook hosts when they are saved
+	notifier     Notifier                     // sends owner notifications; nil: none
+	notes        *notifyOutbox                // dispatches them
+	vapidSubject string                       // whom push services may contact (--vapid-subject)
 	hooks        *webhookOutbox               // makes the webhook calls, each endpoint apart (§18)
 	hooked       hookedAgents                 // which agents have endpoints, as last read
 	remote       RemoteCaller                 // calls remote A2A agents (§18)
@@ -99,6 +102,12 @@ type Options struct {
 	// webhooks called, even at a private, loopback or otherwise special
 	// address: the admin's exception to the egress policy.
 	PrivateHosts []string
+	// Notifier sends owner notifications (§19); nil: they are queued but
+	// this hub sends none.
+	Notifier Notifier
+	// VAPIDSubject is whom push services may contact about this server
+	// (a mailto: or https: URL), sent with every Web Push.
+	VAPIDSubject string
 	// Webhooks makes webhook calls (§18); nil: calls are queued but this
 	// hub sends none (an admin command; the server delivers them).
 	Webhooks WebhookSender
@@ -174,6 +183,8 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		egressPolicy: egress.NewPolicy(o.PrivateHosts),
 		webhooks:     o.Webhooks,
 		remote:       o.Remote,
+		notifier:     o.Notifier,
+		vapidSubject: o.VAPIDSubject,
 		resolver:     o.Resolver,
 		observer:     o.Observer,
 		commits:      newCommits(),
@@ -182,6 +193,10 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 	}
 	h.hooks = h.newWebhookOutbox()
 	h.remoteCalls = h.newRemoteOutbox()
+	h.notes = h.newNotifyOutbox()
+	if err := h.ensureVAPID(ctx); err != nil { // the Web Push key pair, made once and shared through the database
+		return nil, err
+	}
 	return h, nil
 }
 

@@ -29,6 +29,9 @@ const (
 	IDWebhookAttempt = "wha"
 	IDPermission     = "perm"
 	IDRemoteCall     = "rmc"
+	IDNotifyTarget   = "nt"
+	IDNotification   = "ntf"
+	IDNotifyLog      = "ntl"
 )
 
 // idKind is the kind of an id: its prefix ("" for a string with none).

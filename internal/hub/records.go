@@ -16,6 +16,9 @@ type User struct {
 	Email     string // on their profile, as they gave it ("" for none); verified by nobody
 	Admin     bool   // may set how people join, and invite them (§11.1)
 	CreatedAt time.Time
+	// TimeZone is the IANA name of the person's time zone, in which their
+	// quiet hours are read (§19); "" is UTC.
+	TimeZone string
 }
 
 // Login is a person signed in to the dashboard from one browser (§11.1):

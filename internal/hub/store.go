@@ -47,6 +47,7 @@ type Reader interface {
 	RemoteReads
 	PresenceReads
 	PermissionReads
+	NotifyReads
 }
 
 // Tx is a write transaction: every query of Reader plus each aggregate's
@@ -77,4 +78,5 @@ type Tx interface {
 	RemoteWrites
 	PresenceWrites
 	PermissionWrites
+	NotifyWrites
 }

@@ -20,10 +20,10 @@ import (
 func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) error {
 	var events []*Event
 	var kept error
-	var queued, remoted bool
+	var queued, remoted, noted bool
 	err := h.store.Update(ctx, func(tx Tx) error {
 		evs, err := fn(tx)
-		events, kept, queued, remoted = nil, nil, false, false
+		events, kept, queued, remoted, noted = nil, nil, false, false, false
 		var c *commitThen
 		if errors.As(err, &c) {
 			kept, err = c.err, nil
@@ -41,7 +41,11 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 			return err
 		}
 		// So do the calls to remote agents the messages make.
-		remoted, err = h.queueRemotes(ctx, tx, evs)
+		if remoted, err = h.queueRemotes(ctx, tx, evs); err != nil {
+			return err
+		}
+		// And the owner notifications (§19).
+		noted, err = h.queueNotifications(ctx, tx, evs)
 		return err
 	})
 	if err != nil {
@@ -53,6 +57,9 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 	}
 	if remoted {
 		h.remoteCalls.Wake()
+	}
+	if noted {
+		h.kickNotifications()
 	}
 	return kept
 }

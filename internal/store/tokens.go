@@ -52,9 +52,9 @@ func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub
 		uCreated                                      sql.NullInt64
 	)
 	err := d.q.QueryRowContext(ctx, `SELECT t.id, t.hash, t.user_id, COALESCE(t.agent_id, ''), t.name, t.scopes, t.created_at, t.expires_at, t.last_used_at, t.revoked_at, t.grant_id, t.resource, t.successor,
-			a.id, a.slug, a.name, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at, u.id, u.handle, u.name, u.email, u.admin, u.created_at
+			a.id, a.slug, a.name, a.description, a.goal, a.mode, a.public, a.archived_at, a.created_at, u.id, u.handle, u.name, u.email, u.admin, u.created_at, u.time_zone
 		FROM tokens t JOIN users u ON u.id = t.user_id LEFT JOIN agents a ON a.id = t.agent_id
-		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aName, &aDescription, &aGoal, &aMode, &aPublic, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &u.Email, &u.Admin, &uCreated)...)
+		WHERE t.hash = ?`, hash).Scan(append(t.dest(), &aID, &aSlug, &aName, &aDescription, &aGoal, &aMode, &aPublic, &aArchived, &aCreated, &u.ID, &u.Handle, &u.Name, &u.Email, &u.Admin, &uCreated, &u.TimeZone)...)
 	if err != nil {
 		return nil, nil, nil, dbErr("token by hash", err)
 	}

@@ -12,14 +12,14 @@ import (
 func scanUser(row scanner) (*hub.User, error) {
 	var u hub.User
 	var created sql.NullInt64
-	if err := row.Scan(&u.ID, &u.Handle, &u.Name, &u.Email, &u.Admin, &created); err != nil {
+	if err := row.Scan(&u.ID, &u.Handle, &u.Name, &u.Email, &u.Admin, &created, &u.TimeZone); err != nil {
 		return nil, err
 	}
 	u.CreatedAt = fromMS(created)
 	return &u, nil
 }
 
-const userCols = `id, handle, name, email, admin, created_at`
+const userCols = `id, handle, name, email, admin, created_at, time_zone`
 
 func (d queries) UserByID(ctx context.Context, id string) (*hub.User, error) {
 	u, err := scanUser(d.q.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))

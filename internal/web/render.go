@@ -41,13 +41,18 @@ func (w *Web) loadStatic() error {
 		sum := sha256.Sum256(data)
 		w.static[name] = asset{contentType: contentType, data: data, version: hex.EncodeToString(sum[:6])}
 	}
-	for _, name := range []string{"htmx.min.js", "sse.min.js", "palaver.js"} {
+	for _, name := range []string{"htmx.min.js", "sse.min.js", "palaver.js", "notify.js", "sw.js"} {
 		data, err := read(name)
 		if err != nil {
 			return err
 		}
 		add(name, "text/javascript; charset=utf-8", data)
 	}
+	icon, err := read("icon.svg")
+	if err != nil {
+		return err
+	}
+	add("icon.svg", "image/svg+xml", icon)
 	pico, err := read("pico.min.css")
 	if err != nil {
 		return err

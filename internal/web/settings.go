@@ -16,6 +16,7 @@ import (
 type settingsPage struct {
 	Email   string          // on the person's profile ("" for none)
 	Account accountSettings // settings_account.go
+	Notify  *notifySection  // notify.go
 	Tokens  []*hub.Token
 	Mode    string
 	People  []*hub.User
@@ -27,6 +28,9 @@ func (w *Web) settings(ctx context.Context, r *request) (*reply, error) {
 		return nil, err
 	}
 	p := settingsPage{Email: r.user.Email, Tokens: ts}
+	if p.Notify, err = w.notifySettings(ctx, r); err != nil {
+		return nil, err
+	}
 	if p.Account, err = w.accountSettings(ctx, r); err != nil {
 		return nil, err
 	}

@@ -196,6 +196,10 @@ func (w *Web) routes() []route {
 		{pattern: "GET /settings", handle: w.settings},
 		{pattern: "POST /settings/signup", handle: w.setSignup, back: "/settings"},
 		{pattern: "POST /settings/email", handle: w.setEmail, back: "/settings"},
+		{pattern: "POST /settings/notifications", handle: w.setNotifications, back: "/settings"},
+		{pattern: "POST /settings/notifications/ntfy", handle: w.addNtfyTopic, back: "/settings"},
+		{pattern: "POST /settings/notifications/push", handle: w.addPushSubscription, back: "/settings"},
+		{pattern: "POST /settings/notifications/{id}/remove", handle: w.removeNotifyTarget, back: "/settings"},
 		{pattern: "POST /settings/invites", handle: w.invite, back: "/settings"},
 		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
 		{pattern: "POST /settings/password", handle: w.changePassword, back: "/settings#account"},
@@ -257,6 +261,7 @@ func (w *Web) Register(mux *http.ServeMux) {
 		}
 	}
 	mux.Handle("GET /static/{name}", http.HandlerFunc(w.serveStatic))
+	w.registerNotify(mux)
 	mux.Handle("GET /events/stream", http.HandlerFunc(w.stream))
 	mux.Handle("/", cop.Handler(w.serve(route{handle: func(ctx context.Context, r *request) (*reply, error) {
 		return nil, hub.Errorf(hub.KindNotFound, "there is no page at %s", r.URL.Path)

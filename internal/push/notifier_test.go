@@ -1,0 +1,218 @@
+package push_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+// clock is a settable hub.Clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// notified is a hub over a real store whose notifications go out through
+// push.Notifier to the receivers, with alice's agent alice/planner.
+type notified struct {
+	h       *hub.Hub
+	db      hub.Store
+	clock   *clock
+	open    func() *hub.Hub
+	alice   *hub.User
+	planner *hub.Caller
+}
+
+func newNotified(t *testing.T, rs ...*receiver) *notified {
+	t.Helper()
+	n := &notified{db: storetest.Open(t), clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}}
+	hosts := []string{}
+	for _, r := range rs {
+		hosts = append(hosts, r.host)
+	}
+	n.open = func() *hub.Hub {
+		h, err := hub.New(context.Background(), hub.Options{Store: n.db, Waker: notify.NewLocal(), Clock: n.clock, Logger: slog.New(slog.DiscardHandler),
+			PrivateHosts: hosts, Resolver: loopback(rs), Notifier: push.Notifier{Sender: world(rs...)}, VAPIDSubject: "mailto:admin@hub.example"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	n.h = n.open()
+	ctx := context.Background()
+	var err error
+	if n.alice, err = n.h.CreateUser(ctx, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.h.RecordPublicURL(ctx, "https://hub.example"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.h.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/planner", Description: "plans"}); err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := n.h.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "planner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.planner, err = n.h.Authenticate(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// loopback resolves the receivers' hosts to 127.0.0.1.
+func loopback(rs []*receiver) names {
+	n := names{}
+	for _, r := range rs {
+		n[r.host] = []netip.Addr{netip.MustParseAddr("127.0.0.1")}
+	}
+	return n
+}
+
+func (n *notified) deliver(t *testing.T) hub.NotifyPass {
+	t.Helper()
+	p, err := n.h.DeliverNotifications(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (n *notified) ask(t *testing.T, question string) *hub.Question {
+	t.Helper()
+	q, err := n.h.AskOwner(context.Background(), n.planner, question, "", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// TestNotifyWebPush: an agent's question reaches its owner's browser
+// through a push service of the test's own: a payload the browser's keys
+// decrypt, with the question's words, the agent, the decision link and
+// high urgency, signed with the server's VAPID key for the push service's
+// origin and the subject given. The server's key pair is made once and
+// kept: a hub opened again has the same one. A question notifies once,
+// however often delivery runs.
+func TestNotifyWebPush(t *testing.T) {
+	ctx := context.Background()
+	ps := newReceiver(t, "push.test", http.StatusCreated)
+	n := newNotified(t, ps)
+	b := newBrowser(t)
+	sub := b.subscription(ps.url + "/wpush/v2/abc")
+	if _, err := n.h.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := n.h.VAPIDPublicKey(ctx)
+	if err != nil || pub == "" {
+		t.Fatalf("VAPID key %q: %v", pub, err)
+	}
+	if again, _ := n.open().VAPIDPublicKey(ctx); again != pub {
+		t.Fatalf("a second start made another key pair: %s, %s", again, pub)
+	}
+	n.ask(t, "Ship on Friday?")
+	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 1 {
+		t.Fatalf("pass = %+v", p)
+	}
+	r := ps.last(t)
+	if r.Header.Get("Urgency") != "high" {
+		t.Errorf("Urgency %q; want high for a question", r.Header.Get("Urgency"))
+	}
+	plain, err := decrypt(r.Body, b.key, b.auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got push.Notification
+	if err := json.Unmarshal(plain, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != "alice/planner asks you" || got.Summary != "Ship on Friday?" || got.Link != "https://hub.example/approvals" ||
+		got.Priority != push.PriorityHigh || got.Action == nil || got.Action.Label != "Answer" {
+		t.Errorf("payload = %s", plain)
+	}
+	keys := push.VAPIDKeys{Public: pub}
+	vapid(t, r.Header.Get("Authorization"), keys, ps.url, "mailto:admin@hub.example")
+
+	if p := n.deliver(t); p.Claimed != 0 || len(ps.requests()) != 0 {
+		t.Fatalf("sent again: %+v", p)
+	}
+	log, err := n.h.NotifyLog(ctx, n.alice)
+	if err != nil || len(log) != 1 || !log[0].OK() || log[0].Kind != hub.NotifyQuestion {
+		t.Fatalf("log = %+v, %v", log, err)
+	}
+}
+
+// TestNotifyGone: a subscription its push service answers 410 is removed,
+// and nothing more is sent to it.
+func TestNotifyGone(t *testing.T) {
+	ctx := context.Background()
+	ps := newReceiver(t, "push.test", http.StatusGone)
+	n := newNotified(t, ps)
+	sub := newBrowser(t).subscription(ps.url + "/wpush/v2/gone")
+	if _, err := n.h.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, ""); err != nil {
+		t.Fatal(err)
+	}
+	n.ask(t, "Still there?")
+	n.deliver(t)
+	if ts, _ := n.h.NotifyTargets(ctx, n.alice); len(ts) != 0 {
+		t.Fatalf("the gone subscription is kept: %+v", ts)
+	}
+	ps.last(t)
+	n.ask(t, "And now?")
+	if p := n.deliver(t); p.Claimed != 0 || len(ps.requests()) != 0 {
+		t.Fatalf("sent to a removed subscription: %+v", p)
+	}
+}
+
+// TestNotifyRestart: a notification committed with its event and not yet
+// sent when the server stops is sent by the next start, once.
+func TestNotifyRestart(t *testing.T) {
+	ctx := context.Background()
+	nt := newReceiver(t, "ntfy.test", http.StatusOK)
+	n := newNotified(t, nt)
+	if _, err := n.h.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "tk_abc", ""); err != nil {
+		t.Fatal(err)
+	}
+	n.ask(t, "Deploy?")
+	n.h = n.open() // the first server stopped before sending
+	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 1 {
+		t.Fatalf("pass = %+v", p)
+	}
+	r := nt.last(t)
+	if r.Header.Get("Authorization") != "Bearer tk_abc" {
+		t.Errorf("Authorization %q", r.Header.Get("Authorization"))
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(r.Body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg["topic"] != "alerts" || msg["title"] != "alice/planner asks you" || msg["message"] != "Deploy?" || msg["priority"] != float64(4) ||
+		msg["click"] != "https://hub.example/approvals" {
+		t.Errorf("ntfy message = %s", r.Body)
+	}
+	acts, _ := msg["actions"].([]any)
+	if len(acts) != 1 || acts[0].(map[string]any)["action"] != "view" {
+		t.Errorf("actions = %v", msg["actions"])
+	}
+	n.h = n.open()
+	if p := n.deliver(t); p.Claimed != 0 || len(nt.requests()) != 0 {
+		t.Fatalf("sent twice across a restart: %+v", p)
+	}
+}

@@ -1,0 +1,123 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Notifications (§19) on the Settings page: this device's Web Push
+// subscription, ntfy topics, the kinds that notify, quiet hours in the
+// person's time zone, and the delivery log. The service worker and the
+// web app manifest are served from the root, so the worker's scope is the
+// whole dashboard.
+
+// notifySection is what the section shows.
+type notifySection struct {
+	*hub.NotifySettings
+	Kinds []notifyKind
+	Quiet [2]string // HH:MM
+}
+
+// notifyKind is one kind's checkbox.
+type notifyKind struct {
+	Name, Label string
+	On          bool
+}
+
+// notifyLabels say each kind in the section's words.
+var notifyLabels = map[string]string{
+	hub.NotifyQuestion: "Questions from your agents", hub.NotifyHeld: "Held messages", hub.NotifyGrant: "Grant requests",
+	hub.NotifyInbound: "Inbound asks", hub.NotifyContact: "Contact requests", hub.NotifyProject: "Project proposals and access",
+	hub.NotifyPermission: "Tool permissions", hub.NotifyBrake: "Brakes tripped", hub.NotifyPaused: "Conversations paused",
+	hub.NotifyMessage: "Every message to you",
+}
+
+// notifySettings is the Settings page's notifications section.
+func (w *Web) notifySettings(ctx context.Context, r *request) (*notifySection, error) {
+	s, err := w.hub.Notifications(ctx, r.user)
+	if err != nil {
+		return nil, err
+	}
+	out := &notifySection{NotifySettings: s, Quiet: [2]string{hub.FormatQuiet(s.Prefs.QuietFrom), hub.FormatQuiet(s.Prefs.QuietTo)}}
+	for _, k := range hub.NotifyKinds {
+		out.Kinds = append(out.Kinds, notifyKind{Name: k, Label: notifyLabels[k], On: s.Prefs.Wants(k)})
+	}
+	return out, nil
+}
+
+func (w *Web) setNotifications(ctx context.Context, r *request) (*reply, error) {
+	p := hub.NotifyPrefs{Kinds: r.PostForm["kind"], QuietUrgent: form(r, "quiet_urgent") != ""}
+	var err error
+	if p.QuietFrom, err = hub.ParseQuiet(form(r, "quiet_from")); err != nil {
+		return nil, err
+	}
+	if p.QuietTo, err = hub.ParseQuiet(form(r, "quiet_to")); err != nil {
+		return nil, err
+	}
+	if _, err := w.hub.SetNotifications(ctx, r.user, form(r, "time_zone"), p); err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/settings#notify", notice: "Your notifications are saved."}, nil
+}
+
+func (w *Web) addNtfyTopic(ctx context.Context, r *request) (*reply, error) {
+	if _, err := w.hub.AddNtfyTopic(ctx, r.user, form(r, "url"), form(r, "token"), form(r, "label")); err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/settings#notify", notice: "The ntfy topic is added."}, nil
+}
+
+// addPushSubscription takes this browser's PushSubscription.toJSON(),
+// posted by notify.js.
+func (w *Web) addPushSubscription(ctx context.Context, r *request) (*reply, error) {
+	var in struct {
+		Endpoint string `json:"endpoint"`
+		Keys     struct {
+			P256dh string `json:"p256dh"`
+			Auth   string `json:"auth"`
+		} `json:"keys"`
+		Label string `json:"label"`
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxForm))
+	if err == nil {
+		err = json.Unmarshal(body, &in)
+	}
+	if err != nil {
+		return nil, hub.Errorf(hub.KindInvalid, "this subscription could not be read; subscribe again from Settings")
+	}
+	if _, err := w.hub.AddPushSubscription(ctx, r.user, in.Endpoint, in.Keys.P256dh, in.Keys.Auth, in.Label); err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/settings#notify", notice: "This device is notified."}, nil
+}
+
+func (w *Web) removeNotifyTarget(ctx context.Context, r *request) (*reply, error) {
+	t, err := w.hub.RemoveNotifyTarget(ctx, r.user, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/settings#notify", notice: t.Label + " is no longer notified."}, nil
+}
+
+// manifest is the web app manifest: the dashboard installs as an app.
+const manifest = `{"name":"Palaver","short_name":"Palaver","start_url":"/","scope":"/","display":"standalone",` +
+	`"background_color":"#ffffff","theme_color":"#1f6feb","icons":[{"src":"/static/icon.svg","sizes":"any","type":"image/svg+xml"}]}`
+
+// registerNotify mounts the service worker and the manifest at the root.
+func (w *Web) registerNotify(mux *http.ServeMux) {
+	mux.HandleFunc("GET /sw.js", func(rw http.ResponseWriter, r *http.Request) {
+		a := w.static["sw.js"]
+		rw.Header().Set("Content-Type", a.contentType)
+		rw.Header().Set("Cache-Control", "no-cache")
+		rw.Header().Set("Service-Worker-Allowed", "/")
+		rw.Write(a.data)
+	})
+	mux.HandleFunc("GET /manifest.webmanifest", func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "application/manifest+json")
+		rw.Write([]byte(manifest))
+	})
+}
