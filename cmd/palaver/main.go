@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // people's time zones, on a machine without its own zone files too
 
 	"github.com/palaverhq/palaver/internal/cli"
 )

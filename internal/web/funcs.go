@@ -18,7 +18,7 @@ func (w *Web) funcs() template.FuncMap {
 		"asset":     func(name string) string { return "/static/" + name + "?v=" + w.static[name].version },
 		"body":      messageBody,
 		"ago":       func(t time.Time) string { return ago(t, w.hub.Now()) },
-		"exact":     exact,
+		"exact":     exactIn(time.UTC),
 		"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"kind":      kindLabel,
 		"join":      strings.Join,
@@ -66,12 +66,15 @@ func span(d time.Duration) string {
 	return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
 }
 
-// exact is a time to the second, in UTC, for a title attribute.
-func exact(t time.Time) string {
-	if t.IsZero() {
-		return ""
+// exactIn is how a page says a time to the second (a title attribute), in
+// the reader's time zone.
+func exactIn(loc *time.Location) func(time.Time) string {
+	return func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.In(loc).Format("2006-01-02 15:04:05 MST")
 	}
-	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
 // kindLabel names an approval's kind for people.

@@ -18,6 +18,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -90,8 +91,40 @@ func (w *Web) parse() error {
 			return fmt.Errorf("dashboard template %s: %w", base, err)
 		}
 		w.pages[strings.TrimSuffix(base, ".html")] = t
+		if w.parsed[strings.TrimSuffix(base, ".html")], err = t.Clone(); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// page is the template set of a page for a reader in the time zone zone
+// ("" is UTC): the pages as parsed, or for another zone a set made from
+// them on its first use (a page set can be cloned only before it is first
+// drawn, so parsed keeps copies never drawn), whose times say that zone.
+func (w *Web) page(name, zone string) *template.Template {
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || err != nil || loc == time.UTC {
+		return w.pages[name]
+	}
+	w.zonedMu.Lock()
+	defer w.zonedMu.Unlock()
+	key := zone + "\x00" + name
+	if t := w.zoned[key]; t != nil {
+		return t
+	}
+	parsed := w.parsed[name]
+	if parsed == nil {
+		return nil
+	}
+	t, err := parsed.Clone()
+	if err != nil {
+		w.log.Error("a page in a time zone", "page", name, "zone", zone, "err", err)
+		return w.pages[name]
+	}
+	t.Funcs(template.FuncMap{"exact": exactIn(loc)})
+	w.zoned[key] = t
+	return t
 }
 
 // view is what every page's template gets.
@@ -108,7 +141,11 @@ type view struct {
 
 // render writes a page: the layout around the page's template.
 func (w *Web) render(rw http.ResponseWriter, r *request, code int, page string, data any, f flash) {
-	t := w.pages[page]
+	zone := ""
+	if r.user != nil {
+		zone = r.user.TimeZone
+	}
+	t := w.page(page, zone)
 	if t == nil {
 		panic("dashboard: no template " + page)
 	}
