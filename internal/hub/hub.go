@@ -78,10 +78,10 @@ type Hub struct {
 	notes        *notifyOutbox                // dispatches them
 	vapidSubject string                       // whom push services may contact (--vapid-subject)
 	hooks        *webhookOutbox               // makes the webhook calls, each endpoint apart (§18)
-	hooked       hookedAgents                 // which agents have endpoints, as last read
+	hooked       agentSet                     // which agents have endpoints, as last read
 	remote       RemoteCaller                 // calls remote A2A agents (§18)
 	remoteCalls  *remoteOutbox                // makes the remote calls, each remote apart
-	remotes      remoteAgents                 // which agents are remote, as last read
+	remotes      agentSet                     // which agents are remote, as last read
 	rechecked    Pos                          // the newest position Recheck has looked at
 
 	observer Observer // told sends, brakes, parked waits and wake-ups (§14)

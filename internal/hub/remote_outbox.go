@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/outbox"
@@ -96,7 +95,7 @@ func (h *Hub) queueRemotes(ctx context.Context, tx Tx, events []*Event) (bool, e
 		}
 		if ids == nil {
 			var err error
-			if ids, err = h.remotes.agents(ctx, tx, now); err != nil {
+			if ids, err = h.remotes.agents(ctx, now, tx.RemoteAgentIDs); err != nil {
 				return false, err
 			}
 		}
@@ -255,36 +254,4 @@ func (h *Hub) postRemote(ctx context.Context, agentID string, in SendInput) erro
 		return nil
 	}
 	return err
-}
-
-// remoteAgents is which agents are remote, as this process last read it,
-// so that a send to none — nearly every one — costs no look-up; read
-// again at most every hookedFor.
-type remoteAgents struct {
-	mu   sync.Mutex
-	ids  map[string]bool
-	read time.Time
-}
-
-func (k *remoteAgents) agents(ctx context.Context, r Reader, now time.Time) (map[string]bool, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if !k.read.IsZero() && now.Sub(k.read) < hookedFor && !now.Before(k.read) {
-		return k.ids, nil
-	}
-	ids, err := r.RemoteAgentIDs(ctx)
-	if err != nil {
-		return nil, err
-	}
-	k.ids, k.read = make(map[string]bool, len(ids)), now
-	for _, id := range ids {
-		k.ids[id] = true
-	}
-	return k.ids, nil
-}
-
-func (k *remoteAgents) forget() {
-	k.mu.Lock()
-	k.read = time.Time{}
-	k.mu.Unlock()
 }

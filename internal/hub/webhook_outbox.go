@@ -54,7 +54,7 @@ func (h *Hub) queueWebhooks(ctx context.Context, tx Tx, events []*Event) (bool, 
 		}
 		if hooked == nil {
 			var err error
-			if hooked, err = h.hooked.agents(ctx, tx, now); err != nil {
+			if hooked, err = h.hooked.agents(ctx, now, tx.WebhookAgents); err != nil {
 				return false, err
 			}
 		}
@@ -271,29 +271,29 @@ func (h *Hub) RunWebhooks(ctx context.Context, period time.Duration, count func(
 	h.hooks.Run(ctx, period, told)
 }
 
-// hookedAgents is which agents have an enabled endpoint, as this process
-// last read it, so that an event for an agent with none — nearly every
-// send's — costs the outbox no look-up. It is read again at most every
-// hookedFor: an endpoint made on another replica is called for from then
-// on; one made here, at once.
-type hookedAgents struct {
+// agentSet is a set of agents as this process last read it — those with
+// an enabled webhook endpoint, the remote ones — so that an event for an
+// agent outside it, nearly every send's, costs no look-up. It is read
+// again at most every setFor: one added on another replica counts from
+// then on; one added here, at once (forget).
+type agentSet struct {
 	mu   sync.Mutex
 	ids  map[string]bool
 	read time.Time // zero: to be read
 }
 
-// hookedFor is how long hookedAgents trusts what it read.
-const hookedFor = time.Second
+// setFor is how long an agentSet trusts what it read.
+const setFor = time.Second
 
-// agents is the set of agents with an enabled endpoint, read through r
-// when what was read is older than hookedFor.
-func (k *hookedAgents) agents(ctx context.Context, r Reader, now time.Time) (map[string]bool, error) {
+// agents is the set, read with list when what was read is older than
+// setFor.
+func (k *agentSet) agents(ctx context.Context, now time.Time, list func(context.Context) ([]string, error)) (map[string]bool, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if !k.read.IsZero() && now.Sub(k.read) < hookedFor && !now.Before(k.read) {
+	if !k.read.IsZero() && now.Sub(k.read) < setFor && !now.Before(k.read) {
 		return k.ids, nil
 	}
-	ids, err := r.WebhookAgents(ctx)
+	ids, err := list(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -304,8 +304,8 @@ func (k *hookedAgents) agents(ctx context.Context, r Reader, now time.Time) (map
 	return k.ids, nil
 }
 
-// forget makes the next event read the set again.
-func (k *hookedAgents) forget() {
+// forget makes the next read of the set read it again.
+func (k *agentSet) forget() {
 	k.mu.Lock()
 	k.read = time.Time{}
 	k.mu.Unlock()
