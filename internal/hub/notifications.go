@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -199,46 +198,10 @@ func (h *Hub) NotifyTargets(ctx context.Context, u *User) ([]*NotifyTarget, erro
 }
 
 // checkNotifyURL returns a push endpoint's or ntfy topic's URL as it is
-// kept, or says what is wrong with it: absolute https, no user info or
-// fragment, and a host whose every address the egress policy lets through,
-// as webhooks' (the sender checks each address again when it connects).
+// kept, or says what is wrong with it, as for webhooks (checkOutboundURL).
 func (h *Hub) checkNotifyURL(ctx context.Context, what, raw string) (string, error) {
-	s, err := checkText("url", strings.TrimSpace(raw), 1, MaxURL)
-	if err != nil {
-		return "", err
-	}
-	u, err := url.Parse(s)
-	bad := func(format string, args ...any) error {
-		return invalid("", "the %s URL %q "+format, append([]any{what, echo(s)}, args...)...)
-	}
-	switch {
-	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
-		return "", bad("is not an absolute URL; give one like https://ntfy.sh/my-topic")
-	case u.Scheme != "https":
-		return "", bad("is not https; notifications are sent over https only")
-	case u.User != nil:
-		return "", bad("has user info; give an access token on its own instead")
-	case u.Fragment != "" || strings.Contains(s, "#"):
-		return "", bad("has a fragment")
-	}
-	host := u.Hostname()
-	var addrs []netip.Addr
-	if ip, err := netip.ParseAddr(host); err == nil {
-		addrs = []netip.Addr{ip}
-	} else {
-		lctx, cancel := context.WithTimeout(ctx, resolveTimeout)
-		addrs, err = h.resolver.LookupNetIP(lctx, "ip", host)
-		cancel()
-		if err != nil || len(addrs) == 0 {
-			return "", bad("has a host, %s, that could not be resolved; give a host name that resolves, or an address", echo(host))
-		}
-	}
-	for _, ip := range addrs {
-		if r := h.egressPolicy.Refuse(host, ip.Unmap()); r != nil {
-			return "", bad("is at %s; notifications go only to globally reachable addresses unless the server's admin lets the host through (palaver serve --allow-private-host %s)", r, echo(host))
-		}
-	}
-	return u.String(), nil
+	return h.checkOutboundURL(ctx, raw, outbound{what: what, example: "https://ntfy.sh/my-topic", sent: "notifications are sent",
+		userInfo: "give an access token on its own instead", reach: "notifications go only to"})
 }
 
 // checkPushKey checks one of a subscription's keys: base64url of n bytes.

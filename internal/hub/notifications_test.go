@@ -67,7 +67,7 @@ func TestNotifyTargets(t *testing.T) {
 
 	for _, c := range []struct{ url, p256dh, auth, want string }{
 		{"http://push.example/x", pushKey, pushAuth, "is not https"},
-		{"https://inside.example/x", pushKey, pushAuth, "--allow-private-host inside.example"},
+		{"https://inside.example/x", pushKey, pushAuth, "lets the host inside.example through"},
 		{"https://nowhere.example/x", pushKey, pushAuth, "could not be resolved"},
 		{"https://u:p@push.example/x", pushKey, pushAuth, "has user info"},
 		{"https://push.example/x", "AAAA", pushAuth, "p256dh key is not 65 bytes"},
@@ -81,7 +81,7 @@ func TestNotifyTargets(t *testing.T) {
 		{"https://127.0.0.1:8443/", "", "names no topic"},
 		{"https://127.0.0.1:8443/a/b", "", "names no topic"},
 		{"https://127.0.0.1:8443/a", "tk with space", "access token"},
-		{"https://10.0.0.9/a", "", "--allow-private-host 10.0.0.9"},
+		{"https://10.0.0.9/a", "", "lets the host 10.0.0.9 through"},
 	} {
 		if _, err := w.hub.AddNtfyTopic(ctx, alice, c.url, c.token, ""); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("AddNtfyTopic(%s): %v, want %q", c.url, err, c.want)

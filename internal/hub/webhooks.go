@@ -149,26 +149,38 @@ type Resolver interface {
 const resolveTimeout = 5 * time.Second
 
 // checkWebhookURL returns an endpoint's URL as it is kept, or says what is
-// wrong with it: an absolute https URL without user info or fragment whose
-// host is — every address it resolves to — one the egress policy lets
-// through (AllowFetch).
-// The sender checks each address again when it connects, as DNS changes.
+// wrong with it (checkOutboundURL).
 func (h *Hub) checkWebhookURL(ctx context.Context, raw string) (string, error) {
+	return h.checkOutboundURL(ctx, raw, outbound{what: "webhook", example: "https://example.com/palaver", sent: "webhooks are sent",
+		userInfo: "put no credentials in it (calls are signed with the endpoint's secret)", reach: "webhooks call only"})
+}
+
+// outbound is how checkOutboundURL names one kind of URL the server calls
+// out to: what it is, an example, how they are sent, what to do instead
+// of user info, and who reaches only global addresses.
+type outbound struct{ what, example, sent, userInfo, reach string }
+
+// checkOutboundURL returns a URL the server will call out to (a webhook
+// endpoint, a push service, an ntfy topic) as it is kept, or says what is
+// wrong with it: absolute https, no user info or fragment, and a host
+// whose every address the egress policy lets through. The sender checks
+// each address again when it connects, as DNS changes.
+func (h *Hub) checkOutboundURL(ctx context.Context, raw string, k outbound) (string, error) {
 	s, err := checkText("url", strings.TrimSpace(raw), 1, MaxURL)
 	if err != nil {
 		return "", err
 	}
 	u, err := url.Parse(s)
 	bad := func(format string, args ...any) error {
-		return invalid("", "the webhook URL %q "+format, append([]any{echo(s)}, args...)...)
+		return invalid("", "the %s URL %q "+format, append([]any{k.what, echo(s)}, args...)...)
 	}
 	switch {
 	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
-		return "", bad("is not an absolute URL; give one like https://example.com/palaver")
+		return "", bad("is not an absolute URL; give one like %s", k.example)
 	case u.Scheme != "https":
-		return "", bad("is not https; webhooks are sent over https only")
+		return "", bad("is not https; %s over https only", k.sent)
 	case u.User != nil:
-		return "", bad("has user info; put no credentials in it (calls are signed with the endpoint's secret)")
+		return "", bad("has user info; %s", k.userInfo)
 	case u.Fragment != "" || strings.Contains(s, "#"):
 		return "", bad("has a fragment")
 	}
@@ -189,7 +201,7 @@ func (h *Hub) checkWebhookURL(ctx context.Context, raw string) (string, error) {
 	}
 	for _, ip := range addrs {
 		if r := h.egressPolicy.Refuse(host, ip); r != nil {
-			return "", bad("is at %s; webhooks call only globally reachable addresses unless the server's admin lets the host %s through (its allow-private-host setting)", r, echo(host))
+			return "", bad("is at %s; %s globally reachable addresses unless the server's admin lets the host %s through (its allow-private-host setting)", r, k.reach, echo(host))
 		}
 	}
 	return u.String(), nil
