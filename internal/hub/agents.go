@@ -438,3 +438,11 @@ type AgentWrites interface {
 	// SetAgentPublic marks the agent public or not (§1).
 	SetAgentPublic(ctx context.Context, agentID string, public bool) error
 }
+
+// DisplayName is the agent's name as given, or its slug.
+func (a *Agent) DisplayName() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Slug
+}

@@ -403,3 +403,20 @@ type ConversationWrites interface {
 	// returns the new value, so seq order is commit order (§13).
 	NextSeq(ctx context.Context, conversationID string, at time.Time) (int64, error)
 }
+
+// Others are the listed participants other than the person with this id
+// and their agents: whom the conversation is with, as that person sees
+// it; all of them when only the person and their own agents take part.
+func (v *ConversationView) Others(userID string) []Participant {
+	var out []Participant
+	listed := v.Listed()
+	for _, p := range listed {
+		if p.OwnerID != userID {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return listed
+	}
+	return out
+}

@@ -68,14 +68,6 @@ type Agent struct {
 	CreatedAt   time.Time
 }
 
-// DisplayName is the agent's name as given, or its slug.
-func (a *Agent) DisplayName() string {
-	if a.Name != "" {
-		return a.Name
-	}
-	return a.Slug
-}
-
 // Handle is "owner/slug".
 func (a *Agent) Handle() string { return a.OwnerHandle + "/" + a.Slug }
 
@@ -203,23 +195,6 @@ func (v *ConversationView) Listed() []Participant {
 		if !p.Archived {
 			out = append(out, p)
 		}
-	}
-	return out
-}
-
-// Others are the listed participants other than the person with this id
-// and their agents: whom the conversation is with, as that person sees
-// it; all of them when only the person and their own agents take part.
-func (v *ConversationView) Others(userID string) []Participant {
-	var out []Participant
-	listed := v.Listed()
-	for _, p := range listed {
-		if p.OwnerID != userID {
-			out = append(out, p)
-		}
-	}
-	if len(out) == 0 {
-		return listed
 	}
 	return out
 }
