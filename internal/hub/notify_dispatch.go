@@ -5,7 +5,6 @@ import (
 	"crypto/ecdh"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -163,22 +162,14 @@ func (h *Hub) recordNotification(ctx context.Context, n *Notification, a NotifyA
 	return nil
 }
 
-// NotifyPass is what one DeliverNotifications did.
-type NotifyPass struct {
-	Claimed  int
-	Outcomes map[string]int
-}
-
 // DeliverNotifications is one delivery step, for tests and tools: it
 // claims the notifications that are due, sends them, and returns once
 // they ended. A hub with no Notifier sends nothing.
-func (h *Hub) DeliverNotifications(ctx context.Context) (NotifyPass, error) {
+func (h *Hub) DeliverNotifications(ctx context.Context) (Pass, error) {
 	if h.notifier == nil {
-		return NotifyPass{Outcomes: map[string]int{}}, nil
+		return Pass{Outcomes: map[string]int{}}, nil
 	}
-	pass, err := h.notes.Dispatch(ctx, nil)
-	outcomes, werr := pass.Wait()
-	return NotifyPass{Claimed: pass.Claimed, Outcomes: outcomes}, errors.Join(err, werr)
+	return deliverOnce(ctx, h.notes.Dispatch)
 }
 
 // RunNotifications sends notifications until ctx ends (palaver serve runs

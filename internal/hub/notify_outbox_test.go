@@ -62,7 +62,7 @@ func notifierWorld(t *testing.T) (*world, *notifier, *hub.User) {
 	return w, f, alice
 }
 
-func deliver(t *testing.T, w *world) hub.NotifyPass {
+func deliver(t *testing.T, w *world) hub.Pass {
 	t.Helper()
 	p, err := w.hub.DeliverNotifications(ctx)
 	if err != nil {

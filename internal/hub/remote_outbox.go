@@ -150,22 +150,14 @@ func (h *Hub) newRemoteOutbox() *remoteOutbox {
 	return o
 }
 
-// RemotePass is what one DeliverRemotes did.
-type RemotePass struct {
-	Claimed  int
-	Outcomes map[string]int
-}
-
 // DeliverRemotes is one step of the remote outbox, for tests and tools: it
 // claims the calls due, makes them, and returns once they ended. palaver
 // serve runs RunRemotes instead.
-func (h *Hub) DeliverRemotes(ctx context.Context) (RemotePass, error) {
+func (h *Hub) DeliverRemotes(ctx context.Context) (Pass, error) {
 	if h.remote == nil {
-		return RemotePass{Outcomes: map[string]int{}}, nil
+		return Pass{Outcomes: map[string]int{}}, nil
 	}
-	pass, err := h.remoteCalls.Dispatch(ctx, nil)
-	outcomes, werr := pass.Wait()
-	return RemotePass{Claimed: pass.Claimed, Outcomes: outcomes}, errors.Join(err, werr)
+	return deliverOnce(ctx, h.remoteCalls.Dispatch)
 }
 
 // RunRemotes makes remote calls until ctx ends, as RunWebhooks does.

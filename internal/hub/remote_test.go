@@ -177,7 +177,7 @@ func messages(t *testing.T, w *world, conv string) []*hub.Message {
 	return page.Messages
 }
 
-func deliverRemotes(t *testing.T, w *world) hub.RemotePass {
+func deliverRemotes(t *testing.T, w *world) hub.Pass {
 	t.Helper()
 	p, err := w.hub.DeliverRemotes(ctx)
 	if err != nil {

@@ -145,12 +145,21 @@ func (h *Hub) newWebhookOutbox() *webhookOutbox {
 	return o
 }
 
-// WebhookPass is what one DeliverWebhooks did: how many calls it claimed,
-// and how many of them ended with each outcome (calls stopped by ctx count
-// as none: they are made again).
-type WebhookPass struct {
+// Pass is what one step of an outbox did (DeliverWebhooks, DeliverRemotes,
+// DeliverNotifications): how many it claimed, and how many of them ended
+// with each outcome (those stopped by ctx count as none: they are made
+// again).
+type Pass struct {
 	Claimed  int
 	Outcomes map[string]int
+}
+
+// deliverOnce is one step of an outbox: it claims what is due, makes it,
+// and returns once each ended.
+func deliverOnce(ctx context.Context, dispatch func(context.Context, func(string)) (*outbox.Pass, error)) (Pass, error) {
+	pass, err := dispatch(ctx, nil)
+	outcomes, werr := pass.Wait()
+	return Pass{Claimed: pass.Claimed, Outcomes: outcomes}, errors.Join(err, werr)
 }
 
 // DeliverWebhooks is one delivery step (§18), for tests and tools: it
@@ -163,13 +172,11 @@ type WebhookPass struct {
 // Calls beyond an endpoint's room and rate stay in the outbox for a later
 // step. A hub with no WebhookSender sends nothing. palaver serve runs
 // RunWebhooks instead, which waits for no call before starting another.
-func (h *Hub) DeliverWebhooks(ctx context.Context) (WebhookPass, error) {
+func (h *Hub) DeliverWebhooks(ctx context.Context) (Pass, error) {
 	if h.webhooks == nil {
-		return WebhookPass{Outcomes: map[string]int{}}, nil
+		return Pass{Outcomes: map[string]int{}}, nil
 	}
-	pass, err := h.hooks.Dispatch(ctx, nil)
-	outcomes, werr := pass.Wait()
-	return WebhookPass{Claimed: pass.Claimed, Outcomes: outcomes}, errors.Join(err, werr)
+	return deliverOnce(ctx, h.hooks.Dispatch)
 }
 
 // sendWebhook makes one claimed call at at, within WebhookTimeout, and

@@ -126,7 +126,7 @@ func (w *world) alice(t *testing.T) *hub.User {
 }
 
 // deliver runs one delivery pass and returns its outcomes.
-func (w *world) deliver(t *testing.T) hub.WebhookPass {
+func (w *world) deliver(t *testing.T) hub.Pass {
 	t.Helper()
 	pass, err := w.hub.DeliverWebhooks(ctx)
 	if err != nil {
@@ -156,7 +156,7 @@ func verify(t *testing.T, secret string, c received) hub.WebhookPayload {
 	return p
 }
 
-func outcomes(pass hub.WebhookPass) map[string]int { return pass.Outcomes }
+func outcomes(pass hub.Pass) map[string]int { return pass.Outcomes }
 
 // TestWebhookWakesAnIdleAgent: a message for an agent with no wait parked
 // makes one correctly signed call naming the event without its words,
@@ -250,7 +250,7 @@ func TestWebhookRetries(t *testing.T) {
 	r.hold, r.held = make(chan struct{}), make(chan struct{}, 1)
 	r.mu.Unlock()
 	stopping, stop := context.WithCancel(ctx)
-	passed := make(chan hub.WebhookPass)
+	passed := make(chan hub.Pass)
 	go func() {
 		pass, _ := w.hub.DeliverWebhooks(stopping)
 		passed <- pass

@@ -86,7 +86,7 @@ func loopback(rs []*receiver) names {
 	return n
 }
 
-func (n *notified) deliver(t *testing.T) hub.NotifyPass {
+func (n *notified) deliver(t *testing.T) hub.Pass {
 	t.Helper()
 	p, err := n.h.DeliverNotifications(context.Background())
 	if err != nil {
