@@ -196,7 +196,7 @@ func (c *call) translate(ctx context.Context, err error) *rpcError {
 	case e.Code == "not_cancelable":
 		code = codeNotCancelable
 	}
-	attrs := []slog.Attr{slog.String("code", e.WireCode()), slog.String("message", e.Msg)}
+	attrs := []slog.Attr{slog.String("code", e.WireCode()), slog.String("message", e.Text(nil, nil))}
 	if e.Err != nil {
 		attrs = append(attrs, slog.String("cause", e.Err.Error()))
 	}

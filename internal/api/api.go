@@ -230,7 +230,7 @@ func (a *API) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if e.Kind == hub.KindInternal {
 			msg, level = "internal error (trace "+trace+"); retry later", slog.LevelError
 		}
-		attrs := []any{"trace", trace, "route", r.Pattern, "code", e.WireCode(), "message", e.Msg}
+		attrs := []any{"trace", trace, "route", r.Pattern, "code", e.WireCode(), "message", e.Text(nil, nil)}
 		if e.Err != nil {
 			attrs = append(attrs, "cause", e.Err.Error())
 		}

@@ -93,7 +93,7 @@ func decodeImage(s string) ([]byte, string, error) {
 	data, mime, err := picture.Decode(s)
 	var pe *picture.Error
 	if errors.As(err, &pe) {
-		return nil, "", invalid(pe.Code, "%s", pe.Msg)
+		return nil, "", invalid(pe.Code, "%s", escapeBraces(pe.Msg))
 	}
 	return data, mime, err
 }

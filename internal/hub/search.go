@@ -64,7 +64,7 @@ func parseQuery(s string) (*search.Query, error) {
 	q, err := search.Parse(s)
 	var se *search.Error
 	if errors.As(err, &se) {
-		return nil, invalid(se.Code, "%s", se.Msg)
+		return nil, invalid(se.Code, "%s", escapeBraces(se.Msg))
 	}
 	return q, err
 }

@@ -121,7 +121,7 @@ func (c *call) translate(ctx context.Context, err error) (hub.Kind, map[string]a
 		msg = "internal error (trace " + trace + "); retry later, and quote the trace when reporting it"
 		level = slog.LevelError
 	}
-	attrs := []slog.Attr{slog.String("code", e.WireCode()), slog.String("message", e.Msg)}
+	attrs := []slog.Attr{slog.String("code", e.WireCode()), slog.String("message", e.Text(nil, nil))}
 	if e.Err != nil {
 		attrs = append(attrs, slog.String("cause", e.Err.Error()))
 	}

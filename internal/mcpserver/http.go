@@ -241,7 +241,7 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 						return
 					}
 					w.Header().Set("Retry-After", fmt.Sprint(e.Details["retry_after_s"]))
-					writeRPCError(w, http.StatusTooManyRequests, -32000, fmt.Sprintf("rate_limited: a batch of %d calls: %s", len(batch), e.Msg))
+					writeRPCError(w, http.StatusTooManyRequests, -32000, fmt.Sprintf("rate_limited: a batch of %d calls: %s", len(batch), e.Text(nil, nil)))
 					return
 				}
 			}

@@ -84,7 +84,7 @@ func (a *Authorization) ErrorRedirect(err error) string {
 	}
 	params := map[string]string{"error": code}
 	if e.Kind != hub.KindInternal {
-		params["error_description"] = e.Msg
+		params["error_description"] = e.Text(nil, nil)
 	}
 	return a.Redirect(params)
 }

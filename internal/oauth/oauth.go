@@ -363,12 +363,12 @@ func (s *Server) writeError(w http.ResponseWriter, err error) {
 	if code == OAuthInvalidClient {
 		status = http.StatusUnauthorized
 	}
-	s.log.Info("oauth refused", "code", code, "message", e.Msg)
+	s.log.Info("oauth refused", "code", code, "message", e.Text(nil, nil))
 	writeError(w, &hub.Error{Kind: e.Kind, Code: code, Msg: e.Text(nil, nil)}, status)
 }
 
 func writeError(w http.ResponseWriter, e *hub.Error, status int) {
-	writeJSON(w, status, &errorBody{Error: e.WireCode(), ErrorDescription: e.Msg})
+	writeJSON(w, status, &errorBody{Error: e.WireCode(), ErrorDescription: e.Text(nil, nil)})
 }
 
 var _ DocumentFetcher = (*Fetcher)(nil)

@@ -49,7 +49,7 @@ func (w *Web) serveError(rw http.ResponseWriter, r *request, err error, back str
 		w.log.Error("dashboard error", "trace", trace, "route", r.Pattern, "err", err)
 		msg = "something went wrong on the server (trace " + trace + "); try again"
 	} else {
-		w.log.Info("dashboard refused", "route", r.Pattern, "code", e.WireCode(), "message", e.Msg)
+		w.log.Info("dashboard refused", "route", r.Pattern, "code", e.WireCode(), "message", e.Text(nil, nil))
 	}
 	if retry, ok := e.Details["retry_after_s"]; ok {
 		rw.Header().Set("Retry-After", fmt.Sprint(retry))
