@@ -245,8 +245,13 @@ func leaveStrangers(ctx context.Context, tx Tx, a *Agent, now time.Time) ([]*Eve
 // CreateOwnAgent is a person creating an agent of their own (§1): slug is
 // the part of its handle after the slash.
 func (h *Hub) CreateOwnAgent(ctx context.Context, u *User, slug, description, goal string) (*Agent, error) {
-	if strings.Contains(slug, "/") {
+	switch {
+	case strings.Contains(slug, "/"):
 		return nil, invalid("", "give the name after %s/, like planner (got %q)", u.Handle, echo(slug))
+	case strings.TrimSpace(slug) == "":
+		return nil, invalid("", "slug is required: the agent's name after %s/, like planner", u.Handle)
+	case !slugRE.MatchString(strings.ToLower(strings.TrimSpace(slug))):
+		return nil, invalid("", "the slug %q is not a name an agent can have: give 1–40 of a-z, 0-9 and -, starting with a letter or digit, like planner", echo(slug))
 	}
 	return h.CreateAgent(ctx, AgentSpec{Handle: u.Handle + "/" + slug, Description: description, Goal: goal})
 }

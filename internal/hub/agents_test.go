@@ -117,3 +117,25 @@ func TestSetAgentPublic(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateOwnAgentSaysWhatASlugIs: a person naming a new agent is told
+// what a slug is, never what a person's handle is.
+func TestCreateOwnAgentSaysWhatASlugIs(t *testing.T) {
+	w := newWorld(t)
+	alice := w.owner(t)
+	for slug, want := range map[string]string{
+		"":         "slug is required: the agent's name after alice/, like planner",
+		"  ":       "slug is required",
+		"Bad Name": `the slug "Bad Name" is not a name an agent can have: give 1–40 of a-z, 0-9 and -`,
+		"-x":       `the slug "-x" is not a name an agent can have`,
+		"bob/x":    "give the name after alice/",
+	} {
+		_, err := w.hub.CreateOwnAgent(ctx, alice, slug, "", "")
+		if e := hub.AsError(err); e.Kind != hub.KindInvalid || !strings.HasPrefix(e.Text(nil, nil), want) {
+			t.Errorf("slug %q: %v, want invalid starting %q", slug, err, want)
+		}
+	}
+	if a, err := w.hub.CreateOwnAgent(ctx, alice, "Writer", "", ""); err != nil || a.Handle() != "alice/writer" {
+		t.Errorf("slug Writer: %v, %v; want alice/writer", a, err)
+	}
+}
