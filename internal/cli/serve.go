@@ -14,7 +14,6 @@ import (
 
 	"github.com/palaverhq/palaver/clients"
 	"github.com/palaverhq/palaver/internal/a2a"
-	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/build"
@@ -101,7 +100,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
 		PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
-		Remote: a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{})},
+		Remote: newRemoteCaller(),
 		Alone:  !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
 		return err
