@@ -164,6 +164,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	isNew = false // serving: the database stays, whatever happens next
 	go pruneEvents(ctx, h, log)
+	go refreshRemoteCards(ctx, h, log)
 	// Wake waiters for events committed by other processes on the database
 	// (admin commands, other replicas) whose wake-up did not reach us.
 	go h.RecheckEvery(ctx, time.Second)
@@ -229,6 +230,23 @@ func pruneEvents(ctx context.Context, h *hub.Hub, log *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// refreshRemoteCards reads again, every hour, the cards of remote A2A
+// agents read more than a day ago (§18).
+func refreshRemoteCards(ctx context.Context, h *hub.Hub, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := h.RefreshRemoteCards(ctx); err != nil && ctx.Err() == nil {
+			log.Error("refreshing remote agents' cards", "err", err)
 		}
 	}
 }

@@ -39,6 +39,7 @@ type fakeRemote struct {
 	auth  string
 	hold  chan struct{}
 	held  chan struct{}
+	name  string // the card's name; "" is Echo
 }
 
 func newFakeRemote(t *testing.T, host string) *fakeRemote {
@@ -72,7 +73,11 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodGet {
-		json.NewEncoder(w).Encode(map[string]any{"name": "Echo", "description": "says it back", "version": "1",
+		name := f.name
+		if name == "" {
+			name = "Echo"
+		}
+		json.NewEncoder(w).Encode(map[string]any{"name": name, "description": name + " says it back", "version": "1",
 			"skills":              []map[string]any{{"id": "echo", "name": "echo", "description": "", "tags": []string{}}},
 			"supportedInterfaces": []map[string]string{{"url": f.base() + "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}})
 		return

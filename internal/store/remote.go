@@ -117,3 +117,20 @@ func (d queries) DeleteRemoteCall(ctx context.Context, id string) error {
 func (d queries) SetRemoteDelivery(ctx context.Context, agentID string, at time.Time, problem string) error {
 	return d.exec(ctx, "set remote delivery", `UPDATE remote_agents SET last_at = ?, last_error = ? WHERE agent_id = ?`, ms(at), problem, agentID)
 }
+
+func (d queries) StaleRemoteCards(ctx context.Context, before time.Time) ([]*hub.RemoteCall, error) {
+	return queryAll(ctx, d.q, "stale remote cards", func(row scanner) (*hub.RemoteCall, error) {
+		var c hub.RemoteCall
+		return &c, row.Scan(&c.AgentID, &c.CardURL, &c.Credential)
+	}, `SELECT agent_id, card_url, credential FROM remote_agents WHERE removed_at IS NULL AND fetched_at < ?
+		ORDER BY fetched_at, agent_id`, ms(before))
+}
+
+func (d queries) UpdateRemoteCard(ctx context.Context, r *hub.RemoteAgent) error {
+	if err := d.exec(ctx, "update remote card", `UPDATE remote_agents SET name = ?, description = ?, provider = ?, skills = ?,
+		endpoint = ?, version = ?, fetched_at = ? WHERE agent_id = ? AND removed_at IS NULL`,
+		r.Name, r.Description, r.Provider, strings.Join(r.Skills, "\n"), r.Endpoint, r.Version, ms(r.FetchedAt), r.AgentID); err != nil {
+		return err
+	}
+	return d.exec(ctx, "update remote card", `UPDATE agents SET description = ? WHERE id = ?`, r.Description, r.AgentID)
+}
