@@ -109,7 +109,7 @@ func TestCardAndTask(t *testing.T) {
 	if card.Name != "Weather" || card.Provider != "Example" || card.Version != "1.0" || card.Endpoint != r.base()+"/rpc" || len(card.Skills) != 1 || card.Skills[0] != "forecast" {
 		t.Fatalf("card = %+v", card)
 	}
-	rep, err := c.Send(ctx, card, "Bearer s3cret", allowLoopback, "rmc_1", "cnv_1", "weather?")
+	rep, err := c.Send(ctx, card, "Bearer s3cret", allowLoopback, "rmc_1", "cnv_1", "", "weather?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestVersion03(t *testing.T) {
 	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	c := a2aclient.New(a2aclient.Options{RootCAs: pool, Resolver: resolver{netip.MustParseAddr("127.0.0.1")}})
 	card := &a2aclient.Card{Endpoint: "https://example.com:" + u.Port() + "/rpc", Version: "0.3"}
-	rep, err := c.Send(context.Background(), card, "", allowLoopback, "rmc_3", "conv_3", "hi")
+	rep, err := c.Send(context.Background(), card, "", allowLoopback, "rmc_3", "conv_3", "", "hi")
 	if err != nil || rep.State != a2aclient.StateWorking || rep.TaskID != "t3" {
 		t.Fatalf("send: %+v %v", rep, err)
 	}

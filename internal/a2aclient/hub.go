@@ -33,7 +33,7 @@ func (c Caller) Call(ctx context.Context, rc *hub.RemoteCall, allow func(string,
 	if rc.TaskID != "" {
 		r, err = c.Client.GetTask(ctx, card, rc.Credential, allow, rc.TaskID)
 	} else {
-		r, err = c.Client.Send(ctx, card, rc.Credential, allow, rc.ID, rc.ConversationID, rc.Body)
+		r, err = c.Client.Send(ctx, card, rc.Credential, allow, rc.ID, rc.ConversationID, rc.Continues, rc.Body)
 	}
 	var refused *RPCError
 	if errors.As(err, &refused) {

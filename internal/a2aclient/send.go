@@ -44,12 +44,13 @@ func (r *Reply) Done() bool {
 }
 
 // Send sends text to the agent as message messageID (the same id on every
-// retry, so the agent can tell one it already has) in contextID, asking
-// for the answer at once: a task still working is asked after (GetTask).
-func (c *Client) Send(ctx context.Context, card *Card, credential string, allow Allow, messageID, contextID, text string) (*Reply, error) {
+// retry, so the agent can tell one it already has) in contextID — and in
+// taskID, a task that asked for input, unless "" — asking for the answer
+// at once: a task still working is asked after (GetTask).
+func (c *Client) Send(ctx context.Context, card *Card, credential string, allow Allow, messageID, contextID, taskID, text string) (*Reply, error) {
 	if card.Version == a2a.Version03 {
 		m := a03.NewMessage(a03.MessageRoleUser, a03.TextPart{Text: text})
-		m.ID, m.ContextID = messageID, contextID
+		m.ID, m.ContextID, m.TaskID = messageID, contextID, a03.TaskID(taskID)
 		var raw json.RawMessage
 		blocking := false
 		params := a03.MessageSendParams{Message: m, Config: &a03.MessageSendConfig{Blocking: &blocking}}
@@ -58,7 +59,7 @@ func (c *Client) Send(ctx context.Context, card *Card, credential string, allow 
 		}
 		return reply03(raw)
 	}
-	m := a2a.Message{MessageID: messageID, ContextID: contextID, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text, "")}}
+	m := a2a.Message{MessageID: messageID, ContextID: contextID, TaskID: taskID, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text, "")}}
 	var res a2a.SendMessageResponse
 	// The answer comes at once, a task asked after later: a call never
 	// waits on the remote's work, so a timeout never sends it twice.

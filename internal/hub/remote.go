@@ -136,6 +136,11 @@ type RemoteWrites interface {
 	// UpdateRemoteCard saves what a card read again says (r's card fields
 	// and FetchedAt), and its description as the agent's.
 	UpdateRemoteCard(ctx context.Context, r *RemoteAgent) error
+	// SetRemoteTask records that the remote's task in the conversation
+	// asks for input: its next message there continues it.
+	SetRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error
+	// ClearRemoteTask forgets that taskID asks for input.
+	ClearRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error
 	// SetRemoteDelivery records the remote's latest delivery.
 	SetRemoteDelivery(ctx context.Context, agentID string, at time.Time, problem string) error
 }

@@ -34,8 +34,11 @@ type RemoteCall struct {
 	DueAt          time.Time
 	Attempts       int
 	LastError      string
-	// Filled by ClaimRemoteCalls: where and how it goes.
+	// Filled by ClaimRemoteCalls: where and how it goes, and the task of
+	// the conversation the remote asked for input in, which this message
+	// answers ("" for none).
 	CardURL, Endpoint, Version, Credential string
+	Continues                              string
 }
 
 // The outbox's view of a call (outbox.Row).
@@ -212,7 +215,15 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 		in.Kind, in.Body = "error", fmt.Sprintf("The remote agent at %s had not finished its task after %s; no answer came", c.CardURL, RemoteRetry.For)
 	case a.Err != nil:
 		in.Kind, in.Body = "error", "The remote agent at "+c.CardURL+" refused the message: "+problem
-	case a.Reply.State == RemoteMessage || a.Reply.State == RemoteCompleted || a.Reply.State == RemoteInputRequired:
+	case a.Reply.State == RemoteInputRequired:
+		// A question back: the sender is told, and their next message
+		// here (or anyone's) is its answer, sent into the same task.
+		in.Body, in.Mentions = a.Reply.Text, []string{c.SenderHandle}
+		if in.Body == "" {
+			in.Body = "(the remote agent needs more from you to go on, without saying what)"
+		}
+		in.Body += "\n\n(It waits for your answer: the next message to it in this conversation continues its task.)"
+	case a.Reply.State == RemoteMessage || a.Reply.State == RemoteCompleted:
 		in.Body = a.Reply.Text
 		if in.Body == "" {
 			in.Body = "(the remote agent answered without words)"
@@ -234,6 +245,18 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 	return h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.SetRemoteDelivery(ctx, c.AgentID, now, problem); err != nil {
 			return nil, err
+		}
+		// The task it asks for input in is what the conversation's next
+		// message to it continues; the one this message answered is done
+		// waiting, whatever became of it.
+		if a.Reply != nil && a.Reply.State == RemoteInputRequired && a.Reply.TaskID != "" {
+			if err := tx.SetRemoteTask(ctx, c.AgentID, c.ConversationID, a.Reply.TaskID); err != nil {
+				return nil, err
+			}
+		} else if c.Continues != "" {
+			if err := tx.ClearRemoteTask(ctx, c.AgentID, c.ConversationID, c.Continues); err != nil {
+				return nil, err
+			}
 		}
 		return nil, tx.DeleteRemoteCall(ctx, c.ID)
 	})

@@ -40,6 +40,10 @@ type fakeRemote struct {
 	hold  chan struct{}
 	held  chan struct{}
 	name  string // the card's name; "" is Echo
+	// ask: a message in no task is answered with a task asking for input;
+	// one sent into a task completes it. taskIDs are the taskIds sent.
+	ask     bool
+	taskIDs []string
 }
 
 func newFakeRemote(t *testing.T, host string) *fakeRemote {
@@ -89,6 +93,7 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 			Message struct {
 				MessageID string `json:"messageId"`
 				ContextID string `json:"contextId"`
+				TaskID    string `json:"taskId"`
 				Parts     []struct {
 					Text string `json:"text"`
 				} `json:"parts"`
@@ -100,8 +105,14 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 	switch call.Method {
 	case "SendMessage":
 		m := call.Params.Message
-		f.sent, f.ctxs = append(f.sent, m.MessageID), append(f.ctxs, m.ContextID)
-		if f.tasks {
+		f.sent, f.ctxs, f.taskIDs = append(f.sent, m.MessageID), append(f.ctxs, m.ContextID), append(f.taskIDs, m.TaskID)
+		if f.ask && m.TaskID == "" {
+			result = map[string]any{"task": map[string]any{"id": "task-" + m.MessageID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_INPUT_REQUIRED",
+				"message": map[string]any{"messageId": "q-" + m.MessageID, "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "which city?"}}}}}}
+		} else if f.ask {
+			result = map[string]any{"task": map[string]any{"id": m.TaskID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "sunny in " + m.Parts[0].Text}}}}}}
+		} else if f.tasks {
 			result = map[string]any{"task": map[string]any{"id": "task-" + m.MessageID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_WORKING"}}}
 		} else {
 			result = map[string]any{"message": map[string]any{"messageId": "r-" + m.MessageID, "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "echo: " + m.Parts[0].Text}}}}

@@ -60,6 +60,9 @@ func (d queries) RemoveRemoteAgent(ctx context.Context, agentID string, at time.
 	if err := d.exec(ctx, "remove remote agent", `DELETE FROM remote_calls WHERE agent_id = ?`, agentID); err != nil {
 		return err
 	}
+	if err := d.exec(ctx, "remove remote agent", `DELETE FROM remote_tasks WHERE agent_id = ?`, agentID); err != nil {
+		return err
+	}
 	return d.exec(ctx, "remove remote agent", `UPDATE remote_agents SET removed_at = ?, credential = '' WHERE agent_id = ?`, ms(at), agentID)
 }
 
@@ -99,8 +102,21 @@ func (d queries) ClaimRemoteCalls(ctx context.Context, agentID string, now, unti
 		Scan(&cardURL, &endpoint, &version, &credential); err != nil {
 		return nil, dbErr("claim remote calls", err)
 	}
+	type waiting struct{ conv, task string }
+	tasks, err := queryAll(ctx, d.q, "claim remote calls", func(row scanner) (waiting, error) {
+		var w waiting
+		return w, row.Scan(&w.conv, &w.task)
+	}, `SELECT conversation_id, task_id FROM remote_tasks WHERE agent_id = ?`, agentID)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range calls {
 		c.CardURL, c.Endpoint, c.Version, c.Credential = cardURL, endpoint, version, credential
+		for _, w := range tasks {
+			if w.conv == c.ConversationID {
+				c.Continues = w.task
+			}
+		}
 	}
 	return calls, nil
 }
@@ -133,4 +149,17 @@ func (d queries) UpdateRemoteCard(ctx context.Context, r *hub.RemoteAgent) error
 		return err
 	}
 	return d.exec(ctx, "update remote card", `UPDATE agents SET description = ? WHERE id = ?`, r.Description, r.AgentID)
+}
+
+func (d queries) SetRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error {
+	if err := d.exec(ctx, "set remote task", `DELETE FROM remote_tasks WHERE agent_id = ? AND conversation_id = ?`, agentID, conversationID); err != nil {
+		return err
+	}
+	return d.exec(ctx, "set remote task", `INSERT INTO remote_tasks (agent_id, conversation_id, task_id) VALUES (?, ?, ?)`,
+		agentID, conversationID, taskID)
+}
+
+func (d queries) ClearRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error {
+	return d.exec(ctx, "clear remote task", `DELETE FROM remote_tasks WHERE agent_id = ? AND conversation_id = ? AND task_id = ?`,
+		agentID, conversationID, taskID)
 }

@@ -442,10 +442,10 @@ func TestSearchReindexedByMigration(t *testing.T) {
 		{"sqlite", "", "sqlite", `DROP TRIGGER messages_search_sent; DROP TRIGGER messages_search_approved;
 			DROP TABLE message_search_pending; DROP TABLE message_search; ALTER TABLE tokens DROP COLUMN successor; DROP INDEX a2a_tasks_caller;
 			DROP TABLE listeners; DROP INDEX tokens_agent_used; DROP TABLE permissions;
-			DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url`},
+			DROP TABLE remote_tasks; DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url`},
 		{"postgres", "", "pgx", `DROP INDEX messages_search; DROP INDEX messages_sent_newest; ALTER TABLE messages DROP COLUMN search;
 			ALTER TABLE tokens DROP COLUMN successor; DROP INDEX a2a_tasks_caller; DROP TABLE listeners; DROP INDEX tokens_agent_used; DROP TABLE permissions;
-			DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url`},
+			DROP TABLE remote_tasks; DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url`},
 	} {
 		t.Run(c.dialect, func(t *testing.T) {
 			database := filepath.Join(t.TempDir(), "palaver.db")
