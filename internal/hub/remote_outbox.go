@@ -2,6 +2,9 @@ package hub
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -30,6 +33,7 @@ type RemoteCall struct {
 	SenderHandle   string // who wrote the message: an error post mentions them
 	Body           string
 	TaskID         string // the remote's task for it, once it made one
+	TaskStatus     string // what the task last said while it worked, posted as a task event post
 	CreatedAt      time.Time
 	DueAt          time.Time
 	Attempts       int
@@ -196,6 +200,20 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 		r.Attempts, r.DueAt, r.LastError = c.Attempts+1, retry, problem
 		if a.Reply != nil {
 			r.TaskID, r.LastError = a.Reply.TaskID, ""
+			// What the task says while it works is a task event post, once
+			// for each thing it says; its id comes from the words, so one
+			// posted before a crash is not posted again.
+			if status := a.Reply.State + "\n" + a.Reply.Text; a.Reply.Text != "" && status != c.TaskStatus {
+				sum := sha256.Sum256([]byte(status))
+				meta, _ := json.Marshal(map[string]string{"task_id": a.Reply.TaskID, "state": a.Reply.State})
+				in := SendInput{ConversationID: c.ConversationID, Format: FormatText, Kind: "task", Body: a.Reply.Text, Metadata: meta,
+					ClientMsgID: c.ID + "." + hex.EncodeToString(sum[:8]), remoteURL: c.CardURL}
+				if err := h.postRemote(ctx, c.AgentID, in); err != nil {
+					h.log.Warn("posting a remote agent's task status", "agent", c.AgentID, "call", c.ID, "err", err)
+				} else {
+					r.TaskStatus = status
+				}
+			}
 		}
 		return h.update(ctx, func(tx Tx) ([]*Event, error) {
 			if err := tx.SetRemoteDelivery(ctx, c.AgentID, now, r.LastError); err != nil {

@@ -118,12 +118,13 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 			result = map[string]any{"message": map[string]any{"messageId": "r-" + m.MessageID, "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "echo: " + m.Parts[0].Text}}}}
 		}
 	case "GetTask":
-		state := "TASK_STATE_WORKING"
 		if f.done {
-			state = "TASK_STATE_COMPLETED"
+			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "report for " + call.Params.ID}}}}}
+		} else {
+			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_WORKING",
+				"message": map[string]any{"messageId": "s", "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "reading the logs"}}}}}
 		}
-		result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": state},
-			"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "report for " + call.Params.ID}}}}}
 	}
 	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "result": result})
 }
@@ -266,8 +267,10 @@ func TestRemoteAgentCardRefused(t *testing.T) {
 }
 
 // TestRemoteAgentTaskCompletesLater: the remote answers with a task still
-// working; the outbox asks after it on its schedule, and once it completed
-// its artifact comes into the conversation — once.
+// working; the outbox asks after it on its schedule, what the task says
+// while it works becomes a task event post (once, however often it is
+// asked), and once it completed its artifact comes into the conversation
+// — once.
 func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	f := newFakeRemote(t, "slow.example.com")
 	f.tasks = true
@@ -285,9 +288,22 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	if p := deliverRemotes(t, w); p.Claimed != 0 {
 		t.Fatalf("early: %+v", p)
 	}
-	w.clock.Advance(time.Minute)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
-		t.Fatalf("still working: %+v", p)
+	for range 2 {
+		w.clock.Advance(time.Minute)
+		if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
+			t.Fatalf("still working: %+v", p)
+		}
+		ms := messages(t, w, conv)
+		if len(ms) != 2 {
+			t.Fatalf("%d messages while working; want the message and one status post", len(ms))
+		}
+		st := ms[1]
+		var meta map[string]string
+		json.Unmarshal(st.Metadata, &meta)
+		if st.Kind != "task" || st.Body != "reading the logs" || st.SenderHandle != "alice/slow" || st.Provenance().Author != hub.AuthorRemote ||
+			meta["state"] != "working" || meta["task_id"] != "task-"+f.sentIDs()[0] {
+			t.Fatalf("the status post = %+v, metadata %s", st, st.Metadata)
+		}
 	}
 	f.set(func(f *fakeRemote) { f.done = true })
 	w.clock.Advance(time.Minute)
@@ -296,7 +312,7 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	}
 	ms := messages(t, w, conv)
 	sent := f.sentIDs()
-	if len(ms) != 2 || ms[1].Body != "report for task-"+sent[0] || len(sent) != 1 {
+	if len(ms) != 3 || ms[2].Body != "report for task-"+sent[0] || ms[2].Kind != hub.MessageText || len(sent) != 1 {
 		t.Fatalf("messages %d, last %q; sent %v", len(ms), ms[len(ms)-1].Body, sent)
 	}
 }

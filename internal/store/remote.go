@@ -84,12 +84,12 @@ func (d queries) ClaimRemoteCalls(ctx context.Context, agentID string, now, unti
 	calls, err := queryAll(ctx, d.q, "claim remote calls", func(row scanner) (*hub.RemoteCall, error) {
 		var c hub.RemoteCall
 		var created sql.NullInt64
-		err := row.Scan(&c.ID, &c.AgentID, &c.ConversationID, &c.MessageID, &c.SenderHandle, &c.Body, &c.TaskID, &created, &c.Attempts, &c.LastError)
+		err := row.Scan(&c.ID, &c.AgentID, &c.ConversationID, &c.MessageID, &c.SenderHandle, &c.Body, &c.TaskID, &c.TaskStatus, &created, &c.Attempts, &c.LastError)
 		c.CreatedAt, c.DueAt = fromMS(created), until
 		return &c, err
 	}, `UPDATE remote_calls SET due_at = ? WHERE id IN (SELECT c.id FROM remote_calls c JOIN remote_agents r ON r.agent_id = c.agent_id
 		WHERE c.agent_id = ? AND c.due_at <= ? AND r.removed_at IS NULL ORDER BY c.due_at, c.id LIMIT ?`+d.dialect.skipLocked+`)
-		RETURNING id, agent_id, conversation_id, message_id, sender_handle, body, task_id, created_at, attempts, last_error`,
+		RETURNING id, agent_id, conversation_id, message_id, sender_handle, body, task_id, task_status, created_at, attempts, last_error`,
 		ms(until), agentID, ms(now), limit)
 	if err != nil || len(calls) == 0 {
 		return nil, err
@@ -122,8 +122,8 @@ func (d queries) ClaimRemoteCalls(ctx context.Context, agentID string, now, unti
 }
 
 func (d queries) RescheduleRemoteCall(ctx context.Context, c *hub.RemoteCall) error {
-	return d.exec(ctx, "reschedule remote call", `UPDATE remote_calls SET attempts = ?, due_at = ?, task_id = ?, last_error = ? WHERE id = ?`,
-		c.Attempts, ms(c.DueAt), c.TaskID, c.LastError, c.ID)
+	return d.exec(ctx, "reschedule remote call", `UPDATE remote_calls SET attempts = ?, due_at = ?, task_id = ?, task_status = ?, last_error = ? WHERE id = ?`,
+		c.Attempts, ms(c.DueAt), c.TaskID, c.TaskStatus, c.LastError, c.ID)
 }
 
 func (d queries) DeleteRemoteCall(ctx context.Context, id string) error {

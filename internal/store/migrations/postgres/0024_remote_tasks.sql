@@ -8,3 +8,8 @@ CREATE TABLE remote_tasks (
     task_id         TEXT NOT NULL,
     PRIMARY KEY (agent_id, conversation_id)
 );
+
+-- What a remote call's task last said while it worked (its state and
+-- words), posted as a task event post: the next is posted only if it
+-- says something else.
+ALTER TABLE remote_calls ADD COLUMN task_status TEXT NOT NULL DEFAULT '';
