@@ -14,6 +14,7 @@ import (
 
 	"github.com/palaverhq/palaver/clients"
 	"github.com/palaverhq/palaver/internal/a2a"
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/build"
@@ -91,6 +92,10 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	m := metrics.New()
 	sender, err := webhook.New(webhook.Options{Metrics: m.Registry()})
+	if err != nil {
+		return err
+	}
+	remoteCalls, err := a2aclient.NewCalls(m.Registry())
 	if err != nil {
 		return err
 	}
@@ -181,7 +186,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	remotesDone := make(chan struct{})
 	go func() {
 		defer close(remotesDone)
-		h.RunRemotes(ctx, time.Second)
+		h.RunRemotes(ctx, time.Second, remoteCalls.Count)
 	}()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

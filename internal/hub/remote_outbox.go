@@ -89,6 +89,9 @@ const (
 	RemoteGaveUp    = outbox.GaveUp    // RemoteRetry.For passed: the conversation is told
 )
 
+// RemoteOutcomes lists every outcome of a remote call's attempt.
+var RemoteOutcomes = []string{RemoteDelivered, RemoteFailed, RemoteGaveUp}
+
 // queueRemotes puts into the remote outbox, in the transaction that
 // stores the events, a call for each text message a remote agent is told
 // of by another. It reports whether it queued any.
@@ -176,13 +179,19 @@ func (h *Hub) DeliverRemotes(ctx context.Context) (RemotePass, error) {
 	return RemotePass{Claimed: pass.Claimed, Outcomes: outcomes}, errors.Join(err, werr)
 }
 
-// RunRemotes makes remote calls until ctx ends, as RunWebhooks does.
-func (h *Hub) RunRemotes(ctx context.Context, period time.Duration) {
+// RunRemotes makes remote calls until ctx ends, as RunWebhooks does,
+// telling count (unless nil) each attempt's outcome: one of
+// RemoteOutcomes.
+func (h *Hub) RunRemotes(ctx context.Context, period time.Duration, count func(outcome string, n int)) {
 	if h.remote == nil {
 		<-ctx.Done()
 		return
 	}
-	h.remoteCalls.Run(ctx, period, nil)
+	var told func(string)
+	if count != nil {
+		told = func(outcome string) { count(outcome, 1) }
+	}
+	h.remoteCalls.Run(ctx, period, told)
 }
 
 // recordRemote does what an attempt's outcome says: a done call's answer

@@ -367,7 +367,7 @@ func TestRemoteAgentDeadDelaysNoOther(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	run, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); w.hub.RunRemotes(run, time.Hour) }()
+	go func() { defer close(done); w.hub.RunRemotes(run, time.Hour, nil) }()
 	t.Cleanup(func() { stop(); <-done })
 	toDead, toLive := w.open(t, w.planner, "alice/dead"), w.open(t, w.planner, "alice/live")
 	w.send(t, w.planner, toDead, "hello dead")
