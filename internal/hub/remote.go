@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/netip"
 	"net/url"
@@ -54,9 +55,18 @@ type RemoteCard struct {
 // RemoteReply is what a remote agent answered a call with: a message
 // (State RemoteMessage) or a task in its state, with the words it carries.
 type RemoteReply struct {
-	TaskID string
-	State  string
-	Text   string
+	TaskID    string
+	State     string
+	Text      string // the message's words, or the task's status's
+	Artifacts []RemoteArtifact
+}
+
+// RemoteArtifact is an output of a remote task: its text parts' words and
+// its data parts, each a JSON value.
+type RemoteArtifact struct {
+	ID, Name string
+	Text     string
+	Data     []json.RawMessage
 }
 
 // The states of a RemoteReply: A2A's task states, and a plain message.

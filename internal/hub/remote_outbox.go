@@ -252,7 +252,7 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 		in.Body += "\n\n(It waits for your answer: the next message to it in this conversation continues its task.)"
 	case a.Reply.State == RemoteMessage || a.Reply.State == RemoteCompleted:
 		in.Body = a.Reply.Text
-		if in.Body == "" {
+		if in.Body == "" && len(a.Reply.Artifacts) == 0 {
 			in.Body = "(the remote agent answered without words)"
 		}
 	default:
@@ -265,9 +265,18 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 		in.Mentions = []string{c.SenderHandle}
 		problem = in.Body
 	}
-	if err := h.postRemote(ctx, c.AgentID, in); err != nil {
-		h.log.Warn("posting a remote agent's answer", "agent", c.AgentID, "call", c.ID, "err", err)
-		problem = Preview("its answer could not be posted: "+cleanText(AsError(err).Msg), remoteError)
+	posts := []SendInput{in}
+	if in.Body == "" {
+		posts = nil
+	}
+	if a.Reply != nil && a.Reply.State == RemoteCompleted {
+		posts = append(posts, remoteArtifactPosts(c, a.Reply.Artifacts)...)
+	}
+	for _, in := range posts {
+		if err := h.postRemote(ctx, c.AgentID, in); err != nil {
+			h.log.Warn("posting a remote agent's answer", "agent", c.AgentID, "call", c.ID, "err", err)
+			problem = Preview("its answer could not be posted: "+cleanText(AsError(err).Msg), remoteError)
+		}
 	}
 	return h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.SetRemoteDelivery(ctx, c.AgentID, now, problem); err != nil {
@@ -337,4 +346,42 @@ func (k *remoteAgents) forget() {
 	k.mu.Lock()
 	k.read = time.Time{}
 	k.mu.Unlock()
+}
+
+// remoteArtifactPosts are a completed task's artifacts as the remote's
+// messages, one each, after its status's words: an artifact's text is
+// the message; its data parts are in its metadata ("data", with the
+// artifact's id and name) and, when it has no text, also its words, as
+// JSON. Each post's client_msg_id is the call's and the artifact's place,
+// so a crash posts none twice.
+func remoteArtifactPosts(c *RemoteCall, arts []RemoteArtifact) []SendInput {
+	var posts []SendInput
+	for i, art := range arts {
+		in := SendInput{ConversationID: c.ConversationID, Format: FormatText, ClientMsgID: fmt.Sprintf("%s.a%d", c.ID, i+1), remoteURL: c.CardURL,
+			Body: art.Text}
+		meta := map[string]any{"artifact_id": art.ID}
+		if art.Name != "" {
+			meta["name"] = art.Name
+		}
+		if len(art.Data) > 0 {
+			data, _ := json.Marshal(art.Data)
+			if in.Body == "" {
+				in.Body = string(data)
+			}
+			meta["data"] = json.RawMessage(data)
+		}
+		b, _ := json.Marshal(meta)
+		if len(b) > MaxMetadata {
+			delete(meta, "data")
+			meta["data_too_large"] = true
+			b, _ = json.Marshal(meta)
+		}
+		in.Metadata = b
+		if in.Body == "" {
+			in.Body = "(an artifact without words or data)"
+		}
+		in.Body = Preview(in.Body, MaxBody)
+		posts = append(posts, in)
+	}
+	return posts
 }

@@ -120,7 +120,8 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 	case "GetTask":
 		if f.done {
 			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
-				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "report for " + call.Params.ID}}}}}
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "report for " + call.Params.ID}}},
+					{"artifactId": "b", "name": "counts", "parts": []map[string]any{{"data": map[string]any{"errors": 3}}}}}}
 		} else {
 			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_WORKING",
 				"message": map[string]any{"messageId": "s", "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "reading the logs"}}}}}
@@ -269,8 +270,8 @@ func TestRemoteAgentCardRefused(t *testing.T) {
 // TestRemoteAgentTaskCompletesLater: the remote answers with a task still
 // working; the outbox asks after it on its schedule, what the task says
 // while it works becomes a task event post (once, however often it is
-// asked), and once it completed its artifact comes into the conversation
-// — once.
+// asked), and once it completed each of its artifacts comes into the
+// conversation as a message — once.
 func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	f := newFakeRemote(t, "slow.example.com")
 	f.tasks = true
@@ -312,8 +313,17 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	}
 	ms := messages(t, w, conv)
 	sent := f.sentIDs()
-	if len(ms) != 3 || ms[2].Body != "report for task-"+sent[0] || ms[2].Kind != hub.MessageText || len(sent) != 1 {
+	if len(ms) != 4 || ms[2].Body != "report for task-"+sent[0] || ms[2].Kind != hub.MessageText || len(sent) != 1 {
 		t.Fatalf("messages %d, last %q; sent %v", len(ms), ms[len(ms)-1].Body, sent)
+	}
+	// Each artifact is a message of its own, its data parts in its
+	// metadata (and, having no text, its words).
+	if d := ms[3]; d.Body != `[{"errors":3}]` || d.Kind != hub.MessageText || d.SenderHandle != "alice/slow" || d.Provenance().Author != hub.AuthorRemote ||
+		string(d.Metadata) != `{"artifact_id":"b","data":[{"errors":3}],"name":"counts"}` {
+		t.Fatalf("the data artifact = %q, metadata %s", d.Body, d.Metadata)
+	}
+	if p := deliverRemotes(t, w); p.Claimed != 0 {
+		t.Fatalf("after: %+v", p)
 	}
 }
 
