@@ -155,6 +155,13 @@ func (h *Hub) newRemoteOutbox() *remoteOutbox {
 		cctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
 		defer cancel()
 		reply, err := h.remote.Call(cctx, c, h.AllowFetch)
+		// The answer sent into a task that asked for input may come back
+		// with the task as it stood before the remote took it in: still
+		// asking. It is asked after, as a task at work, for what it does
+		// with the answer.
+		if err == nil && reply != nil && c.TaskID == "" && c.Continues != "" && reply.TaskID == c.Continues && reply.State == RemoteInputRequired {
+			reply.State, reply.Text = RemoteWorking, ""
+		}
 		return RemoteAttempt{Reply: reply, Err: err}
 	}
 	o.Record = h.recordRemote

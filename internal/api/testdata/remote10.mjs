@@ -2,8 +2,10 @@
 // handlers), over HTTPS on loopback, for TestJSRemoteAgent. It echoes a
 // message at once; "slow …" makes a task that stays working until a line
 // "finish" comes on stdin, then completes with an artifact; "fail …"
-// makes a task that fails. Each message id it was sent is printed, so
-// the test can tell nothing came twice.
+// makes a task that fails; "ask …" makes a task that asks for input
+// ("which city?"), and the message sent into that task completes it
+// with an artifact of text and data. Each message id it was sent is
+// printed, so the test can tell nothing came twice.
 import fs from "node:fs";
 import https from "node:https";
 import readline from "node:readline";
@@ -42,7 +44,22 @@ const executor = {
   async execute(ctx, bus) {
     const m = ctx.userMessage;
     const words = m.parts.map((p) => p.content?.$case === "text" ? p.content.value : "").join("");
-    say({ step: "sent", messageId: m.messageId, contextId: ctx.contextId, text: words });
+    const asked = ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
+    say({ step: "sent", messageId: m.messageId, contextId: ctx.contextId, taskId: asked ? ctx.taskId : "", text: words });
+    if (asked) { // the answer to "which city?"
+      bus.publish({ kind: "artifactUpdate", data: { taskId: ctx.taskId, contextId: ctx.contextId, append: false, lastChunk: true, metadata: undefined,
+        artifact: { artifactId: "forecast", name: "forecast", description: "", metadata: undefined, extensions: [],
+          parts: [text("sunny in " + words), { content: { $case: "data", value: { city: words, temp: 21 } } }] } } });
+      bus.publish(status(ctx, TaskState.TASK_STATE_COMPLETED));
+      bus.finished();
+      return;
+    }
+    if (words.startsWith("ask")) {
+      bus.publish({ kind: "task", data: { id: ctx.taskId, contextId: ctx.contextId, artifacts: [], history: [m], metadata: undefined,
+        status: status(ctx, TaskState.TASK_STATE_INPUT_REQUIRED, "which city?").data.status } });
+      bus.finished();
+      return;
+    }
     if (!words.startsWith("slow") && !words.startsWith("fail")) {
       bus.publish({ kind: "message", data: { messageId: "r-" + m.messageId, contextId: ctx.contextId, taskId: "", role: Role.ROLE_AGENT,
         parts: [text("echo: " + words)], metadata: undefined, extensions: [], referenceTaskIds: [] } });
