@@ -12,6 +12,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"net/netip"
 	"os"
@@ -24,7 +25,9 @@ import (
 
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/servertest"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // remoteHost is the remote agent's name; the test's resolver puts it on
@@ -37,7 +40,9 @@ const remoteHost = "echo.example.com"
 // at once, a task that completes later (asked after until it does), a
 // task that fails (an error post), and a task that asks for input, which
 // the planner's next message answers inside it and which completes with
-// an artifact of text and data — each message sent to the remote once,
+// an artifact of text and data; then the remote down (the message waits
+// in the outbox, its error listed) while Palaver restarts, and up again —
+// each message sent to the remote once,
 // its answers untrusted, from the card's URL. The list never shows the
 // credential; removing it ends it.
 //
@@ -50,10 +55,12 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 	remote := startJSRemote(t, modules)
 	clock := &offsetClock{}
-	s := newServerOn(t, servertest.Options{Hub: func(o *hub.Options) {
+	db := storetest.Open(t)
+	options := func(o *hub.Options) {
 		o.Clock, o.PrivateHosts = clock, []string{remoteHost}
 		o.Remote = a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{RootCAs: remote.roots, Resolver: loopbackResolver{}})}
-	}})
+	}
+	s := newServerOn(t, servertest.Options{Store: db, Hub: options})
 	cardURL := remote.base + "/.well-known/agent-card.json"
 
 	code, added := s.rest(t, "alice", "POST", "/remote-agents", map[string]any{"name": "echo", "card_url": cardURL, "credential": "s3cret"})
@@ -187,6 +194,41 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 	if m["body"] != "sunny in Lisbon" || len(data) != 1 || data[0]["city"] != "Lisbon" || data[0]["temp"] != float64(21) {
 		t.Fatalf("the artifact: %v", m)
+	}
+	if extra := remote.more(); len(extra) != 0 {
+		t.Fatalf("the remote was sent more: %v", extra)
+	}
+
+	// The remote is down: the message stays in the outbox, its error on
+	// the list. Palaver restarts (a new hub on the same database), the
+	// remote comes up, and the message goes — once — and is answered once.
+	remote.say("down")
+	remote.next(t, "down")
+	send("are you there")
+	deliver(hub.RemoteFailed)
+	if _, list := s.rest(t, "alice", "GET", "/remote-agents", nil); !strings.Contains(fmt.Sprint(list), "503") || !strings.Contains(fmt.Sprint(list), "pending:1") {
+		t.Fatalf("while down: %v", list)
+	}
+	ho := hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)}
+	options(&ho)
+	restarted, err := hub.New(context.Background(), ho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.say("up")
+	remote.next(t, "up")
+	clock.advance(time.Minute)
+	if p, err := restarted.DeliverRemotes(context.Background()); err != nil || p.Outcomes[hub.RemoteDelivered] != 1 {
+		t.Fatalf("after the restart, once up: %+v %v", p, err)
+	}
+	if sent := remote.next(t, "sent"); sent["text"] != "are you there" {
+		t.Fatalf("the remote got %v", sent)
+	}
+	if m := last(); m["body"] != "echo: are you there" {
+		t.Fatalf("the answer after the restart: %v", m)
+	}
+	if p, err := restarted.DeliverRemotes(context.Background()); err != nil || p.Claimed != 0 {
+		t.Fatalf("again: %+v %v", p, err)
 	}
 	if extra := remote.more(); len(extra) != 0 {
 		t.Fatalf("the remote was sent more: %v", extra)

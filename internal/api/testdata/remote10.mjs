@@ -5,7 +5,8 @@
 // makes a task that fails; "ask …" makes a task that asks for input
 // ("which city?"), and the message sent into that task completes it
 // with an artifact of text and data. Each message id it was sent is
-// printed, so the test can tell nothing came twice.
+// printed, so the test can tell nothing came twice. A line "down" on
+// stdin makes it answer every call 503 until a line "up".
 import fs from "node:fs";
 import https from "node:https";
 import readline from "node:readline";
@@ -30,8 +31,14 @@ const card = () => ({
 });
 
 const waiting = []; // finish functions of slow tasks
+let down = false; // "down": every call is answered 503 until "up"
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  if (line.trim() === "finish") waiting.splice(0).forEach((f) => f());
+  const l = line.trim();
+  if (l === "finish") waiting.splice(0).forEach((f) => f());
+  if (l === "down" || l === "up") {
+    down = l === "down";
+    say({ step: l });
+  }
 });
 
 const status = (ctx, state, words) => ({
@@ -83,6 +90,7 @@ const executor = {
 };
 
 const app = express();
+app.use((req, res, next) => (down && req.method === "POST" ? res.status(503).send("down for a while") : next()));
 const handler = new DefaultRequestHandler(card(), new InMemoryTaskStore(), executor);
 app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: { getAgentCard: async () => card() } }));
 app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
