@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -52,5 +53,36 @@ func TestRemoteAgentInputRequired(t *testing.T) {
 	want := []string{"", "", "task-" + first, ""}
 	if !slices.Equal(f.taskIDs, want) || f.ctxs[2] != conv {
 		t.Fatalf("taskIds sent = %q (contexts %v); want %q", f.taskIDs, f.ctxs, want)
+	}
+}
+
+// TestRemoteAgentInputAnswerStale: a remote that meets the answer sent
+// into its task with the task as it stood — still asking — is asked after
+// as a task at work, and its question is not posted again: what comes
+// next is what it made of the answer.
+func TestRemoteAgentInputAnswerStale(t *testing.T) {
+	f := newFakeRemote(t, "echo.example.com")
+	f.ask, f.stale = true, true
+	w := remoteWorld(t, f)
+	addRemote(t, w, "echo", f)
+	conv := w.open(t, w.planner, "alice/echo")
+	w.send(t, w.planner, conv, "weather?")
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+		t.Fatalf("the question: %+v", p)
+	}
+	w.send(t, w.planner, conv, "Porto")
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
+		t.Fatalf("the answer met with the task still asking: %+v; want it asked after", p)
+	}
+	if n := len(messages(t, w, conv)); n != 3 {
+		t.Fatalf("%d messages; the question was posted again", n)
+	}
+	w.clock.Advance(time.Minute)
+	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+		t.Fatalf("asked after: %+v", p)
+	}
+	ms := messages(t, w, conv)
+	if len(ms) != 4 || ms[3].Body != "sunny in Porto" {
+		t.Fatalf("%d messages, last %q", len(ms), ms[len(ms)-1].Body)
 	}
 }

@@ -44,6 +44,10 @@ type fakeRemote struct {
 	// one sent into a task completes it. taskIDs are the taskIds sent.
 	ask     bool
 	taskIDs []string
+	// stale: a message sent into a task is answered with the task as it
+	// stood, still asking; GetTask then finds it completed.
+	stale    bool
+	answered map[string]string
 }
 
 func newFakeRemote(t *testing.T, host string) *fakeRemote {
@@ -109,6 +113,13 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 		if f.ask && m.TaskID == "" {
 			result = map[string]any{"task": map[string]any{"id": "task-" + m.MessageID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_INPUT_REQUIRED",
 				"message": map[string]any{"messageId": "q-" + m.MessageID, "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "which city?"}}}}}}
+		} else if f.ask && f.stale {
+			if f.answered == nil {
+				f.answered = map[string]string{}
+			}
+			f.answered[m.TaskID] = m.Parts[0].Text
+			result = map[string]any{"task": map[string]any{"id": m.TaskID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_INPUT_REQUIRED",
+				"message": map[string]any{"messageId": "q", "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "which city?"}}}}}}
 		} else if f.ask {
 			result = map[string]any{"task": map[string]any{"id": m.TaskID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
 				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "sunny in " + m.Parts[0].Text}}}}}}
@@ -118,7 +129,10 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 			result = map[string]any{"message": map[string]any{"messageId": "r-" + m.MessageID, "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "echo: " + m.Parts[0].Text}}}}
 		}
 	case "GetTask":
-		if f.done {
+		if words, ok := f.answered[call.Params.ID]; ok {
+			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "sunny in " + words}}}}}
+		} else if f.done {
 			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
 				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "report for " + call.Params.ID}}},
 					{"artifactId": "b", "name": "counts", "parts": []map[string]any{{"data": map[string]any{"errors": 3}}}}}}
