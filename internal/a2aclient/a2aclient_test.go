@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -82,7 +83,7 @@ func (r *remote) serve(w http.ResponseWriter, req *http.Request) {
 		result = map[string]any{"task": map[string]any{"id": "t1", "contextId": "c1", "status": map[string]any{"state": "TASK_STATE_WORKING"}}}
 	case "GetTask":
 		result = map[string]any{"id": call.Params.ID, "contextId": "c1", "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
-			"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "sunny"}}}}}
+			"artifacts": []map[string]any{{"artifactId": "a", "name": "forecast", "parts": []map[string]any{{"text": "sunny"}, {"data": map[string]any{"temp": 21}}}}}}
 	}
 	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "result": result})
 }
@@ -109,7 +110,7 @@ func TestCardAndTask(t *testing.T) {
 	if card.Name != "Weather" || card.Provider != "Example" || card.Version != "1.0" || card.Endpoint != r.base()+"/rpc" || len(card.Skills) != 1 || card.Skills[0] != "forecast" {
 		t.Fatalf("card = %+v", card)
 	}
-	rep, err := c.Send(ctx, card, "Bearer s3cret", allowLoopback, "rmc_1", "cnv_1", "weather?")
+	rep, err := c.Send(ctx, card, "Bearer s3cret", allowLoopback, "rmc_1", "cnv_1", "", "weather?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestCardAndTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.State != a2aclient.StateCompleted || rep.Text != "sunny" || !rep.Done() {
+	if rep.State != a2aclient.StateCompleted || rep.Text != "" || !rep.Done() || len(rep.Artifacts) != 1 || artifactText(rep.Artifacts[0]) != `a forecast "sunny" {"temp":21}` {
 		t.Fatalf("get = %+v", rep)
 	}
 	if strings.Join(r.sent, ",") != "rmc_1" {
@@ -181,7 +182,7 @@ func TestVersion03(t *testing.T) {
 			result = map[string]any{"kind": "task", "id": "t3", "contextId": "c", "status": map[string]any{"state": "working"}}
 		case "tasks/get":
 			result = map[string]any{"kind": "task", "id": "t3", "contextId": "c", "status": map[string]any{"state": "completed"},
-				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"kind": "text", "text": "done in 0.3"}}}}}
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"kind": "text", "text": "done in 0.3"}, {"kind": "data", "data": map[string]any{"temp": 21}}}}}}
 		}
 		json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "result": result})
 	}))
@@ -190,16 +191,26 @@ func TestVersion03(t *testing.T) {
 	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	c := a2aclient.New(a2aclient.Options{RootCAs: pool, Resolver: resolver{netip.MustParseAddr("127.0.0.1")}})
 	card := &a2aclient.Card{Endpoint: "https://example.com:" + u.Port() + "/rpc", Version: "0.3"}
-	rep, err := c.Send(context.Background(), card, "", allowLoopback, "rmc_3", "conv_3", "hi")
+	rep, err := c.Send(context.Background(), card, "", allowLoopback, "rmc_3", "conv_3", "", "hi")
 	if err != nil || rep.State != a2aclient.StateWorking || rep.TaskID != "t3" {
 		t.Fatalf("send: %+v %v", rep, err)
 	}
 	rep, err = c.GetTask(context.Background(), card, "", allowLoopback, "t3")
-	if err != nil || rep.State != a2aclient.StateCompleted || rep.Text != "done in 0.3" {
+	if err != nil || rep.State != a2aclient.StateCompleted || len(rep.Artifacts) != 1 || artifactText(rep.Artifacts[0]) != `a  "done in 0.3" {"temp":21}` {
 		t.Fatalf("get: %+v %v", rep, err)
 	}
 	if strings.Join(methods, ",") != "message/send ,tasks/get " || !strings.Contains(params[0], `"blocking":false`) ||
 		!strings.Contains(params[0], `"messageId":"rmc_3"`) || !strings.Contains(params[0], `"kind":"text"`) {
 		t.Fatalf("calls %v %v", methods, params)
 	}
+}
+
+// artifactText is an artifact in one line: its id, name, quoted text and
+// data.
+func artifactText(a a2aclient.Artifact) string {
+	var data []string
+	for _, d := range a.Data {
+		data = append(data, string(d))
+	}
+	return fmt.Sprintf("%s %s %q %s", a.ID, a.Name, a.Text, strings.Join(data, " "))
 }

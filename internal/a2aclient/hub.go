@@ -33,7 +33,7 @@ func (c Caller) Call(ctx context.Context, rc *hub.RemoteCall, allow func(string,
 	if rc.TaskID != "" {
 		r, err = c.Client.GetTask(ctx, card, rc.Credential, allow, rc.TaskID)
 	} else {
-		r, err = c.Client.Send(ctx, card, rc.Credential, allow, rc.ID, rc.ConversationID, rc.Body)
+		r, err = c.Client.Send(ctx, card, rc.Credential, allow, rc.ID, rc.ConversationID, rc.Continues, rc.Body)
 	}
 	var refused *RPCError
 	if errors.As(err, &refused) {
@@ -42,5 +42,9 @@ func (c Caller) Call(ctx context.Context, rc *hub.RemoteCall, allow func(string,
 	if err != nil {
 		return nil, err
 	}
-	return &hub.RemoteReply{TaskID: r.TaskID, State: r.State, Text: r.Text}, nil
+	reply := &hub.RemoteReply{TaskID: r.TaskID, State: r.State, Text: r.Text}
+	for _, a := range r.Artifacts {
+		reply.Artifacts = append(reply.Artifacts, hub.RemoteArtifact{ID: a.ID, Name: a.Name, Text: a.Text, Data: a.Data})
+	}
+	return reply, nil
 }

@@ -25,12 +25,21 @@ const (
 )
 
 // Reply is what the remote agent answered: a message, or a task in some
-// state, with the words it carries (its message, its status's message and
-// its artifacts' text, in that order).
+// state, with the words it carries (its message, or its status's
+// message) and a task's artifacts.
 type Reply struct {
 	TaskID, ContextID string
 	State             string
 	Text              string
+	Artifacts         []Artifact
+}
+
+// Artifact is an output of a task: its text parts' words and its data
+// parts, each a JSON value.
+type Artifact struct {
+	ID, Name string
+	Text     string
+	Data     []json.RawMessage
 }
 
 // Done reports whether nothing more will come of the call: a message, or
@@ -44,12 +53,13 @@ func (r *Reply) Done() bool {
 }
 
 // Send sends text to the agent as message messageID (the same id on every
-// retry, so the agent can tell one it already has) in contextID, asking
-// for the answer at once: a task still working is asked after (GetTask).
-func (c *Client) Send(ctx context.Context, card *Card, credential string, allow Allow, messageID, contextID, text string) (*Reply, error) {
+// retry, so the agent can tell one it already has) in contextID — and in
+// taskID, a task that asked for input, unless "" — asking for the answer
+// at once: a task still working is asked after (GetTask).
+func (c *Client) Send(ctx context.Context, card *Card, credential string, allow Allow, messageID, contextID, taskID, text string) (*Reply, error) {
 	if card.Version == a2a.Version03 {
 		m := a03.NewMessage(a03.MessageRoleUser, a03.TextPart{Text: text})
-		m.ID, m.ContextID = messageID, contextID
+		m.ID, m.ContextID, m.TaskID = messageID, contextID, a03.TaskID(taskID)
 		var raw json.RawMessage
 		blocking := false
 		params := a03.MessageSendParams{Message: m, Config: &a03.MessageSendConfig{Blocking: &blocking}}
@@ -58,7 +68,7 @@ func (c *Client) Send(ctx context.Context, card *Card, credential string, allow 
 		}
 		return reply03(raw)
 	}
-	m := a2a.Message{MessageID: messageID, ContextID: contextID, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text, "")}}
+	m := a2a.Message{MessageID: messageID, ContextID: contextID, TaskID: taskID, Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart(text, "")}}
 	var res a2a.SendMessageResponse
 	// The answer comes at once, a task asked after later: a call never
 	// waits on the remote's work, so a timeout never sends it twice.
@@ -100,16 +110,28 @@ var errShape error = shapeError{}
 // reply10 is a 1.0 task as a Reply.
 func reply10(t *a2a.Task) *Reply {
 	r := &Reply{TaskID: t.ID, ContextID: t.ContextID, State: state10(t.Status.State)}
-	var words []string
 	if t.Status.Message != nil {
-		words = append(words, text10(t.Status.Message))
+		r.Text = text10(t.Status.Message)
 	}
 	for _, a := range t.Artifacts {
-		if a != nil {
-			words = append(words, partsText10(a.Parts))
+		if a == nil {
+			continue
 		}
+		art := Artifact{ID: a.ArtifactID, Name: a.Name}
+		var words []string
+		for _, p := range a.Parts {
+			switch {
+			case p.Text != nil:
+				words = append(words, *p.Text)
+			case len(p.Data) > 0:
+				art.Data = append(art.Data, p.Data)
+			case p.URL != nil:
+				words = append(words, *p.URL)
+			}
+		}
+		art.Text = join(words)
+		r.Artifacts = append(r.Artifacts, art)
 	}
-	r.Text = join(words)
 	return r
 }
 
@@ -150,16 +172,34 @@ func reply03(raw json.RawMessage) (*Reply, error) {
 		return &Reply{TaskID: string(v.TaskID), ContextID: v.ContextID, State: StateMessage, Text: partsText03(v.Parts)}, nil
 	case *a03.Task:
 		r := &Reply{TaskID: string(v.ID), ContextID: v.ContextID, State: string(v.Status.State)}
-		var words []string
 		if v.Status.Message != nil {
-			words = append(words, partsText03(v.Status.Message.Parts))
+			r.Text = partsText03(v.Status.Message.Parts)
 		}
 		for _, a := range v.Artifacts {
-			if a != nil {
-				words = append(words, partsText03(a.Parts))
+			if a == nil {
+				continue
 			}
+			art := Artifact{ID: string(a.ID), Name: a.Name}
+			var words []string
+			for _, p := range a.Parts {
+				switch v := p.(type) {
+				case a03.TextPart:
+					words = append(words, v.Text)
+				case *a03.TextPart:
+					words = append(words, v.Text)
+				case a03.DataPart:
+					if b, err := json.Marshal(v.Data); err == nil {
+						art.Data = append(art.Data, b)
+					}
+				case *a03.DataPart:
+					if b, err := json.Marshal(v.Data); err == nil {
+						art.Data = append(art.Data, b)
+					}
+				}
+			}
+			art.Text = join(words)
+			r.Artifacts = append(r.Artifacts, art)
 		}
-		r.Text = join(words)
 		return r, nil
 	}
 	return nil, errShape

@@ -10,7 +10,9 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"net/netip"
 	"os"
@@ -23,7 +25,9 @@ import (
 
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/servertest"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // remoteHost is the remote agent's name; the test's resolver puts it on
@@ -33,8 +37,12 @@ const remoteHost = "echo.example.com"
 // TestJSRemoteAgent (§18, "Out"): alice adds, over REST, an A2A 1.0 agent
 // made with @a2a-js/sdk's own server; her planner finds it among its
 // contacts and talks to it with the MCP tools it has: a message answered
-// at once, a task that completes later (asked after until it does), and a
-// task that fails (an error post) — each message sent to the remote once,
+// at once, a task that completes later (asked after until it does), a
+// task that fails (an error post), and a task that asks for input, which
+// the planner's next message answers inside it and which completes with
+// an artifact of text and data; then the remote down (the message waits
+// in the outbox, its error listed) while Palaver restarts, and up again —
+// each message sent to the remote once,
 // its answers untrusted, from the card's URL. The list never shows the
 // credential; removing it ends it.
 //
@@ -47,10 +55,12 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 	remote := startJSRemote(t, modules)
 	clock := &offsetClock{}
-	s := newServerOn(t, servertest.Options{Hub: func(o *hub.Options) {
+	db := storetest.Open(t)
+	options := func(o *hub.Options) {
 		o.Clock, o.PrivateHosts = clock, []string{remoteHost}
 		o.Remote = a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{RootCAs: remote.roots, Resolver: loopbackResolver{}})}
-	}})
+	}
+	s := newServerOn(t, servertest.Options{Store: db, Hub: options})
 	cardURL := remote.base + "/.well-known/agent-card.json"
 
 	code, added := s.rest(t, "alice", "POST", "/remote-agents", map[string]any{"name": "echo", "card_url": cardURL, "credential": "s3cret"})
@@ -100,7 +110,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 	last := func() map[string]any {
 		t.Helper()
-		got := s.tool(t, "alice/planner", "read_messages", map[string]any{"conversation_id": conv})
+		got := s.tool(t, "alice/planner", "read_messages", map[string]any{"conversation_id": conv, "limit": 50})
 		ms, _ := got["messages"].([]any)
 		if len(ms) == 0 || got["untrusted"] != true {
 			t.Fatalf("read_messages: %v", got)
@@ -155,6 +165,73 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 	if r := rs[0].(map[string]any); r["credential"] != nil || r["pending"] != float64(0) || !strings.Contains(r["last_error"].(string), "failed") {
 		t.Fatalf("listed: %v", r)
+	}
+	// A task that asks for input: its question comes back mentioning the
+	// planner, and the planner's next message is sent into that task —
+	// the same contextId and taskId — which completes it with an artifact
+	// of text and data.
+	send("ask the weather")
+	deliver(hub.RemoteDelivered)
+	asked := remote.next(t, "sent")
+	if m := last(); !strings.HasPrefix(m["body"].(string), "which city?") || !strings.Contains(fmt.Sprint(m["mentions"]), "alice/planner") {
+		t.Fatalf("the question: %v", m)
+	}
+	send("Lisbon")
+	if p, err := s.hub.DeliverRemotes(context.Background()); err != nil || p.Claimed != 1 {
+		t.Fatalf("the answer's delivery: %+v %v", p, err)
+	} else if p.Outcomes[hub.RemoteDelivered] != 1 {
+		settle()
+	}
+	answer := remote.next(t, "sent")
+	if answer["text"] != "Lisbon" || answer["contextId"] != conv || answer["taskId"] == "" || answer["messageId"] == asked["messageId"] {
+		t.Fatalf("the answer reached the remote as %v (the question's was %v)", answer, asked)
+	}
+	m = last()
+	var data []map[string]any
+	if md, _ := m["metadata"].(map[string]any); md != nil {
+		b, _ := json.Marshal(md["data"])
+		json.Unmarshal(b, &data)
+	}
+	if m["body"] != "sunny in Lisbon" || len(data) != 1 || data[0]["city"] != "Lisbon" || data[0]["temp"] != float64(21) {
+		t.Fatalf("the artifact: %v", m)
+	}
+	if extra := remote.more(); len(extra) != 0 {
+		t.Fatalf("the remote was sent more: %v", extra)
+	}
+
+	// The remote is down: the message stays in the outbox, its error on
+	// the list. Palaver restarts (a new hub on the same database), the
+	// remote comes up, and the message goes — once — and is answered once.
+	remote.say("down")
+	remote.next(t, "down")
+	send("are you there")
+	deliver(hub.RemoteFailed)
+	if _, list := s.rest(t, "alice", "GET", "/remote-agents", nil); !strings.Contains(fmt.Sprint(list), "503") || !strings.Contains(fmt.Sprint(list), "pending:1") {
+		t.Fatalf("while down: %v", list)
+	}
+	ho := hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)}
+	options(&ho)
+	restarted, err := hub.New(context.Background(), ho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote.say("up")
+	remote.next(t, "up")
+	clock.advance(time.Minute)
+	if p, err := restarted.DeliverRemotes(context.Background()); err != nil || p.Outcomes[hub.RemoteDelivered] != 1 {
+		t.Fatalf("after the restart, once up: %+v %v", p, err)
+	}
+	if sent := remote.next(t, "sent"); sent["text"] != "are you there" {
+		t.Fatalf("the remote got %v", sent)
+	}
+	if m := last(); m["body"] != "echo: are you there" {
+		t.Fatalf("the answer after the restart: %v", m)
+	}
+	if p, err := restarted.DeliverRemotes(context.Background()); err != nil || p.Claimed != 0 {
+		t.Fatalf("again: %+v %v", p, err)
+	}
+	if extra := remote.more(); len(extra) != 0 {
+		t.Fatalf("the remote was sent more: %v", extra)
 	}
 	if code, _ := s.rest(t, "alice", "DELETE", "/remote-agents/echo", nil); code != 200 {
 		t.Fatalf("removing: %d", code)

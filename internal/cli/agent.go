@@ -17,6 +17,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		{"mode", "set an agent's mode: active, review or listen", agentMode},
 		{"public", "make an agent public (anyone may talk to it), or private with --off", agentPublic},
 		{"a2a", "expose an agent to A2A clients by an Agent Card, with its skills; --off takes the card away", agentA2A},
+		{"remote", "remote A2A agents, which live elsewhere: add one by its Agent Card's URL, list, remove", agentRemote},
 		{"archive", "archive an agent: its tokens stop working", agentArchive},
 	})
 }

@@ -38,7 +38,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the server", runServe},
 		{"user", "people: create, list, set a password, invite", runUser},
-		{"agent", "agents: create, list, set the mode, make public, expose over A2A, archive", runAgent},
+		{"agent", "agents: create, list, set the mode, make public, expose over A2A, add remote A2A agents, archive", runAgent},
 		{"token", "mint, list and revoke agents' tokens and people's API tokens", runToken},
 		{"conversation", "close, resume, or post into a conversation as a person", runConversation},
 		{"approvals", "decide what waits for a person: held messages, questions, requests", runApprovals},

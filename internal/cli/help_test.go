@@ -21,6 +21,7 @@ Commands:
   mode     set an agent's mode: active, review or listen
   public   make an agent public (anyone may talk to it), or private with --off
   a2a      expose an agent to A2A clients by an Agent Card, with its skills; --off takes the card away
+  remote   remote A2A agents, which live elsewhere: add one by its Agent Card's URL, list, remove
   archive  archive an agent: its tokens stop working
 
 Run palaver agent COMMAND --help for a command's arguments and flags.
@@ -67,7 +68,7 @@ Run palaver agent COMMAND --help for a command's arguments and flags.
 		}
 	}
 	code, _, stderr := run(t, ctx, nil, "--help")
-	for _, want := range []string{"\n  agent         agents: create, list, set the mode, make public, expose over A2A, archive\n", "\n  conversation  ", "\n  export        export a conversation or a project, with provenance, as Markdown and JSON in a zip\n", "\n  version       print the version and VCS revision\n"} {
+	for _, want := range []string{"\n  agent         agents: create, list, set the mode, make public, expose over A2A, add remote A2A agents, archive\n", "\n  conversation  ", "\n  export        export a conversation or a project, with provenance, as Markdown and JSON in a zip\n", "\n  version       print the version and VCS revision\n"} {
 		if code != 0 || !strings.Contains(stderr, want) {
 			t.Errorf("palaver --help: exit %d, lacks %q:\n%s", code, want, stderr)
 		}

@@ -97,6 +97,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	notes, err := push.NewCounter(m.Registry())
+	remoteCalls, err := a2aclient.NewCalls(m.Registry())
 	if err != nil {
 		return err
 	}
@@ -106,7 +107,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
 		PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
-		Remote:   a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{})},
+		Remote:   newRemoteCaller(),
 		Notifier: push.Notifier{Sender: push.New(push.Options{})}, VAPIDSubject: cfg.VAPIDSubject,
 		Alone: !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
@@ -171,6 +172,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	isNew = false // serving: the database stays, whatever happens next
 	go pruneEvents(ctx, h, log)
+	go refreshRemoteCards(ctx, h, log)
 	// Wake waiters for events committed by other processes on the database
 	// (admin commands, other replicas) whose wake-up did not reach us.
 	go h.RecheckEvery(ctx, time.Second)
@@ -187,7 +189,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	remotesDone := make(chan struct{})
 	go func() {
 		defer close(remotesDone)
-		h.RunRemotes(ctx, time.Second)
+		h.RunRemotes(ctx, time.Second, remoteCalls.Count)
 	}()
 	// Owner notifications (§19), the same way, each device and topic apart.
 	notesDone := make(chan struct{})
@@ -243,6 +245,23 @@ func pruneEvents(ctx context.Context, h *hub.Hub, log *slog.Logger) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// refreshRemoteCards reads again, every hour, the cards of remote A2A
+// agents read more than a day ago (§18).
+func refreshRemoteCards(ctx context.Context, h *hub.Hub, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := h.RefreshRemoteCards(ctx); err != nil && ctx.Err() == nil {
+			log.Error("refreshing remote agents' cards", "err", err)
 		}
 	}
 }

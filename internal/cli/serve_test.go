@@ -32,7 +32,8 @@ func TestServeMetrics(t *testing.T) {
 	page := get("/metrics")
 	for _, want := range []string{"\ngo_goroutines ", "\ngo_gc_duration_seconds_count ", "\npalaver_http_requests_total{code=\"200\"} 1\n",
 		"\npalaver_webhook_deliveries_total{outcome=\"delivered\"} 0\n", "\npalaver_webhook_deliveries_total{outcome=\"gave_up\"} 0\n",
-		"\npalaver_notifications_total{outcome=\"sent\"} 0\n", "\npalaver_notifications_total{outcome=\"dropped\"} 0\n"} {
+		"\npalaver_notifications_total{outcome=\"sent\"} 0\n", "\npalaver_notifications_total{outcome=\"dropped\"} 0\n",
+		"\npalaver_remote_calls_total{outcome=\"delivered\"} 0\n", "\npalaver_remote_calls_total{outcome=\"failed\"} 0\n", "\npalaver_remote_calls_total{outcome=\"gave_up\"} 0\n"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/metrics does not have %q:\n%s", want, page)
 		}

@@ -76,14 +76,16 @@ type WaitingCount struct {
 
 // Bridge is the Bridge page: the latest activity (newest first), what
 // waits under Approvals (with a count per kind, in Approvals' order), the
-// paused conversations, the agents and their sessions, and the cursor
-// after which the page's live rows begin.
+// paused conversations, the agents and their sessions, the remote A2A
+// agents with their calls (how many wait, the latest delivery and its
+// problem), and the cursor after which the page's live rows begin.
 type Bridge struct {
 	Activity  []Activity
 	Approvals []Approval
 	Waiting   []WaitingCount
 	Paused    []PausedConversation
 	Agents    []BridgeAgent
+	Remotes   []*RemoteAgent
 	Cursor    string
 }
 
@@ -135,6 +137,9 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 			return nil, AsError(err)
 		}
 		b.Paused = append(b.Paused, PausedConversation{Conversation: c, Name: conversationName(v)})
+	}
+	if b.Remotes, err = h.store.RemoteAgents(ctx, u.ID); err != nil {
+		return nil, AsError(err)
 	}
 	agents, err := h.store.Agents(ctx, u.ID, false)
 	if err != nil {

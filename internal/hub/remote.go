@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/netip"
 	"net/url"
@@ -54,9 +55,18 @@ type RemoteCard struct {
 // RemoteReply is what a remote agent answered a call with: a message
 // (State RemoteMessage) or a task in its state, with the words it carries.
 type RemoteReply struct {
-	TaskID string
-	State  string
-	Text   string
+	TaskID    string
+	State     string
+	Text      string // the message's words, or the task's status's
+	Artifacts []RemoteArtifact
+}
+
+// RemoteArtifact is an output of a remote task: its text parts' words and
+// its data parts, each a JSON value.
+type RemoteArtifact struct {
+	ID, Name string
+	Text     string
+	Data     []json.RawMessage
 }
 
 // The states of a RemoteReply: A2A's task states, and a plain message.
@@ -110,6 +120,10 @@ type RemoteReads interface {
 	// RemoteAgentIDs lists the agent ids of every remote agent not
 	// removed.
 	RemoteAgentIDs(ctx context.Context) ([]string, error)
+	// StaleRemoteCards lists the remote agents not removed whose card was
+	// last read before before, the longest unread first, with where their
+	// card is and the credential to present.
+	StaleRemoteCards(ctx context.Context, before time.Time) ([]*RemoteCall, error)
 	// DueRemotes lists the remote agents with calls due at now, the one
 	// whose call has waited longest first.
 	DueRemotes(ctx context.Context, now time.Time) ([]string, error)
@@ -129,6 +143,14 @@ type RemoteWrites interface {
 	// last error.
 	RescheduleRemoteCall(ctx context.Context, c *RemoteCall) error
 	DeleteRemoteCall(ctx context.Context, id string) error
+	// UpdateRemoteCard saves what a card read again says (r's card fields
+	// and FetchedAt), and its description as the agent's.
+	UpdateRemoteCard(ctx context.Context, r *RemoteAgent) error
+	// SetRemoteTask records that the remote's task in the conversation
+	// asks for input: its next message there continues it.
+	SetRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error
+	// ClearRemoteTask forgets that taskID asks for input.
+	ClearRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error
 	// SetRemoteDelivery records the remote's latest delivery.
 	SetRemoteDelivery(ctx context.Context, agentID string, at time.Time, problem string) error
 }
@@ -139,7 +161,7 @@ type RemoteWrites interface {
 func (h *Hub) AddRemoteAgent(ctx context.Context, u *User, in RemoteAgentInput) (*RemoteAgent, error) {
 	slug := strings.TrimSpace(in.Slug)
 	if !slugRE.MatchString(slug) {
-		return nil, invalid("", "a remote agent's name is 1–40 of a-z, 0-9 and - (like weather), its {handle} then %s/NAME; got %q", u.Handle, echo(in.Slug))
+		return nil, invalid("", "a remote agent's name is 1–40 of a-z, 0-9 and - (like weather), its {{handle}} then %s/NAME; got %q", u.Handle, echo(in.Slug))
 	}
 	cardURL := strings.TrimSpace(in.CardURL)
 	if p, err := url.Parse(cardURL); err != nil || p.Scheme != "https" || p.Host == "" || p.User != nil || len(cardURL) > MaxRemoteURL {
@@ -162,14 +184,11 @@ func (h *Hub) AddRemoteAgent(ctx context.Context, u *User, in RemoteAgentInput) 
 		return nil, invalid("", "the agent card at %s could not be used: %s; nothing was added", escapeBraces(cardURL), escapeBraces(Preview(cleanText(err.Error()), remoteError)))
 	}
 	now := h.now()
+	r := &RemoteAgent{CardURL: cardURL, HasCredential: cred != "", CreatedAt: now}
+	r.setCard(card, now)
 	a := &Agent{ID: NewID(IDAgent, now), OwnerID: u.ID, OwnerHandle: u.Handle, Slug: slug,
-		Description: Preview(cleanText(card.Description), MaxDescription), Mode: ModeActive, CreatedAt: now}
-	r := &RemoteAgent{AgentID: a.ID, Handle: a.Handle(), CardURL: cardURL, Name: Preview(cleanText(card.Name), 200),
-		Description: a.Description, Provider: Preview(cleanText(card.Provider), 200), Endpoint: card.Endpoint, Version: card.Version,
-		HasCredential: cred != "", CreatedAt: now, FetchedAt: now}
-	for _, s := range card.Skills {
-		r.Skills = append(r.Skills, Preview(cleanText(strings.ReplaceAll(s, "\n", " ")), 100))
-	}
+		Description: r.Description, Mode: ModeActive, CreatedAt: now}
+	r.AgentID, r.Handle = a.ID, a.Handle()
 	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.InsertAgent(ctx, a); err != nil {
 			return nil, err
@@ -177,7 +196,7 @@ func (h *Hub) AddRemoteAgent(ctx context.Context, u *User, in RemoteAgentInput) 
 		return nil, tx.InsertRemoteAgent(ctx, r, cred)
 	})
 	if errors.Is(err, ErrDuplicate) {
-		return nil, &Error{Kind: KindConflict, Msg: "you already have an agent named " + a.Handle() + " (archived agents keep their {handle}); pick another name"}
+		return nil, &Error{Kind: KindConflict, Msg: "you already have an agent named " + a.Handle() + " (archived agents keep their {{handle}}); pick another name"}
 	}
 	if err != nil {
 		return nil, err
@@ -224,4 +243,56 @@ func (h *Hub) RemoveRemoteAgent(ctx context.Context, u *User, slug string) error
 	})
 	h.remotes.forget()
 	return err
+}
+
+// setCard keeps what card says, cleaned and cut to size, as read at.
+func (r *RemoteAgent) setCard(card *RemoteCard, at time.Time) {
+	r.Name, r.Description = Preview(cleanText(card.Name), 200), Preview(cleanText(card.Description), MaxDescription)
+	r.Provider, r.Endpoint, r.Version, r.FetchedAt = Preview(cleanText(card.Provider), 200), card.Endpoint, card.Version, at
+	r.Skills = nil
+	for _, s := range card.Skills {
+		r.Skills = append(r.Skills, Preview(cleanText(strings.ReplaceAll(s, "\n", " ")), 100))
+	}
+}
+
+// RemoteCardAge is how old a remote agent's card may grow before it is
+// read again (§18: refreshed daily).
+const RemoteCardAge = 24 * time.Hour
+
+// RefreshRemoteCards reads again, through the egress guard, the card of
+// every remote agent read more than RemoteCardAge ago, and keeps what it
+// now says: its name, description, provider, skills and the interface
+// called. A card that cannot be read or used now is kept as it was and
+// tried again at the next sweep. It returns how many were read again;
+// the server sweeps every hour.
+func (h *Hub) RefreshRemoteCards(ctx context.Context) (int, error) {
+	if h.remote == nil {
+		return 0, nil
+	}
+	stale, err := h.store.StaleRemoteCards(ctx, h.now().Add(-RemoteCardAge))
+	if err != nil {
+		return 0, AsError(err)
+	}
+	refreshed := 0
+	var errs []error
+	for _, c := range stale {
+		fctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+		card, err := h.remote.FetchCard(fctx, c.CardURL, c.Credential, h.AllowFetch)
+		cancel()
+		if ctx.Err() != nil {
+			return refreshed, ctx.Err()
+		}
+		if err != nil {
+			h.log.Warn("a remote agent's card could not be read again; it is kept as it was", "agent", c.AgentID, "card", c.CardURL, "err", err)
+			continue
+		}
+		r := &RemoteAgent{AgentID: c.AgentID}
+		r.setCard(card, h.now())
+		if err := h.update(ctx, func(tx Tx) ([]*Event, error) { return nil, tx.UpdateRemoteCard(ctx, r) }); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		refreshed++
+	}
+	return refreshed, errors.Join(errs...)
 }

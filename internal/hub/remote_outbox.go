@@ -2,6 +2,9 @@ package hub
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -29,12 +32,16 @@ type RemoteCall struct {
 	SenderHandle   string // who wrote the message: an error post mentions them
 	Body           string
 	TaskID         string // the remote's task for it, once it made one
+	TaskStatus     string // what the task last said while it worked, posted as a task event post
 	CreatedAt      time.Time
 	DueAt          time.Time
 	Attempts       int
 	LastError      string
-	// Filled by ClaimRemoteCalls: where and how it goes.
+	// Filled by ClaimRemoteCalls: where and how it goes, and the task of
+	// the conversation the remote asked for input in, which this message
+	// answers ("" for none).
 	CardURL, Endpoint, Version, Credential string
+	Continues                              string
 }
 
 // The outbox's view of a call (outbox.Row).
@@ -80,6 +87,9 @@ const (
 	RemoteFailed    = outbox.Failed    // no answer yet, or the task still works: asked again later
 	RemoteGaveUp    = outbox.GaveUp    // RemoteRetry.For passed: the conversation is told
 )
+
+// RemoteOutcomes lists every outcome of a remote call's attempt.
+var RemoteOutcomes = []string{RemoteDelivered, RemoteFailed, RemoteGaveUp}
 
 // queueRemotes puts into the remote outbox, in the transaction that
 // stores the events, a call for each text message a remote agent is told
@@ -144,6 +154,13 @@ func (h *Hub) newRemoteOutbox() *remoteOutbox {
 		cctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
 		defer cancel()
 		reply, err := h.remote.Call(cctx, c, h.AllowFetch)
+		// The answer sent into a task that asked for input may come back
+		// with the task as it stood before the remote took it in: still
+		// asking. It is asked after, as a task at work, for what it does
+		// with the answer.
+		if err == nil && reply != nil && c.TaskID == "" && c.Continues != "" && reply.TaskID == c.Continues && reply.State == RemoteInputRequired {
+			reply.State, reply.Text = RemoteWorking, ""
+		}
 		return RemoteAttempt{Reply: reply, Err: err}
 	}
 	o.Record = h.recordRemote
@@ -160,13 +177,19 @@ func (h *Hub) DeliverRemotes(ctx context.Context) (Pass, error) {
 	return deliverOnce(ctx, h.remoteCalls.Dispatch)
 }
 
-// RunRemotes makes remote calls until ctx ends, as RunWebhooks does.
-func (h *Hub) RunRemotes(ctx context.Context, period time.Duration) {
+// RunRemotes makes remote calls until ctx ends, as RunWebhooks does,
+// telling count (unless nil) each attempt's outcome: one of
+// RemoteOutcomes.
+func (h *Hub) RunRemotes(ctx context.Context, period time.Duration, count func(outcome string, n int)) {
 	if h.remote == nil {
 		<-ctx.Done()
 		return
 	}
-	h.remoteCalls.Run(ctx, period, nil)
+	var told func(string)
+	if count != nil {
+		told = func(outcome string) { count(outcome, 1) }
+	}
+	h.remoteCalls.Run(ctx, period, told)
 }
 
 // recordRemote does what an attempt's outcome says: a done call's answer
@@ -184,6 +207,20 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 		r.Attempts, r.DueAt, r.LastError = c.Attempts+1, retry, problem
 		if a.Reply != nil {
 			r.TaskID, r.LastError = a.Reply.TaskID, ""
+			// What the task says while it works is a task event post, once
+			// for each thing it says; its id comes from the words, so one
+			// posted before a crash is not posted again.
+			if status := a.Reply.State + "\n" + a.Reply.Text; a.Reply.Text != "" && status != c.TaskStatus {
+				sum := sha256.Sum256([]byte(status))
+				meta, _ := json.Marshal(map[string]string{"task_id": a.Reply.TaskID, "state": a.Reply.State})
+				in := SendInput{ConversationID: c.ConversationID, Format: FormatText, Kind: "task", Body: a.Reply.Text, Metadata: meta,
+					ClientMsgID: c.ID + "." + hex.EncodeToString(sum[:8]), remoteURL: c.CardURL}
+				if err := h.postRemote(ctx, c.AgentID, in); err != nil {
+					h.log.Warn("posting a remote agent's task status", "agent", c.AgentID, "call", c.ID, "err", err)
+				} else {
+					r.TaskStatus = status
+				}
+			}
 		}
 		return h.update(ctx, func(tx Tx) ([]*Event, error) {
 			if err := tx.SetRemoteDelivery(ctx, c.AgentID, now, r.LastError); err != nil {
@@ -203,9 +240,17 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 		in.Kind, in.Body = "error", fmt.Sprintf("The remote agent at %s had not finished its task after %s; no answer came", c.CardURL, RemoteRetry.For)
 	case a.Err != nil:
 		in.Kind, in.Body = "error", "The remote agent at "+c.CardURL+" refused the message: "+problem
-	case a.Reply.State == RemoteMessage || a.Reply.State == RemoteCompleted || a.Reply.State == RemoteInputRequired:
-		in.Body = a.Reply.Text
+	case a.Reply.State == RemoteInputRequired:
+		// A question back: the sender is told, and their next message
+		// here (or anyone's) is its answer, sent into the same task.
+		in.Body, in.Mentions = a.Reply.Text, []string{c.SenderHandle}
 		if in.Body == "" {
+			in.Body = "(the remote agent needs more from you to go on, without saying what)"
+		}
+		in.Body += "\n\n(It waits for your answer: the next message to it in this conversation continues its task.)"
+	case a.Reply.State == RemoteMessage || a.Reply.State == RemoteCompleted:
+		in.Body = a.Reply.Text
+		if in.Body == "" && len(a.Reply.Artifacts) == 0 {
 			in.Body = "(the remote agent answered without words)"
 		}
 	default:
@@ -218,13 +263,34 @@ func (h *Hub) recordRemote(ctx context.Context, c *RemoteCall, a RemoteAttempt, 
 		in.Mentions = []string{c.SenderHandle}
 		problem = in.Body
 	}
-	if err := h.postRemote(ctx, c.AgentID, in); err != nil {
-		h.log.Warn("posting a remote agent's answer", "agent", c.AgentID, "call", c.ID, "err", err)
-		problem = Preview("its answer could not be posted: "+cleanText(AsError(err).Msg), remoteError)
+	posts := []SendInput{in}
+	if in.Body == "" {
+		posts = nil
+	}
+	if a.Reply != nil && a.Reply.State == RemoteCompleted {
+		posts = append(posts, remoteArtifactPosts(c, a.Reply.Artifacts)...)
+	}
+	for _, in := range posts {
+		if err := h.postRemote(ctx, c.AgentID, in); err != nil {
+			h.log.Warn("posting a remote agent's answer", "agent", c.AgentID, "call", c.ID, "err", err)
+			problem = Preview("its answer could not be posted: "+cleanText(AsError(err).Msg), remoteError)
+		}
 	}
 	return h.update(ctx, func(tx Tx) ([]*Event, error) {
 		if err := tx.SetRemoteDelivery(ctx, c.AgentID, now, problem); err != nil {
 			return nil, err
+		}
+		// The task it asks for input in is what the conversation's next
+		// message to it continues; the one this message answered is done
+		// waiting, whatever became of it.
+		if a.Reply != nil && a.Reply.State == RemoteInputRequired && a.Reply.TaskID != "" {
+			if err := tx.SetRemoteTask(ctx, c.AgentID, c.ConversationID, a.Reply.TaskID); err != nil {
+				return nil, err
+			}
+		} else if c.Continues != "" {
+			if err := tx.ClearRemoteTask(ctx, c.AgentID, c.ConversationID, c.Continues); err != nil {
+				return nil, err
+			}
 		}
 		return nil, tx.DeleteRemoteCall(ctx, c.ID)
 	})
@@ -246,4 +312,42 @@ func (h *Hub) postRemote(ctx context.Context, agentID string, in SendInput) erro
 		return nil
 	}
 	return err
+}
+
+// remoteArtifactPosts are a completed task's artifacts as the remote's
+// messages, one each, after its status's words: an artifact's text is
+// the message; its data parts are in its metadata ("data", with the
+// artifact's id and name) and, when it has no text, also its words, as
+// JSON. Each post's client_msg_id is the call's and the artifact's place,
+// so a crash posts none twice.
+func remoteArtifactPosts(c *RemoteCall, arts []RemoteArtifact) []SendInput {
+	var posts []SendInput
+	for i, art := range arts {
+		in := SendInput{ConversationID: c.ConversationID, Format: FormatText, ClientMsgID: fmt.Sprintf("%s.a%d", c.ID, i+1), remoteURL: c.CardURL,
+			Body: art.Text}
+		meta := map[string]any{"artifact_id": art.ID}
+		if art.Name != "" {
+			meta["name"] = art.Name
+		}
+		if len(art.Data) > 0 {
+			data, _ := json.Marshal(art.Data)
+			if in.Body == "" {
+				in.Body = string(data)
+			}
+			meta["data"] = json.RawMessage(data)
+		}
+		b, _ := json.Marshal(meta)
+		if len(b) > MaxMetadata {
+			delete(meta, "data")
+			meta["data_too_large"] = true
+			b, _ = json.Marshal(meta)
+		}
+		in.Metadata = b
+		if in.Body == "" {
+			in.Body = "(an artifact without words or data)"
+		}
+		in.Body = Preview(in.Body, MaxBody)
+		posts = append(posts, in)
+	}
+	return posts
 }

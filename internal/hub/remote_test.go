@@ -39,6 +39,15 @@ type fakeRemote struct {
 	auth  string
 	hold  chan struct{}
 	held  chan struct{}
+	name  string // the card's name; "" is Echo
+	// ask: a message in no task is answered with a task asking for input;
+	// one sent into a task completes it. taskIDs are the taskIds sent.
+	ask     bool
+	taskIDs []string
+	// stale: a message sent into a task is answered with the task as it
+	// stood, still asking; GetTask then finds it completed.
+	stale    bool
+	answered map[string]string
 }
 
 func newFakeRemote(t *testing.T, host string) *fakeRemote {
@@ -72,7 +81,11 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodGet {
-		json.NewEncoder(w).Encode(map[string]any{"name": "Echo", "description": "says it back", "version": "1",
+		name := f.name
+		if name == "" {
+			name = "Echo"
+		}
+		json.NewEncoder(w).Encode(map[string]any{"name": name, "description": name + " says it back", "version": "1",
 			"skills":              []map[string]any{{"id": "echo", "name": "echo", "description": "", "tags": []string{}}},
 			"supportedInterfaces": []map[string]string{{"url": f.base() + "/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}})
 		return
@@ -84,6 +97,7 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 			Message struct {
 				MessageID string `json:"messageId"`
 				ContextID string `json:"contextId"`
+				TaskID    string `json:"taskId"`
 				Parts     []struct {
 					Text string `json:"text"`
 				} `json:"parts"`
@@ -95,19 +109,37 @@ func (f *fakeRemote) serve(w http.ResponseWriter, r *http.Request) {
 	switch call.Method {
 	case "SendMessage":
 		m := call.Params.Message
-		f.sent, f.ctxs = append(f.sent, m.MessageID), append(f.ctxs, m.ContextID)
-		if f.tasks {
+		f.sent, f.ctxs, f.taskIDs = append(f.sent, m.MessageID), append(f.ctxs, m.ContextID), append(f.taskIDs, m.TaskID)
+		if f.ask && m.TaskID == "" {
+			result = map[string]any{"task": map[string]any{"id": "task-" + m.MessageID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_INPUT_REQUIRED",
+				"message": map[string]any{"messageId": "q-" + m.MessageID, "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "which city?"}}}}}}
+		} else if f.ask && f.stale {
+			if f.answered == nil {
+				f.answered = map[string]string{}
+			}
+			f.answered[m.TaskID] = m.Parts[0].Text
+			result = map[string]any{"task": map[string]any{"id": m.TaskID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_INPUT_REQUIRED",
+				"message": map[string]any{"messageId": "q", "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "which city?"}}}}}}
+		} else if f.ask {
+			result = map[string]any{"task": map[string]any{"id": m.TaskID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "sunny in " + m.Parts[0].Text}}}}}}
+		} else if f.tasks {
 			result = map[string]any{"task": map[string]any{"id": "task-" + m.MessageID, "contextId": m.ContextID, "status": map[string]any{"state": "TASK_STATE_WORKING"}}}
 		} else {
 			result = map[string]any{"message": map[string]any{"messageId": "r-" + m.MessageID, "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "echo: " + m.Parts[0].Text}}}}
 		}
 	case "GetTask":
-		state := "TASK_STATE_WORKING"
-		if f.done {
-			state = "TASK_STATE_COMPLETED"
+		if words, ok := f.answered[call.Params.ID]; ok {
+			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "sunny in " + words}}}}}
+		} else if f.done {
+			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_COMPLETED"},
+				"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "report for " + call.Params.ID}}},
+					{"artifactId": "b", "name": "counts", "parts": []map[string]any{{"data": map[string]any{"errors": 3}}}}}}
+		} else {
+			result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": "TASK_STATE_WORKING",
+				"message": map[string]any{"messageId": "s", "role": "ROLE_AGENT", "parts": []map[string]any{{"text": "reading the logs"}}}}}
 		}
-		result = map[string]any{"id": call.Params.ID, "status": map[string]any{"state": state},
-			"artifacts": []map[string]any{{"artifactId": "a", "parts": []map[string]any{{"text": "report for " + call.Params.ID}}}}}
 	}
 	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": 1, "result": result})
 }
@@ -250,8 +282,10 @@ func TestRemoteAgentCardRefused(t *testing.T) {
 }
 
 // TestRemoteAgentTaskCompletesLater: the remote answers with a task still
-// working; the outbox asks after it on its schedule, and once it completed
-// its artifact comes into the conversation — once.
+// working; the outbox asks after it on its schedule, what the task says
+// while it works becomes a task event post (once, however often it is
+// asked), and once it completed each of its artifacts comes into the
+// conversation as a message — once.
 func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	f := newFakeRemote(t, "slow.example.com")
 	f.tasks = true
@@ -269,9 +303,22 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	if p := deliverRemotes(t, w); p.Claimed != 0 {
 		t.Fatalf("early: %+v", p)
 	}
-	w.clock.Advance(time.Minute)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
-		t.Fatalf("still working: %+v", p)
+	for range 2 {
+		w.clock.Advance(time.Minute)
+		if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
+			t.Fatalf("still working: %+v", p)
+		}
+		ms := messages(t, w, conv)
+		if len(ms) != 2 {
+			t.Fatalf("%d messages while working; want the message and one status post", len(ms))
+		}
+		st := ms[1]
+		var meta map[string]string
+		json.Unmarshal(st.Metadata, &meta)
+		if st.Kind != "task" || st.Body != "reading the logs" || st.SenderHandle != "alice/slow" || st.Provenance().Author != hub.AuthorRemote ||
+			meta["state"] != "working" || meta["task_id"] != "task-"+f.sentIDs()[0] {
+			t.Fatalf("the status post = %+v, metadata %s", st, st.Metadata)
+		}
 	}
 	f.set(func(f *fakeRemote) { f.done = true })
 	w.clock.Advance(time.Minute)
@@ -280,8 +327,17 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	}
 	ms := messages(t, w, conv)
 	sent := f.sentIDs()
-	if len(ms) != 2 || ms[1].Body != "report for task-"+sent[0] || len(sent) != 1 {
+	if len(ms) != 4 || ms[2].Body != "report for task-"+sent[0] || ms[2].Kind != hub.MessageText || len(sent) != 1 {
 		t.Fatalf("messages %d, last %q; sent %v", len(ms), ms[len(ms)-1].Body, sent)
+	}
+	// Each artifact is a message of its own, its data parts in its
+	// metadata (and, having no text, its words).
+	if d := ms[3]; d.Body != `[{"errors":3}]` || d.Kind != hub.MessageText || d.SenderHandle != "alice/slow" || d.Provenance().Author != hub.AuthorRemote ||
+		string(d.Metadata) != `{"artifact_id":"b","data":[{"errors":3}],"name":"counts"}` {
+		t.Fatalf("the data artifact = %q, metadata %s", d.Body, d.Metadata)
+	}
+	if p := deliverRemotes(t, w); p.Claimed != 0 {
+		t.Fatalf("after: %+v", p)
 	}
 }
 
@@ -304,6 +360,11 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 	list, _ := w.hub.RemoteAgents(ctx, w.alice(t))
 	if list[0].Pending != 1 || !strings.Contains(list[0].LastError, "503") {
 		t.Fatalf("while down: %+v", list[0])
+	}
+	// The Bridge shows the remote's calls: one waiting, and why.
+	b, err := w.hub.Bridge(ctx, w.alice(t))
+	if err != nil || len(b.Remotes) != 1 || b.Remotes[0].Handle != "alice/flaky" || b.Remotes[0].Pending != 1 || !strings.Contains(b.Remotes[0].LastError, "503") {
+		t.Fatalf("the Bridge's remotes while down: %+v, %v", b.Remotes, err)
 	}
 	f.set(func(f *fakeRemote) { f.down = false })
 	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
@@ -335,7 +396,7 @@ func TestRemoteAgentDeadDelaysNoOther(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	run, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); w.hub.RunRemotes(run, time.Hour) }()
+	go func() { defer close(done); w.hub.RunRemotes(run, time.Hour, nil) }()
 	t.Cleanup(func() { stop(); <-done })
 	toDead, toLive := w.open(t, w.planner, "alice/dead"), w.open(t, w.planner, "alice/live")
 	w.send(t, w.planner, toDead, "hello dead")

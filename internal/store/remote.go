@@ -60,6 +60,9 @@ func (d queries) RemoveRemoteAgent(ctx context.Context, agentID string, at time.
 	if err := d.exec(ctx, "remove remote agent", `DELETE FROM remote_calls WHERE agent_id = ?`, agentID); err != nil {
 		return err
 	}
+	if err := d.exec(ctx, "remove remote agent", `DELETE FROM remote_tasks WHERE agent_id = ?`, agentID); err != nil {
+		return err
+	}
 	return d.exec(ctx, "remove remote agent", `UPDATE remote_agents SET removed_at = ?, credential = '' WHERE agent_id = ?`, ms(at), agentID)
 }
 
@@ -81,12 +84,12 @@ func (d queries) ClaimRemoteCalls(ctx context.Context, agentID string, now, unti
 	calls, err := queryAll(ctx, d.q, "claim remote calls", func(row scanner) (*hub.RemoteCall, error) {
 		var c hub.RemoteCall
 		var created sql.NullInt64
-		err := row.Scan(&c.ID, &c.AgentID, &c.ConversationID, &c.MessageID, &c.SenderHandle, &c.Body, &c.TaskID, &created, &c.Attempts, &c.LastError)
+		err := row.Scan(&c.ID, &c.AgentID, &c.ConversationID, &c.MessageID, &c.SenderHandle, &c.Body, &c.TaskID, &c.TaskStatus, &created, &c.Attempts, &c.LastError)
 		c.CreatedAt, c.DueAt = fromMS(created), until
 		return &c, err
 	}, `UPDATE remote_calls SET due_at = ? WHERE id IN (SELECT c.id FROM remote_calls c JOIN remote_agents r ON r.agent_id = c.agent_id
 		WHERE c.agent_id = ? AND c.due_at <= ? AND r.removed_at IS NULL ORDER BY c.due_at, c.id LIMIT ?`+d.dialect.skipLocked+`)
-		RETURNING id, agent_id, conversation_id, message_id, sender_handle, body, task_id, created_at, attempts, last_error`,
+		RETURNING id, agent_id, conversation_id, message_id, sender_handle, body, task_id, task_status, created_at, attempts, last_error`,
 		ms(until), agentID, ms(now), limit)
 	if err != nil || len(calls) == 0 {
 		return nil, err
@@ -99,15 +102,28 @@ func (d queries) ClaimRemoteCalls(ctx context.Context, agentID string, now, unti
 		Scan(&cardURL, &endpoint, &version, &credential); err != nil {
 		return nil, dbErr("claim remote calls", err)
 	}
+	type waiting struct{ conv, task string }
+	tasks, err := queryAll(ctx, d.q, "claim remote calls", func(row scanner) (waiting, error) {
+		var w waiting
+		return w, row.Scan(&w.conv, &w.task)
+	}, `SELECT conversation_id, task_id FROM remote_tasks WHERE agent_id = ?`, agentID)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range calls {
 		c.CardURL, c.Endpoint, c.Version, c.Credential = cardURL, endpoint, version, credential
+		for _, w := range tasks {
+			if w.conv == c.ConversationID {
+				c.Continues = w.task
+			}
+		}
 	}
 	return calls, nil
 }
 
 func (d queries) RescheduleRemoteCall(ctx context.Context, c *hub.RemoteCall) error {
-	return d.exec(ctx, "reschedule remote call", `UPDATE remote_calls SET attempts = ?, due_at = ?, task_id = ?, last_error = ? WHERE id = ?`,
-		c.Attempts, ms(c.DueAt), c.TaskID, c.LastError, c.ID)
+	return d.exec(ctx, "reschedule remote call", `UPDATE remote_calls SET attempts = ?, due_at = ?, task_id = ?, task_status = ?, last_error = ? WHERE id = ?`,
+		c.Attempts, ms(c.DueAt), c.TaskID, c.TaskStatus, c.LastError, c.ID)
 }
 
 func (d queries) DeleteRemoteCall(ctx context.Context, id string) error {
@@ -116,4 +132,34 @@ func (d queries) DeleteRemoteCall(ctx context.Context, id string) error {
 
 func (d queries) SetRemoteDelivery(ctx context.Context, agentID string, at time.Time, problem string) error {
 	return d.exec(ctx, "set remote delivery", `UPDATE remote_agents SET last_at = ?, last_error = ? WHERE agent_id = ?`, ms(at), problem, agentID)
+}
+
+func (d queries) StaleRemoteCards(ctx context.Context, before time.Time) ([]*hub.RemoteCall, error) {
+	return queryAll(ctx, d.q, "stale remote cards", func(row scanner) (*hub.RemoteCall, error) {
+		var c hub.RemoteCall
+		return &c, row.Scan(&c.AgentID, &c.CardURL, &c.Credential)
+	}, `SELECT agent_id, card_url, credential FROM remote_agents WHERE removed_at IS NULL AND fetched_at < ?
+		ORDER BY fetched_at, agent_id`, ms(before))
+}
+
+func (d queries) UpdateRemoteCard(ctx context.Context, r *hub.RemoteAgent) error {
+	if err := d.exec(ctx, "update remote card", `UPDATE remote_agents SET name = ?, description = ?, provider = ?, skills = ?,
+		endpoint = ?, version = ?, fetched_at = ? WHERE agent_id = ? AND removed_at IS NULL`,
+		r.Name, r.Description, r.Provider, strings.Join(r.Skills, "\n"), r.Endpoint, r.Version, ms(r.FetchedAt), r.AgentID); err != nil {
+		return err
+	}
+	return d.exec(ctx, "update remote card", `UPDATE agents SET description = ? WHERE id = ?`, r.Description, r.AgentID)
+}
+
+func (d queries) SetRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error {
+	if err := d.exec(ctx, "set remote task", `DELETE FROM remote_tasks WHERE agent_id = ? AND conversation_id = ?`, agentID, conversationID); err != nil {
+		return err
+	}
+	return d.exec(ctx, "set remote task", `INSERT INTO remote_tasks (agent_id, conversation_id, task_id) VALUES (?, ?, ?)`,
+		agentID, conversationID, taskID)
+}
+
+func (d queries) ClearRemoteTask(ctx context.Context, agentID, conversationID, taskID string) error {
+	return d.exec(ctx, "clear remote task", `DELETE FROM remote_tasks WHERE agent_id = ? AND conversation_id = ? AND task_id = ?`,
+		agentID, conversationID, taskID)
 }

@@ -442,11 +442,11 @@ func TestSearchReindexedByMigration(t *testing.T) {
 		{"sqlite", "", "sqlite", `DROP TRIGGER messages_search_sent; DROP TRIGGER messages_search_approved;
 			DROP TABLE message_search_pending; DROP TABLE message_search; ALTER TABLE tokens DROP COLUMN successor; DROP INDEX a2a_tasks_caller;
 			DROP TABLE listeners; DROP INDEX tokens_agent_used; DROP TABLE permissions;
-			DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url; ALTER TABLE agents DROP COLUMN name; ALTER TABLE users DROP COLUMN email;
+			DROP TABLE remote_tasks; DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url; ALTER TABLE agents DROP COLUMN name; ALTER TABLE users DROP COLUMN email;
 			DROP TABLE notify_log; DROP TABLE notifications; DROP TABLE notify_prefs; DROP TABLE notify_targets; ALTER TABLE users DROP COLUMN time_zone`},
 		{"postgres", "", "pgx", `DROP INDEX messages_search; DROP INDEX messages_sent_newest; ALTER TABLE messages DROP COLUMN search;
 			ALTER TABLE tokens DROP COLUMN successor; DROP INDEX a2a_tasks_caller; DROP TABLE listeners; DROP INDEX tokens_agent_used; DROP TABLE permissions;
-			DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url; ALTER TABLE agents DROP COLUMN name; ALTER TABLE users DROP COLUMN email;
+			DROP TABLE remote_tasks; DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url; ALTER TABLE agents DROP COLUMN name; ALTER TABLE users DROP COLUMN email;
 			DROP TABLE notify_log; DROP TABLE notifications; DROP TABLE notify_prefs; DROP TABLE notify_targets; ALTER TABLE users DROP COLUMN time_zone`},
 	} {
 		t.Run(c.dialect, func(t *testing.T) {

@@ -25,10 +25,12 @@ func (loopbackNames) LookupNetIP(context.Context, string, string) ([]netip.Addr,
 
 // TestRemoteAgentPages: on the agents page an owner adds a remote A2A
 // agent by its card's URL (an http one refused), sees it with its card's
-// name and skills — never its credential — and removes it.
+// name, provider, description and skills and when the card was read —
+// never its credential — and, on the Bridge, its calls; and removes it.
 func TestRemoteAgentPages(t *testing.T) {
 	card := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{"name": "Weather", "description": "forecasts", "version": "1",
+			"provider":            map[string]string{"organization": "Example Weather", "url": "https://example.com"},
 			"skills":              []map[string]any{{"id": "f", "name": "forecast", "description": "", "tags": []string{}}},
 			"supportedInterfaces": []map[string]string{{"url": "https://agent.example.com/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}}})
 	}))
@@ -50,9 +52,13 @@ func TestRemoteAgentPages(t *testing.T) {
 		t.Fatalf("an http card: %q", p.errorText())
 	}
 	p = b.submit(b.get("/agents"), "/remote-agents", url.Values{"slug": {"weather"}, "card_url": {cardURL}, "credential": {"s3cret-token"}})
-	if p.path() != "/agents" || !strings.Contains(p.text(), "Added alice/weather (Weather)") || !strings.Contains(p.text(), "forecast") ||
+	if p.path() != "/agents" || !strings.Contains(p.text(), "Added alice/weather (Weather)") || !strings.Contains(p.text(), "alice/weather — Weather (Example Weather)") ||
+		!strings.Contains(p.raw, "<br>forecasts<br><small>Skills: forecast</small>") || !strings.Contains(p.text(), "card read just now, again daily") ||
 		!strings.Contains(p.text(), "with a credential") || strings.Contains(p.raw, "s3cret-token") {
 		t.Fatalf("after adding: at %s: %s", p.path(), p.text())
+	}
+	if home := b.get("/"); !strings.Contains(home.text(), "Remote calls alice/weather: no message yet") {
+		t.Fatalf("the Bridge does not show the remote's calls: %s", home.text())
 	}
 	p = b.submit(p, "/remote-agents/weather/remove", nil)
 	if !strings.Contains(p.text(), "Removed the remote agent alice/weather") || !strings.Contains(p.text(), "No remote agents.") {

@@ -2,8 +2,11 @@
 // handlers), over HTTPS on loopback, for TestJSRemoteAgent. It echoes a
 // message at once; "slow …" makes a task that stays working until a line
 // "finish" comes on stdin, then completes with an artifact; "fail …"
-// makes a task that fails. Each message id it was sent is printed, so
-// the test can tell nothing came twice.
+// makes a task that fails; "ask …" makes a task that asks for input
+// ("which city?"), and the message sent into that task completes it
+// with an artifact of text and data. Each message id it was sent is
+// printed, so the test can tell nothing came twice. A line "down" on
+// stdin makes it answer every call 503 until a line "up".
 import fs from "node:fs";
 import https from "node:https";
 import readline from "node:readline";
@@ -28,8 +31,14 @@ const card = () => ({
 });
 
 const waiting = []; // finish functions of slow tasks
+let down = false; // "down": every call is answered 503 until "up"
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  if (line.trim() === "finish") waiting.splice(0).forEach((f) => f());
+  const l = line.trim();
+  if (l === "finish") waiting.splice(0).forEach((f) => f());
+  if (l === "down" || l === "up") {
+    down = l === "down";
+    say({ step: l });
+  }
 });
 
 const status = (ctx, state, words) => ({
@@ -42,7 +51,22 @@ const executor = {
   async execute(ctx, bus) {
     const m = ctx.userMessage;
     const words = m.parts.map((p) => p.content?.$case === "text" ? p.content.value : "").join("");
-    say({ step: "sent", messageId: m.messageId, contextId: ctx.contextId, text: words });
+    const asked = ctx.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
+    say({ step: "sent", messageId: m.messageId, contextId: ctx.contextId, taskId: asked ? ctx.taskId : "", text: words });
+    if (asked) { // the answer to "which city?"
+      bus.publish({ kind: "artifactUpdate", data: { taskId: ctx.taskId, contextId: ctx.contextId, append: false, lastChunk: true, metadata: undefined,
+        artifact: { artifactId: "forecast", name: "forecast", description: "", metadata: undefined, extensions: [],
+          parts: [text("sunny in " + words), { content: { $case: "data", value: { city: words, temp: 21 } } }] } } });
+      bus.publish(status(ctx, TaskState.TASK_STATE_COMPLETED));
+      bus.finished();
+      return;
+    }
+    if (words.startsWith("ask")) {
+      bus.publish({ kind: "task", data: { id: ctx.taskId, contextId: ctx.contextId, artifacts: [], history: [m], metadata: undefined,
+        status: status(ctx, TaskState.TASK_STATE_INPUT_REQUIRED, "which city?").data.status } });
+      bus.finished();
+      return;
+    }
     if (!words.startsWith("slow") && !words.startsWith("fail")) {
       bus.publish({ kind: "message", data: { messageId: "r-" + m.messageId, contextId: ctx.contextId, taskId: "", role: Role.ROLE_AGENT,
         parts: [text("echo: " + words)], metadata: undefined, extensions: [], referenceTaskIds: [] } });
@@ -66,6 +90,7 @@ const executor = {
 };
 
 const app = express();
+app.use((req, res, next) => (down && req.method === "POST" ? res.status(503).send("down for a while") : next()));
 const handler = new DefaultRequestHandler(card(), new InMemoryTaskStore(), executor);
 app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: { getAgentCard: async () => card() } }));
 app.use("/a2a/jsonrpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
