@@ -173,7 +173,7 @@ func (h *Hub) SetNotifyPrefs(ctx context.Context, u *User, p NotifyPrefs) (Notif
 	}
 	for _, k := range p.Kinds {
 		if !slices.Contains(NotifyKinds, k) {
-			return NotifyPrefs{}, invalid("", "%q is not a {kind} of notification; choose from %s", echo(k), strings.Join(NotifyKinds, ", "))
+			return NotifyPrefs{}, invalid("", "%q is not a kind of notification; choose from %s", echo(k), strings.Join(NotifyKinds, ", "))
 		}
 	}
 	for _, m := range []int{p.QuietFrom, p.QuietTo} {

@@ -161,7 +161,7 @@ type RemoteWrites interface {
 func (h *Hub) AddRemoteAgent(ctx context.Context, u *User, in RemoteAgentInput) (*RemoteAgent, error) {
 	slug := strings.TrimSpace(in.Slug)
 	if !slugRE.MatchString(slug) {
-		return nil, invalid("", "a remote agent's name is 1–40 of a-z, 0-9 and - (like weather), its {{handle}} then %s/NAME; got %q", u.Handle, echo(in.Slug))
+		return nil, invalid("", "a remote agent's name is 1–40 of a-z, 0-9 and - (like weather), its {handle} then %s/NAME; got %q", u.Handle, echo(in.Slug))
 	}
 	cardURL := strings.TrimSpace(in.CardURL)
 	if p, err := url.Parse(cardURL); err != nil || p.Scheme != "https" || p.Host == "" || p.User != nil || len(cardURL) > MaxRemoteURL {
@@ -196,7 +196,7 @@ func (h *Hub) AddRemoteAgent(ctx context.Context, u *User, in RemoteAgentInput) 
 		return nil, tx.InsertRemoteAgent(ctx, r, cred)
 	})
 	if errors.Is(err, ErrDuplicate) {
-		return nil, &Error{Kind: KindConflict, Msg: "you already have an agent named " + a.Handle() + " (archived agents keep their {{handle}}); pick another name"}
+		return nil, &Error{Kind: KindConflict, Msg: "you already have an agent named " + a.Handle() + " (archived agents keep their {handle}); pick another name"}
 	}
 	if err != nil {
 		return nil, err
