@@ -45,6 +45,9 @@ func TestPublishWakesSubscribersOfAnyRecipient(t *testing.T) {
 	l := NewLocal()
 	every, cancel := l.Subscribe("")
 	defer cancel()
+	if n := l.Waiters(); n != 0 {
+		t.Errorf("a subscriber of every commit counts as %d parked waits, want 0", n)
+	}
 	for _, ids := range [][]string{{"a"}, {"b", "c"}} {
 		l.Publish(ids)
 		select {
