@@ -67,10 +67,10 @@ func TestTokenRate(t *testing.T) {
 	}
 }
 
-// TestDocsListEveryTunable: docs/owners.md's brake settings give every
-// brake's tunable with its variable and default, docs/deploy.md's table
-// every other tunable, and docs/tools.md's table of brakes every brake, so
-// the docs cannot drift from the flags.
+// TestDocsListEveryTunable: docs/tools.md's table of brakes gives every
+// brake and its brake settings every brake's tunable with its variable
+// and default, and docs/deploy.md's table every other tunable, so the
+// docs cannot drift from the flags.
 func TestDocsListEveryTunable(t *testing.T) {
 	defaults := hub.DefaultSettings()
 	row := func(tu hub.Tunable) string {
@@ -89,7 +89,7 @@ func TestDocsListEveryTunable(t *testing.T) {
 	for _, b := range hub.Brakes {
 		want["tools.md"] = append(want["tools.md"], "| `"+b.Word+"` | ")
 		if b.Setting != nil {
-			want["owners.md"] = append(want["owners.md"], row(*b.Setting))
+			want["tools.md"] = append(want["tools.md"], row(*b.Setting))
 			brakes[b.Setting.Name] = true
 		}
 	}
