@@ -292,6 +292,21 @@ func (h *Hub) endContact(ctx context.Context, tx Tx, u, other *User, c *Contact)
 			case err != nil && !errors.Is(err, ErrNoRows):
 				return nil, err
 			}
+			// Its requests for reach to the contact go too: granted
+			// later, one would give back what ending the contact took.
+			pending, err := tx.GrantRequests(ctx, "", a.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range pending {
+				if r.ContactID != contact.ID {
+					continue
+				}
+				if err := tx.DecideGrantRequest(ctx, r.ID, GrantCancelled, now); err != nil {
+					return nil, err
+				}
+				events = append(events, decided(owner, ApprovalGrantRequest, r.ID, GrantCancelled, now))
+			}
 			ask, err := tx.InboundAsk(ctx, a.ID, contact.ID)
 			switch {
 			case err == nil:

@@ -3,6 +3,7 @@ package hub_test
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,12 +274,16 @@ func TestEndingAContactTakesItsConsent(t *testing.T) {
 			if _, err := w.hub.DecideInbound(ctx, alice, asks[len(asks)-1].ID, true); err != nil {
 				t.Fatal(err)
 			}
+			// And the planner asks for reach to bob himself, which waits.
+			asked, err := w.hub.RequestGrant(ctx, w.planner, "bob", true, false, "to ask bob")
+			if err != nil {
+				t.Fatal(err)
+			}
 			w.send(t, w.planner, conv, "before the end")
 			plannerFrom, helperFrom := w.latest(t, w.planner), w.latest(t, w.helper)
 
 			// bob, who did not ask, ends it.
 			var c *hub.Contact
-			var err error
 			if how == "remove" {
 				c, err = w.hub.RemoveContact(ctx, bob, "", "alice")
 			} else {
@@ -320,6 +325,14 @@ func TestEndingAContactTakesItsConsent(t *testing.T) {
 					string(r.Events[0].Data) != `{"allow_agents":false,"allow_human":false,"contact":"`+heard.contact+`","contact_ended":true}` {
 					t.Errorf("%s heard %+v, %v; want grant.changed saying the contact ended", heard.who.Agent.Handle(), r, err)
 				}
+			}
+			// The request for reach waits no more: granted, it would give
+			// back what ending the contact took.
+			if as, _ := w.hub.Approvals(ctx, alice); slices.ContainsFunc(as, func(a hub.Approval) bool { return a.ID == asked.ID }) {
+				t.Errorf("alice's approvals still hold the planner's grant request after the contact ended")
+			}
+			if _, err := w.hub.DecideGrantRequest(ctx, alice, asked.ID, true); code(err) != "conflict" || !strings.Contains(err.Error(), "the contact ended") {
+				t.Errorf("alice granting the request after the contact ended: %v, want a conflict saying it was withdrawn", err)
 			}
 			for _, u := range []*hub.User{alice, bob} {
 				if _, err := w.hub.DecideContact(ctx, u, map[*hub.User]string{alice: "bob", bob: "alice"}[u], true); code(err) != "not_found" {

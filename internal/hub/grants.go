@@ -137,7 +137,7 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 // any decision of a request its agent withdrew.
 func decidedAlready(r *GrantRequest, approve bool) error {
 	if r.Status == GrantCancelled {
-		return &Error{Kind: KindConflict, Msg: "the agent withdrew this grant request; there is nothing to decide"}
+		return &Error{Kind: KindConflict, Msg: "this grant request was withdrawn (by its agent, or when the contact ended); there is nothing to decide"}
 	}
 	if (r.Status == AskApproved) == approve {
 		return nil
