@@ -134,7 +134,8 @@ func (h *Hub) DecideGrantRequest(ctx context.Context, u *User, id string, approv
 
 // decidedAlready answers a decision of a request already decided: the same
 // decision again gets the same answer, the other a conflict, and so does
-// any decision of a request its agent withdrew.
+// any decision of a request withdrawn (by its agent, or by the end of
+// the contact it was about).
 func decidedAlready(r *GrantRequest, approve bool) error {
 	if r.Status == GrantCancelled {
 		return &Error{Kind: KindConflict, Msg: "this grant request was withdrawn (by its agent, or when the contact ended); there is nothing to decide"}

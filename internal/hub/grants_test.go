@@ -192,7 +192,7 @@ func TestCancelledAgentContactRequestLeavesApprovals(t *testing.T) {
 		t.Errorf("alice heard %+v, want approval.decided cancelled", ev.Events)
 	}
 	for _, action := range []string{hub.VerdictApprove, hub.VerdictReject} {
-		if _, err := w.hub.Decide(ctx, alice, first.RequestID, hub.Verdict{Action: action}); code(err) != "conflict" || !strings.Contains(err.Error(), "withdrew") {
+		if _, err := w.hub.Decide(ctx, alice, first.RequestID, hub.Verdict{Action: action}); code(err) != "conflict" || !strings.Contains(err.Error(), "withdrawn") {
 			t.Errorf("alice deciding (%s) the cancelled request: %v, want conflict", action, err)
 		}
 	}
