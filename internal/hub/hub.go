@@ -68,6 +68,7 @@ type Hub struct {
 	waits        map[string][]context.Context // each principal's waits, until they return
 	named        map[string]namedWait         // live wait per agent id + "\x00" + instance
 	touched      map[string]time.Time         // token id → last recorded use
+	resolved     resolved                     // tokens as last resolved, while nothing changed them (authcache.go)
 	seen         map[string]time.Time         // agent id/instance → last recorded sighting
 	stop         chan struct{}                // closed by Shutdown: waits return timed_out
 	egressPolicy egress.Policy                // which addresses outbound calls may reach

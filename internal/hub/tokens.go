@@ -278,7 +278,7 @@ func (h *Hub) lookupToken(ctx context.Context, token, prefix, kind string) (*Tok
 		return nil, nil, nil, unauth(err.Error())
 	}
 	hash := HashToken(token)
-	t, a, u, err := h.store.TokenByHash(ctx, hash)
+	t, a, u, err := h.resolve(ctx, hash)
 	if errors.Is(err, ErrNoRows) || (err == nil && subtle.ConstantTimeCompare(t.Hash, hash) != 1) {
 		return nil, nil, nil, unauth("the token is not known to this server")
 	}
@@ -414,6 +414,11 @@ type TokenReads interface {
 	// TokenByHash finds a token with, in the same read, its agent (nil for
 	// a person's token) and its user (an agent token's owner).
 	TokenByHash(ctx context.Context, hash []byte) (*Token, *Agent, *User, error)
+	// AuthGeneration is a number that moves, in the same transaction,
+	// with every change to what a token resolves to (its token, agent or
+	// user changed or deleted), from any process: while it stands, what
+	// TokenByHash answered stands too.
+	AuthGeneration(ctx context.Context) (int64, error)
 	TokenByID(ctx context.Context, id string) (*Token, error)
 	// Tokens lists a user's static tokens (not OAuth ones), of one agent
 	// when agentID is not "".

@@ -42,6 +42,12 @@ func scanToken(row scanner) (*hub.Token, error) {
 	return d.done(), nil
 }
 
+func (d queries) AuthGeneration(ctx context.Context) (int64, error) {
+	var n int64
+	err := d.q.QueryRowContext(ctx, `SELECT n FROM generations WHERE name = 'auth'`).Scan(&n)
+	return n, dbErr("auth generation", err)
+}
+
 func (d queries) TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub.Agent, *hub.User, error) {
 	var (
 		t                                             tokenDest
