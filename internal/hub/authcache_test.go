@@ -114,3 +114,116 @@ func TestAuthenticationFromMemorySeesOtherServers(t *testing.T) {
 		}
 	})
 }
+
+// TestSendChecksSeeOtherServers: what a send checks, some of which the
+// writer keeps in memory (§17 cached checks), reaches the very next send
+// when another process on the same database changes it: a participant
+// archived, a participant added, a grant withdrawn, a token revoked.
+func TestSendChecksSeeOtherServers(t *testing.T) {
+	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
+		start := func(db *store.DB) *hub.Hub {
+			h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return h
+		}
+		server, other := start(open()), start(open())
+		for _, u := range []string{"alice", "bob"} {
+			if _, err := server.CreateUser(ctx, u, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		agent := func(handle string) (*hub.Caller, string) {
+			if _, err := server.CreateAgent(ctx, hub.AgentSpec{Handle: handle, Description: "an agent"}); err != nil {
+				t.Fatal(err)
+			}
+			owner, slug, _ := hub.ParseHandle(handle)
+			_, secret, err := server.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := server.Authenticate(ctx, secret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c, secret
+		}
+		send := func(c *hub.Caller, conv string) (*hub.SendResult, error) {
+			return server.SendMessage(ctx, c, hub.SendInput{ConversationID: conv, Body: "one more " + hub.NewID("x", time.Now())})
+		}
+		planner, plannerSecret := agent("alice/planner")
+		agent("alice/reviewer")
+		agent("alice/third")
+		v, err := server.OpenConversation(ctx, planner, []string{"alice/reviewer"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv := v.Conversation.ID
+		if r, err := send(planner, conv); err != nil || r.Recipients != 1 {
+			t.Fatalf("the first send: %+v, %v", r, err)
+		}
+
+		// A participant added by another server is reached by the next send.
+		g, err := server.CreateThread(ctx, planner, hub.ThreadSpec{Title: "three", Participants: []string{"alice/reviewer"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := send(planner, g.Conversation.ID); err != nil || r.Recipients != 1 {
+			t.Fatalf("the group's first send: %+v, %v", r, err)
+		}
+		otherPlanner, err := other.Authenticate(ctx, plannerSecret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.AddParticipant(ctx, otherPlanner, g.Conversation.ID, "alice/third"); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := send(planner, g.Conversation.ID); err != nil || r.Recipients != 2 {
+			t.Errorf("the send after another server added a participant: %+v, %v; want 2 recipients", r, err)
+		}
+
+		// The only other participant archived by another server: nobody
+		// is left to receive.
+		if _, err := other.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := send(planner, conv); code(err) != "no_recipients" {
+			t.Errorf("the send after another server archived its one recipient: %v, want no_recipients", err)
+		}
+
+		// A grant withdrawn by another server.
+		bob := func(h *hub.Hub) *hub.User { u, _ := h.User(ctx, "bob"); return u }
+		alice := func(h *hub.Hub) *hub.User { u, _ := h.User(ctx, "alice"); return u }
+		agent("bob/helper")
+		if _, err := server.RequestContact(ctx, alice(server), "bob", ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.RequestContact(ctx, bob(server), "alice", ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.SetGrant(ctx, alice(server), "alice/planner", "bob", true, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := server.OpenConversation(ctx, planner, []string{"bob/helper"}); code(err) != "pending_approval:pending_approval" {
+			t.Fatalf("asking bob in: %v", err)
+		}
+		asks, _ := server.Approvals(ctx, bob(server))
+		if _, err := server.DecideInbound(ctx, bob(server), asks[len(asks)-1].ID, true); err != nil {
+			t.Fatal(err)
+		}
+		cross, err := server.OpenConversation(ctx, planner, []string{"bob/helper"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := send(planner, cross.Conversation.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.SetGrant(ctx, alice(other), "alice/planner", "bob", false, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := send(planner, cross.Conversation.ID); code(err) != "denied:grant" {
+			t.Errorf("the send after another server withdrew the grant: %v, want denied:grant", err)
+		}
+	})
+}

@@ -174,6 +174,14 @@ func (d queries) TakesPart(ctx context.Context, conversationID, principalID stri
 
 // ConversationView reads a conversation and its participants in one query.
 func (d queries) ConversationView(ctx context.Context, id string) (*hub.ConversationView, error) {
+	if d.views != nil {
+		return d.views.view(ctx, d, id)
+	}
+	return d.conversationView(ctx, id)
+}
+
+// conversationView reads a conversation with its participants.
+func (d queries) conversationView(ctx context.Context, id string) (*hub.ConversationView, error) {
 	rows, err := d.q.QueryContext(ctx, `SELECT `+convColumns("c.")+`, `+participantCols+` FROM conversations c`+participantsFrom, id)
 	if err != nil {
 		return nil, dbErr("conversation view", err)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +69,7 @@ type DB struct {
 	read    *sql.DB // PostgreSQL: the same pool as write
 	wstmts  *stmtCache
 	rstmts  *stmtCache
+	views   *viewCache // SQLite: what the writer keeps of conversations (views.go)
 	unlock  func()
 	release func() // PostgreSQL: ends the serving lock, before the pool closes
 	log     *slog.Logger
@@ -111,7 +113,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 		}
 		db.read = db.write
 	} else {
-		db.dialect, db.path = sqliteDialect, o.Database
+		db.dialect, db.path, db.views = sqliteDialect, o.Database, &viewCache{}
 		if err := prepareSQLiteFile(o.Database, o.MustExist); err != nil {
 			return nil, err
 		}
@@ -261,7 +263,15 @@ func (db *DB) commit(batch []*op) {
 		all(fmt.Errorf("begin: %w", err))
 		return
 	}
-	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect}
+	// What the writer keeps stands on what this transaction reads and
+	// writes: anything rolled back forgets it all.
+	kept := false
+	defer func() {
+		if !kept {
+			db.views.forget()
+		}
+	}()
+	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect, views: db.views}
 	single := len(batch) == 1
 	for i, o := range batch {
 		if err := o.ctx.Err(); err != nil {
@@ -307,6 +317,8 @@ func (db *DB) commit(batch []*op) {
 		for i := range errs {
 			errs[i] = err
 		}
+	} else {
+		kept = !slices.ContainsFunc(errs, func(err error) bool { return err != nil })
 	}
 	reply(errs)
 }

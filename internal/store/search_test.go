@@ -445,7 +445,8 @@ func TestSearchReindexedByMigration(t *testing.T) {
 			DROP TABLE remote_tasks; DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url; ALTER TABLE agents DROP COLUMN name; ALTER TABLE users DROP COLUMN email;
 			DROP TABLE notify_log; DROP TABLE notifications; DROP TABLE notify_prefs; DROP TABLE notify_targets; ALTER TABLE users DROP COLUMN time_zone;
 			DROP TRIGGER tokens_auth_changed; DROP TRIGGER tokens_auth_deleted; DROP TRIGGER agents_auth_changed; DROP TRIGGER agents_auth_deleted;
-			DROP TRIGGER users_auth_changed; DROP TRIGGER users_auth_deleted; DROP TABLE generations`},
+			DROP TRIGGER users_auth_changed; DROP TRIGGER users_auth_deleted;
+			DROP TRIGGER participants_added; DROP TRIGGER participants_changed; DROP TRIGGER participants_removed; DROP TABLE generations`},
 		{"postgres", "", "pgx", `DROP INDEX messages_search; DROP INDEX messages_sent_newest; ALTER TABLE messages DROP COLUMN search;
 			ALTER TABLE tokens DROP COLUMN successor; DROP INDEX a2a_tasks_caller; DROP TABLE listeners; DROP INDEX tokens_agent_used; DROP TABLE permissions;
 			DROP TABLE remote_tasks; DROP TABLE remote_calls; DROP TABLE remote_agents; ALTER TABLE messages DROP COLUMN remote_url; ALTER TABLE agents DROP COLUMN name; ALTER TABLE users DROP COLUMN email;

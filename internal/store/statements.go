@@ -26,6 +26,7 @@ type querier interface {
 type queries struct {
 	q       querier
 	dialect *dialect
+	views   *viewCache // the SQLite writer's; nil elsewhere
 }
 
 // stmtCache prepares each distinct query once per database handle, so the

@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"slices"
+
+	"github.com/palaverhq/palaver/internal/hub"
+)
+
+// Cached checks (DESIGN.md §17): the SQLite writer keeps the participants
+// of the conversations its transactions read — with their handles,
+// archive and public flags, a join over four tables that was the largest
+// read of a send — and reads only the conversation's own row again. What
+// it keeps stands while the 'participants' generation does, which the
+// database's triggers move with every change to participants, agents and
+// users, from this process or another (the admin command line), in the
+// transaction that makes it. A transaction that rolls anything back
+// forgets it all, since it may have kept what it then undid. PostgreSQL,
+// whose replicas write side by side, reads every time.
+
+// maxViews bounds how many conversations are kept: past it, all are read
+// again.
+const maxViews = 4096
+
+// viewCache is what the writer keeps; only the writer's goroutine uses it.
+type viewCache struct {
+	gen   int64
+	parts map[string][]hub.Participant // by conversation id
+}
+
+// view is ConversationView through the cache.
+func (c *viewCache) view(ctx context.Context, d queries, id string) (*hub.ConversationView, error) {
+	var gen int64
+	if err := d.q.QueryRowContext(ctx, `SELECT n FROM generations WHERE name = 'participants'`).Scan(&gen); err != nil {
+		return nil, dbErr("participants generation", err)
+	}
+	if gen != c.gen || c.parts == nil {
+		c.gen, c.parts = gen, map[string][]hub.Participant{}
+	}
+	if ps, ok := c.parts[id]; ok {
+		conv, err := d.Conversation(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return &hub.ConversationView{Conversation: conv, Participants: slices.Clone(ps)}, nil
+	}
+	v, err := d.conversationView(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.parts) >= maxViews {
+		clear(c.parts)
+	}
+	c.parts[id] = slices.Clone(v.Participants)
+	return v, nil
+}
+
+// forget drops everything kept.
+func (c *viewCache) forget() {
+	if c != nil {
+		c.parts = nil
+	}
+}
