@@ -25,11 +25,18 @@ const inboxRecheck = time.Minute
 // Inbox lists, until changed returns false or ctx ends (nil). When the
 // server shuts down it returns ErrShutdown; when the caller's token is
 // revoked or expires, or its agent is archived, the KindUnauthenticated
-// Error saying so.
+// Error saying so. It holds one of the agent's waits while it lasts.
 func (h *Hub) WatchInbox(ctx context.Context, c *Caller, changed func() bool) error {
 	if err := c.Require(ScopeRead); err != nil {
 		return err
 	}
+	// A stream holds one of the agent's waits, as wait_for_messages does
+	// (§6), so no agent follows its inbox without bound.
+	ctx, release, err := h.acquireWait(ctx, c.Agent.ID, "", h.settings.WaitsPerAgent, "across your waits and inbox streams")
+	if err != nil {
+		return err
+	}
+	defer release()
 	// Subscribe before the first read: a commit after this point wakes
 	// us, and one before it is seen by the read (§13).
 	wake, cancel := h.waker.Subscribe(c.Agent.ID)
