@@ -350,6 +350,9 @@ type NotifyWrites interface {
 	RescheduleNotification(ctx context.Context, n *Notification) error
 	// InsertNotifyAttempt logs an attempt, keeping the person's latest keep.
 	InsertNotifyAttempt(ctx context.Context, a *NotifyAttempt, keep int) error
+	// PruneNotifications deletes the notifications queued before t that
+	// are done with (sent or dropped); every one still to send stays.
+	PruneNotifications(ctx context.Context, before time.Time) error
 }
 
 // NotifySettings are everything Settings shows of a person's
