@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -206,4 +209,42 @@ func (ts *testServer) tokenID(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return c.TokenID
+}
+
+// TestInboxPushTS runs testdata/push/inbox_listen.mjs: the official
+// TypeScript client of the 2026-07-28 era (@modelcontextprotocol/client)
+// listens to its inbox on /mcp/inbox/ and is told of another agent's send.
+//
+// Skipped unless PALAVER_MCP_CLIENT names a node_modules folder holding
+// @modelcontextprotocol/client; node 20 or newer must be on PATH.
+func TestInboxPushTS(t *testing.T) {
+	modules := os.Getenv("PALAVER_MCP_CLIENT")
+	if modules == "" {
+		t.Skip("PALAVER_MCP_CLIENT is not set; it names a node_modules folder holding @modelcontextprotocol/client")
+	}
+	abs, err := filepath.Abs(modules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(abs, "@modelcontextprotocol", "client", "package.json")); err != nil {
+		t.Fatalf("PALAVER_MCP_CLIENT=%s holds no @modelcontextprotocol/client: %v", modules, err)
+	}
+	ts := newTestServer(t)
+	dir := t.TempDir()
+	if err := os.Symlink(abs, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "push", "inbox_listen.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "inbox_listen.mjs"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), "node", filepath.Join(dir, "inbox_listen.mjs"))
+	cmd.Env = append(os.Environ(), "PALAVER_URL="+ts.url, "TOKEN_A="+ts.tokens["alice/planner"], "TOKEN_B="+ts.tokens["alice/reviewer"])
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "ok" {
+		t.Fatalf("node inbox_listen.mjs: %v\n%s", err, out)
+	}
 }
