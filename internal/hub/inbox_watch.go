@@ -25,7 +25,8 @@ const inboxRecheck = time.Minute
 // Inbox lists, until changed returns false or ctx ends (nil). When the
 // server shuts down it returns ErrShutdown; when the caller's token is
 // revoked or expires, or its agent is archived, the KindUnauthenticated
-// Error saying so. It holds one of the agent's waits while it lasts.
+// Error saying so. It holds one of the agent's waits while it lasts, and
+// the agent listens meanwhile (presence).
 func (h *Hub) WatchInbox(ctx context.Context, c *Caller, changed func() bool) error {
 	if err := c.Require(ScopeRead); err != nil {
 		return err
@@ -37,6 +38,8 @@ func (h *Hub) WatchInbox(ctx context.Context, c *Caller, changed func() bool) er
 		return err
 	}
 	defer release()
+	// A client holding a stream hears at once: the agent listens (§19).
+	defer h.listen(ctx, c.Agent.ID, "")()
 	// Subscribe before the first read: a commit after this point wakes
 	// us, and one before it is seen by the read (§13).
 	wake, cancel := h.waker.Subscribe(c.Agent.ID)

@@ -49,8 +49,8 @@ func changed(t *testing.T, changes <-chan struct{}, what string) {
 	}
 }
 
-// TestWatchInbox: a watch hears of a message delivered to its agent and of
-// its acknowledgement, not of the agent's own send, and ends when the
+// TestWatchInbox: a watch hears of a message delivered to its agent (which
+// listens meanwhile) and of its acknowledgement, not of the agent's own send, and ends when the
 // token is revoked. Each step starts a watch of its own, so no wake left
 // over from the step before stands in for the one it checks.
 func TestWatchInbox(t *testing.T) {
@@ -59,6 +59,9 @@ func TestWatchInbox(t *testing.T) {
 	changes, _ := w.watchInbox(t, w.planner)
 	sent := w.send(t, w.reviewer, conv, "please review")
 	changed(t, changes, "a message delivered")
+	if sent.Listening != 1 {
+		t.Errorf("the send says %d recipients listen; want the one following its inbox", sent.Listening)
+	}
 
 	changes, _ = w.watchInbox(t, w.planner)
 	if _, err := w.hub.Acknowledge(ctx, w.planner, sent.Message.ID, hub.OutcomeDone, ""); err != nil {
