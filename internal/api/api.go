@@ -69,6 +69,7 @@ func (a *API) routes() []route {
 		{"POST /notifications/push", a.addPushSubscription},
 		{"POST /notifications/ntfy", a.addNtfyTopic},
 		{"DELETE /notifications/targets/{id}", noBody(a.removeNotifyTarget)},
+		{"POST /notifications/test", noBody(a.testNotification)},
 
 		{"GET /contacts", a.contacts},
 		{"POST /contacts", a.requestContact},

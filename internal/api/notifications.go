@@ -131,3 +131,12 @@ func (a *API) removeNotifyTarget(ctx context.Context, r *request) (any, error) {
 	}
 	return removedWebhookView{ID: t.ID, Removed: true}, nil
 }
+
+// testNotification queues a test to every device and topic of the person.
+func (a *API) testNotification(ctx context.Context, r *request) (any, error) {
+	n, err := a.hub.TestNotification(ctx, r.user)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"queued": n}, nil
+}

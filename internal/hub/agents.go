@@ -149,6 +149,7 @@ func (h *Hub) ArchiveAgent(ctx context.Context, handle string) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.inboxChanged(a.ID) // the streams its tokens hold end (§19)
 	return a, nil
 }
 

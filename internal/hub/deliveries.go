@@ -101,7 +101,11 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 		if outcome != OutcomeDone {
 			return nil, invalid("", "an owner's answer is acknowledged with outcome done (the default); processing and failed are for messages")
 		}
-		return h.acknowledgeAnswer(ctx, c, messageID)
+		d, err := h.acknowledgeAnswer(ctx, c, messageID)
+		if err == nil {
+			h.inboxChanged(c.Agent.ID)
+		}
+		return d, err
 	}
 	errText, err := checkText("error", errText, 0, MaxErrorText)
 	if err != nil {
@@ -169,6 +173,7 @@ func (h *Hub) acknowledge(ctx context.Context, c *Caller, messageID, outcome, er
 	if err != nil {
 		return nil, err
 	}
+	h.inboxChanged(c.Agent.ID) // a stream following the inbox hears of it (§19)
 	return d, nil
 }
 

@@ -330,11 +330,15 @@ func (h *Hub) addressEvents(ctx context.Context, agentID, instance string, event
 }
 
 // PruneEvents deletes events older than the retention period and remembers
-// the highest id deleted, so older cursors get cursor_expired (§6).
+// the highest id deleted, so older cursors get cursor_expired (§6); the
+// owner notifications done with that are as old go with them (§19).
 func (h *Hub) PruneEvents(ctx context.Context) error {
 	err := h.store.Update(ctx, func(tx Tx) error {
-		_, err := tx.PruneEvents(ctx, h.now().Add(-h.settings.EventRetention))
-		return err
+		before := h.now().Add(-h.settings.EventRetention)
+		if _, err := tx.PruneEvents(ctx, before); err != nil {
+			return err
+		}
+		return tx.PruneNotifications(ctx, before)
 	})
 	if err != nil {
 		return AsError(err)

@@ -350,6 +350,9 @@ type NotifyWrites interface {
 	RescheduleNotification(ctx context.Context, n *Notification) error
 	// InsertNotifyAttempt logs an attempt, keeping the person's latest keep.
 	InsertNotifyAttempt(ctx context.Context, a *NotifyAttempt, keep int) error
+	// PruneNotifications deletes the notifications queued before t that
+	// are done with (sent or dropped); every one still to send stays.
+	PruneNotifications(ctx context.Context, before time.Time) error
 }
 
 // NotifySettings are everything Settings shows of a person's
@@ -406,4 +409,40 @@ func ParseQuiet(s string) (int, error) {
 		return 0, invalid("", "%q is not a time of day; give HH:MM, like 22:00", echo(s))
 	}
 	return t.Hour()*60 + t.Minute(), nil
+}
+
+// NotifyTest is the kind of a test notification, one the person asked for.
+const NotifyTest = "test"
+
+// TestNotification queues one notification of kind test to each of the
+// person's devices and topics, through the outbox as any other: it is due
+// at once, whatever kinds they chose and in their quiet hours too, since
+// they asked for it. It returns how many it queued; with no device or
+// topic it is refused.
+func (h *Hub) TestNotification(ctx context.Context, u *User) (int, error) {
+	now := h.now()
+	item := NotifyTest + ":" + NewID(IDNotification, now) // every test is an item of its own
+	payload := NotifyPayload{Title: "A test from Palaver", Summary: "Notifications reach you here.", Path: "/settings#notify", Tags: []string{"white_check_mark"}}
+	var n int
+	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
+		ts, err := tx.NotifyTargets(ctx, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(ts) == 0 {
+			return nil, invalid("no_targets", "there is nowhere to send a test: add a device or an ntfy topic first, then send one")
+		}
+		var out []*Notification
+		for _, t := range ts {
+			out = append(out, &Notification{ID: NewID(IDNotification, now), TargetID: t.ID, UserID: u.ID, Kind: NotifyTest, Item: item,
+				Payload: payload, CreatedAt: now, DueAt: now})
+		}
+		n = len(out)
+		return nil, tx.InsertNotifications(ctx, out)
+	})
+	if err != nil {
+		return 0, err
+	}
+	h.kickNotifications()
+	return n, nil
 }

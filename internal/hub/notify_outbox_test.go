@@ -166,3 +166,46 @@ func TestNotifyDeadTargetDelaysNoOther(t *testing.T) {
 		t.Fatal("the live topic was not reached while the dead one hung")
 	}
 }
+
+// TestNotifyPruned: notifications done with are pruned with the events,
+// past the same retention; one still to send stays, however old, and so
+// does one sent within the retention.
+func TestNotifyPruned(t *testing.T) {
+	w, _, alice := notifierWorld(t)
+	ts, err := w.hub.NotifyTargets(ctx, alice)
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("targets %v, %v", ts, err)
+	}
+	queue := func(item string, sent bool) {
+		t.Helper()
+		now := w.clock.Now()
+		n := &hub.Notification{ID: hub.NewID(hub.IDNotification, now), TargetID: ts[0].ID, UserID: alice.ID, Kind: hub.NotifyQuestion, Item: item,
+			Payload: hub.NotifyPayload{Title: item, Path: "/approvals"}, CreatedAt: now, DueAt: now}
+		err := w.store.Update(ctx, func(tx hub.Tx) error {
+			if err := tx.InsertNotifications(ctx, []*hub.Notification{n}); err != nil || !sent {
+				return err
+			}
+			return tx.MarkNotificationSent(ctx, n.ID, now)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	queue("old and sent", true)
+	queue("old and still to send", false)
+	w.clock.Advance(w.settings.EventRetention + time.Hour)
+	recent := w.clock.Now()
+	queue("sent just now", true)
+	if err := w.hub.PruneEvents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all, err := w.store.RecentNotifications(ctx, alice.ID, recent.Add(-2*w.settings.EventRetention))
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, _ := w.store.RecentNotifications(ctx, alice.ID, recent)
+	due, _ := w.store.DueNotifyTargets(ctx, w.clock.Now())
+	if all != 2 || late != 1 || len(due) != 1 {
+		t.Fatalf("after pruning: %d kept, %d of them recent, %d targets with some to send; want the old one still to send and the recent one", all, late, len(due))
+	}
+}

@@ -154,6 +154,7 @@ func (h *Hub) RevokeOAuthClient(ctx context.Context, u *User, slug, clientID str
 	if view == nil {
 		return nil, notFound("no client %q acts as %s", echo(clientID), a.Handle())
 	}
+	h.inboxChanged(a.ID) // the streams its tokens hold end (§19)
 	return view, nil
 }
 

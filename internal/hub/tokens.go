@@ -216,6 +216,7 @@ func (h *Hub) RevokeToken(ctx context.Context, id string) (*Token, error) {
 	if err := h.store.Update(ctx, func(tx Tx) error { return tx.RevokeToken(ctx, id, t.RevokedAt) }); err != nil {
 		return nil, AsError(err)
 	}
+	h.inboxChanged(t.AgentID) // a stream the token holds ends (§19)
 	return t, nil
 }
 

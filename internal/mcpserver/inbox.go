@@ -50,6 +50,8 @@ func (s *Server) inboxProfile() profileSpec {
 			return s.inboxReadThread(ctx, c, inboxThreadIn{ThreadID: id})
 		}},
 		prompts: inboxPrompts(),
+		// A client holding a stream is told when the inbox changes (§19).
+		push: &pushSpec{inbox: []string{"palaver://inbox", "inbots://inbox"}},
 	}
 }
 

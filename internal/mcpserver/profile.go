@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -53,6 +52,9 @@ type profileSpec struct {
 	aliases map[string]string
 	// people is the surface a person's token gets at the same path.
 	people *profileSpec
+	// push is what it pushes on a subscriptions/listen stream (§19);
+	// nil: nothing, and no resources.subscribe.
+	push *pushSpec
 }
 
 // threadsDef is a profile's template of one conversation's history, listed
@@ -89,7 +91,7 @@ func (s *Server) newProfile(spec profileSpec) (*profile, error) {
 			return nil, fmt.Errorf("its people's side: %w", err)
 		}
 	}
-	p.mcp = mcp.NewServer(p.impl, &mcp.ServerOptions{
+	opts := &mcp.ServerOptions{
 		Instructions: spec.instructions,
 		// The SDK logs every stateless request at info level; keep its
 		// warnings only.
@@ -106,7 +108,11 @@ func (s *Server) newProfile(spec profileSpec) (*profile, error) {
 				c.TTLMs = 0
 			}
 		},
-	})
+	}
+	if spec.push != nil {
+		subscribeOptions(opts)
+	}
+	p.mcp = mcp.NewServer(p.impl, opts)
 	for _, d := range spec.tools {
 		p.tools[d.tool.Name] = d
 		p.mcp.AddTool(d.tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -125,15 +131,13 @@ func (s *Server) newProfile(spec profileSpec) (*profile, error) {
 	if len(spec.aliases) > 0 {
 		p.mcp.AddReceivingMiddleware(aliasResources(spec.aliases))
 	}
-	// Nothing is pushed outside a response (§10.1).
-	p.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "subscriptions/listen" {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: Palaver pushes nothing; wait with the wait_for_messages tool"}
-			}
-			return next(ctx, method, req)
-		}
-	})
+	// Nothing is pushed outside a response (§10.1), but on a profile's
+	// subscriptions/listen stream when it has one (§19).
+	if spec.push != nil {
+		s.addPush(p, spec.push)
+	} else {
+		noPush(p)
+	}
 	return p, nil
 }
 
@@ -162,6 +166,10 @@ func surfaceVersion(spec profileSpec) (string, error) {
 		h.Write(b)
 	}
 	h.Write([]byte(spec.instructions))
+	if spec.push != nil {
+		b, _ := json.Marshal(spec.push.inbox)
+		h.Write(append([]byte("subscribe"), b...))
+	}
 	return fmt.Sprintf("2.%d.%s", len(spec.tools), hex.EncodeToString(h.Sum(nil))[:8]), nil
 }
 

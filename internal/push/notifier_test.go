@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -214,5 +215,61 @@ func TestNotifyRestart(t *testing.T) {
 	n.h = n.open()
 	if p := n.deliver(t); p.Claimed != 0 || len(nt.requests()) != 0 {
 		t.Fatalf("sent twice across a restart: %+v", p)
+	}
+}
+
+// TestNotifyTest: the test a person asks for reaches each of their devices
+// and topics at once — their ntfy topic and their browser through its push
+// service — though they chose to hear of nothing and are in their quiet
+// hours; with neither, it is refused saying to add one.
+func TestNotifyTest(t *testing.T) {
+	ctx := context.Background()
+	nt := newReceiver(t, "ntfy.test", http.StatusOK)
+	ps := newReceiver(t, "push.test", http.StatusCreated)
+	n := newNotified(t, nt, ps)
+	if _, err := n.h.TestNotification(ctx, n.alice); hub.AsError(err).Code != "no_targets" || !strings.Contains(err.Error(), "add a device or an ntfy topic") {
+		t.Fatalf("a test with nowhere to go: %v", err)
+	}
+	if _, err := n.h.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	sub := b.subscription(ps.url + "/wpush/v2/abc")
+	if _, err := n.h.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.h.SetNotifyPrefs(ctx, n.alice, hub.NotifyPrefs{Kinds: []string{}, QuietFrom: 0, QuietTo: 23*60 + 59}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := n.h.TestNotification(ctx, n.alice); err != nil || got != 2 {
+		t.Fatalf("TestNotification = %d, %v; want 2 queued", got, err)
+	}
+	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 2 {
+		t.Fatalf("pass = %+v", p)
+	}
+	var msg map[string]any
+	if err := json.Unmarshal(nt.last(t).Body, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg["topic"] != "alerts" || msg["title"] != "A test from Palaver" || msg["priority"] != float64(3) || msg["click"] != "https://hub.example/settings#notify" {
+		t.Errorf("ntfy message = %v", msg)
+	}
+	plain, err := decrypt(ps.last(t).Body, b.key, b.auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(plain), "A test from Palaver") {
+		t.Errorf("the pushed payload %s is not the test", plain)
+	}
+	log, err := n.h.NotifyLog(ctx, n.alice)
+	if err != nil || len(log) != 2 || log[0].Kind != hub.NotifyTest || !log[0].OK() {
+		t.Errorf("the delivery log: %+v, %v", log, err)
+	}
+	// Each test is one of its own.
+	if _, err := n.h.TestNotification(ctx, n.alice); err != nil {
+		t.Fatal(err)
+	}
+	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 2 {
+		t.Fatalf("a second test: pass = %+v", p)
 	}
 }

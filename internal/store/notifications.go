@@ -166,3 +166,7 @@ func (d queries) NotifyAttempts(ctx context.Context, userID string, limit int) (
 	}, `SELECT id, user_id, target_id, notification_id, kind, at, status, error FROM notify_log
 		WHERE user_id = ? ORDER BY at DESC, id DESC LIMIT ?`, userID, limit)
 }
+
+func (d queries) PruneNotifications(ctx context.Context, before time.Time) error {
+	return d.exec(ctx, "prune notifications", `DELETE FROM notifications WHERE sent_at IS NOT NULL AND created_at < ?`, ms(before))
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -93,6 +94,20 @@ func (w *Web) addPushSubscription(ctx context.Context, r *request) (*reply, erro
 		return nil, err
 	}
 	return &reply{redirect: "/settings#notify", notice: "This device is notified."}, nil
+}
+
+// testNotification sends a test to each of the person's devices and
+// topics.
+func (w *Web) testNotification(ctx context.Context, r *request) (*reply, error) {
+	n, err := w.hub.TestNotification(ctx, r.user)
+	if err != nil {
+		return nil, err
+	}
+	where := "your device or topic"
+	if n > 1 {
+		where = fmt.Sprintf("each of your %d devices and topics", n)
+	}
+	return &reply{redirect: "/settings#notify", notice: "A test notification is on its way to " + where + "; the latest deliveries below say how it went."}, nil
 }
 
 func (w *Web) removeNotifyTarget(ctx context.Context, r *request) (*reply, error) {

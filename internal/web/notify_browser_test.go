@@ -2,11 +2,24 @@ package web_test
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/servertest"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // TestBrowserNotifyDevice: in Chromium, Settings' "Notify me on this
@@ -55,5 +68,77 @@ func TestBrowserNotifyDevice(t *testing.T) {
 	case len(ts) == 1 && ts[0].Kind == "webpush":
 	default:
 		t.Fatalf("status %q with %d devices", status, len(ts))
+	}
+}
+
+// ntfyReceiver is an ntfy server of the test's own on loopback, known as
+// example.com (the name its certificate has): each publish's JSON arrives
+// on got.
+type ntfyReceiver struct {
+	url string
+	got chan map[string]any
+}
+
+// notifiedSite is a site whose notifications go out through
+// internal/push to an ntfy receiver, which the server trusts and may reach.
+func notifiedSite(t *testing.T) (*site, *ntfyReceiver) {
+	t.Helper()
+	r := &ntfyReceiver{got: make(chan map[string]any, 10)}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var msg map[string]any
+		json.NewDecoder(req.Body).Decode(&msg)
+		r.got <- msg
+	}))
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	r.url = "https://example.com:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	names := ntfyNames{"example.com"}
+	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: storetest.Open(t), Hub: func(o *hub.Options) {
+		o.Notifier, o.Resolver, o.PrivateHosts = push.Notifier{Sender: push.New(push.Options{RootCAs: roots, Resolver: names})}, names, []string{"example.com"}
+	}})
+	go s.Hub.RunNotifications(t.Context(), time.Second, func(string) {})
+	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
+}
+
+// ntfyNames resolves its hosts to 127.0.0.1, and no other.
+type ntfyNames []string
+
+func (n ntfyNames) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if slices.Contains(n, host) {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// TestBrowserNotifyTest: in Chromium with JavaScript off, Settings' "Send
+// a test notification" first says to add a device or a topic; with an
+// ntfy topic added, it says the test is on its way, and the test's ntfy
+// server receives it.
+func TestBrowserNotifyTest(t *testing.T) {
+	chromium(t)
+	s, ntfy := notifiedSite(t)
+	b := newTab(t, s, false)
+	s.hub.CreateUser(ctx, "alice", "")
+	s.accounts.SetPassword(ctx, "alice", "correct horse battery")
+	b.signIn("alice")
+	b.open("/settings", "settings")
+	test := chromedp.Click(chromedp.CSS(`form[action="/settings/notifications/test"] button`))
+	b.do(test, b.at("settings"))
+	b.waitText(`//*[@role='alert' or contains(@class,'error')]`, "add a device or an ntfy topic first")
+	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=url]`), ntfy.url+"/alerts"),
+		chromedp.Click(chromedp.CSS(`form[action="/settings/notifications/ntfy"] button`)), b.at("settings"))
+	b.waitText(notice, "ntfy topic is added")
+	b.do(test, b.at("settings"))
+	b.waitText(notice, "A test notification is on its way")
+	b.screenshot("settings-notify-test")
+	select {
+	case msg := <-ntfy.got:
+		if msg["topic"] != "alerts" || msg["title"] != "A test from Palaver" {
+			t.Fatalf("the test's ntfy server received %v", msg)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the test's ntfy server received nothing")
 	}
 }
