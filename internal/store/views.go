@@ -28,21 +28,22 @@ type viewCache struct {
 	parts map[string][]hub.Participant // by conversation id
 }
 
-// view is ConversationView through the cache.
+// view is ConversationView through the cache: the conversation's row and
+// the generation in one read, and its participants from memory while the
+// generation stands.
 func (c *viewCache) view(ctx context.Context, d queries, id string) (*hub.ConversationView, error) {
+	var conv conversationDest
 	var gen int64
-	if err := d.q.QueryRowContext(ctx, `SELECT n FROM generations WHERE name = 'participants'`).Scan(&gen); err != nil {
-		return nil, dbErr("participants generation", err)
+	err := d.q.QueryRowContext(ctx, `SELECT `+convCols+`, (SELECT n FROM generations WHERE name = 'participants') FROM conversations WHERE id = ?`, id).
+		Scan(append(conv.dest(), &gen)...)
+	if err != nil {
+		return nil, dbErr("conversation view", err)
 	}
 	if gen != c.gen || c.parts == nil {
 		c.gen, c.parts = gen, map[string][]hub.Participant{}
 	}
 	if ps, ok := c.parts[id]; ok {
-		conv, err := d.Conversation(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		return &hub.ConversationView{Conversation: conv, Participants: slices.Clone(ps)}, nil
+		return &hub.ConversationView{Conversation: conv.done(), Participants: slices.Clone(ps)}, nil
 	}
 	v, err := d.conversationView(ctx, id)
 	if err != nil {
