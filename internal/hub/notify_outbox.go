@@ -105,10 +105,26 @@ type NotifyAttempt struct {
 // OK reports whether the attempt got its notification through.
 func (a NotifyAttempt) OK() bool { return a.Error == "" && a.Status >= 200 && a.Status < 300 }
 
+// eventStrings reads the string fields of an event's data, decoding it
+// only when first asked: most events a send makes notify nobody.
+func eventStrings(e *Event) func(key string) string {
+	var data map[string]any
+	decoded := false
+	return func(key string) string {
+		if !decoded {
+			decoded = true
+			if len(e.Data) > 0 {
+				_ = json.Unmarshal(e.Data, &data)
+			}
+		}
+		s, _ := data[key].(string)
+		return s
+	}
+}
+
 // notifyKind is the kind of notification an event to a person is, and the
 // item it is about ("" when it notifies no one).
-func notifyKind(e *Event, data map[string]any) (kind, item string) {
-	str := func(k string) string { s, _ := data[k].(string); return s }
+func notifyKind(e *Event, str func(key string) string) (kind, item string) {
 	switch e.Type {
 	case EventQuestionAsked:
 		return NotifyQuestion, str("question_id")
@@ -137,8 +153,7 @@ func notifyKind(e *Event, data map[string]any) (kind, item string) {
 }
 
 // notifyPayload is what a notification of kind says.
-func notifyPayload(kind string, e *Event, data map[string]any) NotifyPayload {
-	str := func(k string) string { s, _ := data[k].(string); return s }
+func notifyPayload(kind string, e *Event, str func(key string) string) NotifyPayload {
 	p := NotifyPayload{Agent: str("agent"), ConversationID: e.ConversationID, Urgent: Urgent(kind), Path: "/approvals"}
 	conv := "/conversations/" + url.PathEscape(e.ConversationID)
 	who := p.Agent
@@ -197,11 +212,8 @@ func (h *Hub) queueNotifications(ctx context.Context, tx Tx, events []*Event) (b
 		if idKind(e.RecipientID) != IDUser {
 			continue
 		}
-		var data map[string]any
-		if len(e.Data) > 0 {
-			_ = json.Unmarshal(e.Data, &data)
-		}
-		kind, item := notifyKind(e, data)
+		str := eventStrings(e)
+		kind, item := notifyKind(e, str)
 		if kind == "" || item == "" {
 			continue
 		}
@@ -233,7 +245,7 @@ func (h *Hub) queueNotifications(ctx context.Context, tx Tx, events []*Event) (b
 		if len(p.targets) == 0 || !p.prefs.Wants(kind) {
 			continue
 		}
-		payload := notifyPayload(kind, e, data)
+		payload := notifyPayload(kind, e, str)
 		item = kind + ":" + item
 		if p.recent >= NotifyDigestAfter {
 			kind, item = NotifyDigest, NotifyDigest+":"+now.Truncate(time.Minute).Format("2006-01-02T15:04")
