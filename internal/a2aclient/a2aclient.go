@@ -2,9 +2,11 @@
 // it fetches a remote agent's Agent Card through the egress guard, picks
 // the card's A2A 1.0 JSON-RPC interface (or its 0.3 one when that is all
 // it offers), sends a message and reads the answer — a message or a task
-// — and asks after a task until it ends. The wire types are internal/a2a's
-// (1.0) and a2a-go's (0.3). What is sent when — the outbox, retries, what
-// an answer becomes — is the hub's; this package only calls.
+// — and asks after a task until it ends (Client). The wire types are
+// internal/a2a's (1.0) and a2a-go's (0.3). Remotes are the remote agents
+// their owners add, list and remove, and the outbox of the messages to
+// them: when a call is queued is the hub's rule (internal/hub/queue.go);
+// making it, retrying it, and what its answer becomes are this package's.
 package a2aclient
 
 import (

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // Calls counts the remote outbox's call attempts by outcome, as
@@ -18,7 +16,7 @@ func NewCalls(reg prometheus.Registerer) (*Calls, error) {
 		Name: "palaver_remote_calls_total",
 		Help: "Calls to remote A2A agents by outcome: delivered (answered, or refused for good: it is in the conversation), failed (no answer yet, or the task still works: asked again later), gave_up (a day without an answer: the conversation was told).",
 	}, []string{"outcome"})}
-	for _, o := range hub.RemoteOutcomes {
+	for _, o := range Outcomes {
 		c.attempts.WithLabelValues(o) // every outcome shows, at 0 until it happens
 	}
 	if reg != nil {
@@ -29,7 +27,7 @@ func NewCalls(reg prometheus.Registerer) (*Calls, error) {
 	return c, nil
 }
 
-// Count adds n attempts with outcome (the hub's RunRemotes reports each
+// Count adds n attempts with outcome (Remotes.Run reports each
 // call's outcome through it, from several goroutines at once).
 func (c *Calls) Count(outcome string, n int) {
 	c.attempts.WithLabelValues(outcome).Add(float64(n))

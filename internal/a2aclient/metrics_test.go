@@ -7,7 +7,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/palaverhq/palaver/internal/a2aclient"
-	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // TestCallsCounted: palaver_remote_calls_total shows every outcome of a
@@ -19,8 +18,8 @@ func TestCallsCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Count(hub.RemoteFailed, 3)
-	c.Count(hub.RemoteDelivered, 1)
+	c.Count(a2aclient.Failed, 3)
+	c.Count(a2aclient.Delivered, 1)
 	counts := map[string]float64{}
 	mfs, err := reg.Gather()
 	if err != nil {

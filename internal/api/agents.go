@@ -75,10 +75,14 @@ func (a *API) own(ctx context.Context, r *request) (*hub.Agent, error) {
 	return a.hub.OwnAgent(ctx, r.user, r.PathValue("slug"))
 }
 
-// agent is one of the person's agents with its tokens, named sessions and
-// grants.
+// agent is one of the person's agents with its tokens, named sessions,
+// grants and webhooks.
 func (a *API) agent(ctx context.Context, r *request) (any, error) {
 	d, err := a.hub.AgentDetail(ctx, r.user, r.PathValue("slug"))
+	if err != nil {
+		return nil, err
+	}
+	hooks, err := a.hooks.Of(ctx, d.Agent)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +90,7 @@ func (a *API) agent(ctx context.Context, r *request) (any, error) {
 		return instanceView{Name: in.Name, Note: in.Note, LastSeenAt: timeText(in.LastSeen)}
 	})
 	return agentDetailView{agentView: newAgentView(d.Agent), Tokens: viewsOf(d.Tokens, newTokenView), Instances: instances,
-		Grants: grantViews(d.Grants), Webhooks: viewsOf(d.Webhooks, newWebhookView)}, nil
+		Grants: grantViews(d.Grants), Webhooks: viewsOf(hooks, newWebhookView)}, nil
 }
 
 func (a *API) unarchiveAgent(ctx context.Context, r *request) (any, error) {

@@ -18,22 +18,37 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 // API serves /api/v1.
 type API struct {
 	hub      *hub.Hub
 	accounts *accounts.Accounts // how people join, for the admin's routes
+	hooks    *webhook.Hooks     // the agents' webhooks
+	remotes  *a2aclient.Remotes // the people's remote A2A agents
 	log      *slog.Logger
 }
 
-// New returns the REST face over h and its people's accounts.
-func New(h *hub.Hub, acc *accounts.Accounts, log *slog.Logger) *API {
-	return &API{hub: h, accounts: acc, log: log}
+// Options configure New: the hub and the leaves beside it that the REST
+// face calls.
+type Options struct {
+	Hub      *hub.Hub
+	Accounts *accounts.Accounts
+	Webhooks *webhook.Hooks
+	Remotes  *a2aclient.Remotes
+	Logger   *slog.Logger
+}
+
+// New returns the REST face over the hub, its people's accounts, and its
+// agents' webhooks and remote agents.
+func New(o Options) *API {
+	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -47,7 +48,7 @@ type removedRemoteView struct {
 }
 
 func (a *API) remoteAgents(ctx context.Context, r *request) (any, error) {
-	rs, err := a.hub.RemoteAgents(ctx, r.user)
+	rs, err := a.remotes.List(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func (a *API) addRemoteAgent(ctx context.Context, r *request) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	ra, err := a.hub.AddRemoteAgent(ctx, r.user, hub.RemoteAgentInput{Slug: in.Name, CardURL: in.CardURL, Credential: in.Credential})
+	ra, err := a.remotes.Add(ctx, r.user, a2aclient.RemoteAgentInput{Slug: in.Name, CardURL: in.CardURL, Credential: in.Credential})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func (a *API) addRemoteAgent(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) removeRemoteAgent(ctx context.Context, r *request) (any, error) {
-	if err := a.hub.RemoveRemoteAgent(ctx, r.user, r.PathValue("slug")); err != nil {
+	if err := a.remotes.Remove(ctx, r.user, r.PathValue("slug")); err != nil {
 		return nil, err
 	}
 	return removedRemoteView{Handle: r.user.Handle + "/" + r.PathValue("slug"), Removed: true}, nil

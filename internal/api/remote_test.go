@@ -56,11 +56,9 @@ func TestJSRemoteAgent(t *testing.T) {
 	remote := startJSRemote(t, modules)
 	clock := &offsetClock{}
 	db := storetest.Open(t)
-	options := func(o *hub.Options) {
-		o.Clock, o.PrivateHosts = clock, []string{remoteHost}
-		o.Remote = a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{RootCAs: remote.roots, Resolver: loopbackResolver{}})}
-	}
-	s := newServerOn(t, servertest.Options{Store: db, Hub: options})
+	options := func(o *hub.Options) { o.Clock, o.PrivateHosts = clock, []string{remoteHost} }
+	client := a2aclient.New(a2aclient.Options{RootCAs: remote.roots, Resolver: loopbackResolver{}})
+	s := newServerOn(t, servertest.Options{Store: db, Hub: options, RemoteClient: client})
 	cardURL := remote.base + "/.well-known/agent-card.json"
 
 	code, added := s.rest(t, "alice", "POST", "/remote-agents", map[string]any{"name": "echo", "card_url": cardURL, "credential": "s3cret"})
@@ -86,7 +84,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 	deliver := func(want string) {
 		t.Helper()
-		p, err := s.hub.DeliverRemotes(context.Background())
+		p, err := s.Remotes.Deliver(context.Background())
 		if err != nil || p.Outcomes[want] != 1 {
 			t.Fatalf("a delivery step: %+v, %v; want one %s", p, err, want)
 		}
@@ -96,13 +94,13 @@ func TestJSRemoteAgent(t *testing.T) {
 	// after, and asked after again later.
 	settle := func() {
 		t.Helper()
-		for range 200 { // 200 minutes: well within RemoteRetry.For
+		for range 200 { // 200 minutes: well within Retry.For
 			clock.advance(time.Minute)
-			p, err := s.hub.DeliverRemotes(context.Background())
+			p, err := s.Remotes.Deliver(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Outcomes[hub.RemoteDelivered] == 1 {
+			if p.Outcomes[a2aclient.Delivered] == 1 {
 				return
 			}
 		}
@@ -125,7 +123,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 
 	send("hello")
-	deliver(hub.RemoteDelivered)
+	deliver(a2aclient.Delivered)
 	m := last()
 	prov, _ := m["provenance"].(map[string]any)
 	if m["body"] != "echo: hello" || m["sender"].(map[string]any)["handle"] != "alice/echo" || prov["author"] != "remote" || prov["remote"] != cardURL {
@@ -136,7 +134,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	}
 
 	send("slow quarterly")
-	deliver(hub.RemoteFailed) // working: asked after later
+	deliver(a2aclient.Failed) // working: asked after later
 	remote.next(t, "sent")
 	if m := last(); m["body"] != "slow quarterly" {
 		t.Fatalf("while the task works: %v", m)
@@ -171,15 +169,15 @@ func TestJSRemoteAgent(t *testing.T) {
 	// the same contextId and taskId — which completes it with an artifact
 	// of text and data.
 	send("ask the weather")
-	deliver(hub.RemoteDelivered)
+	deliver(a2aclient.Delivered)
 	asked := remote.next(t, "sent")
 	if m := last(); !strings.HasPrefix(m["body"].(string), "which city?") || !strings.Contains(fmt.Sprint(m["mentions"]), "alice/planner") {
 		t.Fatalf("the question: %v", m)
 	}
 	send("Lisbon")
-	if p, err := s.hub.DeliverRemotes(context.Background()); err != nil || p.Claimed != 1 {
+	if p, err := s.Remotes.Deliver(context.Background()); err != nil || p.Claimed != 1 {
 		t.Fatalf("the answer's delivery: %+v %v", p, err)
-	} else if p.Outcomes[hub.RemoteDelivered] != 1 {
+	} else if p.Outcomes[a2aclient.Delivered] != 1 {
 		settle()
 	}
 	answer := remote.next(t, "sent")
@@ -205,20 +203,21 @@ func TestJSRemoteAgent(t *testing.T) {
 	remote.say("down")
 	remote.next(t, "down")
 	send("are you there")
-	deliver(hub.RemoteFailed)
+	deliver(a2aclient.Failed)
 	if _, list := s.rest(t, "alice", "GET", "/remote-agents", nil); !strings.Contains(fmt.Sprint(list), "503") || !strings.Contains(fmt.Sprint(list), "pending:1") {
 		t.Fatalf("while down: %v", list)
 	}
 	ho := hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)}
 	options(&ho)
-	restarted, err := hub.New(context.Background(), ho)
+	h, err := hub.New(context.Background(), ho)
 	if err != nil {
 		t.Fatal(err)
 	}
+	restarted := a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: db, Client: client, Logger: slog.New(slog.DiscardHandler)})
 	remote.say("up")
 	remote.next(t, "up")
 	clock.advance(time.Minute)
-	if p, err := restarted.DeliverRemotes(context.Background()); err != nil || p.Outcomes[hub.RemoteDelivered] != 1 {
+	if p, err := restarted.Deliver(context.Background()); err != nil || p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("after the restart, once up: %+v %v", p, err)
 	}
 	if sent := remote.next(t, "sent"); sent["text"] != "are you there" {
@@ -227,7 +226,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	if m := last(); m["body"] != "echo: are you there" {
 		t.Fatalf("the answer after the restart: %v", m)
 	}
-	if p, err := restarted.DeliverRemotes(context.Background()); err != nil || p.Claimed != 0 {
+	if p, err := restarted.Deliver(context.Background()); err != nil || p.Claimed != 0 {
 		t.Fatalf("again: %+v %v", p, err)
 	}
 	if extra := remote.more(); len(extra) != 0 {

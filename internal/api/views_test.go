@@ -97,8 +97,8 @@ func TestViews(t *testing.T) {
 	settings.PauseTurns = 3
 	// A clock a millisecond on at each reading: things made one after
 	// another sort as they were made, as they would a moment apart.
-	s := newServerOn(t, servertest.Options{Settings: settings, Hub: func(o *hub.Options) {
-		o.Webhooks, o.PrivateHosts, o.Clock = sender, []string{"127.0.0.1"}, &steppingClock{at: time.Now()}
+	s := newServerOn(t, servertest.Options{Settings: settings, WebhookSender: sender, Hub: func(o *hub.Options) {
+		o.PrivateHosts, o.Clock = []string{"127.0.0.1"}, &steppingClock{at: time.Now()}
 	}})
 	for _, p := range []string{"carol", "dave"} {
 		s.people[p] = s.Person(t, p)
@@ -179,7 +179,7 @@ func TestViews(t *testing.T) {
 	first := v.tool(t, "bob/helper", "send_message", map[string]any{"conversation_id": direct, "body": "hello planner"})
 	v.tool(t, "bob/helper", "send_message", map[string]any{"conversation_id": direct, "body": "are you there?"})
 	v.tool(t, "alice/planner", "acknowledge", map[string]any{"message_id": first["message_id"], "outcome": "failed", "error": "the build broke"})
-	if _, err := s.hub.DeliverWebhooks(ctx); err != nil {
+	if _, err := s.Webhooks.Deliver(ctx); err != nil {
 		t.Fatal(err)
 	}
 	v.call(t, "GET /agents/{slug}/webhooks", "alice", "GET", "/agents/planner/webhooks", nil)

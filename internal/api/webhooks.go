@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 // Webhooks (§18): an agent's endpoints and their delivery logs.
@@ -31,7 +32,7 @@ type webhookAttemptView struct {
 	DurationMS int64  `json:"duration_ms"`
 }
 
-func newWebhookView(v hub.WebhookView) webhookView {
+func newWebhookView(v webhook.View) webhookView {
 	out := webhookView{ID: v.ID, URL: v.URL, Enabled: v.Enabled(), CreatedAt: timeText(v.CreatedAt),
 		DisabledAt: timeText(v.DisabledAt), DisabledReason: v.DisabledReason, Pending: v.Pending,
 		Attempts: viewsOf(v.Attempts, func(a hub.WebhookAttempt) webhookAttemptView {
@@ -59,7 +60,7 @@ type removedWebhookView struct {
 }
 
 func (a *API) webhooks(ctx context.Context, r *request) (any, error) {
-	vs, err := a.hub.Webhooks(ctx, r.user, r.PathValue("slug"))
+	vs, err := a.hooks.List(ctx, r.user, r.PathValue("slug"))
 	if err != nil {
 		return nil, err
 	}
@@ -75,15 +76,15 @@ func (a *API) addWebhook(ctx context.Context, r *request) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	w, secret, err := a.hub.AddWebhook(ctx, r.user, r.PathValue("slug"), in.URL)
+	w, secret, err := a.hooks.Add(ctx, r.user, r.PathValue("slug"), in.URL)
 	if err != nil {
 		return nil, err
 	}
-	return addedWebhookView{webhookView: newWebhookView(hub.WebhookView{Webhook: w}), Secret: secret}, nil
+	return addedWebhookView{webhookView: newWebhookView(webhook.View{Webhook: w}), Secret: secret}, nil
 }
 
 func (a *API) removeWebhook(ctx context.Context, r *request) (any, error) {
-	w, err := a.hub.RemoveWebhook(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
+	w, err := a.hooks.Remove(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +92,9 @@ func (a *API) removeWebhook(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) enableWebhook(ctx context.Context, r *request) (any, error) {
-	w, err := a.hub.EnableWebhook(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
+	w, err := a.hooks.Enable(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
-	return newWebhookView(hub.WebhookView{Webhook: w}), nil
+	return newWebhookView(webhook.View{Webhook: w}), nil
 }

@@ -12,13 +12,19 @@ import (
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/notify"
 )
 
-// newRemoteCaller is how the server and the commands call remote A2A
+// newRemoteClient is how the server and the commands call remote A2A
 // agents; tests trust their own certificates and resolve their own names.
-var newRemoteCaller = func() hub.RemoteCaller {
-	return a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{})}
+var newRemoteClient = func() *a2aclient.Client { return a2aclient.New(a2aclient.Options{}) }
+
+// remotes are the remote agents over the admin command's database, called
+// through h (nil: the command's hub) with client (nil: none can be added).
+func remotes(a *admin, h *hub.Hub, client *a2aclient.Client) *a2aclient.Remotes {
+	if h == nil {
+		h = a.hub
+	}
+	return a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: a.db, Client: client, Logger: slog.New(slog.DiscardHandler)})
 }
 
 func agentRemote(ctx context.Context, e *env, args []string) error {
@@ -49,12 +55,11 @@ func remoteAdd(ctx context.Context, e *env, args []string) error {
 				}
 				cred = strings.TrimSpace(string(b))
 			}
-			h, err := hub.New(ctx, hub.Options{Store: a.db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler),
-				PrivateHosts: cfg.PrivateHosts, Remote: newRemoteCaller()})
+			h, err := privateHub(ctx, a, cfg.PrivateHosts)
 			if err != nil {
 				return err
 			}
-			r, err := h.AddRemoteAgent(ctx, u, hub.RemoteAgentInput{Slug: name, CardURL: a.pos[0], Credential: cred})
+			r, err := remotes(a, h, newRemoteClient()).Add(ctx, u, a2aclient.RemoteAgentInput{Slug: name, CardURL: a.pos[0], Credential: cred})
 			if err != nil {
 				return err
 			}
@@ -80,7 +85,7 @@ func cardName(r *hub.RemoteAgent) string {
 func remoteList(ctx context.Context, e *env, args []string) error {
 	return asPerson(ctx, e, args, "agent remote list --user OWNER", 0, nil,
 		func(a *admin, u *hub.User) error {
-			rs, err := a.hub.RemoteAgents(ctx, u)
+			rs, err := remotes(a, nil, nil).List(ctx, u)
 			if err != nil {
 				return err
 			}
@@ -118,7 +123,7 @@ func dash(s string) string {
 func remoteRemove(ctx context.Context, e *env, args []string) error {
 	return asPerson(ctx, e, args, "agent remote remove --user OWNER NAME", 1, nil,
 		func(a *admin, u *hub.User) error {
-			if err := a.hub.RemoveRemoteAgent(ctx, u, a.pos[0]); err != nil {
+			if err := remotes(a, nil, nil).Remove(ctx, u, a.pos[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "removed %s/%s: it is archived, its credential forgotten, and nothing more is sent to it\n", u.Handle, a.pos[0])

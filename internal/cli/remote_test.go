@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/a2aclient"
-	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // TestAgentRemoteCommands (§18, "Out"): palaver agent remote add reads the
@@ -38,11 +37,9 @@ func TestAgentRemoteCommands(t *testing.T) {
 	t.Cleanup(srv.Close)
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
-	was := newRemoteCaller
-	newRemoteCaller = func() hub.RemoteCaller {
-		return a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{RootCAs: roots})}
-	}
-	t.Cleanup(func() { newRemoteCaller = was })
+	was := newRemoteClient
+	newRemoteClient = func() *a2aclient.Client { return a2aclient.New(a2aclient.Options{RootCAs: roots}) }
+	t.Cleanup(func() { newRemoteClient = was })
 
 	dir := t.TempDir()
 	db := filepath.Join(dir, "palaver.db")

@@ -106,8 +106,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
-		PrivateHosts: cfg.PrivateHosts, Webhooks: sender, Observer: observer,
-		Remote:   newRemoteCaller(),
+		PrivateHosts: cfg.PrivateHosts, Observer: observer,
 		Notifier: push.Notifier{Sender: push.New(push.Options{})}, VAPIDSubject: cfg.VAPIDSubject,
 		Alone: !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
@@ -125,16 +124,18 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	people := accounts.New(h, db, log)
+	hooks := webhook.NewHooks(webhook.HooksOptions{Hub: h, Store: db, Sender: sender, Logger: log})
+	remotes := a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: db, Client: newRemoteClient(), Logger: log})
 	authority := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{}, Logger: log})
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	api.New(h, people, log).Register(mux)
+	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Logger: log}).Register(mux)
 	a2a.New(a2a.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
 	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
 	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Accounts: people, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	isNew = false // serving: the database stays, whatever happens next
 	go pruneEvents(ctx, h, log)
-	go refreshRemoteCards(ctx, h, log)
+	go refreshRemoteCards(ctx, remotes, log)
 	// Wake waiters for events committed by other processes on the database
 	// (admin commands, other replicas) whose wake-up did not reach us.
 	go h.RecheckEvery(ctx, time.Second)
@@ -183,13 +184,13 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	hooksDone := make(chan struct{})
 	go func() {
 		defer close(hooksDone)
-		h.RunWebhooks(ctx, time.Second, sender.Count)
+		hooks.Run(ctx, time.Second, sender.Count)
 	}()
 	// Messages to remote A2A agents (§18), from their outbox the same way.
 	remotesDone := make(chan struct{})
 	go func() {
 		defer close(remotesDone)
-		h.RunRemotes(ctx, time.Second, remoteCalls.Count)
+		remotes.Run(ctx, time.Second, remoteCalls.Count)
 	}()
 	// Owner notifications (§19), the same way, each device and topic apart.
 	notesDone := make(chan struct{})
@@ -251,7 +252,7 @@ func pruneEvents(ctx context.Context, h *hub.Hub, log *slog.Logger) {
 
 // refreshRemoteCards reads again, every hour, the cards of remote A2A
 // agents read more than a day ago (§18).
-func refreshRemoteCards(ctx context.Context, h *hub.Hub, log *slog.Logger) {
+func refreshRemoteCards(ctx context.Context, remotes *a2aclient.Remotes, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -260,7 +261,7 @@ func refreshRemoteCards(ctx context.Context, h *hub.Hub, log *slog.Logger) {
 			return
 		case <-t.C:
 		}
-		if _, err := h.RefreshRemoteCards(ctx); err != nil && ctx.Err() == nil {
+		if _, err := remotes.RefreshCards(ctx); err != nil && ctx.Err() == nil {
 			log.Error("refreshing remote agents' cards", "err", err)
 		}
 	}

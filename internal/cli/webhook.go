@@ -10,6 +10,7 @@ import (
 	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 func runWebhook(ctx context.Context, e *env, args []string) error {
@@ -21,10 +22,19 @@ func runWebhook(ctx context.Context, e *env, args []string) error {
 	})
 }
 
-// webhookHub is a hub over the admin command's database that lets the
+// privateHub is a hub over the admin command's database that lets the
 // hosts of --allow-private-host through, as the server given them does.
-func webhookHub(ctx context.Context, a *admin, privateHosts []string) (*hub.Hub, error) {
+func privateHub(ctx context.Context, a *admin, privateHosts []string) (*hub.Hub, error) {
 	return hub.New(ctx, hub.Options{Store: a.db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler), PrivateHosts: privateHosts})
+}
+
+// hooks are the webhooks over the admin command's database, checked by h
+// (nil: the command's hub); they make no calls: the server does.
+func hooks(a *admin, h *hub.Hub) *webhook.Hooks {
+	if h == nil {
+		h = a.hub
+	}
+	return webhook.NewHooks(webhook.HooksOptions{Hub: h, Store: a.db, Logger: slog.New(slog.DiscardHandler)})
 }
 
 // webhookAdd: palaver webhook add --user OWNER --agent SLUG --url URL
@@ -40,11 +50,11 @@ func webhookAdd(ctx context.Context, e *env, args []string) error {
 			cfg.PrivateHostsFlag(fs, e.getenv)
 		},
 		func(a *admin, u *hub.User) error {
-			h, err := webhookHub(ctx, a, cfg.PrivateHosts)
+			h, err := privateHub(ctx, a, cfg.PrivateHosts)
 			if err != nil {
 				return err
 			}
-			w, secret, err := h.AddWebhook(ctx, u, slug, endpoint)
+			w, secret, err := hooks(a, h).Add(ctx, u, slug, endpoint)
 			if err != nil {
 				return err
 			}
@@ -63,7 +73,7 @@ func webhookList(ctx context.Context, e *env, args []string) error {
 	return asPerson(ctx, e, args, "webhook list --user OWNER --agent SLUG", 0,
 		func(fs *flag.FlagSet) { requiredFlag(fs, &slug, "agent", "SLUG", "whose webhooks") },
 		func(a *admin, u *hub.User) error {
-			vs, err := a.hub.Webhooks(ctx, u, slug)
+			vs, err := hooks(a, nil).List(ctx, u, slug)
 			if err != nil {
 				return err
 			}
@@ -96,7 +106,7 @@ func webhookRemove(ctx context.Context, e *env, args []string) error {
 	return asPerson(ctx, e, args, "webhook remove --user OWNER --agent SLUG WEBHOOK_ID", 1,
 		func(fs *flag.FlagSet) { requiredFlag(fs, &slug, "agent", "SLUG", "whose webhook") },
 		func(a *admin, u *hub.User) error {
-			w, err := a.hub.RemoveWebhook(ctx, u, slug, a.pos[0])
+			w, err := hooks(a, nil).Remove(ctx, u, slug, a.pos[0])
 			if err != nil {
 				return err
 			}
@@ -116,11 +126,11 @@ func webhookEnable(ctx context.Context, e *env, args []string) error {
 			cfg.PrivateHostsFlag(fs, e.getenv)
 		},
 		func(a *admin, u *hub.User) error {
-			h, err := webhookHub(ctx, a, cfg.PrivateHosts)
+			h, err := privateHub(ctx, a, cfg.PrivateHosts)
 			if err != nil {
 				return err
 			}
-			w, err := h.EnableWebhook(ctx, u, slug, a.pos[0])
+			w, err := hooks(a, h).Enable(ctx, u, slug, a.pos[0])
 			if err != nil {
 				return err
 			}

@@ -3,8 +3,9 @@
 // transport-free: every face — the MCP profiles, REST, the dashboard, A2A,
 // OAuth, the command line — calls it, and it reaches storage only through
 // the Store interface it declares. What the core barely calls lives in
-// leaves beside the faces (internal/oauth, input, search, picture,
-// throttle, outbox, egress).
+// leaves beside the faces (internal/oauth, webhook, a2aclient, input,
+// search, picture, throttle, outbox, egress), which reach the hub through
+// leaves.go.
 package hub
 
 import (
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/egress"
+	"github.com/palaverhq/palaver/internal/outbox"
 )
 
 // Clock tells the time; tests inject a fake one so expiries are testable
@@ -73,15 +75,13 @@ type Hub struct {
 	stop         chan struct{}                // closed by Shutdown: waits return timed_out
 	egressPolicy egress.Policy                // which addresses outbound calls may reach
 	requests     requestLimiter               // requests per token (§15)
-	webhooks     WebhookSender                // makes webhook calls (§18)
-	resolver     Resolver                     // looks up webhook hosts when they are saved
+	resolver     Resolver                     // looks up the hosts of outbound URLs when they are saved
 	notifier     Notifier                     // sends owner notifications; nil: none
 	notes        *notifyOutbox                // dispatches them
 	vapidSubject string                       // whom push services may contact (--vapid-subject)
-	hooks        *webhookOutbox               // makes the webhook calls, each endpoint apart (§18)
+	hookKick     outbox.Kick                  // rung when webhook calls were queued (§18)
 	hooked       agentSet                     // which agents have endpoints, as last read
-	remote       RemoteCaller                 // calls remote A2A agents (§18)
-	remoteCalls  *remoteOutbox                // makes the remote calls, each remote apart
+	remoteKick   outbox.Kick                  // rung when calls to remote agents were queued
 	remotes      agentSet                     // which agents are remote, as last read
 	rechecked    Pos                          // the newest position Recheck has looked at
 
@@ -109,14 +109,8 @@ type Options struct {
 	// VAPIDSubject is whom push services may contact about this server
 	// (a mailto: or https: URL), sent with every Web Push.
 	VAPIDSubject string
-	// Webhooks makes webhook calls (§18); nil: calls are queued but this
-	// hub sends none (an admin command; the server delivers them).
-	Webhooks WebhookSender
-	// Remote calls remote A2A agents (§18); nil: none can be added, and
-	// calls queued are made by a hub that has one.
-	Remote RemoteCaller
-	// Resolver looks up an endpoint's host when it is saved (default
-	// net.DefaultResolver).
+	// Resolver looks up the host of an outbound URL (a webhook endpoint,
+	// a push service) when it is saved (default net.DefaultResolver).
 	Resolver Resolver
 	// Observer is told sends by outcome, brakes tripped, parked waits and
 	// wake-up times, for /metrics (§14); nil: nobody is.
@@ -182,8 +176,8 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		stop:         make(chan struct{}),
 		rechecked:    latest,
 		egressPolicy: egress.NewPolicy(o.PrivateHosts),
-		webhooks:     o.Webhooks,
-		remote:       o.Remote,
+		hookKick:     outbox.NewKick(),
+		remoteKick:   outbox.NewKick(),
 		notifier:     o.Notifier,
 		vapidSubject: o.VAPIDSubject,
 		resolver:     o.Resolver,
@@ -192,8 +186,6 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		listeners:    newListeners(o.Clock.Now()),
 		alone:        o.Alone,
 	}
-	h.hooks = h.newWebhookOutbox()
-	h.remoteCalls = h.newRemoteOutbox()
 	h.notes = h.newNotifyOutbox()
 	if err := h.ensureVAPID(ctx); err != nil { // the Web Push key pair, made once and shared through the database
 		return nil, err

@@ -200,8 +200,8 @@ func (h *Hub) NotifyTargets(ctx context.Context, u *User) ([]*NotifyTarget, erro
 // checkNotifyURL returns a push endpoint's or ntfy topic's URL as it is
 // kept, or says what is wrong with it, as for webhooks (checkOutboundURL).
 func (h *Hub) checkNotifyURL(ctx context.Context, what, raw string) (string, error) {
-	return h.checkOutboundURL(ctx, raw, outbound{what: what, example: "https://ntfy.sh/my-topic", sent: "notifications are sent",
-		userInfo: "give an access token on its own instead", reach: "notifications go only to"})
+	return h.checkOutboundURL(ctx, raw, Outbound{What: what, Example: "https://ntfy.sh/my-topic", Sent: "notifications are sent",
+		UserInfo: "give an access token on its own instead", Reach: "notifications go only to"})
 }
 
 // checkPushKey checks one of a subscription's keys: base64url of n bytes.

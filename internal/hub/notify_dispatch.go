@@ -127,7 +127,7 @@ func (h *Hub) sendNotification(ctx context.Context, n *Notification, at time.Tim
 	case res.Gone:
 		a.Error = goneError
 	case res.Err != nil:
-		a.Status, a.Error = 0, Preview(cleanText(res.Err.Error()), webhookError)
+		a.Status, a.Error = 0, Preview(cleanText(res.Err.Error()), CallError)
 	}
 	return a
 }

@@ -53,10 +53,10 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 	}
 	h.publish(events)
 	if queued {
-		h.kickWebhooks()
+		h.hookKick.Ring()
 	}
 	if remoted {
-		h.remoteCalls.Wake()
+		h.remoteKick.Ring()
 	}
 	if noted {
 		h.kickNotifications()

@@ -106,8 +106,11 @@ type Dispatcher[R Row, A Attempt] struct {
 	Send   func(ctx context.Context, r R, at time.Time) A
 	Record func(ctx context.Context, r R, a A, outcome string, retry time.Time) error
 
+	// Kick asks for a step now: whoever queues the outbox's calls rings
+	// it (nil: a Kick of its own, rung by Wake alone).
+	Kick Kick
+
 	once    sync.Once
-	kick    chan struct{}  // a step is wanted now
 	step    sync.Mutex     // one step at a time: a step alone spends the targets' rate
 	running sync.WaitGroup // calls in flight
 
@@ -144,19 +147,34 @@ func (p *Pass) Wait() (map[string]int, error) {
 	return p.outcomes, errors.Join(p.errs...)
 }
 
+// A Kick asks a Dispatcher for a step now rather than at its next tick:
+// the code that queues calls in one package rings it, and the Dispatcher
+// that makes them in another steps.
+type Kick chan struct{}
+
+// NewKick returns a Kick to ring.
+func NewKick() Kick { return make(Kick, 1) }
+
+// Ring asks for a step; a step already asked for is not asked twice.
+func (k Kick) Ring() {
+	select {
+	case k <- struct{}{}:
+	default:
+	}
+}
+
 // Wake asks for a step now rather than at the next tick.
 func (o *Dispatcher[R, A]) Wake() {
 	o.init()
-	select {
-	case o.kick <- struct{}{}:
-	default:
-	}
+	o.Kick.Ring()
 }
 
 // init makes what a Dispatcher keeps, once.
 func (o *Dispatcher[R, A]) init() {
 	o.once.Do(func() {
-		o.kick = make(chan struct{}, 1)
+		if o.Kick == nil {
+			o.Kick = NewKick()
+		}
 		o.targets = map[string]*target{}
 	})
 }
@@ -302,7 +320,7 @@ func (o *Dispatcher[R, A]) Run(ctx context.Context, period time.Duration, told f
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-o.kick:
+		case <-o.Kick:
 		}
 	}
 }

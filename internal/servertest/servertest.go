@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/palaverhq/palaver/internal/a2a"
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/httpx"
@@ -31,6 +32,7 @@ import (
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 // Options say which faces to serve and on what. The zero value serves
@@ -44,8 +46,13 @@ type Options struct {
 	// Settings are the hub's settings (zero: hub.DefaultSettings()).
 	Settings hub.Settings
 	// Hub sets more of the hub's options before it starts: a clock,
-	// private hosts, a webhook sender, an observer.
+	// private hosts, a resolver, an observer.
 	Hub func(*hub.Options)
+	// WebhookSender makes the webhook calls (nil: they are queued, and
+	// none is made).
+	WebhookSender *webhook.Sender
+	// RemoteClient calls remote A2A agents (nil: none can be added).
+	RemoteClient *a2aclient.Client
 	// Fetcher fetches OAuth client ID metadata documents (nil: clients
 	// register instead).
 	Fetcher oauth.DocumentFetcher
@@ -72,6 +79,10 @@ type Server struct {
 	OAuth *oauth.Authority
 	// Accounts lets the server's people in.
 	Accounts *accounts.Accounts
+	// Webhooks are the agents' webhooks and their outbox, and Remotes the
+	// remote A2A agents and theirs, as the faces call them.
+	Webhooks *webhook.Hooks
+	Remotes  *a2aclient.Remotes
 	Waker    *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
@@ -101,6 +112,8 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	s.Accounts = accounts.New(s.Hub, db, log)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
+	s.Webhooks = webhook.NewHooks(webhook.HooksOptions{Hub: s.Hub, Store: db, Sender: o.WebhookSender, Logger: log})
+	s.Remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: s.Hub, Store: db, Client: o.RemoteClient, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
 	if o.MCP {
@@ -115,7 +128,7 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(s.Hub, s.Accounts, log).Register(mux)
+		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Logger: log}).Register(mux)
 	}
 	if o.A2A {
 		a2a.New(a2a.Options{Hub: s.Hub, Logger: log}).Register(mux)
@@ -124,7 +137,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 // Agents (§1, §2, §5): create, set mode, make public or private, mint and revoke tokens, see named
@@ -17,7 +18,7 @@ func (w *Web) agents(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := w.hub.RemoteAgents(ctx, r.user)
+	rs, err := w.remotes.List(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -39,18 +40,23 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "agent", data: agentPage{AgentDetail: d, Modes: hub.Modes, Scopes: hub.AllScopes, InUse: d.TokensInUse(w.hub.Now()),
+	hooks, err := w.hooks.Of(ctx, d.Agent)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "agent", data: agentPage{AgentDetail: d, Webhooks: hooks, Modes: hub.Modes, Scopes: hub.AllScopes, InUse: d.TokensInUse(w.hub.Now()),
 		CardURL: w.siteURL(r) + hub.A2ACardPath(d.Agent), Skills: hub.SkillLines(d.A2A.Skills)}}, nil
 }
 
 // agentPage is the agent's page: its detail and the choices its forms offer.
 type agentPage struct {
 	*hub.AgentDetail
-	Modes   []string
-	Scopes  []string
-	CardURL string // where A2A clients find its Agent Card (§18)
-	Skills  string // its card's skills, one "Name: description" a line
-	InUse   int    // its tokens that still work
+	Webhooks []webhook.View // its endpoints and their delivery logs (§18)
+	Modes    []string
+	Scopes   []string
+	CardURL  string // where A2A clients find its Agent Card (§18)
+	Skills   string // its card's skills, one "Name: description" a line
+	InUse    int    // its tokens that still work
 }
 
 // own is the person's agent named in the path (another's is not_found).

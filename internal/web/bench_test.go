@@ -10,11 +10,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 // Sizes of the pages' benchmark world (§11: every page renders in ≤ 50 ms
@@ -150,7 +152,9 @@ func buildPages(dir string) (w pagesWorld) {
 	if err != nil {
 		return fail(err)
 	}
-	d, err := web.New(web.Options{Hub: h, Accounts: people, Logger: log})
+	d, err := web.New(web.Options{Hub: h, Accounts: people, Logger: log,
+		Webhooks: webhook.NewHooks(webhook.HooksOptions{Hub: h, Store: db, Logger: log}),
+		Remotes:  a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: db, Logger: log})})
 	if err != nil {
 		return fail(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -19,7 +20,7 @@ type agentsPage struct {
 }
 
 func (w *Web) addRemoteAgent(ctx context.Context, r *request) (*reply, error) {
-	ra, err := w.hub.AddRemoteAgent(ctx, r.user, hub.RemoteAgentInput{Slug: strings.TrimSpace(form(r, "slug")),
+	ra, err := w.remotes.Add(ctx, r.user, a2aclient.RemoteAgentInput{Slug: strings.TrimSpace(form(r, "slug")),
 		CardURL: form(r, "card_url"), Credential: form(r, "credential")})
 	if err != nil {
 		return nil, err
@@ -29,7 +30,7 @@ func (w *Web) addRemoteAgent(ctx context.Context, r *request) (*reply, error) {
 
 func (w *Web) removeRemoteAgent(ctx context.Context, r *request) (*reply, error) {
 	slug := r.PathValue("slug")
-	if err := w.hub.RemoveRemoteAgent(ctx, r.user, slug); err != nil {
+	if err := w.remotes.Remove(ctx, r.user, slug); err != nil {
 		return nil, err
 	}
 	return &reply{redirect: "/agents#remote", notice: "Removed the remote agent " + r.user.Handle + "/" + slug + ": nothing more is sent to it."}, nil

@@ -40,9 +40,8 @@ func TestRemoteAgentPages(t *testing.T) {
 	roots := card.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	ts := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: storetest.Open(t), Hub: func(o *hub.Options) {
 		o.PrivateHosts = []string{"agent.example.com"}
-		o.Remote = a2aclient.Caller{Client: a2aclient.New(a2aclient.Options{RootCAs: roots, Resolver: loopbackNames{}})}
-	}})
-	s := &site{url: ts.URL, hub: ts.Hub, auth: ts.OAuth, accounts: ts.Accounts, stop: ts.Close}
+	}, RemoteClient: a2aclient.New(a2aclient.Options{RootCAs: roots, Resolver: loopbackNames{}})})
+	s := &site{url: ts.URL, hub: ts.Hub, hooks: ts.Webhooks, auth: ts.OAuth, accounts: ts.Accounts, stop: ts.Close}
 	b := s.person(t, "alice")
 	p := b.get("/agents")
 	if !strings.Contains(p.text(), "No remote agents.") {

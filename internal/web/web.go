@@ -22,10 +22,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 //go:embed templates static
@@ -46,6 +48,10 @@ type Options struct {
 	OAuth *oauth.Authority
 	// Accounts lets people in: setup, sign-up, sign-in, invitations.
 	Accounts *accounts.Accounts
+	// Webhooks are the agents' webhooks, on each agent's page.
+	Webhooks *webhook.Hooks
+	// Remotes are the person's remote A2A agents, on the agents page.
+	Remotes *a2aclient.Remotes
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -62,6 +68,8 @@ type Web struct {
 	proxies   []netip.Prefix
 	oauth     *oauth.Authority
 	accounts  *accounts.Accounts
+	hooks     *webhook.Hooks
+	remotes   *a2aclient.Remotes
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	parsed    map[string]*template.Template // the pages as parsed, never drawn (page)
@@ -73,7 +81,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

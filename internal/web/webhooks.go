@@ -24,7 +24,7 @@ func (w *Web) addWebhook(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	hook, secret, err := w.hub.AddWebhook(ctx, r.user, a.Slug, form(r, "url"))
+	hook, secret, err := w.hooks.Add(ctx, r.user, a.Slug, form(r, "url"))
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (w *Web) addWebhook(ctx context.Context, r *request) (*reply, error) {
 func webhooksPath(slug string) string { return "/agents/" + url.PathEscape(slug) + "#webhooks" }
 
 func (w *Web) removeWebhook(ctx context.Context, r *request) (*reply, error) {
-	hook, err := w.hub.RemoveWebhook(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
+	hook, err := w.hooks.Remove(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (w *Web) removeWebhook(ctx context.Context, r *request) (*reply, error) {
 }
 
 func (w *Web) enableWebhook(ctx context.Context, r *request) (*reply, error) {
-	hook, err := w.hub.EnableWebhook(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
+	hook, err := w.hooks.Enable(ctx, r.user, r.PathValue("slug"), r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}

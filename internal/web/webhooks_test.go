@@ -8,6 +8,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/store/storetest"
+	"github.com/palaverhq/palaver/internal/webhook"
 )
 
 // TestWebhookPages: on the agent's page an owner adds a webhook (http and
@@ -41,7 +42,7 @@ func TestWebhookPages(t *testing.T) {
 	// A day of failures turned it off: the page says when and why, and
 	// shows the log.
 	alice, _ := s.hub.User(ctx, "alice")
-	views, err := s.hub.Webhooks(ctx, alice, "planner")
+	views, err := s.hooks.List(ctx, alice, "planner")
 	if err != nil || len(views) != 1 {
 		t.Fatal(views, err)
 	}
@@ -49,7 +50,7 @@ func TestWebhookPages(t *testing.T) {
 	now := time.Now()
 	if err := db.Update(ctx, func(tx hub.Tx) error {
 		if err := tx.InsertWebhookAttempt(ctx, &hub.WebhookAttempt{ID: "wha_1", WebhookID: id, CallID: "whc_1", Type: hub.EventMessageNew,
-			At: now, Status: 503, Duration: 42 * time.Millisecond}, hub.WebhookLog); err != nil {
+			At: now, Status: 503, Duration: 42 * time.Millisecond}, webhook.LogSize); err != nil {
 			return err
 		}
 		return tx.SetWebhookDisabled(ctx, id, now, "its calls failed for 24 hours; the last: it was answered 503")
@@ -66,7 +67,7 @@ func TestWebhookPages(t *testing.T) {
 	if !strings.Contains(p.notice(), "on again") {
 		t.Errorf("turning it on: %q %q", p.notice(), p.errorText())
 	}
-	if vs, _ := s.hub.Webhooks(ctx, alice, "planner"); !vs[0].Enabled() {
+	if vs, _ := s.hooks.List(ctx, alice, "planner"); !vs[0].Enabled() {
 		t.Error("still off")
 	}
 

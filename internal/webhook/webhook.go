@@ -1,9 +1,14 @@
-// Package webhook sends the hub's webhook calls (DESIGN.md §18): each an
-// https POST of its JSON payload, signed per Standard Webhooks
-// (webhook-id, webhook-timestamp, webhook-signature) with its endpoint's
-// secret, through the SSRF-safe egress client. What is sent when — the
-// outbox, retries, rate, disabling — is the hub's; this package only
-// delivers, and counts palaver_webhook_deliveries_total{outcome}.
+// Package webhook is the webhooks of agents (DESIGN.md §18): the endpoints
+// an owner gives an agent (Hooks: add, list, remove, enable), and the calls
+// the hub queues for them with the events that make them, made from the
+// outbox (Hooks.Run, Hooks.Deliver) — each endpoint apart, retried on
+// Retry's schedule, its endpoint disabled once they failed for a day. A
+// Sender makes each call: an https POST of its JSON payload, signed per
+// Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)
+// with its endpoint's secret, through the SSRF-safe egress client, and
+// counts palaver_webhook_deliveries_total{outcome}. When a call is queued
+// is the hub's rule (internal/hub/queue.go); this package manages and
+// sends.
 package webhook
 
 import (
@@ -49,7 +54,10 @@ type Options struct {
 	Resolver egress.Resolver
 }
 
-// Sender implements hub.WebhookSender.
+// Sender makes webhook calls: an https POST of the call's payload to its
+// URL, signed with its secret, connecting to no address allow refuses,
+// following no redirect, and giving up when ctx ends. It never retries:
+// Hooks does.
 type Sender struct {
 	rootCAs    *x509.CertPool
 	resolver   egress.Resolver
@@ -62,7 +70,7 @@ func New(o Options) (*Sender, error) {
 		Name: "palaver_webhook_deliveries_total",
 		Help: "Webhook call attempts by outcome: delivered (a 2xx answer), failed (retried later), gave_up (failed for a day: the endpoint was disabled).",
 	}, []string{"outcome"})}
-	for _, o := range hub.WebhookOutcomes {
+	for _, o := range Outcomes {
 		s.deliveries.WithLabelValues(o) // every outcome shows, at 0 until it happens
 	}
 	if o.Metrics != nil {
@@ -74,8 +82,8 @@ func New(o Options) (*Sender, error) {
 }
 
 // Count adds n attempts with outcome to palaver_webhook_deliveries_total
-// (the hub's RunWebhooks reports each call's outcome through it, from
-// several goroutines at once).
+// (Hooks.Run reports each call's outcome through it, from several
+// goroutines at once).
 func (s *Sender) Count(outcome string, n int) {
 	s.deliveries.WithLabelValues(outcome).Add(float64(n))
 }
@@ -91,12 +99,19 @@ func Sign(secret, id string, at time.Time, body []byte) (string, error) {
 	return wh.Sign(id, at, body)
 }
 
-// Send implements hub.WebhookSender: it POSTs the call and reports the
-// answer's status, or why none came.
-func (s *Sender) Send(ctx context.Context, c *hub.WebhookCall, at time.Time, allow func(netip.Addr) bool) hub.WebhookResult {
+// Result is how a call went.
+type Result struct {
+	Status   int   // the answer's HTTP status; 0 when none came
+	Err      error // why no answer came
+	Duration time.Duration
+}
+
+// Send POSTs the call, signed at at (its webhook-timestamp), and reports
+// the answer's status, or why none came.
+func (s *Sender) Send(ctx context.Context, c *hub.WebhookCall, at time.Time, allow func(netip.Addr) bool) Result {
 	start := time.Now()
 	status, err := s.send(ctx, c, at, allow)
-	return hub.WebhookResult{Status: status, Err: err, Duration: time.Since(start)}
+	return Result{Status: status, Err: err, Duration: time.Since(start)}
 }
 
 func (s *Sender) send(ctx context.Context, c *hub.WebhookCall, at time.Time, allow func(netip.Addr) bool) (int, error) {
@@ -114,7 +129,7 @@ func (s *Sender) send(ctx context.Context, c *hub.WebhookCall, at time.Time, all
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
 	req.Header.Set(HeaderSignature, sig)
 	// The hub's own deadline bounds the call; the client's is a backstop.
-	resp, err := egress.Client(egress.Options{Allow: allow, RootCAs: s.rootCAs, Timeout: hub.WebhookTimeout, Resolver: s.resolver}).Do(req)
+	resp, err := egress.Client(egress.Options{Allow: allow, RootCAs: s.rootCAs, Timeout: Timeout, Resolver: s.resolver}).Do(req)
 	if err != nil {
 		var ue interface{ Unwrap() error }
 		if errors.As(err, &ue) && ue.Unwrap() != nil {

@@ -82,7 +82,7 @@ func TestSend(t *testing.T) {
 		t.Errorf("a refused address: %+v, reached %v", res, got != nil)
 	}
 
-	s.Count(hub.WebhookFailed, 2)
+	s.Count(webhook.Failed, 2)
 	counts := map[string]float64{}
 	mfs, err := reg.Gather()
 	if err != nil {

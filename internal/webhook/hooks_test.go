@@ -1,4 +1,4 @@
-package hub_test
+package webhook_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -100,6 +102,44 @@ func (r resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, 
 	return nil, errors.New("no such host")
 }
 
+var ctx = context.Background()
+
+// world is a hub on a test store (hubtest) with the webhooks of its hub,
+// which send with sender (nil: they send nothing).
+type world struct {
+	*hubtest.World
+	sender *webhook.Sender
+	hooks  *webhook.Hooks
+}
+
+func newWorld(t testing.TB) *world {
+	t.Helper()
+	w := &world{World: hubtest.New(t)}
+	w.hooks = w.hooksOf(w.Hub, w.Store)
+	return w
+}
+
+// newWorldOn is newWorld on db.
+func newWorldOn(t testing.TB, db hub.Store) *world {
+	t.Helper()
+	w := &world{World: hubtest.NewOn(t, db)}
+	w.hooks = w.hooksOf(w.Hub, w.Store)
+	return w
+}
+
+// hooksOf are the webhooks of h over db, sending with the world's sender.
+func (w *world) hooksOf(h *hub.Hub, db hub.Store) *webhook.Hooks {
+	return webhook.NewHooks(webhook.HooksOptions{Hub: h, Store: db, Sender: w.sender, Logger: slog.New(slog.DiscardHandler)})
+}
+
+// reopen starts the hub and its webhooks afresh over the world's store, as
+// a server does when it starts.
+func (w *world) reopen(t testing.TB) {
+	t.Helper()
+	w.Reopen(t)
+	w.hooks = w.hooksOf(w.Hub, w.Store)
+}
+
 // hookWorld is a world whose hubs send webhooks with the real sender,
 // trusting the receiver's certificate, its loopback address let through
 // by the admin's allow-list (as palaver serve --allow-private-host
@@ -111,24 +151,16 @@ func hookWorld(t *testing.T, r *receiver, names resolver, privateHosts ...string
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.options = func(o *hub.Options) { o.Webhooks, o.PrivateHosts, o.Resolver = sender, privateHosts, names }
+	w.sender = sender
+	w.Options = func(o *hub.Options) { o.PrivateHosts, o.Resolver = privateHosts, names }
 	w.reopen(t)
 	return w
-}
-
-func (w *world) alice(t *testing.T) *hub.User {
-	t.Helper()
-	u, err := w.hub.User(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
 
 // deliver runs one delivery pass and returns its outcomes.
 func (w *world) deliver(t *testing.T) hub.Pass {
 	t.Helper()
-	pass, err := w.hub.DeliverWebhooks(ctx)
+	pass, err := w.hooks.Deliver(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,18 +197,18 @@ func outcomes(pass hub.Pass) map[string]int { return pass.Outcomes }
 func TestWebhookWakesAnIdleAgent(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	hook, secret, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/wake?agent=planner")
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	hook, secret, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/wake?agent=planner")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "reviewer", r.srv.URL+"/reviewer"); err != nil {
+	if _, _, err := w.hooks.Add(ctx, alice, "reviewer", r.srv.URL+"/reviewer"); err != nil {
 		t.Fatal(err)
 	}
 
-	sent := w.send(t, w.reviewer, conv, "the release notes are ready for a look")
-	if pass := w.deliver(t); pass.Claimed != 1 || outcomes(pass)[hub.WebhookDelivered] != 1 {
+	sent := w.Send(t, w.Reviewer, conv, "the release notes are ready for a look")
+	if pass := w.deliver(t); pass.Claimed != 1 || outcomes(pass)[webhook.Delivered] != 1 {
 		t.Fatalf("the pass: %+v; want one call delivered (the planner's, not the sender's own)", pass)
 	}
 	calls := r.got()
@@ -191,11 +223,11 @@ func TestWebhookWakesAnIdleAgent(t *testing.T) {
 	if strings.Contains(string(c.body), "release notes") {
 		t.Errorf("the payload carries the message's words: %s", c.body)
 	}
-	if ts, _ := strconv.ParseInt(c.header.Get("webhook-timestamp"), 10, 64); ts != w.clock.Now().Unix() {
-		t.Errorf("webhook-timestamp %d, want the hub's clock %d", ts, w.clock.Now().Unix())
+	if ts, _ := strconv.ParseInt(c.header.Get("webhook-timestamp"), 10, 64); ts != w.Clock.Now().Unix() {
+		t.Errorf("webhook-timestamp %d, want the hub's clock %d", ts, w.Clock.Now().Unix())
 	}
 	// The agent, woken, waits from the cursor and gets the event first.
-	got, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: &p.Data.Cursor})
+	got, err := w.Hub.Wait(ctx, w.Planner, hub.WaitInput{Cursor: &p.Data.Cursor})
 	if err != nil || len(got.Events) == 0 || got.Events[0].MessageID != sent.Message.ID || got.Events[0].Message.Body == "" {
 		var he *hub.Error
 		errors.As(err, &he)
@@ -204,7 +236,7 @@ func TestWebhookWakesAnIdleAgent(t *testing.T) {
 	if pass := w.deliver(t); pass.Claimed != 0 {
 		t.Errorf("a delivered call was claimed again: %+v", pass)
 	}
-	views, err := w.hub.Webhooks(ctx, alice, "planner")
+	views, err := w.hooks.List(ctx, alice, "planner")
 	if err != nil || len(views) != 1 || views[0].ID != hook.ID || views[0].Pending != 0 || len(views[0].Attempts) != 1 ||
 		views[0].Attempts[0].Status != 200 || views[0].Attempts[0].CallID != c.header.Get("webhook-id") {
 		t.Errorf("the delivery log: %+v, %v", views, err)
@@ -213,14 +245,14 @@ func TestWebhookWakesAnIdleAgent(t *testing.T) {
 	// A wait parked: the event goes to it, and nobody is called.
 	done := make(chan *hub.WaitResult)
 	go func() {
-		res, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: &got.Cursor, Timeout: 30 * time.Second})
+		res, err := w.Hub.Wait(ctx, w.Planner, hub.WaitInput{Cursor: &got.Cursor, Timeout: 30 * time.Second})
 		if err != nil {
 			t.Error(err)
 		}
 		done <- res
 	}()
-	w.parked(t, 1)
-	second := w.send(t, w.reviewer, conv, "one more thing")
+	w.Parked(t, 1)
+	second := w.Send(t, w.Reviewer, conv, "one more thing")
 	if res := <-done; res == nil || len(res.Events) != 1 || res.Events[0].MessageID != second.Message.ID {
 		t.Fatalf("the parked wait: %+v", res)
 	}
@@ -236,13 +268,13 @@ func TestWebhookWakesAnIdleAgent(t *testing.T) {
 func TestWebhookRetries(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	_, secret, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook")
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	_, secret, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := w.send(t, w.reviewer, conv, "please review")
+	sent := w.Send(t, w.Reviewer, conv, "please review")
 
 	// The server stops while the first call is in flight: nothing is
 	// recorded, and the call's claim lapses.
@@ -252,7 +284,7 @@ func TestWebhookRetries(t *testing.T) {
 	stopping, stop := context.WithCancel(ctx)
 	passed := make(chan hub.Pass)
 	go func() {
-		pass, _ := w.hub.DeliverWebhooks(stopping)
+		pass, _ := w.hooks.Deliver(stopping)
 		passed <- pass
 	}()
 	<-r.held
@@ -270,31 +302,31 @@ func TestWebhookRetries(t *testing.T) {
 	if pass := w.deliver(t); pass.Claimed != 0 {
 		t.Errorf("a call claimed by the stopped server was sent again within its lease: %+v", pass)
 	}
-	w.clock.Advance(2 * time.Minute)
-	if pass := w.deliver(t); outcomes(pass)[hub.WebhookFailed] != 1 {
+	w.Clock.Advance(2 * time.Minute)
+	if pass := w.deliver(t); outcomes(pass)[webhook.Failed] != 1 {
 		t.Fatalf("after the lease: %+v; want one failed call", pass)
 	}
 	// The first retry is due 8–12 s later (10 s ± 20 %), not before.
-	w.clock.Advance(7 * time.Second)
+	w.Clock.Advance(7 * time.Second)
 	if pass := w.deliver(t); pass.Claimed != 0 {
 		t.Errorf("retried after 7 s: %+v", pass)
 	}
-	w.clock.Advance(6 * time.Second)
-	if pass := w.deliver(t); outcomes(pass)[hub.WebhookFailed] != 1 {
+	w.Clock.Advance(6 * time.Second)
+	if pass := w.deliver(t); outcomes(pass)[webhook.Failed] != 1 {
 		t.Errorf("13 s after failing: %+v; want the retry", pass)
 	}
 	w.reopen(t)
 	// The second retry waits 16–24 s.
-	w.clock.Advance(15 * time.Second)
+	w.Clock.Advance(15 * time.Second)
 	if pass := w.deliver(t); pass.Claimed != 0 {
 		t.Errorf("retried after 15 s: %+v", pass)
 	}
-	w.clock.Advance(10 * time.Second)
+	w.Clock.Advance(10 * time.Second)
 	r.answer(http.StatusOK)
-	if pass := w.deliver(t); outcomes(pass)[hub.WebhookDelivered] != 1 {
+	if pass := w.deliver(t); outcomes(pass)[webhook.Delivered] != 1 {
 		t.Fatalf("the third retry: %+v; want it delivered", pass)
 	}
-	w.clock.Advance(time.Hour)
+	w.Clock.Advance(time.Hour)
 	if pass := w.deliver(t); pass.Claimed != 0 {
 		t.Errorf("a delivered call came back: %+v", pass)
 	}
@@ -310,7 +342,7 @@ func TestWebhookRetries(t *testing.T) {
 			t.Errorf("call %d: webhook-id %q for %s; want every retry to carry %q", i, c.header.Get("webhook-id"), p.Data.MessageID, id)
 		}
 	}
-	views, err := w.hub.Webhooks(ctx, alice, "planner")
+	views, err := w.hooks.List(ctx, alice, "planner")
 	if err != nil || len(views) != 1 {
 		t.Fatal(views, err)
 	}
@@ -333,28 +365,28 @@ func TestWebhookDisabledAfterADay(t *testing.T) {
 	r := newReceiver(t)
 	r.answer(http.StatusServiceUnavailable)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	hook, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook")
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	hook, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook")
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := w.clock.Now()
-	w.send(t, w.reviewer, conv, "are you there?")
+	start := w.Clock.Now()
+	w.Send(t, w.Reviewer, conv, "are you there?")
 	failed, gaveUp := 0, 0
 	for range 100 {
 		pass := w.deliver(t)
-		failed += pass.Outcomes[hub.WebhookFailed]
-		gaveUp += pass.Outcomes[hub.WebhookGaveUp]
+		failed += pass.Outcomes[webhook.Failed]
+		gaveUp += pass.Outcomes[webhook.GaveUp]
 		if gaveUp > 0 {
 			break
 		}
-		w.clock.Advance(hub.WebhookRetry.Max * 6 / 5) // past the longest wait
+		w.Clock.Advance(webhook.Retry.Max * 6 / 5) // past the longest wait
 	}
 	if gaveUp != 1 || failed < 9 {
 		t.Fatalf("%d failed, %d gave up; want retries for a day, then one give-up", failed, gaveUp)
 	}
-	views, err := w.hub.Webhooks(ctx, alice, "planner")
+	views, err := w.hooks.List(ctx, alice, "planner")
 	if err != nil || len(views) != 1 {
 		t.Fatal(views, err)
 	}
@@ -362,14 +394,14 @@ func TestWebhookDisabledAfterADay(t *testing.T) {
 	if v.Enabled() || v.Pending != 0 || !strings.Contains(v.DisabledReason, "24 hours") || !strings.Contains(v.DisabledReason, "answered 503") {
 		t.Errorf("the endpoint after a day of failures: %+v", v.Webhook)
 	}
-	if d := v.DisabledAt.Sub(start); d < 24*time.Hour || d > 24*time.Hour+hub.WebhookRetry.Max*6/5 {
+	if d := v.DisabledAt.Sub(start); d < 24*time.Hour || d > 24*time.Hour+webhook.Retry.Max*6/5 {
 		t.Errorf("disabled %v after the call was made; want once it had failed for 24 h", d)
 	}
 	if last := v.Attempts[0]; last.At.Sub(start) != 24*time.Hour && last.At.Before(start.Add(24*time.Hour)) {
 		t.Errorf("the last attempt at %v after the first; want it at 24 h", last.At.Sub(start))
 	}
 
-	events := storetest.EventsAfter(t, w.store, alice.ID, hub.Pos{}, 1000)
+	events := storetest.EventsAfter(t, w.Store, alice.ID, hub.Pos{}, 1000)
 	var told *hub.Event
 	for _, e := range events {
 		if e.Type == hub.EventWebhookDisabled {
@@ -379,23 +411,23 @@ func TestWebhookDisabledAfterADay(t *testing.T) {
 	if told == nil || !strings.Contains(string(told.Data), `"webhook_id":"`+hook.ID+`"`) || !strings.Contains(string(told.Data), `"agent":"alice/planner"`) {
 		t.Fatalf("the owner's webhook.disabled: %+v", told)
 	}
-	b, err := w.hub.Bridge(ctx, alice)
+	b, err := w.Hub.Bridge(ctx, alice)
 	if err != nil || len(b.Activity) == 0 || b.Activity[0].Kind != hub.ActivityWebhook || b.Activity[0].Agent != "alice/planner" || b.Activity[0].Text != v.DisabledReason {
 		t.Errorf("the Bridge's latest activity: %+v, %v", b.Activity, err)
 	}
 
 	// Off: new events queue nothing. On again: they do.
-	w.send(t, w.reviewer, conv, "hello?")
+	w.Send(t, w.Reviewer, conv, "hello?")
 	if pass := w.deliver(t); pass.Claimed != 0 {
 		t.Errorf("a disabled endpoint was called: %+v", pass)
 	}
-	if _, err := w.hub.EnableWebhook(ctx, alice, "planner", hook.ID); err != nil {
+	if _, err := w.hooks.Enable(ctx, alice, "planner", hook.ID); err != nil {
 		t.Fatal(err)
 	}
 	r.answer(http.StatusOK)
 	n := len(r.got())
-	w.send(t, w.reviewer, conv, "back?")
-	if pass := w.deliver(t); outcomes(pass)[hub.WebhookDelivered] != 1 || len(r.got()) != n+1 {
+	w.Send(t, w.Reviewer, conv, "back?")
+	if pass := w.deliver(t); outcomes(pass)[webhook.Delivered] != 1 || len(r.got()) != n+1 {
 		t.Errorf("enabled again: %+v", pass)
 	}
 }
@@ -413,7 +445,7 @@ func TestWebhookURLs(t *testing.T) {
 		"nat64.example":     {netip.MustParseAddr("64:ff9b::a9fe:a9fe")},
 	}
 	w := hookWorld(t, r, names)
-	alice := w.alice(t)
+	alice := w.Alice(t)
 	for _, tc := range []struct{ url, want string }{
 		{"http://hooks.example.com/x", "not https"},
 		{"hooks.example.com/x", "not an absolute URL"},
@@ -438,60 +470,58 @@ func TestWebhookURLs(t *testing.T) {
 		{r.srv.URL + "/hook", "is at 127.0.0.1, a loopback address"},
 		{"", "url"},
 	} {
-		if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", tc.url); code(err) != "invalid_argument" || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("AddWebhook(%q) = %v; want invalid saying %q", tc.url, err, tc.want)
+		if _, _, err := w.hooks.Add(ctx, alice, "planner", tc.url); hubtest.Code(err) != "invalid_argument" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Add(%q) = %v; want invalid saying %q", tc.url, err, tc.want)
 		}
 	}
-	if ws, _ := w.hub.Webhooks(ctx, alice, "planner"); len(ws) != 0 {
+	if ws, _ := w.hooks.List(ctx, alice, "planner"); len(ws) != 0 {
 		t.Fatalf("refused URLs saved %d webhooks", len(ws))
 	}
-	for i := range hub.MaxWebhooks {
-		if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", "https://hooks.example.com/"+strconv.Itoa(i)); err != nil {
+	for i := range webhook.MaxPerAgent {
+		if _, _, err := w.hooks.Add(ctx, alice, "planner", "https://hooks.example.com/"+strconv.Itoa(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", "https://hooks.example.com/more"); code(err) != "invalid_argument" {
-		t.Errorf("webhook %d: %v; want invalid", hub.MaxWebhooks+1, err)
+	if _, _, err := w.hooks.Add(ctx, alice, "planner", "https://hooks.example.com/more"); hubtest.Code(err) != "invalid_argument" {
+		t.Errorf("webhook %d: %v; want invalid", webhook.MaxPerAgent+1, err)
 	}
-	bob, _ := w.hub.User(ctx, "bob")
-	if _, _, err := w.hub.AddWebhook(ctx, bob, "planner", "https://hooks.example.com/bob"); code(err) != "not_found" {
+	bob, _ := w.Hub.User(ctx, "bob")
+	if _, _, err := w.hooks.Add(ctx, bob, "planner", "https://hooks.example.com/bob"); hubtest.Code(err) != "not_found" {
 		t.Errorf("bob gives alice's agent a webhook: %v", err)
 	}
-	views, _ := w.hub.Webhooks(ctx, alice, "planner")
-	if _, err := w.hub.RemoveWebhook(ctx, bob, "helper", views[0].ID); code(err) != "not_found" {
+	views, _ := w.hooks.List(ctx, alice, "planner")
+	if _, err := w.hooks.Remove(ctx, bob, "helper", views[0].ID); hubtest.Code(err) != "not_found" {
 		t.Errorf("bob removes alice's webhook through his agent: %v", err)
 	}
-	if _, err := w.hub.RemoveWebhook(ctx, alice, "planner", views[0].ID); err != nil {
+	if _, err := w.hooks.Remove(ctx, alice, "planner", views[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if vs, _ := w.hub.Webhooks(ctx, alice, "planner"); len(vs) != hub.MaxWebhooks-1 {
+	if vs, _ := w.hooks.List(ctx, alice, "planner"); len(vs) != webhook.MaxPerAgent-1 {
 		t.Errorf("after removing one: %d", len(vs))
 	}
 	for _, v := range views[1:] { // nothing is to call their public address
-		if _, err := w.hub.RemoveWebhook(ctx, alice, "planner", v.ID); err != nil {
+		if _, err := w.hooks.Remove(ctx, alice, "planner", v.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	// Let through by the admin, saved; the admin takes it back, and the
 	// next call is refused when connecting.
-	w.options = func(o *hub.Options) {
-		sender, _ := webhook.New(webhook.Options{RootCAs: r.roots})
-		o.Webhooks, o.PrivateHosts = sender, []string{"127.0.0.1"}
-	}
+	w.sender, _ = webhook.New(webhook.Options{RootCAs: r.roots})
+	w.Options = func(o *hub.Options) { o.PrivateHosts = []string{"127.0.0.1"} }
 	w.reopen(t)
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "reviewer", r.srv.URL+"/hook"); err != nil {
+	if _, _, err := w.hooks.Add(ctx, alice, "reviewer", r.srv.URL+"/hook"); err != nil {
 		t.Fatalf("a let-through host: %v", err)
 	}
-	conv := w.open(t, w.planner, "alice/reviewer")
-	sender, _ := webhook.New(webhook.Options{RootCAs: r.roots})
-	w.options = func(o *hub.Options) { o.Webhooks = sender }
+	conv := w.Open(t, w.Planner, "alice/reviewer")
+	w.sender, _ = webhook.New(webhook.Options{RootCAs: r.roots})
+	w.Options = nil
 	w.reopen(t)
-	w.send(t, w.planner, conv, "hi")
-	if pass := w.deliver(t); outcomes(pass)[hub.WebhookFailed] == 0 || len(r.got()) != 0 {
+	w.Send(t, w.Planner, conv, "hi")
+	if pass := w.deliver(t); outcomes(pass)[webhook.Failed] == 0 || len(r.got()) != 0 {
 		t.Fatalf("no longer let through: %+v, %d calls reached the receiver", pass, len(r.got()))
 	}
-	vs, _ := w.hub.Webhooks(ctx, alice, "reviewer")
+	vs, _ := w.hooks.List(ctx, alice, "reviewer")
 	if len(vs) != 1 || len(vs[0].Attempts) == 0 || !strings.Contains(vs[0].Attempts[0].Error, "refusing to connect to 127.0.0.1: it is at 127.0.0.1, a loopback address") {
 		t.Errorf("the refused call's log: %+v", vs)
 	}
@@ -503,9 +533,9 @@ func TestWebhookURLs(t *testing.T) {
 func TestRunWebhooks(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}
 	run, stop := context.WithCancel(ctx)
@@ -513,9 +543,9 @@ func TestRunWebhooks(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		w.hub.RunWebhooks(run, time.Hour, func(outcome string, n int) { counted <- outcome + ":" + strconv.Itoa(n) })
+		w.hooks.Run(run, time.Hour, func(outcome string, n int) { counted <- outcome + ":" + strconv.Itoa(n) })
 	}()
-	w.send(t, w.reviewer, conv, "wake up")
+	w.Send(t, w.Reviewer, conv, "wake up")
 	select {
 	case <-r.came:
 	case <-time.After(10 * time.Second):
@@ -533,7 +563,7 @@ func TestRunWebhooks(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("RunWebhooks did not return when its context ended")
+		t.Fatal("Run did not return when its context ended")
 	}
 }
 
@@ -544,23 +574,23 @@ func TestWebhookDocsStateTheNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := hub.WebhookRetry
+	r := webhook.Retry
 	for _, want := range []string{
-		fmt.Sprintf("| endpoints per agent | %d |", hub.MaxWebhooks),
-		fmt.Sprintf("An agent has at most %d endpoints.", hub.MaxWebhooks),
+		fmt.Sprintf("| endpoints per agent | %d |", webhook.MaxPerAgent),
+		fmt.Sprintf("An agent has at most %d endpoints.", webhook.MaxPerAgent),
 		fmt.Sprintf("after about %d s, then twice as long each time (each wait moved at random by up to ±%d %%), at most %d h apart", int(r.First.Seconds()), int(r.Jitter*100), int(r.Max.Hours())),
 		fmt.Sprintf("| retried for | %d h after the call was queued", int(r.For.Hours())),
-		fmt.Sprintf("| one call's time limit | %d s |", int(hub.WebhookTimeout.Seconds())),
-		fmt.Sprintf("within %d s", int(hub.WebhookTimeout.Seconds())),
-		fmt.Sprintf("| calls to one endpoint | %d a second, %d at once, from each server process |", hub.WebhookRate, hub.WebhookConcurrency),
-		fmt.Sprintf("| attempts in the delivery log | the latest %d per endpoint |", hub.WebhookLog),
+		fmt.Sprintf("| one call's time limit | %d s |", int(webhook.Timeout.Seconds())),
+		fmt.Sprintf("within %d s", int(webhook.Timeout.Seconds())),
+		fmt.Sprintf("| calls to one endpoint | %d a second, %d at once, from each server process |", webhook.Rate, webhook.Concurrency),
+		fmt.Sprintf("| attempts in the delivery log | the latest %d per endpoint |", webhook.LogSize),
 		fmt.Sprintf("still failing %d hours after", int(r.For.Hours())),
 	} {
 		if !strings.Contains(string(doc), want) {
 			t.Errorf("docs/webhooks.md does not say %q", want)
 		}
 	}
-	for _, o := range hub.WebhookOutcomes {
+	for _, o := range webhook.Outcomes {
 		if !strings.Contains(string(doc), "`"+o+"`") {
 			t.Errorf("docs/webhooks.md does not name the outcome %s", o)
 		}
@@ -573,26 +603,26 @@ func TestWebhookDocsStateTheNumbers(t *testing.T) {
 func TestWebhookMadeOnAnotherReplica(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	conv := w.open(t, w.reviewer, "alice/planner")
-	w.send(t, w.reviewer, conv, "before any endpoint") // this hub reads that none exist
-	here := w.hub
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	w.Send(t, w.Reviewer, conv, "before any endpoint") // this hub reads that none exist
+	here, hereHooks := w.Hub, w.hooks
 	w.reopen(t) // another replica over the same store
-	if _, _, err := w.hub.AddWebhook(ctx, w.alice(t), "planner", r.srv.URL+"/wake"); err != nil {
+	if _, _, err := w.hooks.Add(ctx, w.Alice(t), "planner", r.srv.URL+"/wake"); err != nil {
 		t.Fatal(err)
 	}
-	other := w.hub
-	w.hub = here
-	w.send(t, w.reviewer, conv, "within the second")
+	other, otherHooks := w.Hub, w.hooks
+	w.Hub, w.hooks = here, hereHooks
+	w.Send(t, w.Reviewer, conv, "within the second")
 	if pass := w.deliver(t); pass.Claimed != 0 {
 		t.Errorf("a call within the second the set is trusted: %+v", pass)
 	}
-	w.clock.Advance(time.Second)
-	w.send(t, w.reviewer, conv, "after it")
+	w.Clock.Advance(time.Second)
+	w.Send(t, w.Reviewer, conv, "after it")
 	if pass := w.deliver(t); pass.Claimed != 1 {
 		t.Errorf("after a second: %+v, want the new endpoint called", pass)
 	}
-	w.hub = other
-	w.send(t, w.reviewer, conv, "on the replica that made it")
+	w.Hub, w.hooks = other, otherHooks
+	w.Send(t, w.Reviewer, conv, "on the replica that made it")
 	if pass := w.deliver(t); pass.Claimed != 1 {
 		t.Errorf("on the replica that made the endpoint: %+v, want it called at once", pass)
 	}

@@ -1,8 +1,7 @@
-package hub_test
+package webhook_test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -32,18 +31,18 @@ func holdCalls(t *testing.T, r *receiver, n int) (held <-chan struct{}, release 
 	return r.held, release
 }
 
-// runWebhooks runs the hub's delivery loop until the test ends, with ticks
+// runWebhooks runs the hooks' delivery loop until the test ends, with ticks
 // an hour apart: only what the loop is told of (a call queued, an endpoint
 // with room again) makes it step. The channel is told of each call
 // recorded, whatever its outcome.
-func runWebhooks(t *testing.T, h *hub.Hub) <-chan struct{} {
+func runWebhooks(t *testing.T, k *webhook.Hooks) <-chan struct{} {
 	t.Helper()
 	run, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	recorded := make(chan struct{}, 1000)
 	go func() {
 		defer close(done)
-		h.RunWebhooks(run, time.Hour, func(_ string, n int) {
+		k.Run(run, time.Hour, func(_ string, n int) {
 			for range n {
 				recorded <- struct{}{}
 			}
@@ -83,24 +82,25 @@ func TestWebhookDeadEndpointDelaysNoOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.options = func(o *hub.Options) { o.Webhooks, o.PrivateHosts = sender, []string{"127.0.0.1"} }
+	w.sender = sender
+	w.Options = func(o *hub.Options) { o.PrivateHosts = []string{"127.0.0.1"} }
 	w.reopen(t)
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", dead.srv.URL+"/planner"); err != nil {
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	if _, _, err := w.hooks.Add(ctx, alice, "planner", dead.srv.URL+"/planner"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "reviewer", live.srv.URL+"/reviewer"); err != nil {
+	if _, _, err := w.hooks.Add(ctx, alice, "reviewer", live.srv.URL+"/reviewer"); err != nil {
 		t.Fatal(err)
 	}
-	runWebhooks(t, w.hub)
+	runWebhooks(t, w.hooks)
 
-	w.send(t, w.reviewer, conv, "are you there?") // calls the planner
+	w.Send(t, w.Reviewer, conv, "are you there?") // calls the planner
 	awaitCalls(t, held, 1, 10*time.Second, "the planner's endpoint getting its call")
-	w.send(t, w.planner, conv, "a question for you") // calls the reviewer
+	w.Send(t, w.Planner, conv, "a question for you") // calls the reviewer
 	awaitCalls(t, live.came, 1, 30*time.Second, "the reviewer's endpoint getting its call")
 
-	views, err := w.hub.Webhooks(ctx, alice, "planner")
+	views, err := w.hooks.List(ctx, alice, "planner")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,35 +118,35 @@ func TestWebhookDeadEndpointDelaysNoOther(t *testing.T) {
 func TestWebhookSlowEndpointGetsCallsAtOnce(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}
-	n := hub.WebhookConcurrency + hub.WebhookRate
+	n := webhook.Concurrency + webhook.Rate
 	for i := range n {
-		w.send(t, w.reviewer, conv, "message "+strconv.Itoa(i))
+		w.Send(t, w.Reviewer, conv, "message "+strconv.Itoa(i))
 	}
 	held, release := holdCalls(t, r, n)
-	runWebhooks(t, w.hub)
-	awaitCalls(t, held, hub.WebhookConcurrency, 20*time.Second, "calls in flight at once")
+	runWebhooks(t, w.hooks)
+	awaitCalls(t, held, webhook.Concurrency, 20*time.Second, "calls in flight at once")
 	// None has ended (a call given up by its time limit would be logged):
 	// they are in flight at once.
-	if views, _ := w.hub.Webhooks(ctx, alice, "planner"); len(views[0].Attempts) != 0 {
-		t.Fatalf("with %d calls at the receiver, %d had already ended; want them all in flight at once", hub.WebhookConcurrency, len(views[0].Attempts))
+	if views, _ := w.hooks.List(ctx, alice, "planner"); len(views[0].Attempts) != 0 {
+		t.Fatalf("with %d calls at the receiver, %d had already ended; want them all in flight at once", webhook.Concurrency, len(views[0].Attempts))
 	}
 	// The rate has room again a second later, but the endpoint has none.
-	w.clock.Advance(time.Second)
+	w.Clock.Advance(time.Second)
 	if pass := w.deliver(t); pass.Claimed != 0 {
-		t.Errorf("with %d calls in flight, another step claimed %d more", hub.WebhookConcurrency, pass.Claimed)
+		t.Errorf("with %d calls in flight, another step claimed %d more", webhook.Concurrency, pass.Claimed)
 	}
 	release()
 	awaitCalls(t, r.came, n, 20*time.Second, "calls answered")
 	r.mu.Lock()
 	most, got := r.most, len(r.calls)
 	r.mu.Unlock()
-	if most != hub.WebhookConcurrency || got != n {
-		t.Errorf("%d calls, at most %d at once; want %d, %d at once", got, most, n, hub.WebhookConcurrency)
+	if most != webhook.Concurrency || got != n {
+		t.Errorf("%d calls, at most %d at once; want %d, %d at once", got, most, n, webhook.Concurrency)
 	}
 }
 
@@ -156,25 +156,25 @@ func TestWebhookSlowEndpointGetsCallsAtOnce(t *testing.T) {
 func TestWebhookRate(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}
-	n := hub.WebhookBurst + hub.WebhookRate
+	n := webhook.Burst + webhook.Rate
 	for i := range n {
-		w.send(t, w.reviewer, conv, "message "+strconv.Itoa(i))
+		w.Send(t, w.Reviewer, conv, "message "+strconv.Itoa(i))
 	}
-	if pass := w.deliver(t); pass.Claimed != hub.WebhookBurst || outcomes(pass)[hub.WebhookDelivered] != hub.WebhookBurst || len(r.got()) != hub.WebhookBurst {
-		t.Fatalf("%d calls at once: %+v, %d made; want %d made, the rest waiting", n, pass, len(r.got()), hub.WebhookBurst)
+	if pass := w.deliver(t); pass.Claimed != webhook.Burst || outcomes(pass)[webhook.Delivered] != webhook.Burst || len(r.got()) != webhook.Burst {
+		t.Fatalf("%d calls at once: %+v, %d made; want %d made, the rest waiting", n, pass, len(r.got()), webhook.Burst)
 	}
-	views, _ := w.hub.Webhooks(ctx, alice, "planner")
-	if views[0].Pending != hub.WebhookRate || len(views[0].Attempts) != hub.WebhookBurst {
+	views, _ := w.hooks.List(ctx, alice, "planner")
+	if views[0].Pending != webhook.Rate || len(views[0].Attempts) != webhook.Burst {
 		t.Errorf("after the burst: %d waiting, %d attempts logged", views[0].Pending, len(views[0].Attempts))
 	}
-	w.clock.Advance(time.Second)
-	if pass := w.deliver(t); outcomes(pass)[hub.WebhookDelivered] != hub.WebhookRate || len(r.got()) != n {
-		t.Errorf("a second later: %+v, %d made in all; want the other %d", pass, len(r.got()), hub.WebhookRate)
+	w.Clock.Advance(time.Second)
+	if pass := w.deliver(t); outcomes(pass)[webhook.Delivered] != webhook.Rate || len(r.got()) != n {
+		t.Errorf("a second later: %+v, %d made in all; want the other %d", pass, len(r.got()), webhook.Rate)
 	}
 }
 
@@ -184,31 +184,29 @@ func TestWebhookRate(t *testing.T) {
 func TestWebhookReplicasMakeEachCallOnce(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
 		r := newReceiver(t)
-		w := newWorldOnStore(t, hub.DefaultSettings(), open())
+		w := newWorldOn(t, open())
 		sender, err := webhook.New(webhook.Options{RootCAs: r.roots})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.options = func(o *hub.Options) { o.Webhooks, o.PrivateHosts = sender, []string{"127.0.0.1"} }
+		w.sender = sender
+		w.Options = func(o *hub.Options) { o.PrivateHosts = []string{"127.0.0.1"} }
 		w.reopen(t)
-		other, err := hub.New(ctx, hub.Options{Store: open(), Waker: notify.NewLocal(), Clock: w.clock, Logger: slog.New(slog.DiscardHandler),
-			Webhooks: sender, PrivateHosts: []string{"127.0.0.1"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		alice := w.alice(t)
-		conv := w.open(t, w.reviewer, "alice/planner")
+		db := open()
+		other := w.hooksOf(w.HubOn(t, db, notify.NewLocal()), db)
+		alice := w.Alice(t)
+		conv := w.Open(t, w.Reviewer, "alice/planner")
 		hooks := 3
 		for i := range hooks {
-			if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/"+strconv.Itoa(i)); err != nil {
+			if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/"+strconv.Itoa(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		sends := hub.WebhookBurst // each endpoint's calls within one server's burst
+		sends := webhook.Burst // each endpoint's calls within one server's burst
 		for i := range sends {
-			w.send(t, w.reviewer, conv, "message "+strconv.Itoa(i))
+			w.Send(t, w.Reviewer, conv, "message "+strconv.Itoa(i))
 		}
-		here, there := runWebhooks(t, w.hub), runWebhooks(t, other)
+		here, there := runWebhooks(t, w.hooks), runWebhooks(t, other)
 		for range hooks * sends {
 			select {
 			case <-here:
@@ -217,7 +215,7 @@ func TestWebhookReplicasMakeEachCallOnce(t *testing.T) {
 				t.Fatalf("not every call was recorded within 20 s: %d calls made", len(r.got()))
 			}
 		}
-		views, err := w.hub.Webhooks(ctx, alice, "planner")
+		views, err := w.hooks.List(ctx, alice, "planner")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,36 +245,36 @@ func TestWebhookReplicasMakeEachCallOnce(t *testing.T) {
 func TestWebhookRetriesBesideOthers(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	failing, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/failing")
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	failing, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/failing")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "reviewer", r.srv.URL+"/ok"); err != nil {
+	if _, _, err := w.hooks.Add(ctx, alice, "reviewer", r.srv.URL+"/ok"); err != nil {
 		t.Fatal(err)
 	}
 	r.answer(http.StatusBadGateway)
-	w.send(t, w.reviewer, conv, "for the planner")
-	if pass := w.deliver(t); outcomes(pass)[hub.WebhookFailed] != 1 {
+	w.Send(t, w.Reviewer, conv, "for the planner")
+	if pass := w.deliver(t); outcomes(pass)[webhook.Failed] != 1 {
 		t.Fatalf("the first call: %+v; want it failed", pass)
 	}
 	r.answer(http.StatusOK)
 	// 7 s on: the retry is not due (8–12 s), the reviewer's call is made.
-	w.clock.Advance(7 * time.Second)
-	w.send(t, w.planner, conv, "for the reviewer")
-	if pass := w.deliver(t); pass.Claimed != 1 || outcomes(pass)[hub.WebhookDelivered] != 1 {
+	w.Clock.Advance(7 * time.Second)
+	w.Send(t, w.Planner, conv, "for the reviewer")
+	if pass := w.deliver(t); pass.Claimed != 1 || outcomes(pass)[webhook.Delivered] != 1 {
 		t.Errorf("7 s after the failure: %+v; want only the reviewer's call, delivered", pass)
 	}
-	w.clock.Advance(6 * time.Second)
-	if pass := w.deliver(t); pass.Claimed != 1 || outcomes(pass)[hub.WebhookDelivered] != 1 {
+	w.Clock.Advance(6 * time.Second)
+	if pass := w.deliver(t); pass.Claimed != 1 || outcomes(pass)[webhook.Delivered] != 1 {
 		t.Errorf("13 s after the failure: %+v; want the retry, delivered", pass)
 	}
 	calls := r.got()
 	if len(calls) != 3 || calls[0].header.Get("webhook-id") != calls[2].header.Get("webhook-id") {
 		t.Fatalf("%d calls; want the planner's, the reviewer's, then the planner's again with the same webhook-id", len(calls))
 	}
-	views, _ := w.hub.Webhooks(ctx, alice, "planner")
+	views, _ := w.hooks.List(ctx, alice, "planner")
 	if views[0].ID != failing.ID || len(views[0].Attempts) != 2 || views[0].Attempts[0].Status != 200 || views[0].Attempts[1].Status != 502 {
 		t.Errorf("the failing endpoint's log: %+v", views[0].Attempts)
 	}
@@ -288,29 +286,29 @@ func TestWebhookDisabledOnce(t *testing.T) {
 	r := newReceiver(t)
 	r.answer(http.StatusServiceUnavailable)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.alice(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
+	alice := w.Alice(t)
+	conv := w.Open(t, w.Reviewer, "alice/planner")
+	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}
-	w.send(t, w.reviewer, conv, "one")
-	w.send(t, w.reviewer, conv, "two")
+	w.Send(t, w.Reviewer, conv, "one")
+	w.Send(t, w.Reviewer, conv, "two")
 	gaveUp := 0
 	for range 100 {
 		pass := w.deliver(t)
-		if gaveUp += pass.Outcomes[hub.WebhookGaveUp]; gaveUp > 0 {
+		if gaveUp += pass.Outcomes[webhook.GaveUp]; gaveUp > 0 {
 			if pass.Claimed != 2 {
 				t.Fatalf("the last step claimed %d calls; want both, giving up side by side", pass.Claimed)
 			}
 			break
 		}
-		w.clock.Advance(hub.WebhookRetry.Max * 6 / 5)
+		w.Clock.Advance(webhook.Retry.Max * 6 / 5)
 	}
 	if gaveUp != 2 {
 		t.Fatalf("%d calls gave up, want 2", gaveUp)
 	}
 	told := 0
-	for _, e := range storetest.EventsAfter(t, w.store, alice.ID, hub.Pos{}, 1000) {
+	for _, e := range storetest.EventsAfter(t, w.Store, alice.ID, hub.Pos{}, 1000) {
 		if e.Type == hub.EventWebhookDisabled {
 			told++
 		}

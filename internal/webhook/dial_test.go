@@ -1,4 +1,4 @@
-package hub_test
+package webhook_test
 
 import (
 	"net"
@@ -43,19 +43,20 @@ func TestWebhookDialTime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w.options = func(o *hub.Options) { o.Webhooks, o.Resolver, o.PrivateHosts = sender, atSave, tc.private }
+			w.sender = sender
+			w.Options = func(o *hub.Options) { o.Resolver, o.PrivateHosts = atSave, tc.private }
 			w.reopen(t)
-			alice := w.alice(t)
-			if _, _, err := w.hub.AddWebhook(ctx, alice, "planner", endpoint); err != nil {
+			alice := w.Alice(t)
+			if _, _, err := w.hooks.Add(ctx, alice, "planner", endpoint); err != nil {
 				t.Fatalf("saving while the host resolves to a public address: %v", err)
 			}
-			conv := w.open(t, w.reviewer, "alice/planner")
-			w.send(t, w.reviewer, conv, "wake up")
+			conv := w.Open(t, w.Reviewer, "alice/planner")
+			w.Send(t, w.Reviewer, conv, "wake up")
 			pass := w.deliver(t)
-			if outcomes(pass)[hub.WebhookFailed] == 0 || outcomes(pass)[hub.WebhookFailed] != pass.Claimed || len(r.got()) != 0 {
+			if outcomes(pass)[webhook.Failed] == 0 || outcomes(pass)[webhook.Failed] != pass.Claimed || len(r.got()) != 0 {
 				t.Fatalf("the pass: %+v, %d calls answered; want every call failed", pass, len(r.got()))
 			}
-			vs, err := w.hub.Webhooks(ctx, alice, "planner")
+			vs, err := w.hooks.List(ctx, alice, "planner")
 			if err != nil || len(vs) != 1 || len(vs[0].Attempts) != pass.Claimed {
 				t.Fatalf("the log: %+v %v", vs, err)
 			}

@@ -1,8 +1,9 @@
-package hub_test
+package a2aclient_test
 
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 )
 
 // Remote A2A agents (§18, "Out"): an owner adds one by its card URL, the
@@ -163,6 +165,24 @@ func (loopback) LookupNetIP(context.Context, string, string) ([]netip.Addr, erro
 	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 }
 
+var ctx = context.Background()
+
+// world is a hub on a test store (hubtest) with the remote agents of its
+// hub, called through client (nil: none can be added).
+type world struct {
+	*hubtest.World
+	client  *a2aclient.Client
+	remotes *a2aclient.Remotes
+}
+
+// reopen starts the hub and its remote agents afresh over the world's
+// store, as a server does when it starts.
+func (w *world) reopen(t testing.TB) {
+	t.Helper()
+	w.Reopen(t)
+	w.remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: w.Hub, Store: w.Store, Client: w.client, Logger: slog.New(slog.DiscardHandler)})
+}
+
 // remoteWorld is a world whose hub calls remote agents through
 // a2aclient, trusting the fakes' certificates, with the fakes' hosts let
 // through to loopback (--allow-private-host).
@@ -182,17 +202,15 @@ func remoteWorld(t *testing.T, fakes ...*fakeRemote) *world {
 	} else {
 		client = a2aclient.New(a2aclient.Options{Resolver: loopback{}})
 	}
-	w := newWorld(t)
-	w.options = func(o *hub.Options) {
-		o.Remote, o.PrivateHosts = a2aclient.Caller{Client: client}, hosts
-	}
+	w := &world{World: hubtest.New(t), client: client}
+	w.Options = func(o *hub.Options) { o.PrivateHosts = hosts }
 	w.reopen(t)
 	return w
 }
 
 func addRemote(t *testing.T, w *world, slug string, f *fakeRemote) *hub.RemoteAgent {
 	t.Helper()
-	r, err := w.hub.AddRemoteAgent(ctx, w.alice(t), hub.RemoteAgentInput{Slug: slug, CardURL: f.cardURL(), Credential: "s3cret"})
+	r, err := w.remotes.Add(ctx, w.Alice(t), a2aclient.RemoteAgentInput{Slug: slug, CardURL: f.cardURL(), Credential: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +220,7 @@ func addRemote(t *testing.T, w *world, slug string, f *fakeRemote) *hub.RemoteAg
 // messages reads the conversation as the planner.
 func messages(t *testing.T, w *world, conv string) []*hub.Message {
 	t.Helper()
-	page, err := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, Limit: 100})
+	page, err := w.Hub.ReadMessages(ctx, w.Planner, hub.ReadInput{ConversationID: conv, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +229,7 @@ func messages(t *testing.T, w *world, conv string) []*hub.Message {
 
 func deliverRemotes(t *testing.T, w *world) hub.Pass {
 	t.Helper()
-	p, err := w.hub.DeliverRemotes(ctx)
+	p, err := w.remotes.Deliver(ctx)
 	if err != nil {
 		t.Fatalf("%v: %v", err, hub.AsError(err).Err)
 	}
@@ -230,11 +248,11 @@ func TestRemoteAgentRoundTrip(t *testing.T) {
 	if r.Handle != "alice/echo" || r.Name != "Echo" || r.Version != "1.0" || !r.HasCredential || strings.Join(r.Skills, ",") != "echo" {
 		t.Fatalf("remote = %+v", r)
 	}
-	conv := w.open(t, w.planner, "alice/echo")
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "hello"}); err != nil {
+	conv := w.Open(t, w.Planner, "alice/echo")
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "hello"}); err != nil {
 		t.Fatalf("%v: %v", err, hub.AsError(err).Err)
 	}
-	if p := deliverRemotes(t, w); p.Claimed != 1 || p.Outcomes[hub.RemoteDelivered] != 1 {
+	if p := deliverRemotes(t, w); p.Claimed != 1 || p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("pass = %+v", p)
 	}
 	ms := messages(t, w, conv)
@@ -254,7 +272,7 @@ func TestRemoteAgentRoundTrip(t *testing.T) {
 	if p := deliverRemotes(t, w); p.Claimed != 0 {
 		t.Fatalf("again: %+v", p)
 	}
-	list, err := w.hub.RemoteAgents(ctx, w.alice(t))
+	list, err := w.remotes.List(ctx, w.Alice(t))
 	if err != nil || len(list) != 1 || list[0].Pending != 0 || list[0].LastError != "" || list[0].LastAt.IsZero() {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
@@ -266,17 +284,17 @@ func TestRemoteAgentRoundTrip(t *testing.T) {
 func TestRemoteAgentCardRefused(t *testing.T) {
 	f := newFakeRemote(t, "echo.example.com")
 	w := remoteWorld(t) // no host let through
-	_, err := w.hub.AddRemoteAgent(ctx, w.alice(t), hub.RemoteAgentInput{Slug: "echo", CardURL: f.cardURL()})
+	_, err := w.remotes.Add(ctx, w.Alice(t), a2aclient.RemoteAgentInput{Slug: "echo", CardURL: f.cardURL()})
 	if e := hub.AsError(err); err == nil || e.Kind != hub.KindInvalid || !strings.Contains(e.Msg, "loopback") || !strings.Contains(e.Msg, "nothing was added") {
 		t.Fatalf("err = %v", err)
 	}
 	if f.calls != 0 {
 		t.Fatalf("the remote was called %d times", f.calls)
 	}
-	if _, err := w.hub.Agent(ctx, "alice/echo"); hub.AsError(err).Kind != hub.KindNotFound {
+	if _, err := w.Hub.Agent(ctx, "alice/echo"); hub.AsError(err).Kind != hub.KindNotFound {
 		t.Fatalf("agent: %v", err)
 	}
-	if _, err := w.hub.AddRemoteAgent(ctx, w.alice(t), hub.RemoteAgentInput{Slug: "echo", CardURL: "http://echo.example.com/card"}); hub.AsError(err).Kind != hub.KindInvalid {
+	if _, err := w.remotes.Add(ctx, w.Alice(t), a2aclient.RemoteAgentInput{Slug: "echo", CardURL: "http://echo.example.com/card"}); hub.AsError(err).Kind != hub.KindInvalid {
 		t.Fatalf("http: %v", err)
 	}
 }
@@ -291,9 +309,9 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	f.tasks = true
 	w := remoteWorld(t, f)
 	addRemote(t, w, "slow", f)
-	conv := w.open(t, w.planner, "alice/slow")
-	w.send(t, w.planner, conv, "report please")
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
+	conv := w.Open(t, w.Planner, "alice/slow")
+	w.Send(t, w.Planner, conv, "report please")
+	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Failed] != 1 {
 		t.Fatalf("first: %+v", p)
 	}
 	if n := len(messages(t, w, conv)); n != 1 {
@@ -304,8 +322,8 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 		t.Fatalf("early: %+v", p)
 	}
 	for range 2 {
-		w.clock.Advance(time.Minute)
-		if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
+		w.Clock.Advance(time.Minute)
+		if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Failed] != 1 {
 			t.Fatalf("still working: %+v", p)
 		}
 		ms := messages(t, w, conv)
@@ -321,8 +339,8 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 		}
 	}
 	f.set(func(f *fakeRemote) { f.done = true })
-	w.clock.Advance(time.Minute)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+	w.Clock.Advance(time.Minute)
+	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("done: %+v", p)
 	}
 	ms := messages(t, w, conv)
@@ -348,29 +366,29 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 	f := newFakeRemote(t, "flaky.example.com")
 	w := remoteWorld(t, f)
 	addRemote(t, w, "flaky", f)
-	conv := w.open(t, w.planner, "alice/flaky")
+	conv := w.Open(t, w.Planner, "alice/flaky")
 	f.set(func(f *fakeRemote) { f.down = true })
-	w.send(t, w.planner, conv, "are you there")
+	w.Send(t, w.Planner, conv, "are you there")
 	for range 3 {
-		if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
+		if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Failed] != 1 {
 			t.Fatalf("down: %+v", p)
 		}
-		w.clock.Advance(time.Hour)
+		w.Clock.Advance(time.Hour)
 	}
-	list, _ := w.hub.RemoteAgents(ctx, w.alice(t))
+	list, _ := w.remotes.List(ctx, w.Alice(t))
 	if list[0].Pending != 1 || !strings.Contains(list[0].LastError, "503") {
 		t.Fatalf("while down: %+v", list[0])
 	}
 	// The Bridge shows the remote's calls: one waiting, and why.
-	b, err := w.hub.Bridge(ctx, w.alice(t))
+	b, err := w.Hub.Bridge(ctx, w.Alice(t))
 	if err != nil || len(b.Remotes) != 1 || b.Remotes[0].Handle != "alice/flaky" || b.Remotes[0].Pending != 1 || !strings.Contains(b.Remotes[0].LastError, "503") {
 		t.Fatalf("the Bridge's remotes while down: %+v, %v", b.Remotes, err)
 	}
 	f.set(func(f *fakeRemote) { f.down = false })
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("up: %+v", p)
 	}
-	w.clock.Advance(time.Hour)
+	w.Clock.Advance(time.Hour)
 	if p := deliverRemotes(t, w); p.Claimed != 0 {
 		t.Fatalf("after: %+v", p)
 	}
@@ -378,7 +396,7 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 	if len(ms) != 2 || ms[1].Body != "echo: are you there" || len(f.sentIDs()) != 1 {
 		t.Fatalf("messages %d, sent %v", len(ms), f.sentIDs())
 	}
-	list, _ = w.hub.RemoteAgents(ctx, w.alice(t))
+	list, _ = w.remotes.List(ctx, w.Alice(t))
 	if list[0].Pending != 0 || list[0].LastError != "" {
 		t.Fatalf("after: %+v", list[0])
 	}
@@ -396,18 +414,18 @@ func TestRemoteAgentDeadDelaysNoOther(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	run, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); w.hub.RunRemotes(run, time.Hour, nil) }()
+	go func() { defer close(done); w.remotes.Run(run, time.Hour, nil) }()
 	t.Cleanup(func() { stop(); <-done })
-	toDead, toLive := w.open(t, w.planner, "alice/dead"), w.open(t, w.planner, "alice/live")
-	w.send(t, w.planner, toDead, "hello dead")
+	toDead, toLive := w.Open(t, w.Planner, "alice/dead"), w.Open(t, w.Planner, "alice/live")
+	w.Send(t, w.Planner, toDead, "hello dead")
 	select {
 	case <-dead.held:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the dead remote was never called")
 	}
-	woke, unsubscribe := w.waker.Subscribe(w.planner.Agent.ID)
+	woke, unsubscribe := w.Waker.Subscribe(w.Planner.Agent.ID)
 	defer unsubscribe()
-	w.send(t, w.planner, toLive, "hello live")
+	w.Send(t, w.Planner, toLive, "hello live")
 	deadline := time.After(10 * time.Second)
 	for len(messages(t, w, toLive)) != 2 {
 		select {
@@ -429,20 +447,20 @@ func TestRemoteAgentConsent(t *testing.T) {
 	f := newFakeRemote(t, "echo.example.com")
 	w := remoteWorld(t, f)
 	addRemote(t, w, "echo", f)
-	if _, err := w.hub.OpenConversation(ctx, w.helper, []string{"alice/echo"}); err == nil {
+	if _, err := w.Hub.OpenConversation(ctx, w.Helper, []string{"alice/echo"}); err == nil {
 		t.Fatal("bob's helper reached alice's remote agent without a grant")
 	}
 	if n := f.calls; n != 1 { // the card, nothing else
 		t.Fatalf("the remote was called %d times", n)
 	}
-	if _, err := w.hub.Whoami(ctx, w.planner, "", ""); err != nil { // makes the home project
+	if _, err := w.Hub.Whoami(ctx, w.Planner, "", ""); err != nil { // makes the home project
 		t.Fatal(err)
 	}
-	a, err := w.hub.Agent(ctx, "alice/echo")
+	a, err := w.Hub.Agent(ctx, "alice/echo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := w.hub.ListProjects(ctx, &hub.Caller{Agent: a, Owner: w.alice(t)})
+	ls, err := w.Hub.ListProjects(ctx, &hub.Caller{Agent: a, Owner: w.Alice(t)})
 	if err != nil || len(ls.Projects) != 0 {
 		t.Fatalf("the remote agent's projects: %+v, %v", ls, err)
 	}
@@ -455,8 +473,8 @@ func TestRemoteAgentAnswerPostedOnce(t *testing.T) {
 	f := newFakeRemote(t, "echo.example.com")
 	w := remoteWorld(t, f)
 	r := addRemote(t, w, "echo", f)
-	conv := w.open(t, w.planner, "alice/echo")
-	sent := w.send(t, w.planner, conv, "hello")
+	conv := w.Open(t, w.Planner, "alice/echo")
+	sent := w.Send(t, w.Planner, conv, "hello")
 	deliverRemotes(t, w)
 	ms := messages(t, w, conv)
 	if len(ms) != 2 {
@@ -464,15 +482,15 @@ func TestRemoteAgentAnswerPostedOnce(t *testing.T) {
 	}
 	callID := ms[1].ClientMsgID
 	// The call as it was before its record: still in the outbox.
-	err := w.store.Update(ctx, func(tx hub.Tx) error {
+	err := w.Store.Update(ctx, func(tx hub.Tx) error {
 		return tx.InsertRemoteCalls(ctx, []*hub.RemoteCall{{ID: callID, AgentID: r.AgentID, ConversationID: conv, MessageID: sent.Message.ID,
-			SenderHandle: "alice/planner", Body: "hello", CreatedAt: w.clock.Now(), DueAt: w.clock.Now()}})
+			SenderHandle: "alice/planner", Body: "hello", CreatedAt: w.Clock.Now(), DueAt: w.Clock.Now()}})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.reopen(t)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("again: %+v", p)
 	}
 	if ms := messages(t, w, conv); len(ms) != 2 {

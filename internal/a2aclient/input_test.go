@@ -1,4 +1,4 @@
-package hub_test
+package a2aclient_test
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -20,13 +21,13 @@ func TestRemoteAgentInputRequired(t *testing.T) {
 	f.ask = true
 	w := remoteWorld(t, f)
 	addRemote(t, w, "echo", f)
-	conv := w.open(t, w.planner, "alice/echo")
+	conv := w.Open(t, w.Planner, "alice/echo")
 	send := func(conv, body string) {
 		t.Helper()
-		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: body}); err != nil {
+		if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: body}); err != nil {
 			t.Fatalf("%v: %v", err, hub.AsError(err).Err)
 		}
-		if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+		if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Delivered] != 1 {
 			t.Fatalf("pass = %+v", p)
 		}
 	}
@@ -40,7 +41,7 @@ func TestRemoteAgentInputRequired(t *testing.T) {
 	}
 	first := f.sentIDs()[0]
 
-	other := w.open(t, w.planner, "alice/echo", "alice/reviewer")
+	other := w.Open(t, w.Planner, "alice/echo", "alice/reviewer")
 	send(other, "elsewhere?")
 
 	send(conv, "Lisbon")
@@ -65,20 +66,20 @@ func TestRemoteAgentInputAnswerStale(t *testing.T) {
 	f.ask, f.stale = true, true
 	w := remoteWorld(t, f)
 	addRemote(t, w, "echo", f)
-	conv := w.open(t, w.planner, "alice/echo")
-	w.send(t, w.planner, conv, "weather?")
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+	conv := w.Open(t, w.Planner, "alice/echo")
+	w.Send(t, w.Planner, conv, "weather?")
+	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("the question: %+v", p)
 	}
-	w.send(t, w.planner, conv, "Porto")
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteFailed] != 1 {
+	w.Send(t, w.Planner, conv, "Porto")
+	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Failed] != 1 {
 		t.Fatalf("the answer met with the task still asking: %+v; want it asked after", p)
 	}
 	if n := len(messages(t, w, conv)); n != 3 {
 		t.Fatalf("%d messages; the question was posted again", n)
 	}
-	w.clock.Advance(time.Minute)
-	if p := deliverRemotes(t, w); p.Outcomes[hub.RemoteDelivered] != 1 {
+	w.Clock.Advance(time.Minute)
+	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("asked after: %+v", p)
 	}
 	ms := messages(t, w, conv)

@@ -1,10 +1,11 @@
-package hub_test
+package a2aclient_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -19,46 +20,46 @@ func TestRemoteCardRefreshedDaily(t *testing.T) {
 	added := addRemote(t, w, "echo", f)
 	refresh := func(want int) {
 		t.Helper()
-		n, err := w.hub.RefreshRemoteCards(ctx)
+		n, err := w.remotes.RefreshCards(ctx)
 		if err != nil || n != want {
-			t.Fatalf("RefreshRemoteCards = %d, %v; want %d", n, err, want)
+			t.Fatalf("RefreshCards = %d, %v; want %d", n, err, want)
 		}
 	}
 	listed := func() *hub.RemoteAgent {
 		t.Helper()
-		rs, err := w.hub.RemoteAgents(ctx, w.alice(t))
+		rs, err := w.remotes.List(ctx, w.Alice(t))
 		if err != nil || len(rs) != 1 {
-			t.Fatalf("RemoteAgents = %v, %v", rs, err)
+			t.Fatalf("List = %v, %v", rs, err)
 		}
 		return rs[0]
 	}
 
 	f.set(func(f *fakeRemote) { f.name = "Echo Two" })
-	w.clock.Advance(hub.RemoteCardAge - time.Millisecond)
+	w.Clock.Advance(a2aclient.CardAge - time.Millisecond)
 	refresh(0)
 	if r := listed(); r.Name != "Echo" || !r.FetchedAt.Equal(added.FetchedAt) {
 		t.Fatalf("a card younger than a day was read again: %+v", r)
 	}
 
 	f.set(func(f *fakeRemote) { f.down = true })
-	w.clock.Advance(2 * time.Millisecond)
+	w.Clock.Advance(2 * time.Millisecond)
 	refresh(0)
 	if r := listed(); r.Name != "Echo" || r.Description != "Echo says it back" || !r.FetchedAt.Equal(added.FetchedAt) {
 		t.Fatalf("a card that could not be read was not kept as it was: %+v", r)
 	}
 
 	f.set(func(f *fakeRemote) { f.down = false })
-	w.clock.Advance(time.Hour)
+	w.Clock.Advance(time.Hour)
 	refresh(1)
 	r := listed()
-	if r.Name != "Echo Two" || r.Description != "Echo Two says it back" || strings.Join(r.Skills, ",") != "echo" || !r.FetchedAt.Equal(w.clock.Now()) ||
+	if r.Name != "Echo Two" || r.Description != "Echo Two says it back" || strings.Join(r.Skills, ",") != "echo" || !r.FetchedAt.Equal(w.Clock.Now()) ||
 		r.CardURL != added.CardURL || !r.HasCredential {
 		t.Fatalf("after a day, the card listed is %+v", r)
 	}
 	if f.auth != "Bearer s3cret" {
 		t.Errorf("the card was read again with Authorization %q; want the credential", f.auth)
 	}
-	as, err := w.hub.Agents(ctx, "alice", false)
+	as, err := w.Hub.Agents(ctx, "alice", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +70,9 @@ func TestRemoteCardRefreshedDaily(t *testing.T) {
 	}
 	refresh(0)
 
-	if err := w.hub.RemoveRemoteAgent(ctx, w.alice(t), "echo"); err != nil {
+	if err := w.remotes.Remove(ctx, w.Alice(t), "echo"); err != nil {
 		t.Fatal(err)
 	}
-	w.clock.Advance(2 * hub.RemoteCardAge)
+	w.Clock.Advance(2 * a2aclient.CardAge)
 	refresh(0)
 }
