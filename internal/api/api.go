@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/accounts"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
@@ -28,12 +29,21 @@ import (
 type API struct {
 	hub      *hub.Hub
 	accounts *accounts.Accounts // how people join, for the admin's routes
+	exports  *export.Exporter
 	log      *slog.Logger
 }
 
-// New returns the REST face over h and its people's accounts.
-func New(h *hub.Hub, acc *accounts.Accounts, log *slog.Logger) *API {
-	return &API{hub: h, accounts: acc, log: log}
+// Options are what the REST face calls: the hub, and the leaves beside it.
+type Options struct {
+	Hub      *hub.Hub
+	Accounts *accounts.Accounts // its people's accounts
+	Exports  *export.Exporter
+	Logger   *slog.Logger
+}
+
+// New returns the REST face.
+func New(o Options) *API {
+	return &API{hub: o.Hub, accounts: o.Accounts, exports: o.Exports, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

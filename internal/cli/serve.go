@@ -19,6 +19,7 @@ import (
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/config"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
@@ -128,13 +129,14 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	authority := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{}, Logger: log})
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	api.New(h, people, log).Register(mux)
+	exports := export.New(h, db)
+	api.New(api.Options{Hub: h, Accounts: people, Exports: exports, Logger: log}).Register(mux)
 	a2a.New(a2a.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
 	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
 	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Accounts: people, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Accounts: people, Exports: exports, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}

@@ -35,3 +35,19 @@ func NotFound(format string, args ...any) *Error { return notFound(format, args.
 // CleanText replaces each invalid UTF-8 byte, and each NUL, with U+FFFD:
 // the one rule of text the hub keeps (§4).
 func CleanText(s string) string { return cleanText(s) }
+
+// WithOriginals fills OriginalBody in each of msgs that u may see the
+// agent's own words of: only the owner who edited a message (§7).
+func (h *Hub) WithOriginals(ctx context.Context, u *User, msgs []*Message) error {
+	return withOriginals(ctx, h.store, u, msgs)
+}
+
+// ItemWithHistory is an item of a project its caller has already read,
+// with its thread and every change.
+func (h *Hub) ItemWithHistory(ctx context.Context, it *Item) (*ItemView, error) {
+	return itemView(ctx, h.store, it)
+}
+
+// IDKind is the kind of an id, its prefix (IDUser, IDAgent, …); "" for a
+// string with none.
+func IDKind(id string) string { return idKind(id) }

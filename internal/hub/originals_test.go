@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -76,7 +77,7 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(c.u.Handle+" on the latest page", last(res.Messages), c.original)
-		e, err := w.hub.ExportProject(ctx, c.u, p.ID)
+		e, err := export.New(w.hub, w.store).Project(ctx, c.u, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

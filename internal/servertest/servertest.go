@@ -24,6 +24,7 @@ import (
 	"github.com/palaverhq/palaver/internal/a2a"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
@@ -72,7 +73,10 @@ type Server struct {
 	OAuth *oauth.Authority
 	// Accounts lets the server's people in.
 	Accounts *accounts.Accounts
-	Waker    *notify.Local
+	// Exports gathers what people export, as the REST face and the
+	// dashboard call it.
+	Exports *export.Exporter
+	Waker   *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
 	// Close ends the server and its hub; the test's cleanup does too.
@@ -100,6 +104,7 @@ func Open(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	s.Accounts = accounts.New(s.Hub, db, log)
+	s.Exports = export.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
@@ -115,7 +120,7 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(s.Hub, s.Accounts, log).Register(mux)
+		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Exports: s.Exports, Logger: log}).Register(mux)
 	}
 	if o.A2A {
 		a2a.New(a2a.Options{Hub: s.Hub, Logger: log}).Register(mux)
@@ -124,7 +129,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Exports: s.Exports, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/palaverhq/palaver/internal/accounts"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
@@ -46,6 +47,8 @@ type Options struct {
 	OAuth *oauth.Authority
 	// Accounts lets people in: setup, sign-up, sign-in, invitations.
 	Accounts *accounts.Accounts
+	// Exports gathers what a person exports.
+	Exports *export.Exporter
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -62,6 +65,7 @@ type Web struct {
 	proxies   []netip.Prefix
 	oauth     *oauth.Authority
 	accounts  *accounts.Accounts
+	exports   *export.Exporter
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	parsed    map[string]*template.Template // the pages as parsed, never drawn (page)
@@ -73,7 +77,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, exports: o.Exports, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host
