@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
@@ -30,6 +31,7 @@ type API struct {
 	hub      *hub.Hub
 	accounts *accounts.Accounts // how people join, for the admin's routes
 	exports  *export.Exporter
+	tasks    *tasks.Tasks
 	log      *slog.Logger
 }
 
@@ -38,12 +40,13 @@ type Options struct {
 	Hub      *hub.Hub
 	Accounts *accounts.Accounts // its people's accounts
 	Exports  *export.Exporter
+	A2A      *tasks.Tasks // agents' A2A exposure
 	Logger   *slog.Logger
 }
 
 // New returns the REST face.
 func New(o Options) *API {
-	return &API{hub: o.Hub, accounts: o.Accounts, exports: o.Exports, log: o.Logger}
+	return &API{hub: o.Hub, accounts: o.Accounts, exports: o.Exports, tasks: o.A2A, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

@@ -3,14 +3,16 @@ package hub
 import (
 	"context"
 	"log/slog"
+	"time"
 )
 
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/push, internal/export,
-// internal/a2a): the leaves that manage what the core barely calls. They
-// read through a consumer-sized interface of the store, write through
-// Commit, and make their refusals with the hub's own constructors, so a
-// face renders them like any other.
+// internal/a2a/tasks): the leaves that manage what the core barely calls.
+// They read through a consumer-sized interface of the store, write
+// through Commit, send through the hub's own send path, and make their
+// refusals with the hub's own constructors, so a face renders them like
+// any other.
 
 // Commit runs fn in a write transaction the way every change of the hub
 // is made (update): the events fn returns are stored in it, with the
@@ -51,3 +53,29 @@ func (h *Hub) ItemWithHistory(ctx context.Context, it *Item) (*ItemView, error) 
 // IDKind is the kind of an id, its prefix (IDUser, IDAgent, …); "" for a
 // string with none.
 func IDKind(id string) string { return idKind(id) }
+
+// SendA2ARequest is SendMessage of an A2A request to agentID: the message
+// is noted as one in the transaction that sends it (§18).
+func (h *Hub) SendA2ARequest(ctx context.Context, c *Caller, agentID string, in SendInput) (*SendResult, error) {
+	in.a2aAgent = agentID
+	return h.SendMessage(ctx, c, in)
+}
+
+// PostA2ARequestAsPerson is a person's text message that is an A2A request
+// to agentID, as PostAsPerson writes it (§4, §18).
+func (h *Hub) PostA2ARequestAsPerson(ctx context.Context, u *User, agentID string, in SendInput) (*SendResult, error) {
+	in.a2aAgent = agentID
+	return h.postAsPerson(ctx, u, in)
+}
+
+// TaskChanged is the a2a.task event for the caller of the A2A request
+// messageID, whose processing changed; none when it is no A2A request.
+func TaskChanged(ctx context.Context, tx Tx, messageID string, now time.Time) ([]*Event, error) {
+	return taskChanged(ctx, tx, messageID, now)
+}
+
+// A2AExposure is the agent's A2A setting (not exposed, no skills when never
+// set).
+func (h *Hub) A2AExposure(ctx context.Context, agentID string) (*A2AExposure, error) {
+	return exposureOf(ctx, h.store, agentID)
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/palaverhq/palaver/internal/a2a"
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/export"
@@ -76,7 +77,10 @@ type Server struct {
 	// Exports gathers what people export, as the REST face and the
 	// dashboard call it.
 	Exports *export.Exporter
-	Waker   *notify.Local
+	// A2A is agents' A2A exposure and tasks, as the A2A face, the REST
+	// face and the dashboard call it.
+	A2A   *tasks.Tasks
+	Waker *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
 	// Close ends the server and its hub; the test's cleanup does too.
@@ -105,6 +109,7 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	s.Accounts = accounts.New(s.Hub, db, log)
 	s.Exports = export.New(s.Hub, db)
+	s.A2A = tasks.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
@@ -120,16 +125,16 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Exports: s.Exports, Logger: log}).Register(mux)
+		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Exports: s.Exports, A2A: s.A2A, Logger: log}).Register(mux)
 	}
 	if o.A2A {
-		a2a.New(a2a.Options{Hub: s.Hub, Logger: log}).Register(mux)
+		a2a.New(a2a.Options{Hub: s.Hub, Tasks: s.A2A, Logger: log}).Register(mux)
 	}
 	if o.OAuth {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Exports: s.Exports, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Exports: s.Exports, A2A: s.A2A, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

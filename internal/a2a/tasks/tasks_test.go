@@ -1,4 +1,4 @@
-package hub_test
+package tasks_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -25,22 +26,22 @@ func TestTaskStateRule(t *testing.T) {
 		held    int
 		want    string
 	}{
-		{"held for the caller's owner", &hub.Message{Status: hub.MessageHeld}, nil, nil, 0, hub.TaskSubmitted},
-		{"rejected by the caller's owner", &hub.Message{Status: hub.MessageRejected}, nil, nil, 0, hub.TaskRejected},
-		{"waiting", sent, &hub.Delivery{State: hub.DeliveryWaiting}, nil, 0, hub.TaskSubmitted},
-		{"processing", sent, &hub.Delivery{State: hub.DeliveryProcessing, Attempts: 1}, nil, 0, hub.TaskWorking},
-		{"failed, not retried", sent, &hub.Delivery{State: hub.DeliveryFailed, Attempts: 1, Error: "disk full"}, nil, 0, hub.TaskFailed},
-		{"retried after failing", sent, &hub.Delivery{State: hub.DeliveryProcessing, Attempts: 2}, nil, 0, hub.TaskWorking},
-		{"withdrawn", sent, &hub.Delivery{State: hub.DeliveryWithdrawn}, nil, 0, hub.TaskCanceled},
-		{"acknowledged without a reply", sent, &hub.Delivery{State: hub.DeliveryDone}, nil, 0, hub.TaskCompleted},
-		{"acknowledged with a reply", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Done: see PR 12.", false), 0, hub.TaskCompleted},
-		{"the last reply asks", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Which branch?  ", false), 0, hub.TaskInputRequired},
-		{"an earlier reply asked", sent, &hub.Delivery{State: hub.DeliveryDone}, []*hub.Message{{Body: "Which one?"}, {Body: "Never mind, done."}}, 0, hub.TaskCompleted},
-		{"a notice ending in a question mark", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Why not?", true), 0, hub.TaskCompleted},
-		{"a reply held for the agent's owner", sent, &hub.Delivery{State: hub.DeliveryDone}, nil, 1, hub.TaskWorking},
+		{"held for the caller's owner", &hub.Message{Status: hub.MessageHeld}, nil, nil, 0, tasks.Submitted},
+		{"rejected by the caller's owner", &hub.Message{Status: hub.MessageRejected}, nil, nil, 0, tasks.Rejected},
+		{"waiting", sent, &hub.Delivery{State: hub.DeliveryWaiting}, nil, 0, tasks.Submitted},
+		{"processing", sent, &hub.Delivery{State: hub.DeliveryProcessing, Attempts: 1}, nil, 0, tasks.Working},
+		{"failed, not retried", sent, &hub.Delivery{State: hub.DeliveryFailed, Attempts: 1, Error: "disk full"}, nil, 0, tasks.Failed},
+		{"retried after failing", sent, &hub.Delivery{State: hub.DeliveryProcessing, Attempts: 2}, nil, 0, tasks.Working},
+		{"withdrawn", sent, &hub.Delivery{State: hub.DeliveryWithdrawn}, nil, 0, tasks.Canceled},
+		{"acknowledged without a reply", sent, &hub.Delivery{State: hub.DeliveryDone}, nil, 0, tasks.Completed},
+		{"acknowledged with a reply", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Done: see PR 12.", false), 0, tasks.Completed},
+		{"the last reply asks", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Which branch?  ", false), 0, tasks.InputRequired},
+		{"an earlier reply asked", sent, &hub.Delivery{State: hub.DeliveryDone}, []*hub.Message{{Body: "Which one?"}, {Body: "Never mind, done."}}, 0, tasks.Completed},
+		{"a notice ending in a question mark", sent, &hub.Delivery{State: hub.DeliveryDone}, reply("Why not?", true), 0, tasks.Completed},
+		{"a reply held for the agent's owner", sent, &hub.Delivery{State: hub.DeliveryDone}, nil, 1, tasks.Working},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, _ := hub.TaskState(tc.req, tc.d, tc.replies, tc.held); got != tc.want {
+			if got, _ := tasks.State(tc.req, tc.d, tc.replies, tc.held); got != tc.want {
 				t.Errorf("state = %s, want %s", got, tc.want)
 			}
 		})
@@ -53,17 +54,17 @@ func TestTaskStateRule(t *testing.T) {
 func TestA2AExposure(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	if _, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
+	if _, err := w.tasks.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
 		t.Fatalf("never exposed: %v, want not_found", err)
 	}
-	if _, err := w.hub.ExposedAgents(ctx, "alice"); code(err) != "not_found" {
+	if _, err := w.tasks.ExposedAgents(ctx, "alice"); code(err) != "not_found" {
 		t.Fatalf("directory with none exposed: %v, want not_found", err)
 	}
-	skills := hub.ParseSkills("Review code: reads a diff and says what to change\n\nTriage\n")
-	if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: true, Skills: skills}); err != nil {
+	skills := tasks.ParseSkills("Review code: reads a diff and says what to change\n\nTriage\n")
+	if _, err := w.tasks.SetExposure(ctx, alice, "reviewer", tasks.Setting{Exposed: true, Skills: skills}); err != nil {
 		t.Fatal(err)
 	}
-	ea, err := w.hub.ExposedAgent(ctx, "alice", "reviewer")
+	ea, err := w.tasks.ExposedAgent(ctx, "alice", "reviewer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,39 +76,39 @@ func TestA2AExposure(t *testing.T) {
 		"no name":      {{Name: " "}},
 		"twice":        {{Name: "Triage"}, {Name: "triage!"}},
 		"only symbols": {{Name: "!!!"}},
-		"long":         {{Name: "x", Description: string(make([]rune, hub.MaxSkillDescription+1))}},
+		"long":         {{Name: "x", Description: string(make([]rune, tasks.MaxSkillDescription+1))}},
 	} {
-		if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: false, Skills: bad}); code(err) != "invalid_argument" && code(err) != "too_long" {
+		if _, err := w.tasks.SetExposure(ctx, alice, "reviewer", tasks.Setting{Exposed: false, Skills: bad}); code(err) != "invalid_argument" && code(err) != "too_long" {
 			t.Errorf("%s: %v, want invalid", name, err)
 		}
 	}
-	if ea, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); err != nil || len(ea.Exposure.Skills) != 2 {
+	if ea, err := w.tasks.ExposedAgent(ctx, "alice", "reviewer"); err != nil || len(ea.Exposure.Skills) != 2 {
 		t.Fatalf("after refused changes: %+v, %v; want it exposed with its two skills", ea, err)
 	}
-	if _, err := w.hub.SetAgentA2A(ctx, bob, "alice/reviewer", hub.A2ASetting{Exposed: false}); code(err) != "not_found" {
+	if _, err := w.tasks.SetExposure(ctx, bob, "alice/reviewer", tasks.Setting{Exposed: false}); code(err) != "not_found" {
 		t.Fatalf("bob setting alice's agent: %v, want not_found", err)
 	}
-	dir, err := w.hub.ExposedAgents(ctx, "alice")
+	dir, err := w.tasks.ExposedAgents(ctx, "alice")
 	if err != nil || len(dir) != 1 || dir[0].Agent.Handle() != "alice/reviewer" {
 		t.Fatalf("directory: %+v, %v; want the reviewer", dir, err)
 	}
 	// Turning it off keeps its skills for the next time (nil: kept).
-	if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: false}); err != nil {
+	if _, err := w.tasks.SetExposure(ctx, alice, "reviewer", tasks.Setting{Exposed: false}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
+	if _, err := w.tasks.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
 		t.Fatalf("turned off: %v, want not_found", err)
 	}
-	if ea, err := w.hub.AgentA2A(ctx, alice, "reviewer"); err != nil || ea.Exposure.Exposed || len(ea.Exposure.Skills) != 2 {
+	if ea, err := w.tasks.Exposure(ctx, alice, "reviewer"); err != nil || ea.Exposure.Exposed || len(ea.Exposure.Skills) != 2 {
 		t.Fatalf("turned off: %+v, %v; want off with its skills", ea, err)
 	}
-	if _, err := w.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: true}); err != nil {
+	if _, err := w.tasks.SetExposure(ctx, alice, "reviewer", tasks.Setting{Exposed: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
+	if _, err := w.tasks.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
 		t.Fatalf("archived: %v, want not_found", err)
 	}
 }
@@ -116,7 +117,7 @@ func TestA2AExposure(t *testing.T) {
 func (w *world) expose(t *testing.T, handle string) {
 	t.Helper()
 	owner, slug, _ := hub.ParseHandle(handle)
-	if _, err := w.hub.SetAgentA2A(ctx, w.person(t, owner), slug, hub.A2ASetting{Exposed: true}); err != nil {
+	if _, err := w.tasks.SetExposure(ctx, w.person(t, owner), slug, tasks.Setting{Exposed: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -124,13 +125,13 @@ func (w *world) expose(t *testing.T, handle string) {
 // watch follows a task in the background; next returns the next state
 // it was handed (a change the test just made), waiting at most 10s, and
 // end waits for the watch to finish and says how it did.
-func (w *world) watch(t *testing.T, c hub.A2ACaller, owner, slug, taskID string) (next func() string, end func() error) {
+func (w *world) watch(t *testing.T, c tasks.Caller, owner, slug, taskID string) (next func() string, end func() error) {
 	t.Helper()
 	states := make(chan string)
 	done := make(chan error, 1)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	go func() {
-		done <- w.hub.WatchA2ATask(ctx, c, owner, slug, taskID, 0, func(task *hub.Task) bool {
+		done <- w.tasks.Watch(ctx, c, owner, slug, taskID, 0, func(task *tasks.Task) bool {
 			select {
 			case states <- task.State:
 				return true
@@ -163,45 +164,45 @@ func (w *world) watch(t *testing.T, c hub.A2ACaller, owner, slug, taskID string)
 func TestA2ATaskFollowsProcessing(t *testing.T) {
 	w := newWorld(t)
 	w.expose(t, "alice/reviewer")
-	caller := hub.A2ACaller{Agent: w.planner}
-	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Please review PR 12", ClientMsgID: "a2a-1"})
+	caller := tasks.Caller{Agent: w.planner}
+	task, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "Please review PR 12", ClientMsgID: "a2a-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	conv := w.open(t, w.planner, "alice/reviewer")
-	if task.State != hub.TaskSubmitted || task.ConversationID != conv || task.Request.Body != "Please review PR 12" {
+	if task.State != tasks.Submitted || task.ConversationID != conv || task.Request.Body != "Please review PR 12" {
 		t.Fatalf("task: %+v; want submitted in %s", task, conv)
 	}
-	if again, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Please review PR 12", ClientMsgID: "a2a-1"}); err != nil || again.ID != task.ID {
+	if again, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "Please review PR 12", ClientMsgID: "a2a-1"}); err != nil || again.ID != task.ID {
 		t.Fatalf("a retry of the same messageId: %+v, %v; want task %s again", again, err, task.ID)
 	}
 	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
-	if s := next(); s != hub.TaskSubmitted {
+	if s := next(); s != tasks.Submitted {
 		t.Fatalf("watch starts at %s, want submitted", s)
 	}
 	reviewer := w.agent(t, "alice/reviewer")
 	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}
-	if s := next(); s != hub.TaskWorking {
+	if s := next(); s != tasks.Working {
 		t.Fatalf("processing: watched %s, want working", s)
 	}
 	w.send(t, reviewer, conv, "Looks good; one nit in store.go.")
 	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
-	if s := next(); s != hub.TaskCompleted {
+	if s := next(); s != tasks.Completed {
 		t.Fatalf("acknowledged: watched %s, want completed", s)
 	}
 	if err := end(); err != nil {
 		t.Fatalf("the watch of a completed task: %v, want it to end by itself", err)
 	}
-	got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID)
-	if err != nil || got.State != hub.TaskCompleted || len(got.Replies) != 1 || got.Replies[0].Body != "Looks good; one nit in store.go." {
+	got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", task.ID)
+	if err != nil || got.State != tasks.Completed || len(got.Replies) != 1 || got.Replies[0].Body != "Looks good; one nit in store.go." {
 		t.Fatalf("tasks/get: %+v, %v; want completed with the reply", got, err)
 	}
 
-	second, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{ContextID: conv, TaskID: task.ID, Body: "Which nit?"})
+	second, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{ContextID: conv, TaskID: task.ID, Body: "Which nit?"})
 	if err != nil || second.ConversationID != conv || second.ID == task.ID || second.Request.ReplyToSeq != task.Request.Seq {
 		t.Fatalf("second message: %+v, %v; want a new task in %s replying to seq %d", second, err, conv, task.Request.Seq)
 	}
@@ -210,21 +211,21 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != hub.TaskInputRequired || len(got.Replies) != 1 {
+	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != tasks.InputRequired || len(got.Replies) != 1 {
 		t.Fatalf("second task: %+v, %v; want input-required with its one reply", got, err)
 	}
-	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || len(got.Replies) != 1 {
+	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", task.ID); err != nil || len(got.Replies) != 1 {
 		t.Fatalf("first task after the second: %+v, %v; want its one reply", got, err)
 	}
 
 	// With two tasks open, a reply naming the first (reply_to_seq) is the
 	// first's, though the caller has spoken since; one naming nothing
 	// answers the latest.
-	third, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{ContextID: conv, Body: "Also PR 13"})
+	third, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{ContextID: conv, Body: "Also PR 13"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fourth, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{ContextID: conv, Body: "And PR 14"})
+	fourth, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{ContextID: conv, Body: "And PR 14"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,24 +239,24 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 		}
 	}
 	for task, want := range map[string]string{third.ID: "PR 13 is fine.", fourth.ID: "PR 14 needs tests."} {
-		got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task)
+		got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", task)
 		if err != nil || len(got.Replies) != 1 || got.Replies[0].Body != want {
 			t.Errorf("task %s: %+v, %v; want the one reply %q", task, got, err, want)
 		}
 	}
 
-	for name, in := range map[string]hub.A2ASend{
+	for name, in := range map[string]tasks.Message{
 		"another context":    {ContextID: "conv_other", Body: "hi"},
 		"a task of no one's": {TaskID: "msg_nobody", Body: "hi"},
 	} {
-		if _, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", in); code(err) != "invalid_argument" && code(err) != "not_found" {
+		if _, err := w.tasks.Send(ctx, caller, "alice", "reviewer", in); code(err) != "invalid_argument" && code(err) != "not_found" {
 			t.Errorf("%s: %v, want refused", name, err)
 		}
 	}
-	if _, err := w.hub.A2ATask(ctx, hub.A2ACaller{Agent: w.helper}, "alice", "reviewer", task.ID); code(err) != "not_found" {
+	if _, err := w.tasks.Task(ctx, tasks.Caller{Agent: w.helper}, "alice", "reviewer", task.ID); code(err) != "not_found" {
 		t.Errorf("another caller's task: %v, want not_found", err)
 	}
-	if _, err := w.hub.SendA2A(ctx, caller, "alice", "planner", hub.A2ASend{Body: "hi"}); code(err) != "not_found" {
+	if _, err := w.tasks.Send(ctx, caller, "alice", "planner", tasks.Message{Body: "hi"}); code(err) != "not_found" {
 		t.Errorf("an agent not exposed: %v, want not_found", err)
 	}
 }
@@ -266,39 +267,39 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 func TestA2ACancelAndFail(t *testing.T) {
 	w := newWorld(t)
 	w.expose(t, "alice/reviewer")
-	caller := hub.A2ACaller{Agent: w.planner}
+	caller := tasks.Caller{Agent: w.planner}
 	reviewer := w.agent(t, "alice/reviewer")
-	first, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "first"})
+	first, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	canceled, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", first.ID)
-	if err != nil || canceled.State != hub.TaskCanceled {
+	canceled, err := w.tasks.Cancel(ctx, caller, "alice", "reviewer", first.ID)
+	if err != nil || canceled.State != tasks.Canceled {
 		t.Fatalf("cancel: %+v, %v; want canceled", canceled, err)
 	}
-	if again, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", first.ID); err != nil || again.State != hub.TaskCanceled {
+	if again, err := w.tasks.Cancel(ctx, caller, "alice", "reviewer", first.ID); err != nil || again.State != tasks.Canceled {
 		t.Fatalf("cancel twice: %+v, %v; want canceled again", again, err)
 	}
 	if in, err := w.hub.Inbox(ctx, reviewer, 20, ""); err != nil || in.Total != 0 {
 		t.Fatalf("the reviewer's inbox after the cancel: %+v, %v; want empty", in, err)
 	}
-	second, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "second"})
+	second, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "second"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeFailed, "the build is broken"); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != hub.TaskFailed || got.Note != "attempt 1 failed: the build is broken" {
+	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != tasks.Failed || got.Note != "attempt 1 failed: the build is broken" {
 		t.Fatalf("failed: %+v, %v", got, err)
 	}
 	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", second.ID); code(err) != "not_cancelable" {
+	if _, err := w.tasks.Cancel(ctx, caller, "alice", "reviewer", second.ID); code(err) != "not_cancelable" {
 		t.Fatalf("cancel while working: %v, want not_cancelable", err)
 	}
-	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != hub.TaskWorking || got.Attempts != 2 {
+	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != tasks.Working || got.Attempts != 2 {
 		t.Fatalf("retried: %+v, %v; want working, attempt 2", got, err)
 	}
 }
@@ -311,33 +312,33 @@ func TestA2AReachAndReview(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
 	w.expose(t, "alice/reviewer")
-	if _, err := w.hub.SendA2A(ctx, hub.A2ACaller{Agent: w.helper}, "alice", "reviewer", hub.A2ASend{Body: "hi"}); code(err) != "denied:contact" {
+	if _, err := w.tasks.Send(ctx, tasks.Caller{Agent: w.helper}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "denied:contact" {
 		t.Fatalf("bob's helper, no contact: %v, want denied:contact", err)
 	}
-	if _, err := w.hub.SendA2A(ctx, hub.A2ACaller{Person: bob}, "alice", "reviewer", hub.A2ASend{Body: "hi"}); code(err) != "denied:contact" {
+	if _, err := w.tasks.Send(ctx, tasks.Caller{Person: bob}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "denied:contact" {
 		t.Fatalf("bob, alice's agent not public: %v, want denied:contact", err)
 	}
-	if _, err := w.hub.SendA2A(ctx, hub.A2ACaller{Agent: w.agent(t, "alice/planner", hub.ScopeRead)}, "alice", "reviewer", hub.A2ASend{Body: "hi"}); code(err) != "missing_scope" {
+	if _, err := w.tasks.Send(ctx, tasks.Caller{Agent: w.agent(t, "alice/planner", hub.ScopeRead)}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "missing_scope" {
 		t.Fatalf("a read-only token: %v, want missing_scope", err)
 	}
 
 	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	caller := hub.A2ACaller{Person: alice}
-	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "What changed today?"})
+	caller := tasks.Caller{Person: alice}
+	task, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "What changed today?"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reviewer := w.agent(t, "alice/reviewer")
 	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
-	if s := next(); s != hub.TaskSubmitted {
+	if s := next(); s != tasks.Submitted {
 		t.Fatalf("watch starts at %s, want submitted", s)
 	}
 	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}
-	if s := next(); s != hub.TaskWorking {
+	if s := next(); s != tasks.Working {
 		t.Fatalf("processing: watched %s, want working", s)
 	}
 	res, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Two fixes landed."})
@@ -349,23 +350,23 @@ func TestA2AReachAndReview(t *testing.T) {
 	}
 	// Acknowledged with its reply held: still working, now waiting for the
 	// owner (the note changed, so the watch hands it over again).
-	if s := next(); s != hub.TaskWorking {
+	if s := next(); s != tasks.Working {
 		t.Fatalf("acknowledged, reply held: watched %s, want working", s)
 	}
-	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || got.State != hub.TaskWorking || got.Note != "the agent's reply waits for its owner's review" {
+	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", task.ID); err != nil || got.State != tasks.Working || got.Note != "the agent's reply waits for its owner's review" {
 		t.Fatalf("acknowledged, reply held: %+v, %v; want working, waiting for review", got, err)
 	}
 	if _, err := w.hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
-	if s := next(); s != hub.TaskCompleted {
+	if s := next(); s != tasks.Completed {
 		t.Fatalf("approved: watched %s, want completed", s)
 	}
 	if err := end(); err != nil {
 		t.Fatalf("the watch of a completed task: %v", err)
 	}
-	got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID)
-	if err != nil || got.State != hub.TaskCompleted || len(got.Replies) != 1 || got.Replies[0].Authority != hub.AuthorityApproved {
+	got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", task.ID)
+	if err != nil || got.State != tasks.Completed || len(got.Replies) != 1 || got.Replies[0].Authority != hub.AuthorityApproved {
 		t.Fatalf("approved: %+v, %v; want completed with the owner-approved reply", got, err)
 	}
 }
@@ -380,8 +381,8 @@ func TestA2ARejectedReply(t *testing.T) {
 	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	caller := hub.A2ACaller{Agent: w.planner}
-	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Anything to report?"})
+	caller := tasks.Caller{Agent: w.planner}
+	task, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "Anything to report?"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,19 +395,19 @@ func TestA2ARejectedReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
-	if s := next(); s != hub.TaskWorking {
+	if s := next(); s != tasks.Working {
 		t.Fatalf("reply held: watched %s, want working", s)
 	}
 	if _, err := w.hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: false}); err != nil {
 		t.Fatal(err)
 	}
-	if s := next(); s != hub.TaskCompleted {
+	if s := next(); s != tasks.Completed {
 		t.Fatalf("reply rejected: watched %s, want completed", s)
 	}
 	if err := end(); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := w.hub.A2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil || len(got.Replies) != 0 {
+	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", task.ID); err != nil || len(got.Replies) != 0 {
 		t.Fatalf("after the rejection: %+v, %v; want no reply", got, err)
 	}
 }
@@ -419,27 +420,27 @@ func TestA2AWatchHoldsAWait(t *testing.T) {
 	settings.WaitsPerAgent = 1
 	w := newWorldWith(t, settings)
 	w.expose(t, "alice/reviewer")
-	caller := hub.A2ACaller{Agent: w.planner}
-	task, err := w.hub.SendA2A(ctx, caller, "alice", "reviewer", hub.A2ASend{Body: "Please look"})
+	caller := tasks.Caller{Agent: w.planner}
+	task, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "Please look"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
-	if s := next(); s != hub.TaskSubmitted {
+	if s := next(); s != tasks.Submitted {
 		t.Fatalf("watched %s, want submitted", s)
 	}
-	err = w.hub.WatchA2ATask(ctx, caller, "alice", "reviewer", task.ID, 0, func(*hub.Task) bool { return true })
+	err = w.tasks.Watch(ctx, caller, "alice", "reviewer", task.ID, 0, func(*tasks.Task) bool { return true })
 	if code(err) != "too_many_waits" {
 		t.Fatalf("a second watch past the limit: %v, want too_many_waits", err)
 	}
 	// A blocking send with no wait left answers at once, not with an error.
-	if got, err := w.hub.AwaitA2ATask(ctx, caller, "alice", "reviewer", task, hub.MaxWait); err != nil || got.State != hub.TaskSubmitted {
+	if got, err := w.tasks.Await(ctx, caller, "alice", "reviewer", task, hub.MaxWait); err != nil || got.State != tasks.Submitted {
 		t.Fatalf("awaiting past the limit: %+v, %v; want the submitted task at once", got, err)
 	}
-	if _, err := w.hub.CancelA2ATask(ctx, caller, "alice", "reviewer", task.ID); err != nil {
+	if _, err := w.tasks.Cancel(ctx, caller, "alice", "reviewer", task.ID); err != nil {
 		t.Fatal(err)
 	}
-	if s := next(); s != hub.TaskCanceled {
+	if s := next(); s != tasks.Canceled {
 		t.Fatalf("canceled: watched %s", s)
 	}
 	if err := end(); err != nil {
