@@ -19,10 +19,10 @@ import (
 func TestA2ATasksPages(t *testing.T) {
 	w := newWorld(t)
 	w.expose(t, "alice/reviewer")
-	planner, person := tasks.Caller{Agent: w.planner}, tasks.Caller{Person: w.person(t, "alice")}
+	planner, person := tasks.Caller{Agent: w.Planner}, tasks.Caller{Person: w.Person(t, "alice")}
 	var sent []string // the planner's tasks, oldest first
 	for i := range 5 {
-		w.clock.Advance(time.Second)
+		w.Clock.Advance(time.Second)
 		task, err := w.tasks.Send(ctx, planner, "alice", "reviewer", tasks.Message{Body: fmt.Sprintf("task %d", i), ClientMsgID: fmt.Sprint("m", i)})
 		if err != nil {
 			t.Fatal(err)
@@ -33,8 +33,8 @@ func TestA2ATasksPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reviewer := w.agent(t, "alice/reviewer")
-	if _, err := w.hub.Acknowledge(ctx, reviewer, sent[4], hub.OutcomeProcessing, ""); err != nil {
+	reviewer := w.Agent(t, "alice/reviewer")
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, sent[4], hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}
 
@@ -91,7 +91,7 @@ func TestA2ATasksPages(t *testing.T) {
 		"after a task of no one's":     {planner, "", "msg_nobody", 10, "invalid_argument"},
 		"after one of another context": {planner, "conv_other", sent[2], 10, "invalid_argument"},
 		"an agent not exposed":         {planner, "", "", 10, "not_found"},
-		"a token without msg:read":     {tasks.Caller{Agent: w.agent(t, "alice/planner", hub.ScopeWrite)}, "", "", 10, "missing_scope"},
+		"a token without msg:read":     {tasks.Caller{Agent: w.Agent(t, "alice/planner", hub.ScopeWrite)}, "", "", 10, "missing_scope"},
 	} {
 		slug := "reviewer"
 		if name == "an agent not exposed" {

@@ -53,7 +53,7 @@ func TestTaskStateRule(t *testing.T) {
 // cannot, and archiving or turning it off takes the card away (§18).
 func TestA2AExposure(t *testing.T) {
 	w := newWorld(t)
-	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
 	if _, err := w.tasks.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
 		t.Fatalf("never exposed: %v, want not_found", err)
 	}
@@ -105,7 +105,7 @@ func TestA2AExposure(t *testing.T) {
 	if _, err := w.tasks.SetExposure(ctx, alice, "reviewer", tasks.Setting{Exposed: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
+	if _, err := w.Hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.tasks.ExposedAgent(ctx, "alice", "reviewer"); code(err) != "not_found" {
@@ -117,7 +117,7 @@ func TestA2AExposure(t *testing.T) {
 func (w *world) expose(t *testing.T, handle string) {
 	t.Helper()
 	owner, slug, _ := hub.ParseHandle(handle)
-	if _, err := w.tasks.SetExposure(ctx, w.person(t, owner), slug, tasks.Setting{Exposed: true}); err != nil {
+	if _, err := w.tasks.SetExposure(ctx, w.Person(t, owner), slug, tasks.Setting{Exposed: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -164,12 +164,12 @@ func (w *world) watch(t *testing.T, c tasks.Caller, owner, slug, taskID string) 
 func TestA2ATaskFollowsProcessing(t *testing.T) {
 	w := newWorld(t)
 	w.expose(t, "alice/reviewer")
-	caller := tasks.Caller{Agent: w.planner}
+	caller := tasks.Caller{Agent: w.Planner}
 	task, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "Please review PR 12", ClientMsgID: "a2a-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	if task.State != tasks.Submitted || task.ConversationID != conv || task.Request.Body != "Please review PR 12" {
 		t.Fatalf("task: %+v; want submitted in %s", task, conv)
 	}
@@ -180,15 +180,15 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 	if s := next(); s != tasks.Submitted {
 		t.Fatalf("watch starts at %s, want submitted", s)
 	}
-	reviewer := w.agent(t, "alice/reviewer")
-	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
+	reviewer := w.Agent(t, "alice/reviewer")
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}
 	if s := next(); s != tasks.Working {
 		t.Fatalf("processing: watched %s, want working", s)
 	}
-	w.send(t, reviewer, conv, "Looks good; one nit in store.go.")
-	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
+	w.Send(t, reviewer, conv, "Looks good; one nit in store.go.")
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
 	if s := next(); s != tasks.Completed {
@@ -207,8 +207,8 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 		t.Fatalf("second message: %+v, %v; want a new task in %s replying to seq %d", second, err, conv, task.Request.Seq)
 	}
 	// The first task's replies stop where the caller spoke again.
-	w.send(t, reviewer, conv, "Line 40: do you want it fixed now?")
-	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeDone, ""); err != nil {
+	w.Send(t, reviewer, conv, "Line 40: do you want it fixed now?")
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != tasks.InputRequired || len(got.Replies) != 1 {
@@ -229,12 +229,12 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv, Body: "PR 13 is fine.", ReplyToSeq: third.Request.Seq}); err != nil {
+	if _, err := w.Hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv, Body: "PR 13 is fine.", ReplyToSeq: third.Request.Seq}); err != nil {
 		t.Fatal(err)
 	}
-	w.send(t, reviewer, conv, "PR 14 needs tests.")
+	w.Send(t, reviewer, conv, "PR 14 needs tests.")
 	for _, id := range []string{third.ID, fourth.ID} {
-		if _, err := w.hub.Acknowledge(ctx, reviewer, id, hub.OutcomeDone, ""); err != nil {
+		if _, err := w.Hub.Acknowledge(ctx, reviewer, id, hub.OutcomeDone, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -253,7 +253,7 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 			t.Errorf("%s: %v, want refused", name, err)
 		}
 	}
-	if _, err := w.tasks.Task(ctx, tasks.Caller{Agent: w.helper}, "alice", "reviewer", task.ID); code(err) != "not_found" {
+	if _, err := w.tasks.Task(ctx, tasks.Caller{Agent: w.Helper}, "alice", "reviewer", task.ID); code(err) != "not_found" {
 		t.Errorf("another caller's task: %v, want not_found", err)
 	}
 	if _, err := w.tasks.Send(ctx, caller, "alice", "planner", tasks.Message{Body: "hi"}); code(err) != "not_found" {
@@ -267,8 +267,8 @@ func TestA2ATaskFollowsProcessing(t *testing.T) {
 func TestA2ACancelAndFail(t *testing.T) {
 	w := newWorld(t)
 	w.expose(t, "alice/reviewer")
-	caller := tasks.Caller{Agent: w.planner}
-	reviewer := w.agent(t, "alice/reviewer")
+	caller := tasks.Caller{Agent: w.Planner}
+	reviewer := w.Agent(t, "alice/reviewer")
 	first, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "first"})
 	if err != nil {
 		t.Fatal(err)
@@ -280,20 +280,20 @@ func TestA2ACancelAndFail(t *testing.T) {
 	if again, err := w.tasks.Cancel(ctx, caller, "alice", "reviewer", first.ID); err != nil || again.State != tasks.Canceled {
 		t.Fatalf("cancel twice: %+v, %v; want canceled again", again, err)
 	}
-	if in, err := w.hub.Inbox(ctx, reviewer, 20, ""); err != nil || in.Total != 0 {
+	if in, err := w.Hub.Inbox(ctx, reviewer, 20, ""); err != nil || in.Total != 0 {
 		t.Fatalf("the reviewer's inbox after the cancel: %+v, %v; want empty", in, err)
 	}
 	second, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "second"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeFailed, "the build is broken"); err != nil {
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeFailed, "the build is broken"); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", second.ID); err != nil || got.State != tasks.Failed || got.Note != "attempt 1 failed: the build is broken" {
 		t.Fatalf("failed: %+v, %v", got, err)
 	}
-	if _, err := w.hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeProcessing, ""); err != nil {
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, second.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.tasks.Cancel(ctx, caller, "alice", "reviewer", second.ID); code(err) != "not_cancelable" {
@@ -310,19 +310,19 @@ func TestA2ACancelAndFail(t *testing.T) {
 // approves the reply (§3, §7, §18).
 func TestA2AReachAndReview(t *testing.T) {
 	w := newWorld(t)
-	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
 	w.expose(t, "alice/reviewer")
-	if _, err := w.tasks.Send(ctx, tasks.Caller{Agent: w.helper}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "denied:contact" {
+	if _, err := w.tasks.Send(ctx, tasks.Caller{Agent: w.Helper}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "denied:contact" {
 		t.Fatalf("bob's helper, no contact: %v, want denied:contact", err)
 	}
 	if _, err := w.tasks.Send(ctx, tasks.Caller{Person: bob}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "denied:contact" {
 		t.Fatalf("bob, alice's agent not public: %v, want denied:contact", err)
 	}
-	if _, err := w.tasks.Send(ctx, tasks.Caller{Agent: w.agent(t, "alice/planner", hub.ScopeRead)}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "missing_scope" {
+	if _, err := w.tasks.Send(ctx, tasks.Caller{Agent: w.Agent(t, "alice/planner", hub.ScopeRead)}, "alice", "reviewer", tasks.Message{Body: "hi"}); code(err) != "missing_scope" {
 		t.Fatalf("a read-only token: %v, want missing_scope", err)
 	}
 
-	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
 	caller := tasks.Caller{Person: alice}
@@ -330,22 +330,22 @@ func TestA2AReachAndReview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reviewer := w.agent(t, "alice/reviewer")
+	reviewer := w.Agent(t, "alice/reviewer")
 	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
 	if s := next(); s != tasks.Submitted {
 		t.Fatalf("watch starts at %s, want submitted", s)
 	}
-	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeProcessing, ""); err != nil {
 		t.Fatal(err)
 	}
 	if s := next(); s != tasks.Working {
 		t.Fatalf("processing: watched %s, want working", s)
 	}
-	res, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Two fixes landed."})
+	res, err := w.Hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Two fixes landed."})
 	if err != nil || res.Message.Status != hub.MessageHeld {
 		t.Fatalf("the reviewer's reply: %+v, %v; want held", res, err)
 	}
-	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
 	// Acknowledged with its reply held: still working, now waiting for the
@@ -356,7 +356,7 @@ func TestA2AReachAndReview(t *testing.T) {
 	if got, err := w.tasks.Task(ctx, caller, "alice", "reviewer", task.ID); err != nil || got.State != tasks.Working || got.Note != "the agent's reply waits for its owner's review" {
 		t.Fatalf("acknowledged, reply held: %+v, %v; want working, waiting for review", got, err)
 	}
-	if _, err := w.hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: true}); err != nil {
+	if _, err := w.Hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	if s := next(); s != tasks.Completed {
@@ -376,29 +376,29 @@ func TestA2AReachAndReview(t *testing.T) {
 // it (§7, §18).
 func TestA2ARejectedReply(t *testing.T) {
 	w := newWorld(t)
-	alice := w.person(t, "alice")
+	alice := w.Person(t, "alice")
 	w.expose(t, "alice/reviewer")
-	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	caller := tasks.Caller{Agent: w.planner}
+	caller := tasks.Caller{Agent: w.Planner}
 	task, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "Anything to report?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reviewer := w.agent(t, "alice/reviewer")
-	res, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Something rude."})
+	reviewer := w.Agent(t, "alice/reviewer")
+	res, err := w.Hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: task.ConversationID, Body: "Something rude."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
+	if _, err := w.Hub.Acknowledge(ctx, reviewer, task.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
 	next, end := w.watch(t, caller, "alice", "reviewer", task.ID)
 	if s := next(); s != tasks.Working {
 		t.Fatalf("reply held: watched %s, want working", s)
 	}
-	if _, err := w.hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: false}); err != nil {
+	if _, err := w.Hub.DecideHeld(ctx, alice, res.Message.ID, hub.Decision{Approve: false}); err != nil {
 		t.Fatal(err)
 	}
 	if s := next(); s != tasks.Completed {
@@ -420,7 +420,7 @@ func TestA2AWatchHoldsAWait(t *testing.T) {
 	settings.WaitsPerAgent = 1
 	w := newWorldWith(t, settings)
 	w.expose(t, "alice/reviewer")
-	caller := tasks.Caller{Agent: w.planner}
+	caller := tasks.Caller{Agent: w.Planner}
 	task, err := w.tasks.Send(ctx, caller, "alice", "reviewer", tasks.Message{Body: "Please look"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,175 @@
+// Package hubtest is the hub the tests of the leaves carved out of it run
+// against (CONVENTIONS "Tests"): a hub on a temp store (storetest.Open:
+// SQLite, or PostgreSQL with PALAVER_TEST_STORE) with alice (agents
+// planner and reviewer) and bob (agent helper), on a clock that moves
+// only when told, and the few ways to make what a test starts from. It is
+// for tests only.
+package hubtest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/store/storetest"
+)
+
+// Clock is the hub's clock: it stands still until Advance moves it.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// World is a hub on its store, with its clock and waker, and the agents
+// it starts with, each by a token of every scope (Tokens: by handle).
+type World struct {
+	Hub                       *hub.Hub
+	Store                     hub.Store
+	Clock                     *Clock
+	Waker                     *notify.Local
+	Planner, Reviewer, Helper *hub.Caller
+	Tokens                    map[string]string
+}
+
+// Open starts the world for t, with settings; it ends with the test.
+func Open(t testing.TB, settings hub.Settings) *World {
+	t.Helper()
+	ctx := context.Background()
+	w := &World{Store: storetest.Open(t), Clock: &Clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)},
+		Waker: notify.NewLocal(), Tokens: map[string]string{}}
+	var err error
+	w.Hub, err = hub.New(ctx, hub.Options{Store: w.Store, Waker: w.Waker, Clock: w.Clock, Logger: slog.New(slog.DiscardHandler), Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Hub.Shutdown)
+	for _, u := range []string{"alice", "bob"} {
+		if _, err := w.Hub.CreateUser(ctx, u, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Planner = w.Agent(t, "alice/planner")
+	w.Reviewer = w.Agent(t, "alice/reviewer")
+	w.Helper = w.Agent(t, "bob/helper")
+	return w
+}
+
+// Agent makes the agent when there is none yet, mints a token of it with
+// scopes (none: every scope) and authenticates it.
+func (w *World) Agent(t testing.TB, handle string, scopes ...string) *hub.Caller {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := w.Hub.Agent(ctx, handle); err != nil {
+		if _, err := w.Hub.CreateAgent(ctx, hub.AgentSpec{Handle: handle, Description: "test agent " + handle}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner, slug, _ := hub.ParseHandle(handle)
+	var sc []string
+	if len(scopes) > 0 {
+		sc = scopes
+	}
+	_, secret, err := w.Hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug, Scopes: sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Tokens[handle] = secret
+	c, err := w.Hub.Authenticate(ctx, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Person is the person of a handle.
+func (w *World) Person(t testing.TB, handle string) *hub.User {
+	t.Helper()
+	u, err := w.Hub.User(context.Background(), handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Direct opens the direct conversation between from and the handles.
+func (w *World) Direct(t testing.TB, from *hub.Caller, handles ...string) string {
+	t.Helper()
+	v, err := w.Hub.OpenConversation(context.Background(), from, handles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Conversation.ID
+}
+
+// Send sends body into conv from the agent.
+func (w *World) Send(t testing.TB, from *hub.Caller, conv, body string) *hub.SendResult {
+	t.Helper()
+	r, err := w.Hub.SendMessage(context.Background(), from, hub.SendInput{ConversationID: conv, Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Consent brings from's owner and b together as contacts, grants from
+// reach to b, and opens the conversation from asks for with target (one
+// of b's agents), b approving it (§3).
+func (w *World) Consent(t testing.TB, from *hub.Caller, b *hub.User, target string) string {
+	t.Helper()
+	ctx := context.Background()
+	a := w.Person(t, from.Owner.Handle)
+	if _, err := w.Hub.RequestContact(ctx, a, b.Handle, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.RequestContact(ctx, b, a.Handle, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.SetGrant(ctx, a, from.Agent.Handle(), b.Handle, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.OpenConversation(ctx, from, []string{target}); Code(err) != "pending_approval:pending_approval" {
+		t.Fatalf("open: %v", err)
+	}
+	asks, _ := w.Hub.Approvals(ctx, b)
+	if _, err := w.Hub.DecideInbound(ctx, b, asks[len(asks)-1].ID, true); err != nil {
+		t.Fatal(err)
+	}
+	return w.Direct(t, from, target)
+}
+
+// Code is an error's wire code: "" for nil, "status:word" for a Refusal
+// (pending_approval:pending_approval for an ask waiting for its owner).
+func Code(err error) string {
+	var r *hub.Refusal
+	var e *hub.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &r) && r.Status == "pending_approval":
+		return "pending_approval:pending_approval"
+	case errors.As(err, &r):
+		return r.Status + ":" + r.Word()
+	case errors.As(err, &e):
+		return e.WireCode()
+	}
+	return "untyped: " + err.Error()
+}
