@@ -24,6 +24,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
+	"github.com/palaverhq/palaver/internal/search/hits"
 )
 
 // API serves /api/v1.
@@ -32,6 +33,7 @@ type API struct {
 	accounts *accounts.Accounts // how people join, for the admin's routes
 	exports  *export.Exporter
 	tasks    *tasks.Tasks
+	finder   *hits.Finder
 	log      *slog.Logger
 }
 
@@ -41,12 +43,13 @@ type Options struct {
 	Accounts *accounts.Accounts // its people's accounts
 	Exports  *export.Exporter
 	A2A      *tasks.Tasks // agents' A2A exposure
+	Search   *hits.Finder
 	Logger   *slog.Logger
 }
 
 // New returns the REST face.
 func New(o Options) *API {
-	return &API{hub: o.Hub, accounts: o.Accounts, exports: o.Exports, tasks: o.A2A, log: o.Logger}
+	return &API{hub: o.Hub, accounts: o.Accounts, exports: o.Exports, tasks: o.A2A, finder: o.Search, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

@@ -8,8 +8,8 @@ import (
 
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/push, internal/export,
-// internal/a2a/tasks): the leaves that manage what the core barely calls.
-// They read through a consumer-sized interface of the store, write
+// internal/a2a/tasks, internal/search/hits): the leaves that manage what
+// the core barely calls. They read through a consumer-sized interface of the store, write
 // through Commit, send through the hub's own send path, and make their
 // refusals with the hub's own constructors, so a face renders them like
 // any other.
@@ -79,3 +79,23 @@ func TaskChanged(ctx context.Context, tx Tx, messageID string, now time.Time) ([
 func (h *Hub) A2AExposure(ctx context.Context, agentID string) (*A2AExposure, error) {
 	return exposureOf(ctx, h.store, agentID)
 }
+
+// AgentProject is a project the agent was brought into and may see (§8):
+// another is not_found, one whose agents are off denied with off.
+func (h *Hub) AgentProject(ctx context.Context, c *Caller, projectID string) (*Project, error) {
+	p, _, _, err := agentProject(ctx, h.store, c.Agent, projectID)
+	return p, err
+}
+
+// MemberProject is a project the person is a member of; another is
+// not_found, like one that does not exist.
+func (h *Hub) MemberProject(ctx context.Context, u *User, projectID string) (*Project, error) {
+	return memberProject(ctx, h.store, u, projectID)
+}
+
+// Observer is who the hub tells what it does (§14); never nil.
+func (h *Hub) Observer() Observer { return h.observer }
+
+// Check is the limit a caller asked for (0: the page's Default), or
+// invalid past the page's Max.
+func (p Page) Check(limit int) (int, error) { return p.check(limit) }

@@ -2,7 +2,8 @@
 // (DESIGN.md §18): the query language, parsed here and only here, so that
 // neither store ever sees what a user typed as syntax; the words a text is
 // indexed and queried by (text.go); and the snippet of a hit (snippets.go).
-// Who may see a hit is the hub's rule; this package knows no message.
+// Who may see a hit is the hub's rule, asked by search_messages itself
+// (hits, beside this package); this package knows no message.
 //
 // The language: words, all of which must match; "a phrase", its words in
 // a row; a OR b, either of two terms; -word or -"a phrase", none of it.

@@ -31,6 +31,7 @@ import (
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/search/hits"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
 )
@@ -79,8 +80,11 @@ type Server struct {
 	Exports *export.Exporter
 	// A2A is agents' A2A exposure and tasks, as the A2A face, the REST
 	// face and the dashboard call it.
-	A2A   *tasks.Tasks
-	Waker *notify.Local
+	A2A *tasks.Tasks
+	// Search is search_messages, as the MCP face, the REST face and the
+	// dashboard call it.
+	Search *hits.Finder
+	Waker  *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
 	// Close ends the server and its hub; the test's cleanup does too.
@@ -110,11 +114,12 @@ func Open(t testing.TB, o Options) *Server {
 	s.Accounts = accounts.New(s.Hub, db, log)
 	s.Exports = export.New(s.Hub, db)
 	s.A2A = tasks.New(s.Hub, db)
+	s.Search = hits.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
 	if o.MCP {
-		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Logger: log, Metrics: o.MCPMetrics}); err != nil {
+		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Search: s.Search, Logger: log, Metrics: o.MCPMetrics}); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range o.AdjustMCP {
@@ -125,7 +130,7 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Exports: s.Exports, A2A: s.A2A, Logger: log}).Register(mux)
+		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log}).Register(mux)
 	}
 	if o.A2A {
 		a2a.New(a2a.Options{Hub: s.Hub, Tasks: s.A2A, Logger: log}).Register(mux)
@@ -134,7 +139,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Exports: s.Exports, A2A: s.A2A, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

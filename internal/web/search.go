@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/search"
+	"github.com/palaverhq/palaver/internal/search/hits"
 )
 
 // Search (§18): the person's search of the conversations they and their
@@ -18,7 +18,7 @@ import (
 type searchPage struct {
 	Query, From, Since, ConversationID, ProjectID string
 	MaxQuery                                      int
-	Result                                        *hub.SearchResult
+	Result                                        *hits.Result
 }
 
 func (w *Web) search(ctx context.Context, r *request) (*reply, error) {
@@ -28,7 +28,7 @@ func (w *Web) search(ctx context.Context, r *request) (*reply, error) {
 	if !q.Has("q") {
 		return &reply{page: "search", data: p}, nil
 	}
-	res, err := w.hub.PersonSearch(ctx, r.user, hub.SearchInput{Query: p.Query, ConversationID: p.ConversationID,
+	res, err := w.finder.PersonSearch(ctx, r.user, hits.Input{Query: p.Query, ConversationID: p.ConversationID,
 		ProjectID: p.ProjectID, From: p.From, Since: p.Since})
 	if err != nil {
 		// The page again, with what was typed and what is wrong with it.
@@ -41,7 +41,7 @@ func (w *Web) search(ctx context.Context, r *request) (*reply, error) {
 // hitLink is where a search hit's message is on its conversation's page:
 // the latest page when it is the last message, else the page that starts
 // with it (how many messages the latest page holds depends on their size).
-func hitLink(h hub.SearchHit) string {
+func hitLink(h hits.Hit) string {
 	c, seq := h.Conversation.Conversation, h.Message.Seq
 	link := "/conversations/" + url.PathEscape(c.ID)
 	if seq < c.LastSeq {

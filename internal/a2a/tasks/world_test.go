@@ -6,7 +6,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/hub/hubtest"
+	"github.com/palaverhq/palaver/internal/hubtest"
 )
 
 var ctx = context.Background()

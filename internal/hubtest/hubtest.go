@@ -50,11 +50,18 @@ type World struct {
 	Tokens                    map[string]string
 }
 
-// Open starts the world for t, with settings; it ends with the test.
+// Open starts the world for t on a temp store, with settings; it ends
+// with the test.
 func Open(t testing.TB, settings hub.Settings) *World {
 	t.Helper()
+	return OpenOn(t, settings, storetest.Open(t))
+}
+
+// OpenOn is Open on db.
+func OpenOn(t testing.TB, settings hub.Settings, db hub.Store) *World {
+	t.Helper()
 	ctx := context.Background()
-	w := &World{Store: storetest.Open(t), Clock: &Clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)},
+	w := &World{Store: db, Clock: &Clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)},
 		Waker: notify.NewLocal(), Tokens: map[string]string{}}
 	var err error
 	w.Hub, err = hub.New(ctx, hub.Options{Store: w.Store, Waker: w.Waker, Clock: w.Clock, Logger: slog.New(slog.DiscardHandler), Settings: settings})

@@ -1,4 +1,4 @@
-package hub_test
+package hits_test
 
 import (
 	"slices"
@@ -8,10 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search/hits"
 )
 
 // found is what c finds for query, as "body" strings.
-func found(t *testing.T, res *hub.SearchResult, err error) []string {
+func found(t *testing.T, res *hits.Result, err error) []string {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -30,16 +31,16 @@ func found(t *testing.T, res *hub.SearchResult, err error) []string {
 // rejected message, a closed conversation or one they left.
 func TestSearchFindsOnlyWhatEachCanRead(t *testing.T) {
 	w := newWorld(t)
-	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	carol, err := w.hub.CreateUser(ctx, "carol", "")
+	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
+	carol, err := w.Hub.CreateUser(ctx, "carol", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	scout := w.agent(t, "carol/scout")
-	siblings := w.open(t, w.planner, "alice/reviewer")
-	aliceBob := consent(t, w, w.planner, bob, "bob/helper")
-	bobCarol := consent(t, w, w.helper, carol, "carol/scout")
-	carolOwn := w.open(t, scout, "carol")
+	scout := w.Agent(t, "carol/scout")
+	siblings := w.Direct(t, w.Planner, "alice/reviewer")
+	aliceBob := w.Consent(t, w.Planner, bob, "bob/helper")
+	bobCarol := w.Consent(t, w.Helper, carol, "carol/scout")
+	carolOwn := w.Direct(t, scout, "carol")
 
 	// Each is found as soon as its send returns.
 	for _, s := range []struct {
@@ -47,45 +48,45 @@ func TestSearchFindsOnlyWhatEachCanRead(t *testing.T) {
 		body string
 		from *hub.Caller
 	}{
-		{siblings, "kiwi between alice's agents", w.planner},
-		{aliceBob, "kiwi from alice's planner to bob's helper", w.planner},
-		{bobCarol, "kiwi from bob's helper to carol's scout", w.helper},
+		{siblings, "kiwi between alice's agents", w.Planner},
+		{aliceBob, "kiwi from alice's planner to bob's helper", w.Planner},
+		{bobCarol, "kiwi from bob's helper to carol's scout", w.Helper},
 	} {
-		r := w.send(t, s.from, s.conv, s.body)
-		res, err := w.hub.SearchMessages(ctx, s.from, hub.SearchInput{Query: "kiwi", ConversationID: s.conv})
+		r := w.Send(t, s.from, s.conv, s.body)
+		res, err := w.finder.Search(ctx, s.from, hits.Input{Query: "kiwi", ConversationID: s.conv})
 		if got := found(t, res, err); !slices.Equal(got, []string{s.body}) || res.Hits[0].Message.ID != r.Message.ID {
 			t.Fatalf("right after %q was sent: %v", s.body, got)
 		}
 	}
-	w.clock.Advance(time.Minute)
-	if _, err := w.hub.PostAsPerson(ctx, carol, carolOwn, "kiwi from carol herself", ""); err != nil {
+	w.Clock.Advance(time.Minute)
+	if _, err := w.Hub.PostAsPerson(ctx, carol, carolOwn, "kiwi from carol herself", ""); err != nil {
 		t.Fatal(err)
 	}
 
 	// alice's reviewer sends for review: held is found by nobody, edited
 	// and approved it is found by its final words, rejected never.
-	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	reviewer, _ := w.hub.Authenticate(ctx, w.tokens["alice/reviewer"])
-	held, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: siblings, Body: "kiwi held for review"})
+	reviewer, _ := w.Hub.Authenticate(ctx, w.Tokens["alice/reviewer"])
+	held, err := w.Hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: siblings, Body: "kiwi held for review"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rejected, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: siblings, Body: "kiwi rejected by alice"})
+	rejected, err := w.Hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: siblings, Body: "kiwi rejected by alice"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, who := range []*hub.Caller{w.planner, reviewer} {
-		res, err := w.hub.SearchMessages(ctx, who, hub.SearchInput{Query: "review OR rejected"})
+	for _, who := range []*hub.Caller{w.Planner, reviewer} {
+		res, err := w.finder.Search(ctx, who, hits.Input{Query: "review OR rejected"})
 		if got := found(t, res, err); len(got) != 0 {
 			t.Fatalf("%s finds held messages: %v", who.Agent.Handle(), got)
 		}
 	}
-	if _, err := w.hub.DecideHeld(ctx, alice, held.Message.ID, hub.Decision{Approve: true, Body: "kiwi as alice rewrote it"}); err != nil {
+	if _, err := w.Hub.DecideHeld(ctx, alice, held.Message.ID, hub.Decision{Approve: true, Body: "kiwi as alice rewrote it"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.DecideHeld(ctx, alice, rejected.Message.ID, hub.Decision{Approve: false}); err != nil {
+	if _, err := w.Hub.DecideHeld(ctx, alice, rejected.Message.ID, hub.Decision{Approve: false}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -102,17 +103,17 @@ func TestSearchFindsOnlyWhatEachCanRead(t *testing.T) {
 		"bob":            {aliceAndBob, bobAndCarol},
 		"carol":          {bobAndCarol, carols},
 	}
-	callers := map[string]*hub.Caller{"alice/planner": w.planner, "alice/reviewer": reviewer, "bob/helper": w.helper, "carol/scout": scout}
+	callers := map[string]*hub.Caller{"alice/planner": w.Planner, "alice/reviewer": reviewer, "bob/helper": w.Helper, "carol/scout": scout}
 	people := map[string]*hub.User{"alice": alice, "bob": bob, "carol": carol}
 	check := func(stage string, want map[string][]string) {
 		t.Helper()
 		for who, want := range want {
-			var res *hub.SearchResult
+			var res *hits.Result
 			var err error
 			if c, ok := callers[who]; ok {
-				res, err = w.hub.SearchMessages(ctx, c, hub.SearchInput{Query: "kiwi"})
+				res, err = w.finder.Search(ctx, c, hits.Input{Query: "kiwi"})
 			} else {
-				res, err = w.hub.PersonSearch(ctx, people[who], hub.SearchInput{Query: "kiwi"})
+				res, err = w.finder.PersonSearch(ctx, people[who], hits.Input{Query: "kiwi"})
 			}
 			want = slices.Sorted(slices.Values(want))
 			if diff := cmp.Diff(want, found(t, res, err)); diff != "" {
@@ -124,12 +125,12 @@ func TestSearchFindsOnlyWhatEachCanRead(t *testing.T) {
 
 	// The reviewer leaves a group; it drops out of the reviewer's search
 	// and stays in its owner's, through the planner.
-	g, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "kiwi group", Participants: []string{"alice/reviewer"}})
+	g, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "kiwi group", Participants: []string{"alice/reviewer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.send(t, w.planner, g.Conversation.ID, "kiwi in the group")
-	if _, err := w.hub.RemoveParticipant(ctx, reviewer, g.Conversation.ID, "alice/reviewer"); err != nil {
+	w.Send(t, w.Planner, g.Conversation.ID, "kiwi in the group")
+	if _, err := w.Hub.RemoveParticipant(ctx, reviewer, g.Conversation.ID, "alice/reviewer"); err != nil {
 		t.Fatal(err)
 	}
 	want["alice/planner"] = append(want["alice/planner"], "kiwi in the group")
@@ -137,7 +138,7 @@ func TestSearchFindsOnlyWhatEachCanRead(t *testing.T) {
 	check("after the reviewer left the group", want)
 
 	// A closed conversation drops out for everyone.
-	if _, err := w.hub.CloseConversation(ctx, g.Conversation.ID); err != nil {
+	if _, err := w.Hub.CloseConversation(ctx, g.Conversation.ID); err != nil {
 		t.Fatal(err)
 	}
 	want["alice/planner"] = want["alice/planner"][:3]
@@ -146,47 +147,47 @@ func TestSearchFindsOnlyWhatEachCanRead(t *testing.T) {
 
 	// Narrowing: to a conversation or project one may read, to a sender,
 	// to a time; one that is not open to the caller is not_found.
-	if _, err := w.hub.SearchMessages(ctx, w.helper, hub.SearchInput{Query: "kiwi", ConversationID: siblings}); code(err) != "not_found" {
+	if _, err := w.finder.Search(ctx, w.Helper, hits.Input{Query: "kiwi", ConversationID: siblings}); code(err) != "not_found" {
 		t.Errorf("bob's helper narrowing to alice's agents' conversation: %v, want not_found", err)
 	}
-	if _, err := w.hub.PersonSearch(ctx, carol, hub.SearchInput{Query: "kiwi", ConversationID: aliceBob}); code(err) != "not_found" {
+	if _, err := w.finder.PersonSearch(ctx, carol, hits.Input{Query: "kiwi", ConversationID: aliceBob}); code(err) != "not_found" {
 		t.Errorf("carol narrowing to alice and bob's conversation: %v, want not_found", err)
 	}
-	res, err := w.hub.PersonSearch(ctx, bob, hub.SearchInput{Query: "kiwi", ConversationID: aliceBob})
+	res, err := w.finder.PersonSearch(ctx, bob, hits.Input{Query: "kiwi", ConversationID: aliceBob})
 	if diff := cmp.Diff([]string{aliceAndBob}, found(t, res, err)); diff != "" {
 		t.Errorf("bob in one conversation (-want +got):\n%s", diff)
 	}
-	res, err = w.hub.PersonSearch(ctx, bob, hub.SearchInput{Query: "kiwi", From: "@Bob/Helper"})
+	res, err = w.finder.PersonSearch(ctx, bob, hits.Input{Query: "kiwi", From: "@Bob/Helper"})
 	if diff := cmp.Diff([]string{bobAndCarol}, found(t, res, err)); diff != "" {
 		t.Errorf("bob's search from his helper (-want +got):\n%s", diff)
 	}
-	res, err = w.hub.SearchMessages(ctx, scout, hub.SearchInput{Query: "kiwi", From: "carol"})
+	res, err = w.finder.Search(ctx, scout, hits.Input{Query: "kiwi", From: "carol"})
 	if diff := cmp.Diff([]string{carols}, found(t, res, err)); diff != "" {
 		t.Errorf("the scout's search from carol (-want +got):\n%s", diff)
 	}
 	later := hub.FormatTime(res.Hits[0].Message.CreatedAt)
-	res, err = w.hub.PersonSearch(ctx, carol, hub.SearchInput{Query: "kiwi", Since: later})
+	res, err = w.finder.PersonSearch(ctx, carol, hits.Input{Query: "kiwi", Since: later})
 	if diff := cmp.Diff([]string{carols}, found(t, res, err)); diff != "" {
 		t.Errorf("carol's search since her own message (-want +got):\n%s", diff)
 	}
-	for _, in := range []hub.SearchInput{
+	for _, in := range []hits.Input{
 		{Query: "kiwi", From: "not a handle"},
 		{Query: "kiwi", Since: "yesterday"},
 		{Query: "kiwi", Limit: hub.SearchPage.Max + 1},
 		{Query: `"kiwi`},
 	} {
-		if _, err := w.hub.PersonSearch(ctx, carol, in); code(err) != "invalid_argument" && code(err) != "invalid_query" {
+		if _, err := w.finder.PersonSearch(ctx, carol, in); code(err) != "invalid_argument" && code(err) != "invalid_query" {
 			t.Errorf("%+v: %v, want invalid", in, err)
 		}
 	}
-	home, err := w.hub.Whoami(ctx, w.planner, "", "")
+	home, err := w.Hub.Whoami(ctx, w.Planner, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SearchMessages(ctx, w.helper, hub.SearchInput{Query: "kiwi", ProjectID: home.Home.Project.ID}); code(err) != "not_found" {
+	if _, err := w.finder.Search(ctx, w.Helper, hits.Input{Query: "kiwi", ProjectID: home.Home.Project.ID}); code(err) != "not_found" {
 		t.Errorf("bob's helper narrowing to alice's home project: %v, want not_found", err)
 	}
-	if _, err := w.hub.PersonSearch(ctx, bob, hub.SearchInput{Query: "kiwi", ProjectID: home.Home.Project.ID}); code(err) != "not_found" {
+	if _, err := w.finder.PersonSearch(ctx, bob, hits.Input{Query: "kiwi", ProjectID: home.Home.Project.ID}); code(err) != "not_found" {
 		t.Errorf("bob narrowing to alice's home project: %v, want not_found", err)
 	}
 }
@@ -196,33 +197,33 @@ func TestSearchFindsOnlyWhatEachCanRead(t *testing.T) {
 // more matched than its limit.
 func TestSearchIsAListing(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	for _, n := range []string{"first", "second", "third"} {
-		w.clock.Advance(time.Second)
-		w.send(t, w.planner, conv, "the "+n+" message about the quarterly report")
+		w.Clock.Advance(time.Second)
+		w.Send(t, w.Planner, conv, "the "+n+" message about the quarterly report")
 	}
-	reads, err := w.store.Reads(ctx, conv)
+	reads, err := w.Store.Reads(ctx, conv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := w.hub.SearchMessages(ctx, w.reviewer, hub.SearchInput{Query: "quarterly", Limit: 2})
+	res, err := w.finder.Search(ctx, w.Reviewer, hits.Input{Query: "quarterly", Limit: 2})
 	if err != nil || len(res.Hits) != 2 || !res.More {
 		t.Fatalf("search of 3 with limit 2: %+v, %v; want 2 and more", res, err)
 	}
 	if res.Hits[0].Message.CreatedAt.Before(res.Hits[1].Message.CreatedAt) {
 		t.Errorf("equal matches not newest first")
 	}
-	if _, err := w.hub.PersonSearch(ctx, w.person(t, "alice"), hub.SearchInput{Query: "quarterly"}); err != nil {
+	if _, err := w.finder.PersonSearch(ctx, w.Person(t, "alice"), hits.Input{Query: "quarterly"}); err != nil {
 		t.Fatal(err)
 	}
-	after, err := w.store.Reads(ctx, conv)
+	after, err := w.Store.Reads(ctx, conv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(reads, after); diff != "" {
 		t.Errorf("places moved by a search (-before +after):\n%s", diff)
 	}
-	in, err := w.hub.Inbox(ctx, w.reviewer, 0, "")
+	in, err := w.Hub.Inbox(ctx, w.Reviewer, 0, "")
 	if err != nil || in.Total != 3 {
 		t.Fatalf("inbox: %+v, %v", in, err)
 	}
@@ -231,7 +232,7 @@ func TestSearchIsAListing(t *testing.T) {
 			t.Errorf("%s was marked fetched by a search", it.Message.ID)
 		}
 	}
-	if n, err := w.store.Unread(ctx, conv, w.reviewer.Agent.ID); err != nil || n != 3 {
+	if n, err := w.Store.Unread(ctx, conv, w.Reviewer.Agent.ID); err != nil || n != 3 {
 		t.Errorf("unread after a search: %d, %v; want 3", n, err)
 	}
 }
@@ -241,9 +242,9 @@ func TestSearchIsAListing(t *testing.T) {
 // each snippet shows the words as they were sent, marked (§18).
 func TestSearchFindsWhatReadsTheSame(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	for _, body := range []string{"my Re\u0301sume\u0301 is attached", "a ｚｅｂｒａ crossing", "我明天去東京开会"} {
-		w.send(t, w.planner, conv, body)
+		w.Send(t, w.Planner, conv, body)
 	}
 	for _, c := range []struct{ query, snippet string }{
 		{"résumé", "my **Re\u0301sume\u0301** is attached"},
@@ -252,7 +253,7 @@ func TestSearchFindsWhatReadsTheSame(t *testing.T) {
 		{"東京", "我明天去**東京**开会"},
 		{"東京开会", "我明天去**東京开会**"},
 	} {
-		res, err := w.hub.SearchMessages(ctx, w.reviewer, hub.SearchInput{Query: c.query})
+		res, err := w.finder.Search(ctx, w.Reviewer, hits.Input{Query: c.query})
 		if err != nil {
 			t.Fatal(err)
 		}
