@@ -24,7 +24,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // API serves /api/v1.
@@ -33,7 +33,7 @@ type API struct {
 	accounts *accounts.Accounts // how people join, for the admin's routes
 	exports  *export.Exporter
 	tasks    *tasks.Tasks
-	finder   *hits.Finder
+	finder   *search.Finder
 	log      *slog.Logger
 }
 
@@ -43,7 +43,7 @@ type Options struct {
 	Accounts *accounts.Accounts // its people's accounts
 	Exports  *export.Exporter
 	A2A      *tasks.Tasks // agents' A2A exposure
-	Search   *hits.Finder
+	Search   *search.Finder
 	Logger   *slog.Logger
 }
 

@@ -28,7 +28,7 @@ import (
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/push"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -123,7 +123,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 			}
 		})
 	}
-	finder := hits.New(h, db)
+	finder := search.New(h, db)
 	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
 	if err != nil {
 		return err

@@ -4,7 +4,7 @@
 // OAuth, the command line — calls it, and it reaches storage only through
 // the Store interface it declares. What the core barely calls lives in
 // leaves beside the faces (internal/oauth, export, a2a/tasks, input,
-// search and search/hits, picture, throttle, outbox, egress), which
+// search and fulltext, picture, throttle, outbox, egress), which
 // leaves.go serves.
 package hub
 

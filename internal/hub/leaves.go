@@ -8,7 +8,7 @@ import (
 
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/push, internal/export,
-// internal/a2a/tasks, internal/search/hits): the leaves that manage what
+// internal/a2a/tasks, internal/search): the leaves that manage what
 // the core barely calls. They read through a consumer-sized interface of the store, write
 // through Commit, send through the hub's own send path, and make their
 // refusals with the hub's own constructors, so a face renders them like

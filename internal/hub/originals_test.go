@@ -6,7 +6,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // TestEditedWordsOnlyForTheEditor: the agent's own words of a message its
@@ -112,12 +112,12 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(c.name+" a thread's latest", last(res.Messages), "")
-		found, err := hits.New(w.hub, w.store).Search(ctx, c.caller, hits.Input{Query: "mangoes"})
+		found, err := search.New(w.hub, w.store).Search(ctx, c.caller, search.Input{Query: "mangoes"})
 		if err != nil || len(found.Hits) != 1 {
 			t.Fatalf("%s searching: %+v, %v", c.name, found, err)
 		}
 		check(c.name+" search", found.Hits[0].Message, "")
-		if found, _ := hits.New(w.hub, w.store).Search(ctx, c.caller, hits.Input{Query: "pineapples"}); len(found.Hits) != 0 {
+		if found, _ := search.New(w.hub, w.store).Search(ctx, c.caller, search.Input{Query: "pineapples"}); len(found.Hits) != 0 {
 			t.Errorf("%s finds the message by the draft's words", c.name)
 		}
 		wr, err := w.hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: cursors[c.name]})

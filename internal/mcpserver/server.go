@@ -22,14 +22,14 @@ import (
 
 	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // Options configure New.
 type Options struct {
 	Hub *hub.Hub
 	// Search is search_messages over the hub.
-	Search *hits.Finder
+	Search *search.Finder
 	Logger *slog.Logger
 	// BaseURL is the public URL (scheme://host[:port]) used in the
 	// WWW-Authenticate resource_metadata and the protected resource
@@ -46,7 +46,7 @@ type Options struct {
 // Server is the MCP face: its profiles, each at its own path.
 type Server struct {
 	hub      *hub.Hub
-	finder   *hits.Finder
+	finder   *search.Finder
 	log      *slog.Logger
 	baseURL  string
 	baseHost string // the base URL's host, "" without one

@@ -31,7 +31,7 @@ import (
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
 )
@@ -83,7 +83,7 @@ type Server struct {
 	A2A *tasks.Tasks
 	// Search is search_messages, as the MCP face, the REST face and the
 	// dashboard call it.
-	Search *hits.Finder
+	Search *search.Finder
 	Waker  *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
@@ -114,7 +114,7 @@ func Open(t testing.TB, o Options) *Server {
 	s.Accounts = accounts.New(s.Hub, db, log)
 	s.Exports = export.New(s.Hub, db)
 	s.A2A = tasks.New(s.Hub, db)
-	s.Search = hits.New(s.Hub, db)
+	s.Search = search.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A

@@ -28,7 +28,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 //go:embed templates static
@@ -54,7 +54,7 @@ type Options struct {
 	// A2A is agents' A2A exposure, set on their pages.
 	A2A *tasks.Tasks
 	// Search is a person's search of their conversations.
-	Search *hits.Finder
+	Search *search.Finder
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -73,7 +73,7 @@ type Web struct {
 	accounts  *accounts.Accounts
 	exports   *export.Exporter
 	tasks     *tasks.Tasks
-	finder    *hits.Finder
+	finder    *search.Finder
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	parsed    map[string]*template.Template // the pages as parsed, never drawn (page)

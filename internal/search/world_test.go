@@ -1,4 +1,4 @@
-package hits_test
+package search_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 var ctx = context.Background()
@@ -16,18 +16,18 @@ var code = hubtest.Code
 // world is a Finder over a hubtest world.
 type world struct {
 	*hubtest.World
-	finder *hits.Finder
+	finder *search.Finder
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := hubtest.Open(t, hub.DefaultSettings())
-	return &world{World: w, finder: hits.New(w.Hub, w.Store)}
+	return &world{World: w, finder: search.New(w.Hub, w.Store)}
 }
 
 // newWorldOn is newWorld on db.
 func newWorldOn(t testing.TB, db hub.Store) *world {
 	t.Helper()
 	w := hubtest.OpenOn(t, hub.DefaultSettings(), db)
-	return &world{World: w, finder: hits.New(w.Hub, w.Store)}
+	return &world{World: w, finder: search.New(w.Hub, w.Store)}
 }

@@ -1,19 +1,19 @@
-// Package hits is search_messages (DESIGN.md §18) over the hub: the query,
-// parsed as the hub reads it (hub.ParseQuery); ranked full-text matches
-// from the store; each re-checked against the caller's access to its
+// Package search is search_messages (DESIGN.md §18) over the hub: the
+// query, in the language of internal/fulltext, read as the hub reads it
+// (hub.ParseQuery); ranked full-text matches from the store; each re-checked against the caller's access to its
 // conversation as it stands, by the hub's own rule (hub.Room,
-// hub.PersonRoom), with a snippet of its body (search.Cut). A search is
+// hub.PersonRoom), with a snippet of its body (fulltext.Cut). A search is
 // a listing: it marks nothing read and hands over no body. The MCP face
 // calls it for agents, the REST face and the dashboard for people.
-package hits
+package search
 
 import (
 	"context"
 	"strings"
 	"time"
 
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 )
 
 // Input is a search_messages call (§18), as every face hands it over.
@@ -31,7 +31,7 @@ type Input struct {
 type Hit struct {
 	Message      *hub.Message
 	Conversation *hub.ConversationView
-	Snippet      search.Snippet
+	Snippet      fulltext.Snippet
 }
 
 // Result is a search's hits, best match first (ties newest first); More
@@ -85,7 +85,7 @@ func check(in Input) (hub.SearchFilter, int, error) {
 
 // Search is search_messages (§18): the sent messages matching the query in
 // the conversations the agent takes part in now (not left, not closed),
-// best match first among the newest search.Window matches, at most limit
+// best match first among the newest fulltext.Window matches, at most limit
 // (hub.SearchPage). conversation_id and project_id narrow it to one the
 // agent may read (not_found otherwise, as everywhere); from to a sender's
 // handle; since to messages sent at or after a time. Nothing is marked
@@ -164,7 +164,7 @@ func (x *Finder) search(ctx context.Context, f hub.SearchFilter, limit int, sees
 		if v == nil || m.Status != hub.MessageSent {
 			continue
 		}
-		res.Hits = append(res.Hits, Hit{Message: m, Conversation: v, Snippet: search.Cut(m.Body, f.Query)})
+		res.Hits = append(res.Hits, Hit{Message: m, Conversation: v, Snippet: fulltext.Cut(m.Body, f.Query)})
 	}
 	return res, nil
 }

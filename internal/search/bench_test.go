@@ -1,4 +1,4 @@
-package hits_test
+package search_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search/hits"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -48,12 +48,12 @@ func BenchmarkSearch(b *testing.B) {
 			var took []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				var res *hits.Result
+				var res *search.Result
 				var err error
 				if strings.HasSuffix(q.name, "_person") {
-					res, err = w.finder.PersonSearch(ctx, alice, hits.Input{Query: q.query})
+					res, err = w.finder.PersonSearch(ctx, alice, search.Input{Query: q.query})
 				} else {
-					res, err = w.finder.Search(ctx, w.Planner, hits.Input{Query: q.query})
+					res, err = w.finder.Search(ctx, w.Planner, search.Input{Query: q.query})
 				}
 				took = append(took, time.Since(start))
 				if err != nil || len(res.Hits) == 0 {
