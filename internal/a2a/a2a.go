@@ -1,8 +1,9 @@
 // Package a2a is Palaver's A2A face (DESIGN.md §18): an Agent Card for each
 // agent its owner exposes, a directory of an owner's exposed agents, and the
-// JSON-RPC endpoint A2A clients send messages to. It decodes, makes one hub
-// call, and renders; every rule — who may call, what a task's state is,
-// what cancel does — is the hub's.
+// JSON-RPC endpoint A2A clients send messages to. It decodes, makes one
+// call of the hub or of its A2A leaf (internal/a2a/tasks), and renders;
+// every rule — who may call, what a task's state is, what cancel does — is
+// theirs.
 //
 // It speaks A2A 1.0 and, for the clients before it, A2A 0.3, each request
 // in the revision its A2A-Version header names (none: 0.3). The 1.0 card
@@ -35,6 +36,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
@@ -47,6 +49,7 @@ const maxBody = 256 << 10
 // Options configure the face.
 type Options struct {
 	Hub     *hub.Hub
+	Tasks   *tasks.Tasks // exposure and tasks
 	Logger  *slog.Logger
 	BaseURL string // the public URL; "" takes it from each request
 }
@@ -54,6 +57,7 @@ type Options struct {
 // Server is the A2A face.
 type Server struct {
 	hub      *hub.Hub
+	tasks    *tasks.Tasks
 	log      *slog.Logger
 	baseURL  string
 	baseHost string
@@ -61,7 +65,7 @@ type Server struct {
 
 // New returns the face.
 func New(o Options) *Server {
-	s := &Server{hub: o.Hub, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/")}
+	s := &Server{hub: o.Hub, tasks: o.Tasks, log: o.Logger, baseURL: strings.TrimSuffix(o.BaseURL, "/")}
 	if u, err := url.Parse(s.baseURL); err == nil {
 		s.baseHost = u.Host
 	}
@@ -77,7 +81,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.Handle("/a2a/{owner}/{slug}", s.guard(func(w http.ResponseWriter, r *http.Request) {
 		// Not POST: the endpoint takes only JSON-RPC, but a card that does
 		// not exist is a 404 whatever the method.
-		if _, err := s.hub.ExposedAgent(r.Context(), r.PathValue("owner"), r.PathValue("slug")); err != nil {
+		if _, err := s.tasks.ExposedAgent(r.Context(), r.PathValue("owner"), r.PathValue("slug")); err != nil {
 			s.httpError(w, r, err)
 			return
 		}
@@ -148,22 +152,22 @@ func writeJSON(w http.ResponseWriter, v any) {
 
 // caller authenticates the request's bearer token: a person's (plu_…) or
 // an agent's, static or OAuth. Nobody calls anonymously (§18).
-func (s *Server) caller(ctx context.Context, r *http.Request) (hub.A2ACaller, error) {
+func (s *Server) caller(ctx context.Context, r *http.Request) (tasks.Caller, error) {
 	scheme, token, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 	token = strings.TrimSpace(token)
 	if !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return hub.A2ACaller{}, hub.Errorf(hub.KindUnauthenticated, "no credential: send Authorization: Bearer with a Palaver token (plv_… for an agent, plu_… for a person)")
+		return tasks.Caller{}, hub.Errorf(hub.KindUnauthenticated, "no credential: send Authorization: Bearer with a Palaver token (plv_… for an agent, plu_… for a person)")
 	}
 	if strings.HasPrefix(token, hub.UserTokenPrefix) {
 		u, _, err := s.hub.AuthenticatePerson(ctx, token)
-		return hub.A2ACaller{Person: u}, err
+		return tasks.Caller{Person: u}, err
 	}
 	// An OAuth token of this server serves its A2A endpoints as it does
 	// its MCP ones — the same principal, the same scopes — when it was
 	// issued for them: the A2A resource, as an MCP endpoint's token is for
 	// that endpoint (§10.6). A static token serves every resource.
 	c, err := s.hub.AuthenticateFor(ctx, token, s.base(r), hub.A2AResourcePath)
-	return hub.A2ACaller{Agent: c}, err
+	return tasks.Caller{Agent: c}, err
 }
 
 // httpError answers a request that gets no JSON-RPC answer: a card or

@@ -5,6 +5,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
@@ -57,7 +58,7 @@ func (s *Server) cardWords(r *http.Request, a *hub.Agent) cardWords {
 
 // cardOf is an exposed agent's Agent Card in A2A 0.3's shape, as 0.3
 // clients have always had it.
-func (s *Server) cardOf(r *http.Request, ea *hub.ExposedAgent) *a2a.AgentCard {
+func (s *Server) cardOf(r *http.Request, ea *tasks.ExposedAgent) *a2a.AgentCard {
 	w := s.cardWords(r, ea.Agent)
 	skills := make([]a2a.AgentSkill, 0, len(ea.Exposure.Skills))
 	for _, sk := range ea.Exposure.Skills {
@@ -91,7 +92,7 @@ func (s *Server) cardOf(r *http.Request, ea *hub.ExposedAgent) *a2a.AgentCard {
 // card10Of is an exposed agent's Agent Card in A2A 1.0's shape. Its
 // interfaces are the one endpoint twice: A2A 1.0 first, the one preferred,
 // then 0.3, which a request gets by sending no A2A-Version.
-func (s *Server) card10Of(r *http.Request, ea *hub.ExposedAgent) *AgentCard {
+func (s *Server) card10Of(r *http.Request, ea *tasks.ExposedAgent) *AgentCard {
 	w := s.cardWords(r, ea.Agent)
 	skills := make([]AgentSkill, 0, len(ea.Exposure.Skills))
 	for _, sk := range ea.Exposure.Skills {
@@ -127,7 +128,7 @@ func (s *Server) card10Of(r *http.Request, ea *hub.ExposedAgent) *AgentCard {
 }
 
 // cardFor is the agent's card in the revision r asks for (cardVersion).
-func (s *Server) cardFor(r *http.Request, ea *hub.ExposedAgent) any {
+func (s *Server) cardFor(r *http.Request, ea *tasks.ExposedAgent) any {
 	if cardVersion(r) == Version10 {
 		return s.card10Of(r, ea)
 	}
@@ -136,7 +137,7 @@ func (s *Server) cardFor(r *http.Request, ea *hub.ExposedAgent) any {
 
 func (s *Server) card(w http.ResponseWriter, r *http.Request) {
 	w.Header().Add("Vary", versionHeader)
-	ea, err := s.hub.ExposedAgent(r.Context(), r.PathValue("owner"), r.PathValue("slug"))
+	ea, err := s.tasks.ExposedAgent(r.Context(), r.PathValue("owner"), r.PathValue("slug"))
 	if err != nil {
 		s.httpError(w, r, err)
 		return
@@ -152,7 +153,7 @@ type directoryPage struct {
 
 func (s *Server) directory(w http.ResponseWriter, r *http.Request) {
 	w.Header().Add("Vary", versionHeader)
-	list, err := s.hub.ExposedAgents(r.Context(), r.PathValue("owner"))
+	list, err := s.tasks.ExposedAgents(r.Context(), r.PathValue("owner"))
 	if err != nil {
 		s.httpError(w, r, err)
 		return

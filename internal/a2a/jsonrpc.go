@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 )
@@ -64,7 +65,7 @@ type call struct {
 	r       *http.Request
 	owner   string
 	slug    string
-	caller  hub.A2ACaller
+	caller  tasks.Caller
 	method  string
 	version string // Version10 or Version03: how the request is read and answered
 }
@@ -77,7 +78,7 @@ type call struct {
 func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	owner, slug := r.PathValue("owner"), r.PathValue("slug")
-	if _, err := s.hub.ExposedAgent(ctx, owner, slug); err != nil {
+	if _, err := s.tasks.ExposedAgent(ctx, owner, slug); err != nil {
 		s.httpError(w, r, err)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -31,7 +32,7 @@ func (c *call) serve03(w http.ResponseWriter, req *request) {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
-		t, err := s.hub.SendA2A(ctx, caller, owner, slug, in)
+		t, err := s.tasks.Send(ctx, caller, owner, slug, in)
 		if err != nil {
 			c.reply(w, req.ID, nil, c.translate(ctx, err))
 			return
@@ -43,7 +44,7 @@ func (c *call) serve03(w http.ResponseWriter, req *request) {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
-		if _, err := s.hub.A2ATask(ctx, caller, owner, slug, string(p.ID)); err != nil {
+		if _, err := s.tasks.Task(ctx, caller, owner, slug, string(p.ID)); err != nil {
 			c.reply(w, req.ID, nil, c.translate(ctx, err))
 			return
 		}
@@ -56,7 +57,7 @@ func (c *call) serve03(w http.ResponseWriter, req *request) {
 
 // handle answers the 0.3 methods that return one result.
 func (c *call) handle(ctx context.Context, method string, params json.RawMessage) (any, *rpcError) {
-	h := c.s.hub
+	x := c.s.tasks
 	switch method {
 	case "message/send":
 		var p a2a.MessageSendParams
@@ -67,7 +68,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		if rerr != nil {
 			return nil, rerr
 		}
-		t, err := h.SendA2A(ctx, c.caller, c.owner, c.slug, in)
+		t, err := x.Send(ctx, c.caller, c.owner, c.slug, in)
 		if err != nil {
 			return nil, c.translate(ctx, err)
 		}
@@ -75,7 +76,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		// the task to end or ask something; the task as it then stands
 		// is the answer either way.
 		if p.Config != nil && p.Config.Blocking != nil && *p.Config.Blocking {
-			if t, err = h.AwaitA2ATask(ctx, c.caller, c.owner, c.slug, t, hub.MaxWait); err != nil {
+			if t, err = x.Await(ctx, c.caller, c.owner, c.slug, t, hub.MaxWait); err != nil {
 				return nil, c.translate(ctx, err)
 			}
 		}
@@ -85,7 +86,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		if rerr := decodeTaskParams(params, method, &p, &p.ID); rerr != nil {
 			return nil, rerr
 		}
-		t, err := h.A2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
+		t, err := x.Task(ctx, c.caller, c.owner, c.slug, string(p.ID))
 		if err != nil {
 			return nil, c.translate(ctx, err)
 		}
@@ -95,7 +96,7 @@ func (c *call) handle(ctx context.Context, method string, params json.RawMessage
 		if rerr := decodeTaskParams(params, method, &p, &p.ID); rerr != nil {
 			return nil, rerr
 		}
-		t, err := h.CancelA2ATask(ctx, c.caller, c.owner, c.slug, string(p.ID))
+		t, err := x.Cancel(ctx, c.caller, c.owner, c.slug, string(p.ID))
 		if err != nil {
 			return nil, c.translate(ctx, err)
 		}
@@ -165,16 +166,16 @@ func decodeTaskParams(raw json.RawMessage, method string, p any, id *a2a.TaskID)
 // sendInput is what a message/send asks of the hub: the text of the
 // message's text parts (joined by a blank line), its ids, and the summary
 // its metadata may carry. Only text is taken.
-func sendInput(p *a2a.MessageSendParams) (hub.A2ASend, *rpcError) {
+func sendInput(p *a2a.MessageSendParams) (tasks.Message, *rpcError) {
 	m := p.Message
 	if m == nil {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: "params.message is required: {\"role\":\"user\",\"parts\":[{\"kind\":\"text\",\"text\":\"…\"}],\"messageId\":\"…\"}"}
+		return tasks.Message{}, &rpcError{Code: codeInvalidParams, Message: "params.message is required: {\"role\":\"user\",\"parts\":[{\"kind\":\"text\",\"text\":\"…\"}],\"messageId\":\"…\"}"}
 	}
 	if m.ID == "" {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: "message.messageId is required: a new id for each message (a UUID, say); a retry with the same id gets the same task back"}
+		return tasks.Message{}, &rpcError{Code: codeInvalidParams, Message: "message.messageId is required: a new id for each message (a UUID, say); a retry with the same id gets the same task back"}
 	}
 	if m.Role != a2a.MessageRoleUser {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("message.role must be \"user\" (got %q)", preview(string(m.Role)))}
+		return tasks.Message{}, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("message.role must be \"user\" (got %q)", preview(string(m.Role)))}
 	}
 	var texts []string
 	for _, part := range m.Parts {
@@ -184,14 +185,14 @@ func sendInput(p *a2a.MessageSendParams) (hub.A2ASend, *rpcError) {
 		case *a2a.TextPart:
 			texts = append(texts, v.Text)
 		default:
-			return hub.A2ASend{}, &rpcError{Code: codeContentType, Message: "only text parts are taken: put a file's or data's link or words in a text part"}
+			return tasks.Message{}, &rpcError{Code: codeContentType, Message: "only text parts are taken: put a file's or data's link or words in a text part"}
 		}
 	}
 	body := joinTexts(texts)
 	if body == "" {
-		return hub.A2ASend{}, &rpcError{Code: codeInvalidParams, Message: `message.parts needs a text part with words in it: [{"kind":"text","text":"…"}]`}
+		return tasks.Message{}, &rpcError{Code: codeInvalidParams, Message: `message.parts needs a text part with words in it: [{"kind":"text","text":"…"}]`}
 	}
-	in := hub.A2ASend{ContextID: m.ContextID, TaskID: string(m.TaskID), Body: body, ClientMsgID: m.ID}
+	in := tasks.Message{ContextID: m.ContextID, TaskID: string(m.TaskID), Body: body, ClientMsgID: m.ID}
 	if s, ok := m.Metadata["summary"].(string); ok {
 		in.Summary = s
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
 )
@@ -89,10 +90,10 @@ type (
 )
 
 // The integers params take: a history length is an int32 of at least 0,
-// a page of tasks 1–hub.MaxTaskPage.
+// a page of tasks 1–tasks.MaxPage.
 var (
 	historyRange = hub.Range{Min: 0, Max: math.MaxInt32}
-	pageRange    = hub.Range{Min: 1, Max: hub.MaxTaskPage}
+	pageRange    = hub.Range{Min: 1, Max: tasks.MaxPage}
 )
 
 // serve10 answers a request in A2A 1.0.
@@ -105,7 +106,7 @@ func (c *call) serve10(w http.ResponseWriter, req *request) {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
-		t, err := c.s.hub.SendA2A(ctx, c.caller, c.owner, c.slug, in)
+		t, err := c.s.tasks.Send(ctx, c.caller, c.owner, c.slug, in)
 		if err != nil {
 			c.reply(w, req.ID, nil, c.translate(ctx, err))
 			return
@@ -121,14 +122,14 @@ func (c *call) serve10(w http.ResponseWriter, req *request) {
 			c.reply(w, req.ID, nil, rerr)
 			return
 		}
-		t, err := c.s.hub.A2ATask(ctx, c.caller, c.owner, c.slug, p.ID)
+		t, err := c.s.tasks.Task(ctx, c.caller, c.owner, c.slug, p.ID)
 		if err != nil {
 			c.reply(w, req.ID, nil, c.translate(ctx, err))
 			return
 		}
 		// A2A 1.0 refuses a subscription to a task in a terminal state:
 		// nothing more would come (input-required is not one).
-		if t.Final() && t.State != hub.TaskInputRequired {
+		if t.Final() && t.State != tasks.InputRequired {
 			c.reply(w, req.ID, nil, &rpcError{Code: codeUnsupported, Message: fmt.Sprintf("task %s is %s, a final state: there are no updates to stream; read it with GetTask", t.ID, taskStates10[t.State])})
 			return
 		}
@@ -141,14 +142,14 @@ func (c *call) serve10(w http.ResponseWriter, req *request) {
 
 // handle10 answers the 1.0 methods that return one result.
 func (c *call) handle10(ctx context.Context, method string, params json.RawMessage) (any, *rpcError) {
-	h := c.s.hub
+	x := c.s.tasks
 	switch method {
 	case "SendMessage":
 		in, cfg, rerr := c.sendInput10(params)
 		if rerr != nil {
 			return nil, rerr
 		}
-		t, err := h.SendA2A(ctx, c.caller, c.owner, c.slug, in)
+		t, err := x.Send(ctx, c.caller, c.owner, c.slug, in)
 		if err != nil {
 			return nil, c.translate(ctx, err)
 		}
@@ -156,7 +157,7 @@ func (c *call) handle10(ctx context.Context, method string, params json.RawMessa
 		// as long as a wait_for_messages may, for the task to end or ask
 		// something, and is the task as it then stands either way.
 		if !cfg.ReturnImmediately {
-			if t, err = h.AwaitA2ATask(ctx, c.caller, c.owner, c.slug, t, hub.MaxWait); err != nil {
+			if t, err = x.Await(ctx, c.caller, c.owner, c.slug, t, hub.MaxWait); err != nil {
 				return nil, c.translate(ctx, err)
 			}
 		}
@@ -169,7 +170,7 @@ func (c *call) handle10(ctx context.Context, method string, params json.RawMessa
 		if rerr := c.taskParams10(p.Tenant, p.ID); rerr != nil {
 			return nil, rerr
 		}
-		t, err := h.A2ATask(ctx, c.caller, c.owner, c.slug, p.ID)
+		t, err := x.Task(ctx, c.caller, c.owner, c.slug, p.ID)
 		if err != nil {
 			return nil, c.translate(ctx, err)
 		}
@@ -184,7 +185,7 @@ func (c *call) handle10(ctx context.Context, method string, params json.RawMessa
 		if rerr := c.taskParams10(p.Tenant, p.ID); rerr != nil {
 			return nil, rerr
 		}
-		t, err := h.CancelA2ATask(ctx, c.caller, c.owner, c.slug, p.ID)
+		t, err := x.Cancel(ctx, c.caller, c.owner, c.slug, p.ID)
 		if err != nil {
 			return nil, c.translate(ctx, err)
 		}
@@ -220,11 +221,11 @@ func (c *call) listTasks10(ctx context.Context, params json.RawMessage) (any, *r
 	if p.StatusTimestampAfter != "" {
 		return nil, &rpcError{Code: codeUnsupported, Message: "ListTasks does not filter by time here: leave statusTimestampAfter out; tasks come newest first, so stop paging where they get older than you need"}
 	}
-	size := hub.DefaultTaskPage
+	size := tasks.DefaultPage
 	if p.PageSize != nil {
 		size = *p.PageSize
 	}
-	page, err := c.s.hub.A2ATasks(ctx, c.caller, c.owner, c.slug, p.ContextID, p.PageToken, size)
+	page, err := c.s.tasks.List(ctx, c.caller, c.owner, c.slug, p.ContextID, p.PageToken, size)
 	if err != nil {
 		return nil, c.translate(ctx, err)
 	}
@@ -276,55 +277,55 @@ func (c *call) taskParams10(tenant, id string) *rpcError {
 // hub: the text of the message's text parts (joined by a blank line), its
 // ids and the summary its metadata may carry, as sendInput reads 0.3's;
 // and the configuration. Only text is taken.
-func (c *call) sendInput10(params json.RawMessage) (hub.A2ASend, *config10In, *rpcError) {
+func (c *call) sendInput10(params json.RawMessage) (tasks.Message, *config10In, *rpcError) {
 	const shape = `{"role":"ROLE_USER","parts":[{"text":"…"}],"messageId":"…"}`
 	var p sendParams10
 	if rerr := c.decode10(params, &p, nil); rerr != nil {
-		return hub.A2ASend{}, nil, rerr
+		return tasks.Message{}, nil, rerr
 	}
 	if rerr := checkTenant(p.Tenant); rerr != nil {
-		return hub.A2ASend{}, nil, rerr
+		return tasks.Message{}, nil, rerr
 	}
 	cfg := &config10In{}
 	if given(p.Configuration) {
 		in := &input.Spec{Whole: "params.configuration", Part: "params.configuration member", Taker: "a configuration", Ints: map[string]hub.Range{"historyLength": historyRange}}
 		if rerr := invalidParams(in.Decode(p.Configuration, cfg)); rerr != nil {
-			return hub.A2ASend{}, nil, rerr
+			return tasks.Message{}, nil, rerr
 		}
 		if given(cfg.TaskPushNotificationConfig) {
-			return hub.A2ASend{}, nil, errNoPush10
+			return tasks.Message{}, nil, errNoPush10
 		}
 	}
 	if !given(p.Message) {
-		return hub.A2ASend{}, nil, &rpcError{Code: codeInvalidParams, Message: "params.message is required: " + shape}
+		return tasks.Message{}, nil, &rpcError{Code: codeInvalidParams, Message: "params.message is required: " + shape}
 	}
 	var m message10In
 	if rerr := noKind(p.Message, "params.message"); rerr != nil {
-		return hub.A2ASend{}, nil, rerr
+		return tasks.Message{}, nil, rerr
 	}
 	in := &input.Spec{Whole: "params.message", Part: "params.message member", Taker: "a message"}
 	if rerr := invalidParams(in.Decode(p.Message, &m)); rerr != nil {
-		return hub.A2ASend{}, nil, rerr
+		return tasks.Message{}, nil, rerr
 	}
 	if m.MessageID == "" {
-		return hub.A2ASend{}, nil, &rpcError{Code: codeInvalidParams, Message: "params.message.messageId is required: a new id for each message (a UUID, say); a retry with the same id gets the same task back"}
+		return tasks.Message{}, nil, &rpcError{Code: codeInvalidParams, Message: "params.message.messageId is required: a new id for each message (a UUID, say); a retry with the same id gets the same task back"}
 	}
 	if m.Role != string(RoleUser) {
-		return hub.A2ASend{}, nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("params.message.role must be \"ROLE_USER\" (got %q)", preview(m.Role))}
+		return tasks.Message{}, nil, &rpcError{Code: codeInvalidParams, Message: fmt.Sprintf("params.message.role must be \"ROLE_USER\" (got %q)", preview(m.Role))}
 	}
 	var texts []string
 	for i, raw := range m.Parts {
 		text, rerr := partText10(raw, i)
 		if rerr != nil {
-			return hub.A2ASend{}, nil, rerr
+			return tasks.Message{}, nil, rerr
 		}
 		texts = append(texts, text)
 	}
 	body := joinTexts(texts)
 	if body == "" {
-		return hub.A2ASend{}, nil, &rpcError{Code: codeInvalidParams, Message: `params.message.parts needs a text part with words in it: [{"text":"…"}]`}
+		return tasks.Message{}, nil, &rpcError{Code: codeInvalidParams, Message: `params.message.parts needs a text part with words in it: [{"text":"…"}]`}
 	}
-	send := hub.A2ASend{ContextID: m.ContextID, TaskID: m.TaskID, Body: body, ClientMsgID: m.MessageID}
+	send := tasks.Message{ContextID: m.ContextID, TaskID: m.TaskID, Body: body, ClientMsgID: m.MessageID}
 	if s, ok := m.Metadata["summary"].(string); ok {
 		send.Summary = s
 	}

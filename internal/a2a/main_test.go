@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/servertest"
 )
@@ -22,13 +23,14 @@ type testServer struct {
 	*servertest.Server
 	url    string
 	hub    *hub.Hub
+	tasks  *tasks.Tasks
 	tokens map[string]string // agent handle or person → token
 }
 
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
 	s := servertest.Open(t, servertest.Options{MCP: true, A2A: true, Wrap: true})
-	ts := &testServer{Server: s, url: s.URL, hub: s.Hub, tokens: map[string]string{}}
+	ts := &testServer{Server: s, url: s.URL, hub: s.Hub, tasks: s.A2A, tokens: map[string]string{}}
 	for _, u := range []string{"alice", "bob"} {
 		ts.tokens[u] = s.Person(t, u)
 	}
@@ -45,8 +47,8 @@ func (ts *testServer) expose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skills := hub.ParseSkills("Review code: reads a diff and says what to change\nTriage: sorts bug reports")
-	if _, err := ts.hub.SetAgentA2A(ctx, alice, "reviewer", hub.A2ASetting{Exposed: true, Skills: skills}); err != nil {
+	skills := tasks.ParseSkills("Review code: reads a diff and says what to change\nTriage: sorts bug reports")
+	if _, err := ts.tasks.SetExposure(ctx, alice, "reviewer", tasks.Setting{Exposed: true, Skills: skills}); err != nil {
 		t.Fatal(err)
 	}
 }

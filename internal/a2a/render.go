@@ -5,6 +5,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -15,7 +16,7 @@ import (
 // request and the replies, the last historyLength of them when given.
 // metadata.palaver says, in Palaver's words, why the task stands where it
 // does.
-func taskOf(t *hub.Task, historyLength *int) *a2a.Task {
+func taskOf(t *tasks.Task, historyLength *int) *a2a.Task {
 	at := t.Request.CreatedAt
 	history := []*a2a.Message{messageOf(t, t.Request, a2a.MessageRoleUser)}
 	var artifacts []*a2a.Artifact
@@ -32,7 +33,7 @@ func taskOf(t *hub.Task, historyLength *int) *a2a.Task {
 		}
 	}
 	status := a2a.TaskStatus{State: a2a.TaskState(t.State), Timestamp: &at}
-	if n := len(t.Replies); n > 0 && (t.State == hub.TaskCompleted || t.State == hub.TaskInputRequired) {
+	if n := len(t.Replies); n > 0 && (t.State == tasks.Completed || t.State == tasks.InputRequired) {
 		status.Message = messageOf(t, t.Replies[n-1], a2a.MessageRoleAgent)
 	}
 	return &a2a.Task{
@@ -44,7 +45,7 @@ func taskOf(t *hub.Task, historyLength *int) *a2a.Task {
 // messageOf is a conversation's message as an A2A message of task t. Its
 // words are someone else's: metadata.palaver marks them untrusted and
 // carries the server-attested provenance (§4).
-func messageOf(t *hub.Task, m *hub.Message, role a2a.MessageRole) *a2a.Message {
+func messageOf(t *tasks.Task, m *hub.Message, role a2a.MessageRole) *a2a.Message {
 	return &a2a.Message{
 		ID: m.ID, ContextID: t.ConversationID, TaskID: a2a.TaskID(t.ID), Role: role,
 		Parts:    a2a.ContentParts{a2a.TextPart{Text: m.Body}},
@@ -68,13 +69,13 @@ func messageMeta(m *hub.Message) map[string]any {
 // artifact-update and status-update events, the last status final.
 type wire03 struct{}
 
-func (wire03) task(t *hub.Task) any { return taskOf(t, nil) }
+func (wire03) task(t *tasks.Task) any { return taskOf(t, nil) }
 
-func (wire03) artifact(t *hub.Task, m *hub.Message) any {
+func (wire03) artifact(t *tasks.Task, m *hub.Message) any {
 	return &a2a.TaskArtifactUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Artifact: artifactOf(m), LastChunk: true}
 }
 
-func (wire03) status(t *hub.Task) any {
+func (wire03) status(t *tasks.Task) any {
 	full := taskOf(t, nil)
 	return &a2a.TaskStatusUpdateEvent{TaskID: a2a.TaskID(t.ID), ContextID: t.ConversationID, Status: full.Status, Final: t.Final(), Metadata: full.Metadata}
 }

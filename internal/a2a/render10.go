@@ -5,18 +5,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // taskStates10 are the hub's task states (§18) in A2A 1.0's words.
 var taskStates10 = map[string]TaskState{
-	hub.TaskSubmitted:     TaskStateSubmitted,
-	hub.TaskWorking:       TaskStateWorking,
-	hub.TaskInputRequired: TaskStateInputRequired,
-	hub.TaskCompleted:     TaskStateCompleted,
-	hub.TaskFailed:        TaskStateFailed,
-	hub.TaskCanceled:      TaskStateCanceled,
-	hub.TaskRejected:      TaskStateRejected,
+	tasks.Submitted:     TaskStateSubmitted,
+	tasks.Working:       TaskStateWorking,
+	tasks.InputRequired: TaskStateInputRequired,
+	tasks.Completed:     TaskStateCompleted,
+	tasks.Failed:        TaskStateFailed,
+	tasks.Canceled:      TaskStateCanceled,
+	tasks.Rejected:      TaskStateRejected,
 }
 
 // task10Of renders a hub task in A2A 1.0, as taskOf does in 0.3: its id is
@@ -26,7 +27,7 @@ var taskStates10 = map[string]TaskState{
 // replies, the last historyLength of them when given (none at 0: the
 // member is left out). Artifacts are left out unless withArtifacts
 // (ListTasks without includeArtifacts).
-func task10Of(t *hub.Task, historyLength *int, withArtifacts bool) *Task {
+func task10Of(t *tasks.Task, historyLength *int, withArtifacts bool) *Task {
 	history := []*Message{message10Of(t, t.Request, RoleUser)}
 	var artifacts []*Artifact
 	for _, m := range t.Replies {
@@ -51,11 +52,11 @@ func task10Of(t *hub.Task, historyLength *int, withArtifacts bool) *Task {
 
 // status10Of is where t stands: its state, as of its last reply (or the
 // request), with that reply as its message once it is completed or asks.
-func status10Of(t *hub.Task) TaskStatus {
+func status10Of(t *tasks.Task) TaskStatus {
 	s := TaskStatus{State: taskStates10[t.State], Timestamp: timestamp(t.Request.CreatedAt)}
 	if n := len(t.Replies); n > 0 {
 		s.Timestamp = timestamp(t.Replies[n-1].CreatedAt)
-		if t.State == hub.TaskCompleted || t.State == hub.TaskInputRequired {
+		if t.State == tasks.Completed || t.State == tasks.InputRequired {
 			s.Message = message10Of(t, t.Replies[n-1], RoleAgent)
 		}
 	}
@@ -63,14 +64,14 @@ func status10Of(t *hub.Task) TaskStatus {
 }
 
 // taskMeta says, in Palaver's words, why a task stands where it does.
-func taskMeta(t *hub.Task) map[string]any {
+func taskMeta(t *tasks.Task) map[string]any {
 	return map[string]any{"note": t.Note, "attempts": t.Attempts, "agent": t.Agent.Handle()}
 }
 
 // message10Of is a conversation's message as an A2A 1.0 message of task
 // t. Its words are someone else's: metadata.palaver marks them untrusted
 // and carries the server-attested provenance (§4).
-func message10Of(t *hub.Task, m *hub.Message, role Role) *Message {
+func message10Of(t *tasks.Task, m *hub.Message, role Role) *Message {
 	return &Message{
 		MessageID: m.ID, ContextID: t.ConversationID, TaskID: t.ID, Role: role,
 		Parts:    []Part{TextPart(m.Body, mediaTypeOf(m.Format))},
@@ -99,13 +100,13 @@ func mediaTypeOf(format string) string {
 // the last was final.
 type wire10 struct{}
 
-func (wire10) task(t *hub.Task) any { return &StreamResponse{Task: task10Of(t, nil, true)} }
+func (wire10) task(t *tasks.Task) any { return &StreamResponse{Task: task10Of(t, nil, true)} }
 
-func (wire10) artifact(t *hub.Task, m *hub.Message) any {
+func (wire10) artifact(t *tasks.Task, m *hub.Message) any {
 	return &StreamResponse{ArtifactUpdate: &TaskArtifactUpdateEvent{TaskID: t.ID, ContextID: t.ConversationID, Artifact: artifact10Of(m), LastChunk: true}}
 }
 
-func (wire10) status(t *hub.Task) any {
+func (wire10) status(t *tasks.Task) any {
 	return &StreamResponse{StatusUpdate: &TaskStatusUpdateEvent{TaskID: t.ID, ContextID: t.ConversationID,
 		Status: status10Of(t), Metadata: map[string]any{"palaver": taskMeta(t)}}}
 }

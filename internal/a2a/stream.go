@@ -6,21 +6,22 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // wire renders the events of a stream in one revision of A2A.
 type wire interface {
-	task(t *hub.Task) any                     // the task as it stands, first
-	artifact(t *hub.Task, m *hub.Message) any // a new reply of the agent's
-	status(t *hub.Task) any                   // a change of its state
+	task(t *tasks.Task) any                     // the task as it stands, first
+	artifact(t *tasks.Task, m *hub.Message) any // a new reply of the agent's
+	status(t *tasks.Task) any                   // a change of its state
 }
 
 // stream answers message/stream and tasks/resubscribe (A2A 0.3),
 // SendStreamingMessage and SubscribeToTask (1.0) over server-sent events
 // while the request lasts (§18): the task as it stands first, then an
 // artifact update for each new reply and a status update for each change
-// of state, until the task is final (hub.Task.Final), the client hangs up
+// of state, until the task is final (tasks.Task.Final), the client hangs up
 // or the server shuts down. It waits on the hub's events, never by
 // polling.
 func (c *call) stream(w http.ResponseWriter, id json.RawMessage, taskID string, wire wire) {
@@ -45,7 +46,7 @@ func (c *call) stream(w http.ResponseWriter, id json.RawMessage, taskID string, 
 		return rc.Flush() == nil
 	}
 	first, artifacts := true, 0
-	err := c.s.hub.WatchA2ATask(ctx, c.caller, c.owner, c.slug, taskID, 0, func(t *hub.Task) bool {
+	err := c.s.tasks.Watch(ctx, c.caller, c.owner, c.slug, taskID, 0, func(t *tasks.Task) bool {
 		if first {
 			first, artifacts = false, len(t.Replies)
 			return send(wire.task(t), nil)

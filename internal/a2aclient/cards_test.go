@@ -27,7 +27,7 @@ func TestRemoteCardRefreshedDaily(t *testing.T) {
 	}
 	listed := func() *hub.RemoteAgent {
 		t.Helper()
-		rs, err := w.remotes.List(ctx, w.Alice(t))
+		rs, err := w.remotes.List(ctx, w.Person(t, "alice"))
 		if err != nil || len(rs) != 1 {
 			t.Fatalf("List = %v, %v", rs, err)
 		}
@@ -70,7 +70,7 @@ func TestRemoteCardRefreshedDaily(t *testing.T) {
 	}
 	refresh(0)
 
-	if err := w.remotes.Remove(ctx, w.Alice(t), "echo"); err != nil {
+	if err := w.remotes.Remove(ctx, w.Person(t, "alice"), "echo"); err != nil {
 		t.Fatal(err)
 	}
 	w.Clock.Advance(2 * a2aclient.CardAge)

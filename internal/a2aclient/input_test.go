@@ -21,7 +21,7 @@ func TestRemoteAgentInputRequired(t *testing.T) {
 	f.ask = true
 	w := remoteWorld(t, f)
 	addRemote(t, w, "echo", f)
-	conv := w.Open(t, w.Planner, "alice/echo")
+	conv := w.Direct(t, w.Planner, "alice/echo")
 	send := func(conv, body string) {
 		t.Helper()
 		if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: body}); err != nil {
@@ -41,7 +41,7 @@ func TestRemoteAgentInputRequired(t *testing.T) {
 	}
 	first := f.sentIDs()[0]
 
-	other := w.Open(t, w.Planner, "alice/echo", "alice/reviewer")
+	other := w.Direct(t, w.Planner, "alice/echo", "alice/reviewer")
 	send(other, "elsewhere?")
 
 	send(conv, "Lisbon")
@@ -66,7 +66,7 @@ func TestRemoteAgentInputAnswerStale(t *testing.T) {
 	f.ask, f.stale = true, true
 	w := remoteWorld(t, f)
 	addRemote(t, w, "echo", f)
-	conv := w.Open(t, w.Planner, "alice/echo")
+	conv := w.Direct(t, w.Planner, "alice/echo")
 	w.Send(t, w.Planner, conv, "weather?")
 	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("the question: %+v", p)

@@ -202,7 +202,7 @@ func remoteWorld(t *testing.T, fakes ...*fakeRemote) *world {
 	} else {
 		client = a2aclient.New(a2aclient.Options{Resolver: loopback{}})
 	}
-	w := &world{World: hubtest.New(t), client: client}
+	w := &world{World: hubtest.Open(t, hub.DefaultSettings()), client: client}
 	w.Options = func(o *hub.Options) { o.PrivateHosts = hosts }
 	w.reopen(t)
 	return w
@@ -210,7 +210,7 @@ func remoteWorld(t *testing.T, fakes ...*fakeRemote) *world {
 
 func addRemote(t *testing.T, w *world, slug string, f *fakeRemote) *hub.RemoteAgent {
 	t.Helper()
-	r, err := w.remotes.Add(ctx, w.Alice(t), a2aclient.RemoteAgentInput{Slug: slug, CardURL: f.cardURL(), Credential: "s3cret"})
+	r, err := w.remotes.Add(ctx, w.Person(t, "alice"), a2aclient.RemoteAgentInput{Slug: slug, CardURL: f.cardURL(), Credential: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestRemoteAgentRoundTrip(t *testing.T) {
 	if r.Handle != "alice/echo" || r.Name != "Echo" || r.Version != "1.0" || !r.HasCredential || strings.Join(r.Skills, ",") != "echo" {
 		t.Fatalf("remote = %+v", r)
 	}
-	conv := w.Open(t, w.Planner, "alice/echo")
+	conv := w.Direct(t, w.Planner, "alice/echo")
 	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "hello"}); err != nil {
 		t.Fatalf("%v: %v", err, hub.AsError(err).Err)
 	}
@@ -272,7 +272,7 @@ func TestRemoteAgentRoundTrip(t *testing.T) {
 	if p := deliverRemotes(t, w); p.Claimed != 0 {
 		t.Fatalf("again: %+v", p)
 	}
-	list, err := w.remotes.List(ctx, w.Alice(t))
+	list, err := w.remotes.List(ctx, w.Person(t, "alice"))
 	if err != nil || len(list) != 1 || list[0].Pending != 0 || list[0].LastError != "" || list[0].LastAt.IsZero() {
 		t.Fatalf("list = %+v, %v", list, err)
 	}
@@ -284,7 +284,7 @@ func TestRemoteAgentRoundTrip(t *testing.T) {
 func TestRemoteAgentCardRefused(t *testing.T) {
 	f := newFakeRemote(t, "echo.example.com")
 	w := remoteWorld(t) // no host let through
-	_, err := w.remotes.Add(ctx, w.Alice(t), a2aclient.RemoteAgentInput{Slug: "echo", CardURL: f.cardURL()})
+	_, err := w.remotes.Add(ctx, w.Person(t, "alice"), a2aclient.RemoteAgentInput{Slug: "echo", CardURL: f.cardURL()})
 	if e := hub.AsError(err); err == nil || e.Kind != hub.KindInvalid || !strings.Contains(e.Msg, "loopback") || !strings.Contains(e.Msg, "nothing was added") {
 		t.Fatalf("err = %v", err)
 	}
@@ -294,7 +294,7 @@ func TestRemoteAgentCardRefused(t *testing.T) {
 	if _, err := w.Hub.Agent(ctx, "alice/echo"); hub.AsError(err).Kind != hub.KindNotFound {
 		t.Fatalf("agent: %v", err)
 	}
-	if _, err := w.remotes.Add(ctx, w.Alice(t), a2aclient.RemoteAgentInput{Slug: "echo", CardURL: "http://echo.example.com/card"}); hub.AsError(err).Kind != hub.KindInvalid {
+	if _, err := w.remotes.Add(ctx, w.Person(t, "alice"), a2aclient.RemoteAgentInput{Slug: "echo", CardURL: "http://echo.example.com/card"}); hub.AsError(err).Kind != hub.KindInvalid {
 		t.Fatalf("http: %v", err)
 	}
 }
@@ -309,7 +309,7 @@ func TestRemoteAgentTaskCompletesLater(t *testing.T) {
 	f.tasks = true
 	w := remoteWorld(t, f)
 	addRemote(t, w, "slow", f)
-	conv := w.Open(t, w.Planner, "alice/slow")
+	conv := w.Direct(t, w.Planner, "alice/slow")
 	w.Send(t, w.Planner, conv, "report please")
 	if p := deliverRemotes(t, w); p.Outcomes[a2aclient.Failed] != 1 {
 		t.Fatalf("first: %+v", p)
@@ -366,7 +366,7 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 	f := newFakeRemote(t, "flaky.example.com")
 	w := remoteWorld(t, f)
 	addRemote(t, w, "flaky", f)
-	conv := w.Open(t, w.Planner, "alice/flaky")
+	conv := w.Direct(t, w.Planner, "alice/flaky")
 	f.set(func(f *fakeRemote) { f.down = true })
 	w.Send(t, w.Planner, conv, "are you there")
 	for range 3 {
@@ -375,12 +375,12 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 		}
 		w.Clock.Advance(time.Hour)
 	}
-	list, _ := w.remotes.List(ctx, w.Alice(t))
+	list, _ := w.remotes.List(ctx, w.Person(t, "alice"))
 	if list[0].Pending != 1 || !strings.Contains(list[0].LastError, "503") {
 		t.Fatalf("while down: %+v", list[0])
 	}
 	// The Bridge shows the remote's calls: one waiting, and why.
-	b, err := w.Hub.Bridge(ctx, w.Alice(t))
+	b, err := w.Hub.Bridge(ctx, w.Person(t, "alice"))
 	if err != nil || len(b.Remotes) != 1 || b.Remotes[0].Handle != "alice/flaky" || b.Remotes[0].Pending != 1 || !strings.Contains(b.Remotes[0].LastError, "503") {
 		t.Fatalf("the Bridge's remotes while down: %+v, %v", b.Remotes, err)
 	}
@@ -396,7 +396,7 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 	if len(ms) != 2 || ms[1].Body != "echo: are you there" || len(f.sentIDs()) != 1 {
 		t.Fatalf("messages %d, sent %v", len(ms), f.sentIDs())
 	}
-	list, _ = w.remotes.List(ctx, w.Alice(t))
+	list, _ = w.remotes.List(ctx, w.Person(t, "alice"))
 	if list[0].Pending != 0 || list[0].LastError != "" {
 		t.Fatalf("after: %+v", list[0])
 	}
@@ -416,7 +416,7 @@ func TestRemoteAgentDeadDelaysNoOther(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); w.remotes.Run(run, time.Hour, nil) }()
 	t.Cleanup(func() { stop(); <-done })
-	toDead, toLive := w.Open(t, w.Planner, "alice/dead"), w.Open(t, w.Planner, "alice/live")
+	toDead, toLive := w.Direct(t, w.Planner, "alice/dead"), w.Direct(t, w.Planner, "alice/live")
 	w.Send(t, w.Planner, toDead, "hello dead")
 	select {
 	case <-dead.held:
@@ -460,7 +460,7 @@ func TestRemoteAgentConsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := w.Hub.ListProjects(ctx, &hub.Caller{Agent: a, Owner: w.Alice(t)})
+	ls, err := w.Hub.ListProjects(ctx, &hub.Caller{Agent: a, Owner: w.Person(t, "alice")})
 	if err != nil || len(ls.Projects) != 0 {
 		t.Fatalf("the remote agent's projects: %+v, %v", ls, err)
 	}
@@ -473,7 +473,7 @@ func TestRemoteAgentAnswerPostedOnce(t *testing.T) {
 	f := newFakeRemote(t, "echo.example.com")
 	w := remoteWorld(t, f)
 	r := addRemote(t, w, "echo", f)
-	conv := w.Open(t, w.Planner, "alice/echo")
+	conv := w.Direct(t, w.Planner, "alice/echo")
 	sent := w.Send(t, w.Planner, conv, "hello")
 	deliverRemotes(t, w)
 	ms := messages(t, w, conv)

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -21,13 +22,13 @@ type skillView struct {
 	Description string `json:"description"`
 }
 
-func newA2AView(ea *hub.ExposedAgent) a2aView {
+func newA2AView(ea *tasks.ExposedAgent) a2aView {
 	skills := viewsOf(ea.Exposure.Skills, func(s hub.Skill) skillView { return skillView{ID: s.ID, Name: s.Name, Description: s.Description} })
-	return a2aView{Agent: ea.Agent.Handle(), Exposed: ea.Exposure.Exposed, Skills: skills, CardPath: hub.A2ACardPath(ea.Agent)}
+	return a2aView{Agent: ea.Agent.Handle(), Exposed: ea.Exposure.Exposed, Skills: skills, CardPath: tasks.CardPath(ea.Agent)}
 }
 
 func (a *API) agentA2A(ctx context.Context, r *request) (any, error) {
-	ea, err := a.hub.AgentA2A(ctx, r.user, r.PathValue("slug"))
+	ea, err := a.tasks.Exposure(ctx, r.user, r.PathValue("slug"))
 	if err != nil {
 		return nil, err
 	}
@@ -51,14 +52,14 @@ func (a *API) setA2A(ctx context.Context, r *request) (any, error) {
 	if in.Exposed == nil {
 		return nil, &hub.Error{Kind: hub.KindInvalid, Msg: `exposed is required: {"exposed": true} gives the agent an Agent Card for A2A clients, {"exposed": false} takes it away`}
 	}
-	s := hub.A2ASetting{Exposed: *in.Exposed}
+	s := tasks.Setting{Exposed: *in.Exposed}
 	if in.Skills != nil {
 		s.Skills = []hub.Skill{}
 		for _, sk := range *in.Skills {
 			s.Skills = append(s.Skills, hub.Skill{Name: sk.Name, Description: sk.Description})
 		}
 	}
-	ea, err := a.hub.SetAgentA2A(ctx, r.user, r.PathValue("slug"), s)
+	ea, err := a.tasks.SetExposure(ctx, r.user, r.PathValue("slug"), s)
 	if err != nil {
 		return nil, err
 	}

@@ -18,11 +18,14 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
 
@@ -32,23 +35,27 @@ type API struct {
 	accounts *accounts.Accounts // how people join, for the admin's routes
 	hooks    *webhook.Hooks     // the agents' webhooks
 	remotes  *a2aclient.Remotes // the people's remote A2A agents
+	exports  *export.Exporter
+	tasks    *tasks.Tasks
+	finder   *search.Finder
 	log      *slog.Logger
 }
 
-// Options configure New: the hub and the leaves beside it that the REST
-// face calls.
+// Options are what the REST face calls: the hub, and the leaves beside it.
 type Options struct {
 	Hub      *hub.Hub
-	Accounts *accounts.Accounts
+	Accounts *accounts.Accounts // its people's accounts
 	Webhooks *webhook.Hooks
 	Remotes  *a2aclient.Remotes
+	Exports  *export.Exporter
+	A2A      *tasks.Tasks // agents' A2A exposure
+	Search   *search.Finder
 	Logger   *slog.Logger
 }
 
-// New returns the REST face over the hub, its people's accounts, and its
-// agents' webhooks and remote agents.
+// New returns the REST face.
 func New(o Options) *API {
-	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, log: o.Logger}
+	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

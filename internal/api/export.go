@@ -5,13 +5,12 @@ import (
 	"io"
 
 	"github.com/palaverhq/palaver/internal/export"
-	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // ---- export (§18): a conversation or a project as one zip archive
 
 func (a *API) exportConversation(ctx context.Context, r *request) (any, error) {
-	e, err := a.hub.ExportConversation(ctx, r.user, r.PathValue("id"))
+	e, err := a.exports.Conversation(ctx, r.user, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -19,7 +18,7 @@ func (a *API) exportConversation(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) exportProject(ctx context.Context, r *request) (any, error) {
-	e, err := a.hub.ExportProject(ctx, r.user, r.PathValue("id"))
+	e, err := a.exports.Project(ctx, r.user, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +26,7 @@ func (a *API) exportProject(ctx context.Context, r *request) (any, error) {
 }
 
 // archive is the download of an export.
-func archive(ctx context.Context, e *hub.Export) download {
+func archive(ctx context.Context, e *export.Export) download {
 	return download{contentType: export.ContentType, filename: export.Filename(e),
 		write: func(w io.Writer) error { return export.Write(ctx, w, e) }}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // hitView is one message found: a line, its marked snippet, no body.
@@ -33,12 +34,12 @@ func (a *API) search(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	q := r.URL.Query()
-	res, err := a.hub.PersonSearch(ctx, r.user, hub.SearchInput{Query: q.Get("q"), ConversationID: q.Get("conversation_id"),
+	res, err := a.finder.PersonSearch(ctx, r.user, search.Input{Query: q.Get("q"), ConversationID: q.Get("conversation_id"),
 		ProjectID: q.Get("project_id"), From: q.Get("from"), Since: q.Get("since"), Limit: int(limit)})
 	if err != nil {
 		return nil, err
 	}
-	hits := viewsOf(res.Hits, func(h hub.SearchHit) hitView {
+	hits := viewsOf(res.Hits, func(h search.Hit) hitView {
 		m := h.Message
 		return hitView{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq, Sender: senderOf(m),
 			Summary: m.SummaryLine(), Snippet: h.Snippet.Marked(), CreatedAt: timeText(m.CreatedAt)}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 )
 
 // TestSearch: GET /search finds, right after the send, what the person's
@@ -62,7 +62,7 @@ func TestSearch(t *testing.T) {
 		if code != c.status || e["code"] != c.code || !strings.Contains(e["message"].(string), c.says) {
 			t.Errorf("%v: %d %v; want %d %s saying %q", c.query, code, got, c.status, c.code, c.says)
 		}
-		if c.code == "invalid_query" && !strings.Contains(e["message"].(string), search.Syntax) {
+		if c.code == "invalid_query" && !strings.Contains(e["message"].(string), fulltext.Syntax) {
 			t.Errorf("%v: %q does not give the syntax", c.query, e["message"])
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
@@ -298,9 +299,10 @@ func checkCrash(t *testing.T, database string, w *crashWorld, acks [][]crashAck)
 		}
 	}
 	stored := map[string]bool{} // message ids
+	exports := export.New(h, db)
 	for i, s := range w.senders {
 		for _, conv := range s.convs {
-			e, err := h.ExportConversation(ctx, owner, conv)
+			e, err := exports.Conversation(ctx, owner, conv)
 			if err != nil {
 				t.Fatal(err)
 			}

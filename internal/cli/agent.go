@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -63,7 +64,7 @@ type skillFlags []hub.Skill
 func (s *skillFlags) String() string { return "" }
 
 func (s *skillFlags) Set(v string) error {
-	*s = append(*s, hub.ParseSkills(v)...)
+	*s = append(*s, tasks.ParseSkills(v)...)
 	return nil
 }
 
@@ -84,14 +85,14 @@ func agentA2A(ctx context.Context, e *env, args []string) error {
 			if none && len(skills) > 0 {
 				return fmt.Errorf("--no-skills and --skill say different things: give one of them")
 			}
-			s := hub.A2ASetting{Exposed: !off}
+			s := tasks.Setting{Exposed: !off}
 			switch {
 			case none:
 				s.Skills = []hub.Skill{}
 			case len(skills) > 0:
 				s.Skills = skills
 			}
-			ea, err := a.hub.SetAgentA2A(ctx, u, slug, s)
+			ea, err := tasks.New(a.hub, a.db).SetExposure(ctx, u, slug, s)
 			if err != nil {
 				return err
 			}
@@ -109,7 +110,7 @@ func agentA2A(ctx context.Context, e *env, args []string) error {
 				listed = "skills " + strings.Join(ids, ", ")
 			}
 			fmt.Fprintf(e.stdout, "%s is exposed over A2A, with %s: its card is at %s under the server's URL; who may call it is still who may reach it\n",
-				ag.Handle(), listed, hub.A2ACardPath(ag))
+				ag.Handle(), listed, tasks.CardPath(ag))
 			return nil
 		})
 }

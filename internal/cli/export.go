@@ -28,12 +28,13 @@ func runExport(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintln(e.stderr, "palaver export: give --conversation for one conversation or --project for a project with its threads, not both")
 				return errUsage
 			}
-			var x *hub.Export
+			exports := export.New(a.hub, a.db)
+			var x *export.Export
 			var err error
 			if project != "" {
-				x, err = a.hub.ExportProject(ctx, u, project)
+				x, err = exports.Project(ctx, u, project)
 			} else {
-				x, err = a.hub.ExportConversation(ctx, u, conversation)
+				x, err = exports.Conversation(ctx, u, conversation)
 			}
 			if err != nil {
 				return err

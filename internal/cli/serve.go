@@ -14,11 +14,13 @@ import (
 
 	"github.com/palaverhq/palaver/clients"
 	"github.com/palaverhq/palaver/internal/a2a"
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
 	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/config"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
@@ -26,6 +28,7 @@ import (
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -119,7 +122,8 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 			}
 		})
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
+	finder := search.New(h, db)
+	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
 	if err != nil {
 		return err
 	}
@@ -129,13 +133,14 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	authority := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{}, Logger: log})
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Logger: log}).Register(mux)
-	a2a.New(a2a.Options{Hub: h, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
+	exports, a2aTasks := export.New(h, db), tasks.New(h, db)
+	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log}).Register(mux)
+	a2a.New(a2a.Options{Hub: h, Tasks: a2aTasks, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
 	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
 	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}

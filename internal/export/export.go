@@ -1,17 +1,17 @@
-// Package export writes what a person exports of Palaver (DESIGN.md §18,
-// hub.Export) as one zip archive: export.md, the export as Markdown for
-// people to read, with each message's provenance label, authority badges
-// and times; export.json, every field of it (Document); and images/, a
-// project's images as files. The command line, the REST API and the
-// dashboard all write exports here; the hub decides what goes in.
+// Package export is what a person exports of Palaver (DESIGN.md §18): the
+// Exporter gathers a conversation or a project as the person may keep it
+// (gather.go), by the hub's rules of who sees what, and Write writes it as
+// one zip archive: export.md, the export as Markdown for people to read,
+// with each message's provenance label, authority badges and times;
+// export.json, every field of it (Document); and images/, a project's
+// images as files. The command line, the REST API and the dashboard all
+// export here.
 package export
 
 import (
 	"archive/zip"
 	"context"
 	"io"
-
-	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // ContentType is the archive's media type.
@@ -25,7 +25,7 @@ const (
 
 // Filename is the name to save the archive under: palaver-ID.zip, ID the
 // project's or the conversation's.
-func Filename(e *hub.Export) string {
+func Filename(e *Export) string {
 	switch {
 	case e.Project != nil:
 		return "palaver-" + e.Project.Project.ID + ".zip"
@@ -38,7 +38,7 @@ func Filename(e *hub.Export) string {
 // Write writes e to w as a zip archive: export.md, export.json, and each of
 // a project's images under images/ (ImageFile). It streams: nothing but
 // one image at a time is held in memory beyond e itself.
-func Write(ctx context.Context, w io.Writer, e *hub.Export) error {
+func Write(ctx context.Context, w io.Writer, e *Export) error {
 	z := zip.NewWriter(w)
 	file := func(name string, method uint16) (io.Writer, error) {
 		return z.CreateHeader(&zip.FileHeader{Name: name, Method: method, Modified: e.At})

@@ -38,6 +38,7 @@ func (c *stepClock) Now() time.Time { c.now = c.now.Add(time.Second); return c.n
 type world struct {
 	hub               *hub.Hub
 	store             hub.Store
+	exports           *export.Exporter
 	alice, bob        *hub.User
 	planner, reviewer *hub.Caller
 }
@@ -50,7 +51,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{hub: h, store: db}
+	w := &world{hub: h, store: db, exports: export.New(h, db)}
 	w.alice = must(h.CreateUser(ctx, "alice", "Alice"))
 	w.bob = must(h.CreateUser(ctx, "bob", "Bob"))
 	w.planner, w.reviewer = w.agent(t, "planner"), w.agent(t, "reviewer")
@@ -124,7 +125,7 @@ func (w *world) launch(t *testing.T) (projectID string, img *hub.Image) {
 
 // archive writes e and reads the archive back: each file's bytes by name,
 // in the archive's order.
-func archive(t *testing.T, e *hub.Export) (names []string, files map[string][]byte) {
+func archive(t *testing.T, e *export.Export) (names []string, files map[string][]byte) {
 	t.Helper()
 	var b bytes.Buffer
 	if err := export.Write(ctx, &b, e); err != nil {
@@ -346,7 +347,7 @@ func readDocument(t *testing.T, data []byte) document {
 func TestProjectRoundTrip(t *testing.T) {
 	w := newWorld(t)
 	projectID, image := w.launch(t)
-	e, err := w.hub.ExportProject(ctx, w.alice, projectID)
+	e, err := w.exports.Project(ctx, w.alice, projectID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +503,7 @@ func TestConversationRoundTrip(t *testing.T) {
 	must(w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "Noted.", NoReply: true, ToInstance: "desk"}))
 	must(w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv}))
 
-	e, err := w.hub.ExportConversation(ctx, w.alice, conv)
+	e, err := w.exports.Conversation(ctx, w.alice, conv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,7 +189,7 @@ type Image struct {
 var at = hub.FormatTime
 
 // NewDocument is export.json of e.
-func NewDocument(e *hub.Export) *Document {
+func NewDocument(e *Export) *Document {
 	name := func(id string) Principal { return Principal{ID: id, Handle: e.Names[id]} }
 	d := &Document{Format: Format, Version: Version, ExportedAt: at(e.At), ExportedBy: name(e.By.ID), Untrusted: true,
 		Conversations: []Conversation{}}
@@ -263,7 +263,7 @@ func NewDocument(e *hub.Export) *Document {
 
 // writeJSON writes export.json of e, indented, with "<", ">" and "&" as
 // they are (it is a file, not a page).
-func writeJSON(w io.Writer, e *hub.Export) error {
+func writeJSON(w io.Writer, e *Export) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -41,14 +41,14 @@ func oneLine(s string) string {
 // md writes export.md; the first error of the writer is kept.
 type md struct {
 	w      *bufio.Writer
-	e      *hub.Export
+	e      *Export
 	images map[string]string // a project image's path in posts → its file in the archive
 }
 
 func (m *md) f(format string, args ...any) { fmt.Fprintf(m.w, format, args...) }
 
 // writeMarkdown writes export.md of e.
-func writeMarkdown(w io.Writer, e *hub.Export) error {
+func writeMarkdown(w io.Writer, e *Export) error {
 	m := &md{w: bufio.NewWriter(w), e: e, images: map[string]string{}}
 	if pe := e.Project; pe != nil {
 		for _, img := range pe.Images {
@@ -90,7 +90,7 @@ func person(kind, handle string) string {
 	return "@" + handle
 }
 
-func (m *md) project(pe *hub.ProjectExport) {
+func (m *md) project(pe *ProjectExport) {
 	p := pe.Project
 	m.f("# Project: %s\n\n", oneLine(p.Name))
 	m.exported("the project with its people, agents, items, images and threads")
@@ -190,7 +190,7 @@ func session(instance string) string {
 }
 
 // conversation writes one conversation with its heading at level.
-func (m *md) conversation(ce *hub.ConversationExport, level int) {
+func (m *md) conversation(ce *ConversationExport, level int) {
 	c := ce.Conversation
 	h := strings.Repeat("#", level)
 	sub := strings.Repeat("#", level+1)

@@ -31,7 +31,7 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 		who  *hub.User
 		sees bool
 	}{{w.alice, true}, {w.bob, false}} {
-		e, err := w.hub.ExportProject(ctx, c.who, projectID)
+		e, err := w.exports.Project(ctx, c.who, projectID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestMarkdownLinksAreSafe(t *testing.T) {
 		"[js]: JAVA&#115;CRIPT:alert(6)",
 	}, "\n")
 	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: plan, Format: hub.FormatMarkdown, Body: body, Summary: "links"}))
-	e, err := w.hub.ExportProject(ctx, w.alice, p.ID)
+	e, err := w.exports.Project(ctx, w.alice, p.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -425,3 +425,45 @@ type EventWrites interface {
 	// MetaPrunedThrough, and returns it (zero when none).
 	PruneEvents(ctx context.Context, before time.Time) (Pos, error)
 }
+
+// Watch calls look now, then again after each commit that wakes
+// principalID (an agent's id, or a person's when person), until look
+// reports done or fails, timeout passes (0: none), ctx ends (its error)
+// or the hub shuts down (§6, §18 message/stream). It holds one of the
+// principal's waits meanwhile (past Settings.WaitsPerAgent, or
+// WaitsPerPerson, too_many_waits with retry_after_s; across says where
+// the waits are), and waits on the principal's event stream, never by
+// polling. look reads with the ctx it is given, which ends with the wait.
+func (h *Hub) Watch(ctx context.Context, principalID string, person bool, across string, timeout time.Duration, look func(ctx context.Context) (done bool, err error)) error {
+	limit := h.settings.WaitsPerAgent
+	if person {
+		limit = h.settings.WaitsPerPerson
+	}
+	ctx, release, err := h.acquireWait(ctx, principalID, "", limit, across)
+	if err != nil {
+		return err
+	}
+	defer release()
+	// Subscribe before the first look: a commit after this point wakes
+	// us, and one before it is seen by the look (§13).
+	wake, cancel := h.waker.Subscribe(principalID)
+	defer cancel()
+	var deadline <-chan time.Time
+	if timeout > 0 {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		deadline = timer.C
+	}
+	for {
+		queried := h.commits.now()
+		if done, err := look(ctx); done || err != nil {
+			return err
+		}
+		switch h.sleep(ctx, principalID, queried, wake, nil, nil, deadline) {
+		case wokeByTimeout, wokeByShutdown:
+			return nil
+		case wokeByDone:
+			return ctx.Err()
+		}
+	}
+}

@@ -41,6 +41,3 @@ func (h *Hub) PersonMayAddForTest(ctx context.Context, u *User, handle string) e
 	}
 	return personMayAdd(ctx, h.store, u, p)
 }
-
-// TaskState is taskState, the rule of an A2A task's state (§18).
-var TaskState = taskState

@@ -3,9 +3,9 @@
 // transport-free: every face — the MCP profiles, REST, the dashboard, A2A,
 // OAuth, the command line — calls it, and it reaches storage only through
 // the Store interface it declares. What the core barely calls lives in
-// leaves beside the faces (internal/oauth, webhook, a2aclient, input,
-// search, picture, throttle, outbox, egress), which reach the hub through
-// leaves.go.
+// leaves beside the faces (internal/oauth, webhook, a2aclient, export,
+// a2a/tasks, input, search and fulltext, picture, throttle, outbox,
+// egress), which leaves.go serves.
 package hub
 
 import (

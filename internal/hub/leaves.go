@@ -3,16 +3,18 @@ package hub
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/palaverhq/palaver/internal/outbox"
 )
 
 // What the hub offers the packages carved out of it (internal/oauth,
-// internal/webhook, internal/a2aclient, internal/push, internal/export,
-// internal/a2a): the leaves that manage what the core barely calls. They
-// read through a consumer-sized interface of the store, write through
-// Commit, and make their refusals with the hub's own constructors, so a
-// face renders them like any other.
+// internal/webhook, internal/a2aclient, internal/export,
+// internal/a2a/tasks, internal/search): the leaves that manage what
+// the core barely calls. They read through a consumer-sized interface of the store, write
+// through Commit, send through the hub's own send path, and make their
+// refusals with the hub's own constructors, so a face renders them like
+// any other.
 
 // Commit runs fn in a write transaction the way every change of the hub
 // is made (update): the events fn returns are stored in it, with the
@@ -84,3 +86,65 @@ func EscapeBraces(s string) string { return escapeBraces(s) }
 // LookupErr turns ErrNoRows into a not_found Error with the message, and
 // any other error into an internal one.
 func LookupErr(err error, format string, args ...any) error { return lookupErr(err, format, args...) }
+
+// WithOriginals fills OriginalBody in each of msgs that u may see the
+// agent's own words of: only the owner who edited a message (§7).
+func (h *Hub) WithOriginals(ctx context.Context, u *User, msgs []*Message) error {
+	return withOriginals(ctx, h.store, u, msgs)
+}
+
+// ItemWithHistory is an item of a project its caller has already read,
+// with its thread and every change.
+func (h *Hub) ItemWithHistory(ctx context.Context, it *Item) (*ItemView, error) {
+	return itemView(ctx, h.store, it)
+}
+
+// IDKind is the kind of an id, its prefix (IDUser, IDAgent, …); "" for a
+// string with none.
+func IDKind(id string) string { return idKind(id) }
+
+// SendA2ARequest is SendMessage of an A2A request to agentID: the message
+// is noted as one in the transaction that sends it (§18).
+func (h *Hub) SendA2ARequest(ctx context.Context, c *Caller, agentID string, in SendInput) (*SendResult, error) {
+	in.a2aAgent = agentID
+	return h.SendMessage(ctx, c, in)
+}
+
+// PostA2ARequestAsPerson is a person's text message that is an A2A request
+// to agentID, as PostAsPerson writes it (§4, §18).
+func (h *Hub) PostA2ARequestAsPerson(ctx context.Context, u *User, agentID string, in SendInput) (*SendResult, error) {
+	in.a2aAgent = agentID
+	return h.postAsPerson(ctx, u, in)
+}
+
+// TaskChanged is the a2a.task event for the caller of the A2A request
+// messageID, whose processing changed; none when it is no A2A request.
+func TaskChanged(ctx context.Context, tx Tx, messageID string, now time.Time) ([]*Event, error) {
+	return taskChanged(ctx, tx, messageID, now)
+}
+
+// A2AExposure is the agent's A2A setting (not exposed, no skills when never
+// set).
+func (h *Hub) A2AExposure(ctx context.Context, agentID string) (*A2AExposure, error) {
+	return exposureOf(ctx, h.store, agentID)
+}
+
+// AgentProject is a project the agent was brought into and may see (§8):
+// another is not_found, one whose agents are off denied with off.
+func (h *Hub) AgentProject(ctx context.Context, c *Caller, projectID string) (*Project, error) {
+	p, _, _, err := agentProject(ctx, h.store, c.Agent, projectID)
+	return p, err
+}
+
+// MemberProject is a project the person is a member of; another is
+// not_found, like one that does not exist.
+func (h *Hub) MemberProject(ctx context.Context, u *User, projectID string) (*Project, error) {
+	return memberProject(ctx, h.store, u, projectID)
+}
+
+// Observer is who the hub tells what it does (§14); never nil.
+func (h *Hub) Observer() Observer { return h.observer }
+
+// Check is the limit a caller asked for (0: the page's Default), or
+// invalid past the page's Max.
+func (p Page) Check(limit int) (int, error) { return p.check(limit) }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // observed records what a hub tells its Observer.
@@ -141,13 +142,14 @@ func TestObserverSearches(t *testing.T) {
 	w := newWorld(t)
 	w.observer = o
 	w.reopen(t)
-	if _, err := w.hub.SearchMessages(ctx, w.planner, hub.SearchInput{Query: "release"}); err != nil {
+	finder := search.New(w.hub, w.store)
+	if _, err := finder.Search(ctx, w.planner, search.Input{Query: "release"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.PersonSearch(ctx, w.owner(t), hub.SearchInput{Query: "release"}); err != nil {
+	if _, err := finder.PersonSearch(ctx, w.owner(t), search.Input{Query: "release"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SearchMessages(ctx, w.planner, hub.SearchInput{Query: `"unclosed`}); err == nil {
+	if _, err := finder.Search(ctx, w.planner, search.Input{Query: `"unclosed`}); err == nil {
 		t.Fatal("an unclosed quote was searched")
 	}
 	o.mu.Lock()

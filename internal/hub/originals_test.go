@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // TestEditedWordsOnlyForTheEditor: the agent's own words of a message its
@@ -76,7 +78,7 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(c.u.Handle+" on the latest page", last(res.Messages), c.original)
-		e, err := w.hub.ExportProject(ctx, c.u, p.ID)
+		e, err := export.New(w.hub, w.store).Project(ctx, c.u, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,12 +112,12 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(c.name+" a thread's latest", last(res.Messages), "")
-		found, err := w.hub.SearchMessages(ctx, c.caller, hub.SearchInput{Query: "mangoes"})
+		found, err := search.New(w.hub, w.store).Search(ctx, c.caller, search.Input{Query: "mangoes"})
 		if err != nil || len(found.Hits) != 1 {
 			t.Fatalf("%s searching: %+v, %v", c.name, found, err)
 		}
 		check(c.name+" search", found.Hits[0].Message, "")
-		if found, _ := w.hub.SearchMessages(ctx, c.caller, hub.SearchInput{Query: "pineapples"}); len(found.Hits) != 0 {
+		if found, _ := search.New(w.hub, w.store).Search(ctx, c.caller, search.Input{Query: "pineapples"}); len(found.Hits) != 0 {
 			t.Errorf("%s finds the message by the draft's words", c.name)
 		}
 		wr, err := w.hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: cursors[c.name]})

@@ -1,8 +1,9 @@
-// Package hubtest is a hub on a test store (storetest.Open: SQLite, or
-// PostgreSQL with PALAVER_TEST_STORE) for the tests of the leaves carved
-// out of the hub (internal/webhook, internal/a2aclient): a settable clock,
-// alice (agents planner and reviewer) and bob (agent helper), and the few
-// calls a test starts from. It is for tests only.
+// Package hubtest is the hub the tests of the leaves carved out of it run
+// against (internal/webhook, internal/a2aclient, internal/search,
+// internal/a2a/tasks …): a hub on a temp store (storetest.Open: SQLite, or
+// PostgreSQL with PALAVER_TEST_STORE) with alice (agents planner and
+// reviewer) and bob (agent helper), on a clock that moves only when told,
+// and the few ways to make what a test starts from. It is for tests only.
 package hubtest
 
 import (
@@ -21,7 +22,7 @@ import (
 
 var ctx = context.Background()
 
-// Clock is a settable hub.Clock.
+// Clock is the hub's clock: it stands still until Advance moves it.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -41,28 +42,31 @@ func (c *Clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// World is a hub on a test store with alice (agents planner and reviewer)
-// and bob (agent helper).
+// World is a hub on its store, with its clock and waker, and the agents
+// it starts with, each by a token (Tokens: by handle).
 type World struct {
 	Hub                       *hub.Hub
+	Store                     hub.Store
 	Clock                     *Clock
 	Waker                     *notify.Local
-	Store                     hub.Store
+	Settings                  hub.Settings
 	Planner, Reviewer, Helper *hub.Caller
-	// Options changes the options of each hub Reopen makes.
+	Tokens                    map[string]string
+	// Options changes the options of each hub Reopen and HubOn make.
 	Options func(*hub.Options)
 }
 
-// New is a World on a fresh test store.
-func New(t testing.TB) *World {
+// Open starts the world for t on a temp store, with settings; it ends
+// with the test.
+func Open(t testing.TB, settings hub.Settings) *World {
 	t.Helper()
-	return NewOn(t, storetest.Open(t))
+	return OpenOn(t, settings, storetest.Open(t))
 }
 
-// NewOn is a World on db.
-func NewOn(t testing.TB, db hub.Store) *World {
+// OpenOn is Open on db.
+func OpenOn(t testing.TB, settings hub.Settings, db hub.Store) *World {
 	t.Helper()
-	w := &World{Clock: &Clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, Store: db}
+	w := &World{Store: db, Settings: settings, Clock: &Clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, Tokens: map[string]string{}}
 	w.Reopen(t)
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := w.Hub.CreateUser(ctx, u, ""); err != nil {
@@ -75,11 +79,11 @@ func NewOn(t testing.TB, db hub.Store) *World {
 	return w
 }
 
-// HubOn is a hub over db on the world's clock, with its Options, as a
-// server starts one.
+// HubOn is a hub over db on the world's clock and settings, with its
+// Options, as a server starts one; it shuts down with the test.
 func (w *World) HubOn(t testing.TB, db hub.Store, waker hub.Waker) *hub.Hub {
 	t.Helper()
-	o := hub.Options{Store: db, Waker: waker, Clock: w.Clock, Logger: slog.New(slog.DiscardHandler)}
+	o := hub.Options{Store: db, Waker: waker, Clock: w.Clock, Logger: slog.New(slog.DiscardHandler), Settings: w.Settings}
 	if w.Options != nil {
 		w.Options(&o)
 	}
@@ -87,6 +91,7 @@ func (w *World) HubOn(t testing.TB, db hub.Store, waker hub.Waker) *hub.Hub {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(h.Shutdown)
 	return h
 }
 
@@ -98,9 +103,9 @@ func (w *World) Reopen(t testing.TB) {
 	w.Hub = w.HubOn(t, w.Store, w.Waker)
 }
 
-// Agent creates an agent unless it exists, mints it a token and
-// authenticates it.
-func (w *World) Agent(t testing.TB, handle string) *hub.Caller {
+// Agent makes the agent when there is none yet, mints a token of it with
+// scopes (none: every scope) and authenticates it.
+func (w *World) Agent(t testing.TB, handle string, scopes ...string) *hub.Caller {
 	t.Helper()
 	if _, err := w.Hub.Agent(ctx, handle); err != nil {
 		if _, err := w.Hub.CreateAgent(ctx, hub.AgentSpec{Handle: handle, Description: "test agent " + handle}); err != nil {
@@ -108,10 +113,15 @@ func (w *World) Agent(t testing.TB, handle string) *hub.Caller {
 		}
 	}
 	owner, slug, _ := hub.ParseHandle(handle)
-	_, secret, err := w.Hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug})
+	var sc []string
+	if len(scopes) > 0 {
+		sc = scopes
+	}
+	_, secret, err := w.Hub.MintToken(ctx, hub.TokenSpec{Owner: owner, Agent: slug, Scopes: sc})
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.Tokens[handle] = secret
 	c, err := w.Hub.Authenticate(ctx, secret)
 	if err != nil {
 		t.Fatal(err)
@@ -119,18 +129,18 @@ func (w *World) Agent(t testing.TB, handle string) *hub.Caller {
 	return c
 }
 
-// Alice is the person alice.
-func (w *World) Alice(t testing.TB) *hub.User {
+// Person is the person of a handle.
+func (w *World) Person(t testing.TB, handle string) *hub.User {
 	t.Helper()
-	u, err := w.Hub.User(ctx, "alice")
+	u, err := w.Hub.User(ctx, handle)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return u
 }
 
-// Open opens the direct conversation between from and the handles.
-func (w *World) Open(t testing.TB, from *hub.Caller, handles ...string) string {
+// Direct opens the direct conversation between from and the handles.
+func (w *World) Direct(t testing.TB, from *hub.Caller, handles ...string) string {
 	t.Helper()
 	v, err := w.Hub.OpenConversation(ctx, from, handles)
 	if err != nil {
@@ -139,7 +149,7 @@ func (w *World) Open(t testing.TB, from *hub.Caller, handles ...string) string {
 	return v.Conversation.ID
 }
 
-// Send sends body into the conversation as from.
+// Send sends body into conv from the agent.
 func (w *World) Send(t testing.TB, from *hub.Caller, conv, body string) *hub.SendResult {
 	t.Helper()
 	r, err := w.Hub.SendMessage(ctx, from, hub.SendInput{ConversationID: conv, Body: body})
@@ -147,6 +157,31 @@ func (w *World) Send(t testing.TB, from *hub.Caller, conv, body string) *hub.Sen
 		t.Fatal(err)
 	}
 	return r
+}
+
+// Consent brings from's owner and b together as contacts, grants from
+// reach to b, and opens the conversation from asks for with target (one
+// of b's agents), b approving it (§3).
+func (w *World) Consent(t testing.TB, from *hub.Caller, b *hub.User, target string) string {
+	t.Helper()
+	a := w.Person(t, from.Owner.Handle)
+	if _, err := w.Hub.RequestContact(ctx, a, b.Handle, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.RequestContact(ctx, b, a.Handle, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.SetGrant(ctx, a, from.Agent.Handle(), b.Handle, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.OpenConversation(ctx, from, []string{target}); Code(err) != "pending_approval:pending_approval" {
+		t.Fatalf("open: %v", err)
+	}
+	asks, _ := w.Hub.Approvals(ctx, b)
+	if _, err := w.Hub.DecideInbound(ctx, b, asks[len(asks)-1].ID, true); err != nil {
+		t.Fatal(err)
+	}
+	return w.Direct(t, from, target)
 }
 
 // Parked waits until n waits are parked on the waker, or fails after 10s.
@@ -161,8 +196,8 @@ func (w *World) Parked(t testing.TB, n int) {
 	}
 }
 
-// Code is an error's wire code ("" for nil; "denied:<word>" for a
-// Refusal).
+// Code is an error's wire code: "" for nil, "status:word" for a Refusal
+// (pending_approval:pending_approval for an ask waiting for its owner).
 func Code(err error) string {
 	var r *hub.Refusal
 	var e *hub.Error

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 )
 
 // defaultProfile is the default tool surface at /mcp/ (§10.3, §10.4).
@@ -93,7 +93,7 @@ func (s *Server) defaultTools() []toolDef {
 			description: "Finds messages in the conversations you take part in: full text, best match first, one line each with a snippet of its body where the matching words are marked **like this**. Write words (every one must match), \"a phrase\", a OR b, and -word to leave out; narrow with conversation_id, project_id, from (a sender's handle) and since. Marks nothing read: read a hit with read_message.",
 			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) {
-				withMaxLength(p, "query", search.MaxQuery)
+				withMaxLength(p, "query", fulltext.MaxQuery)
 				withPage(p, hub.SearchPage)
 			},
 		}, s.searchMessages),

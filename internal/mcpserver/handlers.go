@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 type whoamiIn struct {
@@ -270,7 +271,7 @@ type searchMessagesIn struct {
 
 func (s *Server) searchMessages(ctx context.Context, c *call, in searchMessagesIn) (any, error) {
 	c.conversation = in.ConversationID
-	r, err := s.hub.SearchMessages(ctx, c.caller, hub.SearchInput{Query: in.Query, ConversationID: in.ConversationID,
+	r, err := s.finder.Search(ctx, c.caller, search.Input{Query: in.Query, ConversationID: in.ConversationID,
 		ProjectID: in.ProjectID, From: in.From, Since: in.Since, Limit: in.Limit})
 	if err != nil {
 		return nil, err

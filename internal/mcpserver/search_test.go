@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/palaverhq/palaver/internal/search"
+	"github.com/palaverhq/palaver/internal/fulltext"
 )
 
 // TestSearchMessages: a message is found by search_messages as soon as
@@ -46,7 +46,7 @@ func TestSearchMessages(t *testing.T) {
 			{map[string]any{"query": `"retry logic`}, "invalid_query", "close the phrase"},
 			{map[string]any{"query": "-staging"}, "invalid_query", "add what to look for"},
 			{map[string]any{"query": "   "}, "invalid_query", "query is required"},
-			{map[string]any{"query": strings.Repeat("x", search.MaxQuery+1)}, "too_long", "the limit is 500"},
+			{map[string]any{"query": strings.Repeat("x", fulltext.MaxQuery+1)}, "too_long", "the limit is 500"},
 			{map[string]any{"query": "retry", "conversation_id": "conv_nope"}, "not_found", "conv_nope"},
 			{map[string]any{"query": "retry", "since": "last week"}, "invalid_argument", "ISO 8601"},
 		} {
@@ -55,7 +55,7 @@ func TestSearchMessages(t *testing.T) {
 			if !isErr || e["code"] != c.code || !strings.Contains(e["message"].(string), c.says) {
 				t.Errorf("%s: search_messages(%v) = %v; want a %s tool error saying %q", era, c.args, out, c.code, c.says)
 			}
-			if c.code == "invalid_query" && !strings.Contains(e["message"].(string), search.Syntax) {
+			if c.code == "invalid_query" && !strings.Contains(e["message"].(string), fulltext.Syntax) {
 				t.Errorf("%s: %q does not give the syntax", era, e["message"])
 			}
 		}

@@ -22,11 +22,14 @@ import (
 
 	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // Options configure New.
 type Options struct {
-	Hub    *hub.Hub
+	Hub *hub.Hub
+	// Search is search_messages over the hub.
+	Search *search.Finder
 	Logger *slog.Logger
 	// BaseURL is the public URL (scheme://host[:port]) used in the
 	// WWW-Authenticate resource_metadata and the protected resource
@@ -43,6 +46,7 @@ type Options struct {
 // Server is the MCP face: its profiles, each at its own path.
 type Server struct {
 	hub      *hub.Hub
+	finder   *search.Finder
 	log      *slog.Logger
 	baseURL  string
 	baseHost string // the base URL's host, "" without one
@@ -66,7 +70,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{hub: o.Hub, log: o.Logger, origins: o.Origins,
+	s := &Server{hub: o.Hub, finder: o.Search, log: o.Logger, origins: o.Origins,
 		calls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "palaver_tool_calls_seconds",
 			Help:    "MCP tool calls by tool and outcome (ok, refused, error), and how long each took in the server.",

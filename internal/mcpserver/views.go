@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 )
 
 // The JSON shapes tools return (§10.3). Every result that carries words
@@ -131,7 +132,7 @@ type searchRow struct {
 	CreatedAt      string     `json:"created_at"`
 }
 
-func viewSearchHit(h hub.SearchHit) searchRow {
+func viewSearchHit(h search.Hit) searchRow {
 	m := h.Message
 	return searchRow{MessageID: m.ID, ConversationID: m.ConversationID, Seq: m.Seq,
 		Sender:  senderView{Handle: m.SenderHandle, Instance: m.SenderInstance},

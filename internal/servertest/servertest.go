@@ -22,14 +22,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/palaverhq/palaver/internal/a2a"
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/api"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -83,7 +86,16 @@ type Server struct {
 	// remote A2A agents and theirs, as the faces call them.
 	Webhooks *webhook.Hooks
 	Remotes  *a2aclient.Remotes
-	Waker    *notify.Local
+	// Exports gathers what people export, as the REST face and the
+	// dashboard call it.
+	Exports *export.Exporter
+	// A2A is agents' A2A exposure and tasks, as the A2A face, the REST
+	// face and the dashboard call it.
+	A2A *tasks.Tasks
+	// Search is search_messages, as the MCP face, the REST face and the
+	// dashboard call it.
+	Search *search.Finder
+	Waker  *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
 	// Close ends the server and its hub; the test's cleanup does too.
@@ -111,13 +123,16 @@ func Open(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	s.Accounts = accounts.New(s.Hub, db, log)
+	s.Exports = export.New(s.Hub, db)
+	s.A2A = tasks.New(s.Hub, db)
+	s.Search = search.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	s.Webhooks = webhook.NewHooks(webhook.HooksOptions{Hub: s.Hub, Store: db, Sender: o.WebhookSender, Logger: log})
 	s.Remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: s.Hub, Store: db, Client: o.RemoteClient, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
 	if o.MCP {
-		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Logger: log, Metrics: o.MCPMetrics}); err != nil {
+		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Search: s.Search, Logger: log, Metrics: o.MCPMetrics}); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range o.AdjustMCP {
@@ -128,16 +143,16 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Logger: log}).Register(mux)
+		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log}).Register(mux)
 	}
 	if o.A2A {
-		a2a.New(a2a.Options{Hub: s.Hub, Logger: log}).Register(mux)
+		a2a.New(a2a.Options{Hub: s.Hub, Tasks: s.A2A, Logger: log}).Register(mux)
 	}
 	if o.OAuth {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 )
 
 var postgresDialect = &dialect{
@@ -67,7 +67,7 @@ func reindexSearch(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return fmt.Errorf("reindex search: %w", err)
 			}
-			ids, summaries, bodies = append(ids, id), append(summaries, search.Text(summary)), append(bodies, search.Text(body))
+			ids, summaries, bodies = append(ids, id), append(summaries, fulltext.Text(summary)), append(bodies, fulltext.Text(body))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -131,7 +131,7 @@ var postgresSearch = searchDialect{
 	outer:     `JOIN messages m ON m.id = h.r`,
 	rank:      `ts_rank(m.search, to_tsquery('simple', ?)) DESC`,
 	rankMatch: true,
-	match:     func(q *search.Query, _ []string) string { return tsqueryMatch(q) },
+	match:     func(q *fulltext.Query, _ []string) string { return tsqueryMatch(q) },
 	// Planned afresh with each query's words, never a generic plan that
 	// takes every word for a rare one.
 	first:  pgx.QueryExecModeExec,

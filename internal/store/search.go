@@ -5,19 +5,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 )
 
 // Search (§18): the hub's parsed query matched against the full-text index
 // of sent messages (migrations 0015 and 0018: FTS5 on SQLite, a tsvector
 // column with a GIN index on PostgreSQL) within the conversations the
 // reader takes part in, ranked. Both index a message's search words as the
-// hub makes them (search.Text), and a query's phrases are made of the
+// hub makes them (fulltext.Text), and a query's phrases are made of the
 // same words. The query reaches the database as one parameter in the
 // dialect's own match syntax, every word quoted: never a user's syntax.
 //
-// One statement, in two steps: the newest search.Window matches the
+// One statement, in two steps: the newest fulltext.Window matches the
 // reader can read — which the index hands over newest first without
 // scoring them — and those ranked, best first. So a search of a word in
 // nearly every message costs the window, not the history.
@@ -33,7 +33,7 @@ type searchDialect struct {
 	rankMatch bool
 	// match writes a parsed query in the dialect's match syntax;
 	// conversations, when not nil, are the only ones it may match in.
-	match func(q *search.Query, conversations []string) string
+	match func(q *fulltext.Query, conversations []string) string
 	// fewConversations: the match is cheaper told the reader's
 	// conversations when there are at most this many (0: never).
 	fewConversations int
@@ -53,17 +53,17 @@ func (s searchDialect) indexed(m *hub.Message) (column, value string, args []any
 	if s.vector == "" || m.Status != hub.MessageSent {
 		return "", "", nil
 	}
-	return "search", s.vector, []any{search.Text(m.Summary), search.Text(m.Body)}
+	return "search", s.vector, []any{fulltext.Text(m.Summary), fulltext.Text(m.Body)}
 }
 
 // fts5Match writes q as an FTS5 query over the summary and body columns:
 // each phrase a string in double quotes (a quote inside doubled; * after
-// it for a prefix, search.Phrase.Prefix), the groups ANDed, each group's
+// it for a prefix, fulltext.Phrase.Prefix), the groups ANDed, each group's
 // phrases ORed, the excluded phrases after NOT; with conversations, only
 // in theirs (each id one term, without its underscore, as the index keeps
 // it).
-func fts5Match(q *search.Query, conversations []string) string {
-	phrase := func(p search.Phrase) string {
+func fts5Match(q *fulltext.Query, conversations []string) string {
+	phrase := func(p fulltext.Phrase) string {
 		s := `"` + strings.ReplaceAll(strings.Join(p, " "), `"`, `""`) + `"`
 		if p.Prefix() {
 			s += "*"
@@ -76,7 +76,7 @@ func fts5Match(q *search.Query, conversations []string) string {
 	}
 	ids := make([]string, len(conversations))
 	for i, id := range conversations {
-		ids[i] = phrase(search.Phrase{strings.ReplaceAll(id, "_", "")})
+		ids[i] = phrase(fulltext.Phrase{strings.ReplaceAll(id, "_", "")})
 	}
 	return "conversation : (" + strings.Join(ids, " OR ") + ") AND " + expr
 }
@@ -84,14 +84,14 @@ func fts5Match(q *search.Query, conversations []string) string {
 // tsqueryMatch writes q in to_tsquery's syntax: each phrase a quoted
 // string (a quote inside doubled, a backslash escaped), which to_tsquery
 // reads as its words in a row — a prefix's last word quoted on its own,
-// followed by <-> before it and :* after (search.Phrase.Prefix); & between
+// followed by <-> before it and :* after (fulltext.Phrase.Prefix); & between
 // groups, | within one, & ! before the excluded phrases.
-func tsqueryMatch(q *search.Query) string {
+func tsqueryMatch(q *fulltext.Query) string {
 	quote := func(words []string) string {
 		s := strings.ReplaceAll(strings.Join(words, " "), `\`, `\\`)
 		return `'` + strings.ReplaceAll(s, `'`, `''`) + `'`
 	}
-	phrase := func(p search.Phrase) string {
+	phrase := func(p fulltext.Phrase) string {
 		if !p.Prefix() {
 			return quote(p)
 		}
@@ -106,7 +106,7 @@ func tsqueryMatch(q *search.Query) string {
 
 // matchExpr writes q with the dialect's quoting of a phrase and its words
 // for and, or and and-not.
-func matchExpr(q *search.Query, phrase func(search.Phrase) string, and, or string, andNot func(string) string) string {
+func matchExpr(q *fulltext.Query, phrase func(fulltext.Phrase) string, and, or string, andNot func(string) string) string {
 	groups := make([]string, len(q.All))
 	for i, g := range q.All {
 		ps := make([]string, len(g))
@@ -183,7 +183,7 @@ func (d queries) SearchMessages(ctx context.Context, f hub.SearchFilter, limit i
 			args = append(args, n.arg)
 		}
 	}
-	b.WriteString(` ORDER BY ` + s.newest + ` LIMIT ` + strconv.Itoa(search.Window) + `) h ` + s.outer + `
+	b.WriteString(` ORDER BY ` + s.newest + ` LIMIT ` + strconv.Itoa(fulltext.Window) + `) h ` + s.outer + `
 		ORDER BY ` + s.rank + `, m.created_at DESC, m.id DESC LIMIT ?`)
 	if s.rankMatch {
 		args = append(args, match)

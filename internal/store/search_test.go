@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
@@ -85,7 +85,7 @@ func (w *searchWorld) add(conv, sender, status, summary, body string) string {
 // search runs a query as f's reader and returns the ids found, in order.
 func (w *searchWorld) search(f hub.SearchFilter, query string) []string {
 	w.t.Helper()
-	q, err := search.Parse(query)
+	q, err := fulltext.Parse(query)
 	if err != nil {
 		w.t.Fatalf("%q: %v", query, err)
 	}
@@ -237,8 +237,8 @@ func TestSearchQuotesEveryWord(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
 		w := newSearchWorld(t, db)
 		w.add("conv_a", "alice/a", hub.MessageSent, "", "alpha beta")
-		for _, p := range []search.Phrase{{`gamma" OR "beta`}, {`gamma' | 'beta`}, {`gamma\' | 'beta`}, {"NEAR(gamma", "beta)"}, {"*"}} {
-			f := hub.SearchFilter{ParticipantID: "agt_a", Query: &search.Query{All: [][]search.Phrase{{p}}}}
+		for _, p := range []fulltext.Phrase{{`gamma" OR "beta`}, {`gamma' | 'beta`}, {`gamma\' | 'beta`}, {"NEAR(gamma", "beta)"}, {"*"}} {
+			f := hub.SearchFilter{ParticipantID: "agt_a", Query: &fulltext.Query{All: [][]fulltext.Phrase{{p}}}}
 			if got := w.run(f); len(got) != 0 {
 				t.Errorf("%q matched %v", p, got)
 			}
@@ -248,7 +248,7 @@ func TestSearchQuotesEveryWord(t *testing.T) {
 
 // TestSearchOfManyConversations: a reader in more conversations than the
 // index is told of by name finds the same, and a search that matches more
-// than search.Window messages ranks the newest of them.
+// than fulltext.Window messages ranks the newest of them.
 func TestSearchOfManyConversations(t *testing.T) {
 	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
 		w := newSearchWorld(t, db)
@@ -283,7 +283,7 @@ func TestSearchOfManyConversations(t *testing.T) {
 
 		// The best match is older than the newest window of matches.
 		best := w.add("conv_many00", "m/agent", hub.MessageSent, "haystack haystack", "haystack haystack haystack")
-		for i := range search.Window {
+		for i := range fulltext.Window {
 			w.add(fmt.Sprintf("conv_many%02d", i%60), "m/agent", hub.MessageSent, "", fmt.Sprintf("a haystack of words, %d", i))
 		}
 		if got := w.search(hub.SearchFilter{ParticipantID: "agt_m"}, "haystack"); len(got) != 50 || slices.Contains(got, best) {

@@ -14,8 +14,8 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 )
 
 var sqliteDialect = &dialect{
@@ -49,9 +49,9 @@ func init() {
 	sqlite.MustRegisterDeterministicScalarFunction("palaver_search_text", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		switch v := args[0].(type) {
 		case string:
-			return search.Text(v), nil
+			return fulltext.Text(v), nil
 		case []byte:
-			return search.Text(string(v)), nil
+			return fulltext.Text(string(v)), nil
 		}
 		return "", nil
 	})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -45,7 +46,7 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 		return nil, err
 	}
 	return &reply{page: "agent", data: agentPage{AgentDetail: d, Webhooks: hooks, Modes: hub.Modes, Scopes: hub.AllScopes, InUse: d.TokensInUse(w.hub.Now()),
-		CardURL: w.siteURL(r) + hub.A2ACardPath(d.Agent), Skills: hub.SkillLines(d.A2A.Skills)}}, nil
+		CardURL: w.siteURL(r) + tasks.CardPath(d.Agent), Skills: tasks.SkillLines(d.A2A.Skills)}}, nil
 }
 
 // agentPage is the agent's page: its detail and the choices its forms offer.
@@ -108,7 +109,7 @@ func (w *Web) setA2A(ctx context.Context, r *request) (*reply, error) {
 	default:
 		return nil, hub.Errorf(hub.KindInvalid, "exposed is 1 (expose the agent over A2A) or left out (do not), got %q", form(r, "exposed"))
 	}
-	ea, err := w.hub.SetAgentA2A(ctx, r.user, r.PathValue("slug"), hub.A2ASetting{Exposed: exposed, Skills: hub.ParseSkills(form(r, "skills"))})
+	ea, err := w.tasks.SetExposure(ctx, r.user, r.PathValue("slug"), tasks.Setting{Exposed: exposed, Skills: tasks.ParseSkills(form(r, "skills"))})
 	if err != nil {
 		return nil, err
 	}

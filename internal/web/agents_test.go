@@ -197,7 +197,7 @@ func TestAgentA2AControl(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ea, err := s.hub.AgentA2A(ctx, alice, "desk")
+		ea, err := s.tasks.Exposure(ctx, alice, "desk")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,14 +5,13 @@ import (
 	"io"
 
 	"github.com/palaverhq/palaver/internal/export"
-	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // Export (§18): the Export button of a conversation's page and of a
 // project's page downloads the archive.
 
 func (w *Web) exportConversation(ctx context.Context, r *request) (*reply, error) {
-	e, err := w.hub.ExportConversation(ctx, r.user, r.PathValue("id"))
+	e, err := w.exports.Conversation(ctx, r.user, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -20,7 +19,7 @@ func (w *Web) exportConversation(ctx context.Context, r *request) (*reply, error
 }
 
 func (w *Web) exportProject(ctx context.Context, r *request) (*reply, error) {
-	e, err := w.hub.ExportProject(ctx, r.user, r.PathValue("id"))
+	e, err := w.exports.Project(ctx, r.user, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +27,7 @@ func (w *Web) exportProject(ctx context.Context, r *request) (*reply, error) {
 }
 
 // archive is the reply that downloads an export.
-func archive(ctx context.Context, e *hub.Export) *reply {
+func archive(ctx context.Context, e *export.Export) *reply {
 	return &reply{download: &download{contentType: export.ContentType, filename: export.Filename(e),
 		write: func(wr io.Writer) error { return export.Write(ctx, wr, e) }}}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"golang.org/x/net/html"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
@@ -80,7 +81,7 @@ func TestBrowserLayout(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := s.hub.SetAgentA2A(ctx, mustUser(t, s, "alice"), "planner", hub.A2ASetting{Exposed: true}); err != nil {
+			if _, err := s.tasks.SetExposure(ctx, mustUser(t, s, "alice"), "planner", tasks.Setting{Exposed: true}); err != nil {
 				t.Fatal(err)
 			}
 			b := newTab(t, s, js)

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/search"
 )
 
@@ -18,17 +18,17 @@ import (
 type searchPage struct {
 	Query, From, Since, ConversationID, ProjectID string
 	MaxQuery                                      int
-	Result                                        *hub.SearchResult
+	Result                                        *search.Result
 }
 
 func (w *Web) search(ctx context.Context, r *request) (*reply, error) {
 	q := r.URL.Query()
 	p := &searchPage{Query: q.Get("q"), From: q.Get("from"), Since: q.Get("since"),
-		ConversationID: q.Get("conversation_id"), ProjectID: q.Get("project_id"), MaxQuery: search.MaxQuery}
+		ConversationID: q.Get("conversation_id"), ProjectID: q.Get("project_id"), MaxQuery: fulltext.MaxQuery}
 	if !q.Has("q") {
 		return &reply{page: "search", data: p}, nil
 	}
-	res, err := w.hub.PersonSearch(ctx, r.user, hub.SearchInput{Query: p.Query, ConversationID: p.ConversationID,
+	res, err := w.finder.PersonSearch(ctx, r.user, search.Input{Query: p.Query, ConversationID: p.ConversationID,
 		ProjectID: p.ProjectID, From: p.From, Since: p.Since})
 	if err != nil {
 		// The page again, with what was typed and what is wrong with it.
@@ -41,7 +41,7 @@ func (w *Web) search(ctx context.Context, r *request) (*reply, error) {
 // hitLink is where a search hit's message is on its conversation's page:
 // the latest page when it is the last message, else the page that starts
 // with it (how many messages the latest page holds depends on their size).
-func hitLink(h hub.SearchHit) string {
+func hitLink(h search.Hit) string {
 	c, seq := h.Conversation.Conversation, h.Message.Seq
 	link := "/conversations/" + url.PathEscape(c.ID)
 	if seq < c.LastSeq {

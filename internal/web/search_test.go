@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/search"
 )
 
 // TestSearchPage: the navigation leads to a search form (a GET, so a
@@ -86,7 +86,7 @@ func TestSearchPage(t *testing.T) {
 	}
 
 	p = alice.get("/search?" + url.Values{"q": {`"kiwi crate`}}.Encode())
-	if p.status != http.StatusBadRequest || !strings.Contains(p.errorText(), "not closed") || !strings.Contains(p.errorText(), search.Syntax) {
+	if p.status != http.StatusBadRequest || !strings.Contains(p.errorText(), "not closed") || !strings.Contains(p.errorText(), fulltext.Syntax) {
 		t.Errorf("a query with an unclosed quote: %d %q", p.status, p.errorText())
 	}
 	for _, in := range p.all("input") {

@@ -22,11 +22,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/accounts"
+	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
 
@@ -52,6 +55,12 @@ type Options struct {
 	Webhooks *webhook.Hooks
 	// Remotes are the person's remote A2A agents, on the agents page.
 	Remotes *a2aclient.Remotes
+	// Exports gathers what a person exports.
+	Exports *export.Exporter
+	// A2A is agents' A2A exposure, set on their pages.
+	A2A *tasks.Tasks
+	// Search is a person's search of their conversations.
+	Search *search.Finder
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -70,6 +79,9 @@ type Web struct {
 	accounts  *accounts.Accounts
 	hooks     *webhook.Hooks
 	remotes   *a2aclient.Remotes
+	exports   *export.Exporter
+	tasks     *tasks.Tasks
+	finder    *search.Finder
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	parsed    map[string]*template.Template // the pages as parsed, never drawn (page)
@@ -81,7 +93,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
@@ -28,6 +29,7 @@ type site struct {
 	url      string
 	hub      *hub.Hub
 	hooks    *webhook.Hooks
+	tasks    *tasks.Tasks
 	auth     *oauth.Authority
 	accounts *accounts.Accounts
 	// stop ends the server and its hub (a site's cleanup does it too).
@@ -43,7 +45,7 @@ func newSite(t *testing.T) *site {
 func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	t.Helper()
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: db, Listener: ln})
-	return &site{url: s.URL, hub: s.Hub, hooks: s.Webhooks, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, hooks: s.Webhooks, tasks: s.A2A, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
 }
 
 // person makes an account with a password on the command line's path

@@ -46,11 +46,11 @@ func TestWebhookDialTime(t *testing.T) {
 			w.sender = sender
 			w.Options = func(o *hub.Options) { o.Resolver, o.PrivateHosts = atSave, tc.private }
 			w.reopen(t)
-			alice := w.Alice(t)
+			alice := w.Person(t, "alice")
 			if _, _, err := w.hooks.Add(ctx, alice, "planner", endpoint); err != nil {
 				t.Fatalf("saving while the host resolves to a public address: %v", err)
 			}
-			conv := w.Open(t, w.Reviewer, "alice/planner")
+			conv := w.Direct(t, w.Reviewer, "alice/planner")
 			w.Send(t, w.Reviewer, conv, "wake up")
 			pass := w.deliver(t)
 			if outcomes(pass)[webhook.Failed] == 0 || outcomes(pass)[webhook.Failed] != pass.Claimed || len(r.got()) != 0 {

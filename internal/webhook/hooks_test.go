@@ -114,7 +114,7 @@ type world struct {
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	w := &world{World: hubtest.New(t)}
+	w := &world{World: hubtest.Open(t, hub.DefaultSettings())}
 	w.hooks = w.hooksOf(w.Hub, w.Store)
 	return w
 }
@@ -122,7 +122,7 @@ func newWorld(t testing.TB) *world {
 // newWorldOn is newWorld on db.
 func newWorldOn(t testing.TB, db hub.Store) *world {
 	t.Helper()
-	w := &world{World: hubtest.NewOn(t, db)}
+	w := &world{World: hubtest.OpenOn(t, hub.DefaultSettings(), db)}
 	w.hooks = w.hooksOf(w.Hub, w.Store)
 	return w
 }
@@ -197,8 +197,8 @@ func outcomes(pass hub.Pass) map[string]int { return pass.Outcomes }
 func TestWebhookWakesAnIdleAgent(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	hook, secret, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/wake?agent=planner")
 	if err != nil {
 		t.Fatal(err)
@@ -268,8 +268,8 @@ func TestWebhookWakesAnIdleAgent(t *testing.T) {
 func TestWebhookRetries(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	_, secret, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook")
 	if err != nil {
 		t.Fatal(err)
@@ -365,8 +365,8 @@ func TestWebhookDisabledAfterADay(t *testing.T) {
 	r := newReceiver(t)
 	r.answer(http.StatusServiceUnavailable)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	hook, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook")
 	if err != nil {
 		t.Fatal(err)
@@ -445,7 +445,7 @@ func TestWebhookURLs(t *testing.T) {
 		"nat64.example":     {netip.MustParseAddr("64:ff9b::a9fe:a9fe")},
 	}
 	w := hookWorld(t, r, names)
-	alice := w.Alice(t)
+	alice := w.Person(t, "alice")
 	for _, tc := range []struct{ url, want string }{
 		{"http://hooks.example.com/x", "not https"},
 		{"hooks.example.com/x", "not an absolute URL"},
@@ -513,7 +513,7 @@ func TestWebhookURLs(t *testing.T) {
 	if _, _, err := w.hooks.Add(ctx, alice, "reviewer", r.srv.URL+"/hook"); err != nil {
 		t.Fatalf("a let-through host: %v", err)
 	}
-	conv := w.Open(t, w.Planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	w.sender, _ = webhook.New(webhook.Options{RootCAs: r.roots})
 	w.Options = nil
 	w.reopen(t)
@@ -533,8 +533,8 @@ func TestWebhookURLs(t *testing.T) {
 func TestRunWebhooks(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}
@@ -603,11 +603,11 @@ func TestWebhookDocsStateTheNumbers(t *testing.T) {
 func TestWebhookMadeOnAnotherReplica(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	w.Send(t, w.Reviewer, conv, "before any endpoint") // this hub reads that none exist
 	here, hereHooks := w.Hub, w.hooks
 	w.reopen(t) // another replica over the same store
-	if _, _, err := w.hooks.Add(ctx, w.Alice(t), "planner", r.srv.URL+"/wake"); err != nil {
+	if _, _, err := w.hooks.Add(ctx, w.Person(t, "alice"), "planner", r.srv.URL+"/wake"); err != nil {
 		t.Fatal(err)
 	}
 	other, otherHooks := w.Hub, w.hooks

@@ -85,8 +85,8 @@ func TestWebhookDeadEndpointDelaysNoOther(t *testing.T) {
 	w.sender = sender
 	w.Options = func(o *hub.Options) { o.PrivateHosts = []string{"127.0.0.1"} }
 	w.reopen(t)
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	if _, _, err := w.hooks.Add(ctx, alice, "planner", dead.srv.URL+"/planner"); err != nil {
 		t.Fatal(err)
 	}
@@ -118,8 +118,8 @@ func TestWebhookDeadEndpointDelaysNoOther(t *testing.T) {
 func TestWebhookSlowEndpointGetsCallsAtOnce(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +156,8 @@ func TestWebhookSlowEndpointGetsCallsAtOnce(t *testing.T) {
 func TestWebhookRate(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +194,8 @@ func TestWebhookReplicasMakeEachCallOnce(t *testing.T) {
 		w.reopen(t)
 		db := open()
 		other := w.hooksOf(w.HubOn(t, db, notify.NewLocal()), db)
-		alice := w.Alice(t)
-		conv := w.Open(t, w.Reviewer, "alice/planner")
+		alice := w.Person(t, "alice")
+		conv := w.Direct(t, w.Reviewer, "alice/planner")
 		hooks := 3
 		for i := range hooks {
 			if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/"+strconv.Itoa(i)); err != nil {
@@ -245,8 +245,8 @@ func TestWebhookReplicasMakeEachCallOnce(t *testing.T) {
 func TestWebhookRetriesBesideOthers(t *testing.T) {
 	r := newReceiver(t)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	failing, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/failing")
 	if err != nil {
 		t.Fatal(err)
@@ -286,8 +286,8 @@ func TestWebhookDisabledOnce(t *testing.T) {
 	r := newReceiver(t)
 	r.answer(http.StatusServiceUnavailable)
 	w := hookWorld(t, r, nil, "127.0.0.1")
-	alice := w.Alice(t)
-	conv := w.Open(t, w.Reviewer, "alice/planner")
+	alice := w.Person(t, "alice")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	if _, _, err := w.hooks.Add(ctx, alice, "planner", r.srv.URL+"/hook"); err != nil {
 		t.Fatal(err)
 	}

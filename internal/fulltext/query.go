@@ -1,8 +1,9 @@
-// Package search is Palaver's search language and what it makes of text
+// Package fulltext is Palaver's search language and what it makes of text
 // (DESIGN.md §18): the query language, parsed here and only here, so that
 // neither store ever sees what a user typed as syntax; the words a text is
 // indexed and queried by (text.go); and the snippet of a hit (snippets.go).
-// Who may see a hit is the hub's rule; this package knows no message.
+// Who may see a hit is the hub's rule, asked by search_messages itself
+// (internal/search); this package knows no message.
 //
 // The language: words, all of which must match; "a phrase", its words in
 // a row; a OR b, either of two terms; -word or -"a phrase", none of it.
@@ -10,7 +11,7 @@
 // the index's are (text.go: NFKC, case-folded, a CJK run as its pairs of
 // characters), so store.go is the phrase "store go", case and width do not
 // matter, and 東京 is found inside 我明天去東京开会.
-package search
+package fulltext
 
 import (
 	"fmt"

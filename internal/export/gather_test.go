@@ -1,12 +1,32 @@
-package hub_test
+package export_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
 )
+
+// code is an error's wire code ("" for nil).
+func code(err error) string {
+	var e *hub.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.WireCode()
+	}
+	return "untyped: " + err.Error()
+}
+
+func must2[A, B any](a A, b B, err error) (A, B) {
+	if err != nil {
+		panic(err)
+	}
+	return a, b
+}
 
 // TestExportSeesWhatThePersonSees: a person exports a conversation they
 // take part in or one of their agents does, and a project they are a
@@ -15,16 +35,18 @@ import (
 // (§18).
 func TestExportSeesWhatThePersonSees(t *testing.T) {
 	w := newWorld(t)
-	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	conv := w.open(t, w.planner, "alice/reviewer")
-	w.send(t, w.planner, conv, "first")
+	alice, bob := w.alice, w.bob
+	conv := must(w.hub.OpenConversation(ctx, w.planner, []string{"alice/reviewer"})).Conversation.ID
+	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "first"}))
 	if _, err := w.hub.PostAsPerson(ctx, alice, conv, "I am here too", "text"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SendMessage(ctx, w.agent(t, "alice/reviewer"), hub.SendInput{ConversationID: conv, Body: "held"}); err != nil {
+	// A caller carries its agent as it was when it authenticated.
+	_, secret := must2(w.hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "reviewer"}))
+	if _, err := w.hub.SendMessage(ctx, must(w.hub.Authenticate(ctx, secret)), hub.SendInput{ConversationID: conv, Body: "held"}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := w.store.Reads(ctx, conv)
@@ -32,7 +54,7 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	e, err := w.hub.ExportConversation(ctx, alice, conv)
+	e, err := w.exports.Conversation(ctx, alice, conv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,23 +79,31 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 	if d := cmp.Diff(before, after); d != "" {
 		t.Errorf("exporting moved places (-before +after):\n%s", d)
 	}
-	if _, err := w.hub.ExportConversation(ctx, bob, conv); code(err) != "not_found" {
+	if _, err := w.exports.Conversation(ctx, bob, conv); code(err) != "not_found" {
 		t.Errorf("bob exporting alice's agents' conversation: %v, want not_found", err)
 	}
-	if _, err := w.hub.ExportConversation(ctx, alice, "conv_nope"); code(err) != "not_found" {
+	if _, err := w.exports.Conversation(ctx, alice, "conv_nope"); code(err) != "not_found" {
 		t.Errorf("exporting a conversation that does not exist: %v, want not_found", err)
 	}
-	room := w.room(t, w.planner, "alice/reviewer")
+	room := must(w.hub.CreateRoom(ctx, w.planner, hub.RoomSpec{})).Conversation.ID
+	if _, err := w.hub.AddParticipantAs(ctx, w.planner, room, "alice/reviewer", ""); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := w.hub.CloseConversation(ctx, room); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ExportConversation(ctx, alice, room); code(err) != "not_found" {
+	if _, err := w.exports.Conversation(ctx, alice, room); code(err) != "not_found" {
 		t.Errorf("exporting a closed conversation: %v, want not_found", err)
 	}
 
-	project, thread := w.project(t)
-	w.send(t, w.planner, thread, "in the thread")
-	pe, err := w.hub.ExportProject(ctx, alice, project)
+	p := must(w.hub.CreateProject(ctx, alice, "Launch", ""))
+	project := p.ID
+	for _, slug := range []string{"planner", "reviewer"} {
+		must(w.hub.SetProjectAgent(ctx, alice, project, slug, hub.AccessSpeak, false))
+	}
+	thread := must(w.hub.OpenThread(ctx, w.planner, project, "Plan", "")).Conversation.ID
+	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: thread, Body: "in the thread"}))
+	pe, err := w.exports.Project(ctx, alice, project)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +111,10 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 		len(pe.Conversations[0].Messages) != 1 {
 		t.Fatalf("export of the project: %+v", pe)
 	}
-	if _, err := w.hub.ExportProject(ctx, bob, project); code(err) != "not_found" {
+	if _, err := w.exports.Project(ctx, bob, project); code(err) != "not_found" {
 		t.Errorf("bob exporting a project he is not in: %v, want not_found", err)
 	}
-	if _, err := w.hub.ExportConversation(ctx, bob, thread); code(err) != "not_found" {
+	if _, err := w.exports.Conversation(ctx, bob, thread); code(err) != "not_found" {
 		t.Errorf("bob exporting a thread of a project he is not in: %v, want not_found", err)
 	}
 	// A member sees the project, and its threads.
@@ -97,10 +127,10 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 	if _, err := w.hub.AddMember(ctx, alice, project, "bob"); err != nil {
 		t.Fatal(err)
 	}
-	if be, err := w.hub.ExportProject(ctx, bob, project); err != nil || len(be.Conversations) != 1 {
+	if be, err := w.exports.Project(ctx, bob, project); err != nil || len(be.Conversations) != 1 {
 		t.Errorf("bob exporting the project he is in: %+v, %v", be, err)
 	}
-	if _, err := w.hub.ExportConversation(ctx, bob, thread); err != nil {
+	if _, err := w.exports.Conversation(ctx, bob, thread); err != nil {
 		t.Errorf("bob exporting a thread of the project he is in: %v", err)
 	}
 }

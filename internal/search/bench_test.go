@@ -1,4 +1,4 @@
-package hub_test
+package search_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -26,10 +27,10 @@ import (
 // fill, as autovacuum does.
 func BenchmarkSearch(b *testing.B) {
 	db, analyze := storetest.OpenAnalyzed(b)
-	w := newWorldOnStore(b, hub.DefaultSettings(), db)
+	w := newWorldOn(b, db)
 	fillHistory(b, w, 1000, 100)
 	analyze()
-	alice, err := w.hub.User(ctx, "alice")
+	alice, err := w.Hub.User(ctx, "alice")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,12 +48,12 @@ func BenchmarkSearch(b *testing.B) {
 			var took []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				var res *hub.SearchResult
+				var res *search.Result
 				var err error
 				if strings.HasSuffix(q.name, "_person") {
-					res, err = w.hub.PersonSearch(ctx, alice, hub.SearchInput{Query: q.query})
+					res, err = w.finder.PersonSearch(ctx, alice, search.Input{Query: q.query})
 				} else {
-					res, err = w.hub.SearchMessages(ctx, w.planner, hub.SearchInput{Query: q.query})
+					res, err = w.finder.Search(ctx, w.Planner, search.Input{Query: q.query})
 				}
 				took = append(took, time.Since(start))
 				if err != nil || len(res.Hits) == 0 {
@@ -90,7 +91,7 @@ func fillHistory(b *testing.B, w *world, convs, perConv int) {
 	b.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
 	zipf := rand.NewZipf(r, 1.1, 1, 4999)
-	at := w.clock.Now().Add(-time.Duration(convs*perConv) * time.Second)
+	at := w.Clock.Now().Add(-time.Duration(convs*perConv) * time.Second)
 	body := func(n int) string {
 		words := make([]string, 10+r.IntN(31))
 		for i := range words {
@@ -105,14 +106,14 @@ func fillHistory(b *testing.B, w *world, convs, perConv int) {
 	n := 0
 	const batch = 1000
 	for c := 0; c < convs; c += batch / perConv {
-		err := w.store.Update(ctx, func(tx hub.Tx) error {
+		err := w.Store.Update(ctx, func(tx hub.Tx) error {
 			for k := c; k < min(c+batch/perConv, convs); k++ {
 				conv := &hub.Conversation{ID: fmt.Sprintf("conv_bench%05d", k), Kind: hub.KindGroup, Title: "history", Status: hub.StatusOpen,
-					CreatorID: w.planner.Agent.ID, CreatedAt: at, UpdatedAt: at, LastSeq: int64(perConv)}
+					CreatorID: w.Planner.Agent.ID, CreatedAt: at, UpdatedAt: at, LastSeq: int64(perConv)}
 				if err := tx.InsertConversation(ctx, conv); err != nil {
 					return err
 				}
-				for _, a := range []*hub.Caller{w.planner, w.reviewer} {
+				for _, a := range []*hub.Caller{w.Planner, w.Reviewer} {
 					if err := tx.AddParticipant(ctx, &hub.Participant{ConversationID: conv.ID, PrincipalID: a.Agent.ID, Kind: hub.PrincipalAgent,
 						OwnerID: a.Agent.OwnerID, Role: hub.RoleMember, JoinedAt: at}); err != nil {
 						return err
@@ -121,7 +122,7 @@ func fillHistory(b *testing.B, w *world, convs, perConv int) {
 				for seq := 1; seq <= perConv; seq++ {
 					n++
 					at = at.Add(time.Second)
-					sender := []*hub.Caller{w.planner, w.reviewer}[seq%2]
+					sender := []*hub.Caller{w.Planner, w.Reviewer}[seq%2]
 					m := &hub.Message{ID: fmt.Sprintf("msg_bench%07d", n), ConversationID: conv.ID, Seq: int64(seq), Status: hub.MessageSent,
 						SenderID: sender.Agent.ID, SenderKind: hub.PrincipalAgent, SenderHandle: sender.Agent.Handle(),
 						Body: body(n), Format: hub.FormatText, Kind: hub.MessageText, Author: hub.AuthorAgent, Authority: hub.AuthorityAgent,
