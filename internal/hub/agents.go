@@ -278,15 +278,14 @@ func (h *Hub) OwnAgent(ctx context.Context, u *User, slug string) (*Agent, error
 
 // AgentDetail is one of a person's agents with what they manage of it
 // (§1, §2, §3, §5, §18): its tokens, its named sessions, its grants and
-// its OAuth clients (its webhooks are internal/webhook's).
+// its webhooks and OAuth clients (internal/webhook's and internal/oauth's).
 type AgentDetail struct {
 	Agent     *Agent
 	Tokens    []*Token
 	Instances []Instance
 	Grants    []GrantView
-	Clients   []OAuthClientView // OAuth clients acting as it (§10.6)
-	A2A       *A2AExposure      // whether A2A clients reach it, and its card's skills (§18)
-	Presence  AgentPresence     // whether it listens, or when it was last seen, and its sessions' (§19)
+	A2A       *A2AExposure  // whether A2A clients reach it, and its card's skills (§18)
+	Presence  AgentPresence // whether it listens, or when it was last seen, and its sessions' (§19)
 }
 
 // TokensInUse counts the agent's tokens that still work at now: neither
@@ -316,9 +315,6 @@ func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDeta
 		return nil, AsError(err)
 	}
 	if d.Grants, err = grantViews(ctx, h.store, a); err != nil {
-		return nil, err
-	}
-	if d.Clients, err = h.agentClients(ctx, a); err != nil {
 		return nil, err
 	}
 	if d.A2A, err = exposureOf(ctx, h.store, a.ID); err != nil {

@@ -148,3 +148,8 @@ func (h *Hub) Observer() Observer { return h.observer }
 // Check is the limit a caller asked for (0: the page's Default), or
 // invalid past the page's Max.
 func (p Page) Check(limit int) (int, error) { return p.check(limit) }
+
+// InboxChanged wakes the agents' inbox streams (WatchInbox), which look
+// again: a leaf's change to what their tokens may do (internal/oauth's
+// revocations) ends them at once.
+func (h *Hub) InboxChanged(agentIDs ...string) { h.inboxChanged(agentIDs...) }

@@ -1,15 +1,14 @@
 package hub
 
 import (
-	"cmp"
 	"context"
 	"strings"
 	"time"
 )
 
 // OAuth 2.1 (§2, §10.6): the authorization server's logic — clients,
-// consent, codes, tokens — is internal/oauth; here are its records, and an
-// agent's clients as its owner sees and revokes them. Access and refresh
+// consent, codes, tokens, and an agent's clients as its owner sees and
+// revokes them — is internal/oauth; here are its records. Access and refresh
 // tokens are rows of the tokens table, so one verifier (tokens.go) serves
 // static and OAuth tokens and a revocation is immediate.
 
@@ -76,86 +75,6 @@ type OAuthCode struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	UsedAt    time.Time
-}
-
-// OAuthClientView is one client acting as an agent, for the agent's page:
-// its name, the redirect URI and scopes it was last given, and when it
-// last used a token.
-type OAuthClientView struct {
-	ClientID    string
-	Name        string
-	RedirectURI string
-	Scopes      []string
-	CreatedAt   time.Time
-	LastUsedAt  time.Time
-}
-
-// OAuthClients lists the clients that act as the person's agent under a
-// grant not revoked, the most recently authorized first.
-func (h *Hub) OAuthClients(ctx context.Context, u *User, slug string) ([]OAuthClientView, error) {
-	a, err := h.OwnAgent(ctx, u, slug)
-	if err != nil {
-		return nil, err
-	}
-	return h.agentClients(ctx, a)
-}
-
-func (h *Hub) agentClients(ctx context.Context, a *Agent) ([]OAuthClientView, error) {
-	gs, err := h.store.OAuthGrants(ctx, a.ID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	var out []OAuthClientView
-	at := map[string]int{}
-	for _, g := range gs { // newest first
-		i, ok := at[g.ClientID]
-		if !ok {
-			at[g.ClientID] = len(out)
-			out = append(out, OAuthClientView{ClientID: g.ClientID, Name: cmp.Or(g.ClientName, g.ClientID), RedirectURI: g.RedirectURI, Scopes: g.Scopes, CreatedAt: g.CreatedAt, LastUsedAt: g.LastUsedAt})
-			continue
-		}
-		if g.LastUsedAt.After(out[i].LastUsedAt) {
-			out[i].LastUsedAt = g.LastUsedAt
-		}
-	}
-	return out, nil
-}
-
-// RevokeOAuthClient ends every grant of a client for the person's agent:
-// its tokens stop working at once (its next request gets 401).
-func (h *Hub) RevokeOAuthClient(ctx context.Context, u *User, slug, clientID string) (*OAuthClientView, error) {
-	a, err := h.OwnAgent(ctx, u, slug)
-	if err != nil {
-		return nil, err
-	}
-	gs, err := h.store.OAuthGrants(ctx, a.ID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	var view *OAuthClientView
-	now := h.now()
-	err = h.store.Update(ctx, func(tx Tx) error {
-		for _, g := range gs {
-			if g.ClientID != clientID {
-				continue
-			}
-			if view == nil {
-				view = &OAuthClientView{ClientID: g.ClientID, Name: cmp.Or(g.ClientName, g.ClientID), RedirectURI: g.RedirectURI, Scopes: g.Scopes}
-			}
-			if err := tx.RevokeOAuthGrant(ctx, g.ID, now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, AsError(err)
-	}
-	if view == nil {
-		return nil, notFound("no client %q acts as %s", echo(clientID), a.Handle())
-	}
-	h.inboxChanged(a.ID) // the streams its tokens hold end (§19)
-	return view, nil
 }
 
 // OAuthReads are the queries of oauth (Reader embeds them).

@@ -76,6 +76,7 @@ type Store interface {
 	Update(ctx context.Context, fn func(tx hub.Tx) error) error
 	OAuthClient(ctx context.Context, id string) (*hub.OAuthClient, error)
 	OAuthGrant(ctx context.Context, id string) (*hub.OAuthGrant, error)
+	OAuthGrants(ctx context.Context, agentID string) ([]*hub.OAuthGrant, error)
 	OAuthCodeByHash(ctx context.Context, hash []byte) (*hub.OAuthCode, error)
 	TokenByHash(ctx context.Context, hash []byte) (*hub.Token, *hub.Agent, *hub.User, error)
 	AgentByID(ctx context.Context, id string) (*hub.Agent, error)

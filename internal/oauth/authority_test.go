@@ -246,17 +246,17 @@ func TestOAuthRevocation(t *testing.T) {
 	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := w.hub.OAuthClients(ctx, alice, "planner")
+	cs, err := w.auth.AgentClients(ctx, alice, "planner")
 	if err != nil || len(cs) != 1 || cs[0].Name != "Test client" || cs[0].RedirectURI != redirect || !cmp.Equal(cs[0].Scopes, []string{hub.ScopeRead}) || cs[0].LastUsedAt.IsZero() {
 		t.Fatalf("the planner's clients: %+v %v", cs, err)
 	}
-	if _, err := w.hub.RevokeOAuthClient(ctx, alice, "planner", id); err != nil {
+	if _, err := w.auth.RevokeAgentClient(ctx, alice, "planner", id); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.Authenticate(ctx, tok.AccessToken); hub.AsError(err).Kind != hub.KindUnauthenticated {
 		t.Fatalf("after revoking the client: %v", err)
 	}
-	if cs, _ := w.hub.OAuthClients(ctx, alice, "planner"); len(cs) != 0 {
+	if cs, _ := w.auth.AgentClients(ctx, alice, "planner"); len(cs) != 0 {
 		t.Fatalf("still listed: %+v", cs)
 	}
 	_, err = w.auth.ExchangeToken(ctx, oauth.TokenRequest{GrantType: "refresh_token", ClientID: id, RefreshToken: tok.RefreshToken})

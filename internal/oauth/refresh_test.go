@@ -154,7 +154,7 @@ func TestOAuthRefreshArchived(t *testing.T) {
 	if oauthCode(t, err, oauth.OAuthInvalidGrant); !strings.Contains(hub.AsError(err).Msg, "the authorization was revoked") {
 		t.Errorf("refreshing after the agent came back: %v; want the authorization revoked", err)
 	}
-	if cs, _ := w.hub.OAuthClients(ctx, w.person(t, "alice"), "planner"); len(cs) != 0 {
+	if cs, _ := w.auth.AgentClients(ctx, w.person(t, "alice"), "planner"); len(cs) != 0 {
 		t.Errorf("the agent's clients after archiving: %+v; want none", cs)
 	}
 	if strings.Contains(logs.String(), "refresh token came back") {

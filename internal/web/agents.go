@@ -8,6 +8,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
 
@@ -45,14 +46,19 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reply{page: "agent", data: agentPage{AgentDetail: d, Webhooks: hooks, Modes: hub.Modes, Scopes: hub.AllScopes, InUse: d.TokensInUse(w.hub.Now()),
+	clients, err := w.oauth.AgentClients(ctx, r.user, d.Agent.Slug)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{page: "agent", data: agentPage{AgentDetail: d, Webhooks: hooks, Clients: clients, Modes: hub.Modes, Scopes: hub.AllScopes, InUse: d.TokensInUse(w.hub.Now()),
 		CardURL: w.siteURL(r) + tasks.CardPath(d.Agent), Skills: tasks.SkillLines(d.A2A.Skills)}}, nil
 }
 
 // agentPage is the agent's page: its detail and the choices its forms offer.
 type agentPage struct {
 	*hub.AgentDetail
-	Webhooks []webhook.View // its endpoints and their delivery logs (§18)
+	Webhooks []webhook.View      // its endpoints and their delivery logs (§18)
+	Clients  []oauth.AgentClient // OAuth clients acting as it (§10.6)
 	Modes    []string
 	Scopes   []string
 	CardURL  string // where A2A clients find its Agent Card (§18)
@@ -227,7 +233,7 @@ func (w *Web) archive(archived bool) handler {
 
 // revokeClient ends an OAuth client's tokens for the agent (§10.6).
 func (w *Web) revokeClient(ctx context.Context, r *request) (*reply, error) {
-	c, err := w.hub.RevokeOAuthClient(ctx, r.user, r.PathValue("slug"), form(r, "client_id"))
+	c, err := w.oauth.RevokeAgentClient(ctx, r.user, r.PathValue("slug"), form(r, "client_id"))
 	if err != nil {
 		return nil, err
 	}
