@@ -3,8 +3,8 @@
 // transport-free: every face — the MCP profiles, REST, the dashboard, A2A,
 // OAuth, the command line — calls it, and it reaches storage only through
 // the Store interface it declares. What the core barely calls lives in
-// leaves beside the faces (internal/oauth, input, search, picture,
-// throttle, outbox, egress).
+// leaves beside the faces (internal/oauth, overview, input, search,
+// picture, throttle, outbox, egress).
 package hub
 
 import (

@@ -7,7 +7,7 @@ import (
 
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/push, internal/export,
-// internal/a2a): the leaves that manage what the core barely calls. They
+// internal/a2a, internal/overview): the leaves that manage what the core barely calls. They
 // read through a consumer-sized interface of the store, write through
 // Commit, and make their refusals with the hub's own constructors, so a
 // face renders them like any other.
@@ -35,3 +35,11 @@ func NotFound(format string, args ...any) *Error { return notFound(format, args.
 // CleanText replaces each invalid UTF-8 byte, and each NUL, with U+FFFD:
 // the one rule of text the hub keeps (§4).
 func CleanText(s string) string { return cleanText(s) }
+
+// LatestEvent is the position LatestCursor encodes: after every event
+// committed before the call.
+func (h *Hub) LatestEvent(ctx context.Context) (Pos, error) { return h.latestEvent(ctx) }
+
+// CursorAt encodes position p as a cursor of readerID, the agent's or
+// person's id.
+func (h *Hub) CursorAt(readerID string, p Pos) string { return h.cursor(readerID, p) }

@@ -362,7 +362,7 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 		t.Fatalf("while down: %+v", list[0])
 	}
 	// The Bridge shows the remote's calls: one waiting, and why.
-	b, err := w.hub.Bridge(ctx, w.alice(t))
+	b, err := w.bridge(w.alice(t))
 	if err != nil || len(b.Remotes) != 1 || b.Remotes[0].Handle != "alice/flaky" || b.Remotes[0].Pending != 1 || !strings.Contains(b.Remotes[0].LastError, "503") {
 		t.Fatalf("the Bridge's remotes while down: %+v, %v", b.Remotes, err)
 	}

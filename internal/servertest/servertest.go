@@ -29,6 +29,7 @@ import (
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
 )
@@ -70,6 +71,8 @@ type Server struct {
 	// OAuth is the authorization server's logic, as the OAuth face and
 	// the consent page call it.
 	OAuth *oauth.Authority
+	// Overview reads the dashboard's Bridge and projects' pages.
+	Overview *overview.Overview
 	// Accounts lets the server's people in.
 	Accounts *accounts.Accounts
 	Waker    *notify.Local
@@ -100,6 +103,7 @@ func Open(t testing.TB, o Options) *Server {
 		t.Fatal(err)
 	}
 	s.Accounts = accounts.New(s.Hub, db, log)
+	s.Overview = overview.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
@@ -124,7 +128,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, Overview: s.Overview, OAuth: s.OAuth, Accounts: s.Accounts, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}
