@@ -16,6 +16,7 @@ import (
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 // Remote A2A agents (§18, "Out"): an owner adds one by its card URL, the
@@ -380,7 +381,7 @@ func TestRemoteAgentDownThenUp(t *testing.T) {
 		t.Fatalf("while down: %+v", list[0])
 	}
 	// The Bridge shows the remote's calls: one waiting, and why.
-	b, err := w.Hub.Bridge(ctx, w.Person(t, "alice"))
+	b, err := overview.New(w.Hub, w.Store).Bridge(ctx, w.Person(t, "alice"))
 	if err != nil || len(b.Remotes) != 1 || b.Remotes[0].Handle != "alice/flaky" || b.Remotes[0].Pending != 1 || !strings.Contains(b.Remotes[0].LastError, "503") {
 		t.Fatalf("the Bridge's remotes while down: %+v, %v", b.Remotes, err)
 	}

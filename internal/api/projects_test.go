@@ -217,7 +217,7 @@ func TestUploadImagePixels(t *testing.T) {
 		}
 	}
 	alice, _ := s.hub.User(ctx, "alice")
-	if b, err := s.hub.ProjectBoard(ctx, alice, home); err != nil || len(b.Images) != 1 {
+	if b, err := s.Overview.ProjectBoard(ctx, alice, home); err != nil || len(b.Images) != 1 {
 		t.Errorf("the project's images: %+v, %v; want the one taken", b, err)
 	}
 }

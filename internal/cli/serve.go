@@ -27,6 +27,7 @@ import (
 	"github.com/palaverhq/palaver/internal/metrics"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store"
@@ -140,7 +141,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
 	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	dash, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}

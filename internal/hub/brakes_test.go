@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 // sendAs sends body and returns the brake word that refused it ("" when
@@ -75,13 +76,13 @@ func TestPausedBrake(t *testing.T) {
 	}
 	// Alice's Bridge shows the pause once, naming the conversation: the
 	// sends it refused after are that same pause, not rows of their own.
-	b, err := w.hub.Bridge(ctx, w.owner(t))
+	b, err := w.bridge(w.owner(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stops []string
 	for _, a := range b.Activity {
-		if a.Kind == hub.ActivityPaused || a.Kind == hub.ActivityBrake {
+		if a.Kind == overview.ActivityPaused || a.Kind == overview.ActivityBrake {
 			stops = append(stops, a.Kind+" "+a.Brake+" "+a.Conversation)
 		}
 	}

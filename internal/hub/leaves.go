@@ -10,7 +10,7 @@ import (
 
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/export,
-// internal/a2a/tasks, internal/search): the leaves that manage what
+// internal/a2a/tasks, internal/search, internal/overview): the leaves that manage what
 // the core barely calls. They read through a consumer-sized interface of the store, write
 // through Commit, send through the hub's own send path, and make their
 // refusals with the hub's own constructors, so a face renders them like
@@ -153,3 +153,11 @@ func (p Page) Check(limit int) (int, error) { return p.check(limit) }
 // again: a leaf's change to what their tokens may do (internal/oauth's
 // revocations) ends them at once.
 func (h *Hub) InboxChanged(agentIDs ...string) { h.inboxChanged(agentIDs...) }
+
+// LatestEvent is the position LatestCursor encodes: after every event
+// committed before the call.
+func (h *Hub) LatestEvent(ctx context.Context) (Pos, error) { return h.latestEvent(ctx) }
+
+// CursorAt encodes position p as a cursor of readerID, the agent's or
+// person's id.
+func (h *Hub) CursorAt(readerID string, p Pos) string { return h.cursor(readerID, p) }

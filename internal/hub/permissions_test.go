@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 // permissionAsk is the request Claude Code relays in these tests.
@@ -53,8 +54,8 @@ func TestPermissionRelay(t *testing.T) {
 	if err != nil || len(as) != 1 || as[0].Kind != hub.ApprovalPermission || as[0].ID != p.ID || as[0].Permission.ToolName != "Bash" {
 		t.Fatalf("alice's approvals: %+v, %v; want the one permission request", as, err)
 	}
-	b, err := w.hub.Bridge(ctx, alice)
-	if err != nil || len(b.Activity) == 0 || b.Activity[0].Kind != hub.ActivityPermission || b.Activity[0].PermissionID != p.ID ||
+	b, err := w.bridge(alice)
+	if err != nil || len(b.Activity) == 0 || b.Activity[0].Kind != overview.ActivityPermission || b.Activity[0].PermissionID != p.ID ||
 		b.Activity[0].Text != "Bash: List the files" || b.Activity[0].Instance != "desk" {
 		t.Fatalf("the Bridge's activity: %+v, %v", b.Activity, err)
 	}

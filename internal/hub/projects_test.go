@@ -363,3 +363,36 @@ func TestThreadsFollowTheProjectUnderConcurrency(t *testing.T) {
 		}
 	}
 }
+
+// TestAddItemAsPerson: a member adds an item as agents do — its kind,
+// title, note and url checked alike, open, its history recorded with the
+// person; a bad kind or url adds nothing; someone not in the project gets
+// not_found.
+func TestAddItemAsPerson(t *testing.T) {
+	w := newWorld(t)
+	project, _ := w.project(t)
+	alice := w.owner(t)
+	v, err := w.hub.AddItemAsPerson(ctx, alice, project, hub.ItemSpec{Kind: "link", Title: " Ship on Friday ", Note: "after the notes", URL: "https://example.com/plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := v.Item
+	if it.Kind != "link" || it.Status != "open" || it.Title != "Ship on Friday" || it.Note != "after the notes" || it.URL != "https://example.com/plan" {
+		t.Errorf("the item: %+v", it)
+	}
+	if len(v.History) != 1 || v.History[0].ByHandle != "alice" || v.History[0].Changes["title"] != "Ship on Friday" {
+		t.Errorf("its history: %+v", v.History)
+	}
+	for _, s := range []hub.ItemSpec{{Kind: "wish", Title: "x"}, {Title: "x", URL: "ftp://example.com"}, {Title: ""}} {
+		if _, err := w.hub.AddItemAsPerson(ctx, alice, project, s); code(err) != "invalid_argument" {
+			t.Errorf("adding %+v: %v, want invalid_argument", s, err)
+		}
+	}
+	if _, err := w.hub.AddItemAsPerson(ctx, w.person(t, "bob"), project, hub.ItemSpec{Title: "x"}); code(err) != "not_found" {
+		t.Errorf("bob adding: %v, want not_found", err)
+	}
+	b, _ := w.board(alice, project)
+	if n := len(b.Columns[0].Items); n != 1 {
+		t.Errorf("the board's open column holds %d items, want 1", n)
+	}
+}

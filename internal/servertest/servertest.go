@@ -32,6 +32,7 @@ import (
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
@@ -80,6 +81,8 @@ type Server struct {
 	// OAuth is the authorization server's logic, as the OAuth face and
 	// the consent page call it.
 	OAuth *oauth.Authority
+	// Overview reads the dashboard's Bridge and projects' pages.
+	Overview *overview.Overview
 	// Accounts lets the server's people in.
 	Accounts *accounts.Accounts
 	// Webhooks are the agents' webhooks and their outbox, and Remotes the
@@ -126,6 +129,7 @@ func Open(t testing.TB, o Options) *Server {
 	s.Exports = export.New(s.Hub, db)
 	s.A2A = tasks.New(s.Hub, db)
 	s.Search = search.New(s.Hub, db)
+	s.Overview = overview.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	s.Webhooks = webhook.NewHooks(webhook.HooksOptions{Hub: s.Hub, Store: db, Sender: o.WebhookSender, Logger: log})
 	s.Remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: s.Hub, Store: db, Client: o.RemoteClient, Logger: log})
@@ -152,7 +156,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, Overview: s.Overview, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

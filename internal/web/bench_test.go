@@ -14,6 +14,7 @@ import (
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -152,7 +153,7 @@ func buildPages(dir string) (w pagesWorld) {
 	if err != nil {
 		return fail(err)
 	}
-	d, err := web.New(web.Options{Hub: h, Accounts: people, Logger: log,
+	d, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), Accounts: people, Logger: log,
 		Webhooks: webhook.NewHooks(webhook.HooksOptions{Hub: h, Store: db, Logger: log}),
 		Remotes:  a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: db, Logger: log})})
 	if err != nil {

@@ -42,14 +42,14 @@ func TestBoardForms(t *testing.T) {
 	if p = alice.submit(p, base+"/items", url.Values{"kind": {"link"}, "title": {"Plan"}, "url": {"ftp://example.com"}}); !strings.Contains(p.errorText(), "url") {
 		t.Errorf("a bad url: %q", p.errorText())
 	}
-	if b, _ := s.hub.ProjectBoard(ctx, mustUser(t, s, "alice"), project); len(b.Columns[0].Items) != 0 {
+	if b, _ := s.pages.ProjectBoard(ctx, mustUser(t, s, "alice"), project); len(b.Columns[0].Items) != 0 {
 		t.Fatal("a refused item was added")
 	}
 	p = alice.submit(alice.get(base), base+"/items", url.Values{"kind": {"link"}, "title": {"The plan"}, "note": {"read it first"}, "url": {"https://example.com/plan"}})
 	if !strings.Contains(p.notice(), "Added “The plan” to the board, open.") {
 		t.Fatalf("adding: %q %q", p.notice(), p.errorText())
 	}
-	b, _ := s.hub.ProjectBoard(ctx, mustUser(t, s, "alice"), project)
+	b, _ := s.pages.ProjectBoard(ctx, mustUser(t, s, "alice"), project)
 	it := b.Columns[0].Items[0]
 	if it.Kind != "link" || it.Note != "read it first" || it.URL != "https://example.com/plan" {
 		t.Errorf("the item added: %+v", it)

@@ -70,7 +70,7 @@ func TestConfirmBeforeDestroy(t *testing.T) {
 			}},
 		{"/projects/" + proj.ID, "/projects/" + proj.ID + "/members/bob/remove", "Remove @bob from this project?", "Removed @bob from the project",
 			func() bool {
-				b, _ := s.hub.ProjectBoard(ctx, mustUser(t, s, "alice"), proj.ID)
+				b, _ := s.pages.ProjectBoard(ctx, mustUser(t, s, "alice"), proj.ID)
 				return len(b.Members) == 1
 			}},
 		{"/agents/planner", "/agents/planner/archive", "Archive alice/planner? Every token it has is revoked at once", "alice/planner is archived",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 // A person's own events (§6), live on every page over server-sent events.
@@ -78,7 +79,7 @@ func (w *Web) stream(rw http.ResponseWriter, r *http.Request) {
 			}
 			return
 		}
-		var rows map[int64]hub.Activity
+		var rows map[int64]overview.Activity
 		if bridge && len(res.Events) > 0 {
 			if rows, err = w.bridgeRows(ctx, u, res.Events); err != nil {
 				w.log.Warn("a person's event stream ended", "user", u.Handle, "err", err)

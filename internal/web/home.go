@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 // The Bridge, the home page (§11): what every agent of the person does as
@@ -14,7 +15,7 @@ import (
 // page and its stream is lost or shown twice.
 
 func (w *Web) home(ctx context.Context, r *request) (*reply, error) {
-	b, err := w.hub.Bridge(ctx, r.user)
+	b, err := w.overview.Bridge(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -32,12 +33,12 @@ func bridgeStream(cursor string) string {
 const activityRow = "activity"
 
 // bridgeRows are live rows as the stream sends them, by event id.
-func (w *Web) bridgeRows(ctx context.Context, u *hub.User, events []*hub.Event) (map[int64]hub.Activity, error) {
-	rows, err := w.hub.BridgeActivity(ctx, u, events)
+func (w *Web) bridgeRows(ctx context.Context, u *hub.User, events []*hub.Event) (map[int64]overview.Activity, error) {
+	rows, err := w.overview.BridgeActivity(ctx, u, events)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]hub.Activity, len(rows))
+	out := make(map[int64]overview.Activity, len(rows))
 	for _, a := range rows {
 		out[a.ID] = a
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 // Projects (§8): the person's projects and their agents' proposals; a
@@ -13,7 +14,7 @@ import (
 // as a board by status, and images; an item with its history.
 
 func (w *Web) projects(ctx context.Context, r *request) (*reply, error) {
-	p, err := w.hub.ProjectsPage(ctx, r.user)
+	p, err := w.overview.ProjectsPage(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -33,14 +34,14 @@ func projectPath(id string) string { return "/projects/" + url.PathEscape(id) }
 // projectPage is a project's page: the board and the choices its forms
 // offer.
 type projectPage struct {
-	*hub.ProjectBoard
+	*overview.ProjectBoard
 	Statuses []string
 	Accesses []string
 	Kinds    []string
 }
 
 func (w *Web) project(ctx context.Context, r *request) (*reply, error) {
-	b, err := w.hub.ProjectBoard(ctx, r.user, r.PathValue("id"))
+	b, err := w.overview.ProjectBoard(ctx, r.user, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}

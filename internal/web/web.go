@@ -29,6 +29,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -47,6 +48,8 @@ type Options struct {
 	// Proxies are the reverse proxies whose X-Forwarded-For names the
 	// client, whom sign-ins are throttled by.
 	Proxies []netip.Prefix
+	// Overview reads what the Bridge and the projects' pages show.
+	Overview *overview.Overview
 	// OAuth is the authorization server's logic the consent page calls.
 	OAuth *oauth.Authority
 	// Accounts lets people in: setup, sign-up, sign-in, invitations.
@@ -75,6 +78,7 @@ type Web struct {
 	base      string // the configured public URL, scheme and host ("" when none)
 	host      string // its host, the one Host a request may name ("" when none)
 	proxies   []netip.Prefix
+	overview  *overview.Overview
 	oauth     *oauth.Authority
 	accounts  *accounts.Accounts
 	hooks     *webhook.Hooks
@@ -93,7 +97,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, overview: o.Overview, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

@@ -23,6 +23,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
+	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -411,8 +412,8 @@ func TestWebhookDisabledAfterADay(t *testing.T) {
 	if told == nil || !strings.Contains(string(told.Data), `"webhook_id":"`+hook.ID+`"`) || !strings.Contains(string(told.Data), `"agent":"alice/planner"`) {
 		t.Fatalf("the owner's webhook.disabled: %+v", told)
 	}
-	b, err := w.Hub.Bridge(ctx, alice)
-	if err != nil || len(b.Activity) == 0 || b.Activity[0].Kind != hub.ActivityWebhook || b.Activity[0].Agent != "alice/planner" || b.Activity[0].Text != v.DisabledReason {
+	b, err := overview.New(w.Hub, w.Store).Bridge(ctx, alice)
+	if err != nil || len(b.Activity) == 0 || b.Activity[0].Kind != overview.ActivityWebhook || b.Activity[0].Agent != "alice/planner" || b.Activity[0].Text != v.DisabledReason {
 		t.Errorf("the Bridge's latest activity: %+v, %v", b.Activity, err)
 	}
 

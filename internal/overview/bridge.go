@@ -1,4 +1,4 @@
-package hub
+package overview
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // The Bridge (§11): the page an owner keeps open — what every one of their
@@ -28,8 +30,8 @@ const (
 
 // activityTypes are the events the Bridge shows. message.new counts only
 // for the person's own agents' words.
-var activityTypes = []string{EventAgentSent, EventMessageNew, EventMessagePending, EventBrakeTripped,
-	EventQuestionAsked, EventConversationPaused, EventClaimed, EventWebhookDisabled, EventPermissionRequest}
+var activityTypes = []string{hub.EventAgentSent, hub.EventMessageNew, hub.EventMessagePending, hub.EventBrakeTripped,
+	hub.EventQuestionAsked, hub.EventConversationPaused, hub.EventClaimed, hub.EventWebhookDisabled, hub.EventPermissionRequest}
 
 // Activity is one row of the Bridge.
 type Activity struct {
@@ -44,8 +46,8 @@ type Activity struct {
 	// Text is what happened in words: a message's summary line, the
 	// question, the brake's or the pause's reason.
 	Text       string
-	Brake      string   // the brake's word (ActivityBrake)
-	Message    *Message // sent and held messages
+	Brake      string       // the brake's word (ActivityBrake)
+	Message    *hub.Message // sent and held messages
 	QuestionID string
 	// PermissionID is the permission request asked (ActivityPermission).
 	PermissionID string
@@ -55,7 +57,7 @@ type Activity struct {
 // BridgeInstance is a session of an agent seen lately, with the last thing
 // it did that the Bridge shows (nil when that is not among its rows).
 type BridgeInstance struct {
-	Instance
+	hub.Instance
 	Last     *Activity
 	Presence string // the session's presence now (§19)
 }
@@ -63,9 +65,9 @@ type BridgeInstance struct {
 // BridgeAgent is one of the person's agents with its sessions seen in the
 // last InstanceWindow, latest first.
 type BridgeAgent struct {
-	Agent     *Agent
+	Agent     *hub.Agent
 	Instances []BridgeInstance
-	Presence  AgentPresence // §19
+	Presence  hub.AgentPresence // §19
 }
 
 // WaitingCount is how many approvals of one kind wait.
@@ -81,11 +83,11 @@ type WaitingCount struct {
 // problem), and the cursor after which the page's live rows begin.
 type Bridge struct {
 	Activity  []Activity
-	Approvals []Approval
+	Approvals []hub.Approval
 	Waiting   []WaitingCount
 	Paused    []PausedConversation
 	Agents    []BridgeAgent
-	Remotes   []*RemoteAgent
+	Remotes   []*hub.RemoteAgent
 	Cursor    string
 }
 
@@ -99,20 +101,20 @@ const InstanceWindow = time.Hour
 // Bridge reads the person's Bridge. Its Cursor is where the page's event
 // stream starts: every activity event up to it is in Activity (the latest
 // BridgeRows), every one after it comes live.
-func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
-	latest, err := h.latestEvent(ctx)
+func (o *Overview) Bridge(ctx context.Context, u *hub.User) (*Bridge, error) {
+	latest, err := o.hub.LatestEvent(ctx)
 	if err != nil {
 		return nil, err
 	}
-	b := &Bridge{Cursor: h.cursor(u.ID, latest)}
-	events, err := h.store.RecentEvents(ctx, u.ID, latest, activityTypes, BridgeRows)
+	b := &Bridge{Cursor: o.hub.CursorAt(u.ID, latest)}
+	events, err := o.store.RecentEvents(ctx, u.ID, latest, activityTypes, BridgeRows)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, hub.AsError(err)
 	}
-	if b.Activity, err = h.BridgeActivity(ctx, u, events); err != nil {
+	if b.Activity, err = o.BridgeActivity(ctx, u, events); err != nil {
 		return nil, err
 	}
-	if b.Approvals, err = h.Approvals(ctx, u); err != nil {
+	if b.Approvals, err = o.hub.Approvals(ctx, u); err != nil {
 		return nil, err
 	}
 	for _, a := range b.Approvals {
@@ -127,34 +129,34 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 			b.Waiting = append(b.Waiting, WaitingCount{Kind: a.Kind, Count: 1})
 		}
 	}
-	paused, err := h.store.PausedConversations(ctx, u.ID)
+	paused, err := o.store.PausedConversations(ctx, u.ID)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, hub.AsError(err)
 	}
 	for _, c := range paused {
-		v, err := h.store.ConversationView(ctx, c.ID)
+		v, err := o.store.ConversationView(ctx, c.ID)
 		if err != nil {
-			return nil, AsError(err)
+			return nil, hub.AsError(err)
 		}
 		b.Paused = append(b.Paused, PausedConversation{Conversation: c, Name: conversationName(v)})
 	}
-	if b.Remotes, err = h.store.RemoteAgents(ctx, u.ID); err != nil {
-		return nil, AsError(err)
+	if b.Remotes, err = o.store.RemoteAgents(ctx, u.ID); err != nil {
+		return nil, hub.AsError(err)
 	}
-	agents, err := h.store.Agents(ctx, u.ID, false)
+	agents, err := o.store.Agents(ctx, u.ID, false)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, hub.AsError(err)
 	}
-	presence, err := h.Presences(ctx, agents)
+	presence, err := o.hub.Presences(ctx, agents)
 	if err != nil {
 		return nil, err
 	}
-	since := h.now().Add(-InstanceWindow)
+	since := o.hub.Now().Add(-InstanceWindow)
 	for _, a := range agents {
 		ba := BridgeAgent{Agent: a, Presence: presence[a.ID]}
-		is, err := h.store.Instances(ctx, a.ID)
+		is, err := o.store.Instances(ctx, a.ID)
 		if err != nil {
-			return nil, AsError(err)
+			return nil, hub.AsError(err)
 		}
 		for _, in := range is {
 			if in.LastSeen.Before(since) {
@@ -178,7 +180,7 @@ func (h *Hub) Bridge(ctx context.Context, u *User) (*Bridge, error) {
 // events' order, leaving out those that are not activity of their agents
 // (a message.new of someone else's words, an approval decided, …). The
 // event stream of a Bridge page passes each wait's events through it.
-func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]Activity, error) {
+func (o *Overview) BridgeActivity(ctx context.Context, u *hub.User, events []*hub.Event) ([]Activity, error) {
 	names := map[string]string{}
 	var out []Activity
 	for _, e := range events {
@@ -193,33 +195,33 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 			json.Unmarshal(e.Data, &d)
 		}
 		switch e.Type {
-		case EventAgentSent, EventMessageNew, EventMessagePending:
+		case hub.EventAgentSent, hub.EventMessageNew, hub.EventMessagePending:
 			m := e.Message
-			if m == nil || m.SenderKind != PrincipalAgent || m.OwnerID != u.ID {
+			if m == nil || m.SenderKind != hub.PrincipalAgent || m.OwnerID != u.ID {
 				continue
 			}
 			a.Kind, a.Message, a.Agent, a.Instance, a.Text = ActivitySent, m, m.SenderHandle, m.SenderInstance, m.SummaryLine()
-			if e.Type == EventMessagePending {
+			if e.Type == hub.EventMessagePending {
 				a.Kind = ActivityHeld
 			}
-		case EventBrakeTripped:
-			if d.Brake == BrakePaused.Word {
+		case hub.EventBrakeTripped:
+			if d.Brake == hub.BrakePaused.Word {
 				continue // the pause has its own row, conversation.paused
 			}
 			a.Kind, a.Agent, a.Instance, a.Brake, a.Text = ActivityBrake, d.Agent, d.Instance, d.Brake, d.Reason
-		case EventQuestionAsked:
+		case hub.EventQuestionAsked:
 			a.Kind, a.Agent, a.Instance, a.Text, a.QuestionID = ActivityQuestion, d.Agent, d.Instance, d.Question, d.QuestionID
-		case EventConversationPaused:
+		case hub.EventConversationPaused:
 			a.Kind, a.Text = ActivityPaused, d.Reason
-		case EventClaimed:
+		case hub.EventClaimed:
 			a.Kind, a.Agent, a.Instance = ActivityClaimed, d.Agent, d.Instance
-		case EventWebhookDisabled:
+		case hub.EventWebhookDisabled:
 			a.Kind, a.Agent, a.Text = ActivityWebhook, d.Agent, d.Reason
-		case EventPermissionRequest:
+		case hub.EventPermissionRequest:
 			a.Kind, a.Agent, a.Instance, a.PermissionID = ActivityPermission, d.Agent, d.Instance, d.PermissionID
 			a.Text = d.ToolName
 			if d.Description != "" {
-				a.Text += ": " + Preview(d.Description, MaxSummary)
+				a.Text += ": " + hub.Preview(d.Description, hub.MaxSummary)
 			}
 		default:
 			continue
@@ -227,11 +229,11 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 		if id := e.ConversationID; id != "" {
 			name, ok := names[id]
 			if !ok {
-				v, err := h.store.ConversationView(ctx, id)
+				v, err := o.store.ConversationView(ctx, id)
 				if err == nil {
 					name = conversationName(v)
-				} else if !errors.Is(err, ErrNoRows) {
-					return nil, AsError(err)
+				} else if !errors.Is(err, hub.ErrNoRows) {
+					return nil, hub.AsError(err)
 				}
 				names[id] = name
 			}
@@ -245,13 +247,13 @@ func (h *Hub) BridgeActivity(ctx context.Context, u *User, events []*Event) ([]A
 // PausedConversation is a paused conversation on the Bridge, with the
 // name it goes by: its title, or its participants.
 type PausedConversation struct {
-	*Conversation
+	*hub.Conversation
 	Name string
 }
 
 // conversationName is a conversation's title, or its participants'
 // handles when it has none.
-func conversationName(v *ConversationView) string {
+func conversationName(v *hub.ConversationView) string {
 	if v.Conversation.Title != "" {
 		return v.Conversation.Title
 	}

@@ -1,8 +1,10 @@
-package hub
+package overview
 
 import (
 	"context"
 	"slices"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // A project as its page shows it to a member (§8, §11 Projects): who is in
@@ -13,48 +15,48 @@ import (
 // ItemColumn is one status of the board and its items, latest change first.
 type ItemColumn struct {
 	Status string
-	Items  []*Item
+	Items  []*hub.Item
 }
 
 // BoardImage is an image of the project and who uploaded it, by handle.
 type BoardImage struct {
-	*Image
+	*hub.Image
 	By string
 }
 
 // ProjectBoard is a project's page.
 type ProjectBoard struct {
-	*ProjectDetail
+	*hub.ProjectDetail
 	Columns []ItemColumn // one per ItemStatuses, in their order
 	Images  []BoardImage // newest first
 	// Requests are the agents' access requests waiting for the owner
 	// (empty for other members).
-	Requests []Approval
+	Requests []hub.Approval
 	// Bringable are the person's own agents that are not in the project.
-	Bringable []*Agent
+	Bringable []*hub.Agent
 }
 
 // ProjectBoard reads a project's page for one of its members; anyone else
 // gets not_found.
-func (h *Hub) ProjectBoard(ctx context.Context, u *User, projectID string) (*ProjectBoard, error) {
-	d, err := h.Project(ctx, u, projectID)
+func (o *Overview) ProjectBoard(ctx context.Context, u *hub.User, projectID string) (*ProjectBoard, error) {
+	d, err := o.hub.Project(ctx, u, projectID)
 	if err != nil {
 		return nil, err
 	}
 	b := &ProjectBoard{ProjectDetail: d}
-	for _, s := range ItemStatuses {
+	for _, s := range hub.ItemStatuses {
 		col := ItemColumn{Status: s}
 		for _, it := range d.Items {
 			if it.Status == s {
 				col.Items = append(col.Items, it)
 			}
 		}
-		slices.SortStableFunc(col.Items, func(a, b *Item) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
+		slices.SortStableFunc(col.Items, func(a, b *hub.Item) int { return b.UpdatedAt.Compare(a.UpdatedAt) })
 		b.Columns = append(b.Columns, col)
 	}
-	imgs, err := h.store.Images(ctx, d.Project.ID)
+	imgs, err := o.store.Images(ctx, d.Project.ID)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, hub.AsError(err)
 	}
 	handles := map[string]string{}
 	for _, a := range d.Agents {
@@ -67,29 +69,29 @@ func (h *Hub) ProjectBoard(ctx context.Context, u *User, projectID string) (*Pro
 		by, ok := handles[img.UploadedBy]
 		if !ok {
 			// An agent taken out of the project since.
-			if a, err := h.store.AgentByID(ctx, img.UploadedBy); err == nil {
+			if a, err := o.store.AgentByID(ctx, img.UploadedBy); err == nil {
 				by = a.Handle()
 			}
 		}
 		b.Images = append(b.Images, BoardImage{Image: img, By: by})
 	}
 	if d.Access == "owner" {
-		as, err := h.Approvals(ctx, u)
+		as, err := o.hub.Approvals(ctx, u)
 		if err != nil {
 			return nil, err
 		}
 		for _, a := range as {
-			if a.Kind == ApprovalProjectAccess && a.Project.ProjectID == d.Project.ID {
+			if a.Kind == hub.ApprovalProjectAccess && a.Project.ProjectID == d.Project.ID {
 				b.Requests = append(b.Requests, a)
 			}
 		}
 	}
-	mine, err := h.store.Agents(ctx, u.ID, false)
+	mine, err := o.store.Agents(ctx, u.ID, false)
 	if err != nil {
-		return nil, AsError(err)
+		return nil, hub.AsError(err)
 	}
 	for _, a := range mine {
-		if !slices.ContainsFunc(d.Agents, func(pa ProjectAgent) bool { return pa.AgentID == a.ID }) {
+		if !slices.ContainsFunc(d.Agents, func(pa hub.ProjectAgent) bool { return pa.AgentID == a.ID }) {
 			b.Bringable = append(b.Bringable, a)
 		}
 	}
@@ -99,24 +101,24 @@ func (h *Hub) ProjectBoard(ctx context.Context, u *User, projectID string) (*Pro
 // ProjectsPage is the person's projects and the project proposals of their
 // agents waiting for them.
 type ProjectsPage struct {
-	Projects  []*Project
-	Proposals []Approval
+	Projects  []*hub.Project
+	Proposals []hub.Approval
 }
 
 // ProjectsPage reads the list of the person's projects (the home project,
 // made on first use, first) with the proposals waiting.
-func (h *Hub) ProjectsPage(ctx context.Context, u *User) (*ProjectsPage, error) {
-	ps, err := h.Projects(ctx, u)
+func (o *Overview) ProjectsPage(ctx context.Context, u *hub.User) (*ProjectsPage, error) {
+	ps, err := o.hub.Projects(ctx, u)
 	if err != nil {
 		return nil, err
 	}
 	p := &ProjectsPage{Projects: ps}
-	as, err := h.Approvals(ctx, u)
+	as, err := o.hub.Approvals(ctx, u)
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range as {
-		if a.Kind == ApprovalProjectProposal {
+		if a.Kind == hub.ApprovalProjectProposal {
 			p.Proposals = append(p.Proposals, a)
 		}
 	}

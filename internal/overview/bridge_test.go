@@ -1,4 +1,4 @@
-package hub_test
+package overview_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 // row is what a Bridge test compares of an activity row.
@@ -14,7 +15,7 @@ type row struct {
 	Kind, Agent, Instance, Conversation, Text, Brake string
 }
 
-func rows(as []hub.Activity) []row {
+func rows(as []overview.Activity) []row {
 	var out []row
 	for _, a := range as {
 		out = append(out, row{a.Kind, a.Agent, a.Instance, a.Conversation, a.Text, a.Brake})
@@ -50,16 +51,16 @@ func TestBridge(t *testing.T) {
 	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "desk", false); err != nil {
 		t.Fatal(err)
 	}
-	b, err := w.hub.Bridge(ctx, alice)
+	b, err := w.pages.Bridge(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []row{
-		{hub.ActivityClaimed, "alice/reviewer", "desk", names, "", ""},
-		{hub.ActivityQuestion, "alice/reviewer", "desk", "", "Merge it now?", ""},
-		{hub.ActivityBrake, "alice/planner", "laptop", names, "", "duplicate"},
-		{hub.ActivitySent, "alice/planner", "laptop", names, "Please review the retry logic", ""},
-		{hub.ActivitySent, "alice/planner", "laptop", names, "Please review the retry logic", ""},
+		{overview.ActivityClaimed, "alice/reviewer", "desk", names, "", ""},
+		{overview.ActivityQuestion, "alice/reviewer", "desk", "", "Merge it now?", ""},
+		{overview.ActivityBrake, "alice/planner", "laptop", names, "", "duplicate"},
+		{overview.ActivitySent, "alice/planner", "laptop", names, "Please review the retry logic", ""},
+		{overview.ActivitySent, "alice/planner", "laptop", names, "Please review the retry logic", ""},
 	}
 	got := rows(b.Activity)
 	got[2].Text = "" // the brake's whole reason is checked below
@@ -69,7 +70,7 @@ func TestBridge(t *testing.T) {
 	if r := b.Activity[2].Text; r[:len("duplicate: ")] != "duplicate: " {
 		t.Errorf("the brake's reason: %q", r)
 	}
-	if diff := cmp.Diff([]hub.WaitingCount{{Kind: hub.ApprovalQuestion, Count: 1}}, b.Waiting); diff != "" {
+	if diff := cmp.Diff([]overview.WaitingCount{{Kind: hub.ApprovalQuestion, Count: 1}}, b.Waiting); diff != "" {
 		t.Errorf("waiting (-want +got):\n%s", diff)
 	}
 	sessions := map[string][]string{}
@@ -98,16 +99,16 @@ func TestBridge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live, err := w.hub.BridgeActivity(ctx, alice, res.Events)
+	live, err := w.pages.BridgeActivity(ctx, alice, res.Events)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]row{{hub.ActivityHeld, "alice/planner", "", names, "Held for alice", ""}}, rows(live)); diff != "" {
+	if diff := cmp.Diff([]row{{overview.ActivityHeld, "alice/planner", "", names, "Held for alice", ""}}, rows(live)); diff != "" {
 		t.Errorf("live rows (-want +got):\n%s", diff)
 	}
 	// An hour later the sessions are no longer listed.
-	w.clock.Advance(hub.InstanceWindow + time.Minute)
-	if b, err = w.hub.Bridge(ctx, alice); err != nil {
+	w.clock.Advance(overview.InstanceWindow + time.Minute)
+	if b, err = w.pages.Bridge(ctx, alice); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range b.Agents {
@@ -116,7 +117,7 @@ func TestBridge(t *testing.T) {
 		}
 	}
 	if bob := w.person(t, "bob"); bob != nil {
-		bb, err := w.hub.Bridge(ctx, bob)
+		bb, err := w.pages.Bridge(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
 		}

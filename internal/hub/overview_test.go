@@ -1,0 +1,16 @@
+package hub_test
+
+import (
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
+)
+
+// bridge is u's Bridge, as the dashboard reads it over the world's hub.
+func (w *world) bridge(u *hub.User) (*overview.Bridge, error) {
+	return overview.New(w.hub, w.store).Bridge(ctx, u)
+}
+
+// board is a project's page, as the dashboard reads it for u.
+func (w *world) board(u *hub.User, projectID string) (*overview.ProjectBoard, error) {
+	return overview.New(w.hub, w.store).ProjectBoard(ctx, u, projectID)
+}
