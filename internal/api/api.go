@@ -51,10 +51,10 @@ type Options struct {
 	Remotes  *a2aclient.Remotes
 	// Notices are the people's owner notifications (§19).
 	Notices *push.Notices
-	Exports  *export.Exporter
-	A2A      *tasks.Tasks // agents' A2A exposure
-	Search   *search.Finder
-	Logger   *slog.Logger
+	Exports *export.Exporter
+	A2A     *tasks.Tasks // agents' A2A exposure
+	Search  *search.Finder
+	Logger  *slog.Logger
 }
 
 // New returns the REST face.
