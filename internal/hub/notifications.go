@@ -177,7 +177,7 @@ type Notification struct {
 	ID        string // ntf_…: the same on every retry
 	TargetID  string
 	UserID    string
-	Kind      string // one of NotifyKinds, or "digest"
+	Kind      string // one of NotifyKinds, NotifyDigest or NotifyTest
 	Item      string // what it is about: one notification per item and target
 	Payload   NotifyPayload
 	CreatedAt time.Time

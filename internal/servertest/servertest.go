@@ -58,8 +58,6 @@ type Options struct {
 	// PushSender sends owner notifications (nil: they are queued, and
 	// none is sent).
 	PushSender *push.Sender
-	// VAPIDSubject is whom push services may contact about the server.
-	VAPIDSubject string
 	// RemoteClient calls remote A2A agents (nil: none can be added).
 	RemoteClient *a2aclient.Client
 	// Fetcher fetches OAuth client ID metadata documents (nil: clients
@@ -137,7 +135,7 @@ func Open(t testing.TB, o Options) *Server {
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	s.Webhooks = webhook.NewHooks(webhook.HooksOptions{Hub: s.Hub, Store: db, Sender: o.WebhookSender, Logger: log})
 	s.Remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: s.Hub, Store: db, Client: o.RemoteClient, Logger: log})
-	s.Notices = push.NewNotices(push.NoticesOptions{Hub: s.Hub, Store: db, Sender: o.PushSender, Subject: o.VAPIDSubject, Logger: log})
+	s.Notices = push.NewNotices(push.NoticesOptions{Hub: s.Hub, Store: db, Sender: o.PushSender, Logger: log})
 	if err := s.Notices.EnsureKeys(context.Background()); err != nil {
 		t.Fatal(err)
 	}
