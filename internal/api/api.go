@@ -25,6 +25,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
+	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -35,6 +36,7 @@ type API struct {
 	accounts *accounts.Accounts // how people join, for the admin's routes
 	hooks    *webhook.Hooks     // the agents' webhooks
 	remotes  *a2aclient.Remotes // the people's remote A2A agents
+	notices  *push.Notices      // the people's owner notifications
 	exports  *export.Exporter
 	tasks    *tasks.Tasks
 	finder   *search.Finder
@@ -47,15 +49,17 @@ type Options struct {
 	Accounts *accounts.Accounts // its people's accounts
 	Webhooks *webhook.Hooks
 	Remotes  *a2aclient.Remotes
-	Exports  *export.Exporter
-	A2A      *tasks.Tasks // agents' A2A exposure
-	Search   *search.Finder
-	Logger   *slog.Logger
+	// Notices are the people's owner notifications (§19).
+	Notices *push.Notices
+	Exports *export.Exporter
+	A2A     *tasks.Tasks // agents' A2A exposure
+	Search  *search.Finder
+	Logger  *slog.Logger
 }
 
 // New returns the REST face.
 func New(o Options) *API {
-	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, log: o.Logger}
+	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

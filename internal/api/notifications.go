@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/push"
 )
 
 // Owner notifications (§19): the person's devices and ntfy topics, what
@@ -42,9 +43,9 @@ func newNotifyTargetView(t *hub.NotifyTarget) notifyTargetView {
 	return notifyTargetView{ID: t.ID, Kind: t.Kind, URL: t.URL, Label: t.Label, HasToken: t.Token != "", CreatedAt: timeText(t.CreatedAt)}
 }
 
-func newNotificationsView(s *hub.NotifySettings) notificationsView {
+func newNotificationsView(s *push.Settings) notificationsView {
 	return notificationsView{TimeZone: s.TimeZone, Kinds: viewsOf(s.Prefs.Kinds, func(k string) string { return k }),
-		QuietFrom: hub.FormatQuiet(s.Prefs.QuietFrom), QuietTo: hub.FormatQuiet(s.Prefs.QuietTo), QuietUrgent: s.Prefs.QuietUrgent,
+		QuietFrom: push.FormatQuiet(s.Prefs.QuietFrom), QuietTo: push.FormatQuiet(s.Prefs.QuietTo), QuietUrgent: s.Prefs.QuietUrgent,
 		VAPIDPublicKey: s.VAPIDPublicKey, Targets: viewsOf(s.Targets, newNotifyTargetView),
 		Log: viewsOf(s.Log, func(a hub.NotifyAttempt) notifyAttemptView {
 			return notifyAttemptView{At: timeText(a.At), TargetID: a.TargetID, Kind: a.Kind, OK: a.OK(), Status: a.Status, Error: a.Error}
@@ -52,7 +53,7 @@ func newNotificationsView(s *hub.NotifySettings) notificationsView {
 }
 
 func (a *API) notifications(ctx context.Context, r *request) (any, error) {
-	s, err := a.hub.Notifications(ctx, r.user)
+	s, err := a.notices.Settings(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -73,14 +74,14 @@ func (a *API) setNotifications(ctx context.Context, r *request) (any, error) {
 	p := hub.NotifyPrefs{Kinds: in.Kinds, QuietUrgent: in.QuietUrgent}
 	var err error
 	if in.QuietFrom != "" || in.QuietTo != "" {
-		if p.QuietFrom, err = hub.ParseQuiet(in.QuietFrom); err != nil {
+		if p.QuietFrom, err = push.ParseQuiet(in.QuietFrom); err != nil {
 			return nil, err
 		}
-		if p.QuietTo, err = hub.ParseQuiet(in.QuietTo); err != nil {
+		if p.QuietTo, err = push.ParseQuiet(in.QuietTo); err != nil {
 			return nil, err
 		}
 	}
-	s, err := a.hub.SetNotifications(ctx, r.user, in.TimeZone, p)
+	s, err := a.notices.SetSettings(ctx, r.user, in.TimeZone, p)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +102,7 @@ func (a *API) addPushSubscription(ctx context.Context, r *request) (any, error) 
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	t, err := a.hub.AddPushSubscription(ctx, r.user, in.Endpoint, in.Keys.P256dh, in.Keys.Auth, in.Label)
+	t, err := a.notices.AddPushSubscription(ctx, r.user, in.Endpoint, in.Keys.P256dh, in.Keys.Auth, in.Label)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func (a *API) addNtfyTopic(ctx context.Context, r *request) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	t, err := a.hub.AddNtfyTopic(ctx, r.user, in.URL, in.Token, in.Label)
+	t, err := a.notices.AddNtfyTopic(ctx, r.user, in.URL, in.Token, in.Label)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +126,7 @@ func (a *API) addNtfyTopic(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) removeNotifyTarget(ctx context.Context, r *request) (any, error) {
-	t, err := a.hub.RemoveNotifyTarget(ctx, r.user, r.PathValue("id"))
+	t, err := a.notices.RemoveTarget(ctx, r.user, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (a *API) removeNotifyTarget(ctx context.Context, r *request) (any, error) {
 
 // testNotification queues a test to every device and topic of the person.
 func (a *API) testNotification(ctx context.Context, r *request) (any, error) {
-	n, err := a.hub.TestNotification(ctx, r.user)
+	n, err := a.notices.Test(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}

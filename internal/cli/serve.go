@@ -101,6 +101,9 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 		return err
 	}
 	notes, err := push.NewCounter(m.Registry())
+	if err != nil {
+		return err
+	}
 	remoteCalls, err := a2aclient.NewCalls(m.Registry())
 	if err != nil {
 		return err
@@ -111,7 +114,6 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
 		PrivateHosts: cfg.PrivateHosts, Observer: observer,
-		Notifier: push.Notifier{Sender: push.New(push.Options{})}, VAPIDSubject: cfg.VAPIDSubject,
 		Alone: !store.IsPostgresURL(cfg.Database)})
 	if err != nil {
 		return err
@@ -131,17 +133,21 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	people := accounts.New(h, db, log)
 	hooks := webhook.NewHooks(webhook.HooksOptions{Hub: h, Store: db, Sender: sender, Logger: log})
 	remotes := a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: db, Client: newRemoteClient(), Logger: log})
+	notices := push.NewNotices(push.NoticesOptions{Hub: h, Store: db, Sender: push.New(push.Options{}), Subject: cfg.VAPIDSubject, Logger: log})
+	if err := notices.EnsureKeys(ctx); err != nil { // the Web Push key pair, made once and shared through the database
+		return err
+	}
 	authority := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{}, Logger: log})
 	mux := http.NewServeMux()
 	srv.Register(mux)
 	exports, a2aTasks := export.New(h, db), tasks.New(h, db)
-	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log}).Register(mux)
+	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log}).Register(mux)
 	a2a.New(a2a.Options{Hub: h, Tasks: a2aTasks, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
 	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
 	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	dash, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}
@@ -202,7 +208,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	notesDone := make(chan struct{})
 	go func() {
 		defer close(notesDone)
-		h.RunNotifications(ctx, time.Second, notes.Count)
+		notices.Run(ctx, time.Second, notes.Count)
 	}()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

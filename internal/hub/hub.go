@@ -3,8 +3,8 @@
 // transport-free: every face — the MCP profiles, REST, the dashboard, A2A,
 // OAuth, the command line — calls it, and it reaches storage only through
 // the Store interface it declares. What the core barely calls lives in
-// leaves beside the faces (internal/oauth, webhook, a2aclient, export,
-// a2a/tasks, overview, input, search and fulltext, picture, throttle,
+// leaves beside the faces (internal/oauth, webhook, a2aclient, push,
+// export, a2a/tasks, overview, input, search and fulltext, picture, throttle,
 // outbox, egress), which leaves.go serves.
 package hub
 
@@ -76,13 +76,11 @@ type Hub struct {
 	egressPolicy egress.Policy                // which addresses outbound calls may reach
 	requests     requestLimiter               // requests per token (§15)
 	resolver     Resolver                     // looks up the hosts of outbound URLs when they are saved
-	notifier     Notifier                     // sends owner notifications; nil: none
-	notes        *notifyOutbox                // dispatches them
-	vapidSubject string                       // whom push services may contact (--vapid-subject)
 	hookKick     outbox.Kick                  // rung when webhook calls were queued (§18)
 	hooked       agentSet                     // which agents have endpoints, as last read
 	remoteKick   outbox.Kick                  // rung when calls to remote agents were queued
 	remotes      agentSet                     // which agents are remote, as last read
+	notifyKick   outbox.Kick                  // rung when owner notifications were queued (§19)
 	rechecked    Pos                          // the newest position Recheck has looked at
 
 	observer Observer // told sends, brakes, parked waits and wake-ups (§14)
@@ -103,12 +101,6 @@ type Options struct {
 	// webhooks called, even at a private, loopback or otherwise special
 	// address: the admin's exception to the egress policy.
 	PrivateHosts []string
-	// Notifier sends owner notifications (§19); nil: they are queued but
-	// this hub sends none.
-	Notifier Notifier
-	// VAPIDSubject is whom push services may contact about this server
-	// (a mailto: or https: URL), sent with every Web Push.
-	VAPIDSubject string
 	// Resolver looks up the host of an outbound URL (a webhook endpoint,
 	// a push service) when it is saved (default net.DefaultResolver).
 	Resolver Resolver
@@ -178,17 +170,12 @@ func New(ctx context.Context, o Options) (*Hub, error) {
 		egressPolicy: egress.NewPolicy(o.PrivateHosts),
 		hookKick:     outbox.NewKick(),
 		remoteKick:   outbox.NewKick(),
-		notifier:     o.Notifier,
-		vapidSubject: o.VAPIDSubject,
+		notifyKick:   outbox.NewKick(),
 		resolver:     o.Resolver,
 		observer:     o.Observer,
 		commits:      newCommits(),
 		listeners:    newListeners(o.Clock.Now()),
 		alone:        o.Alone,
-	}
-	h.notes = h.newNotifyOutbox()
-	if err := h.ensureVAPID(ctx); err != nil { // the Web Push key pair, made once and shared through the database
-		return nil, err
 	}
 	return h, nil
 }

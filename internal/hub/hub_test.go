@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/netip"
 	"runtime"
 	"sync"
 	"testing"
@@ -188,14 +187,4 @@ func (w *world) parked(t *testing.T, n int) {
 		}
 		runtime.Gosched()
 	}
-}
-
-// resolver answers look-ups from a table.
-type resolver map[string][]netip.Addr
-
-func (r resolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if a, ok := r[host]; ok {
-		return a, nil
-	}
-	return nil, errors.New("no such host")
 }

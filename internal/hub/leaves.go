@@ -9,7 +9,7 @@ import (
 )
 
 // What the hub offers the packages carved out of it (internal/oauth,
-// internal/webhook, internal/a2aclient, internal/export,
+// internal/webhook, internal/a2aclient, internal/push, internal/export,
 // internal/a2a/tasks, internal/search, internal/overview): the leaves that manage what
 // the core barely calls. They read through a consumer-sized interface of the store, write
 // through Commit, send through the hub's own send path, and make their
@@ -53,6 +53,14 @@ func (h *Hub) WebhookKick() outbox.Kick { return h.hookKick }
 // RemoteKick is rung after each commit that queued calls to remote
 // agents: the dispatcher of internal/a2aclient steps on it.
 func (h *Hub) RemoteKick() outbox.Kick { return h.remoteKick }
+
+// NotifyKick is rung after each commit that queued owner notifications:
+// the dispatcher of internal/push steps on it.
+func (h *Hub) NotifyKick() outbox.Kick { return h.notifyKick }
+
+// LoadLocation is the time zone named, an IANA name ("" is UTC), or an
+// invalid Error saying how to name one: what a person's TimeZone may be.
+func LoadLocation(name string) (*time.Location, error) { return location(name) }
 
 // ForgetWebhookAgents makes the next commit read again which agents have
 // an enabled endpoint: one saved or enabled here counts at once.

@@ -2,9 +2,7 @@ package hub
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -15,7 +13,11 @@ import (
 // waits for them away from the dashboard — a browser's Web Push
 // subscription or an ntfy topic — which kinds of thing tell them, and a
 // daily window of quiet hours, read in their own time zone. Notifications
-// carry a summary and a link, never a body.
+// carry a summary and a link, never a body. What a notification says
+// and when it is due are decided here, in the transaction that stores the
+// events (queueNotifications, queue.go); managing devices, topics and
+// preferences, the VAPID key pair and sending are internal/push's
+// (push.Notices).
 
 // Where a notification goes: the kinds of NotifyTarget.
 const (
@@ -51,14 +53,6 @@ var urgentKinds = []string{NotifyQuestion, NotifyPermission}
 
 // Urgent reports whether a kind of notification waits for a decision.
 func Urgent(kind string) bool { return slices.Contains(urgentKinds, kind) }
-
-// The notifications' numbers (§19).
-const (
-	MaxNotifyTargets = 10  // devices and topics per person
-	maxPushKey       = 200 // characters of a subscription's keys
-	maxNotifyLabel   = 100 // characters of a target's label
-	maxNtfyToken     = 200 // characters of an ntfy access token
-)
 
 // NotifyTarget is a place a person is told (§19).
 type NotifyTarget struct {
@@ -134,184 +128,6 @@ func (u *User) Location() *time.Location {
 	return loc
 }
 
-// SetTimeZone sets the time zone the person's quiet hours are read in: an
-// IANA name, or "" for UTC.
-func (h *Hub) SetTimeZone(ctx context.Context, u *User, name string) error {
-	name = strings.TrimSpace(name)
-	if _, err := location(name); err != nil {
-		return err
-	}
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetUserTimeZone(ctx, u.ID, name) }); err != nil {
-		return AsError(err)
-	}
-	u.TimeZone = name
-	return nil
-}
-
-// NotifyPrefs are the person's notification preferences (DefaultNotifyKinds
-// and no quiet hours until they choose).
-func (h *Hub) NotifyPrefs(ctx context.Context, u *User) (NotifyPrefs, error) {
-	p, err := h.store.NotifyPrefs(ctx, u.ID)
-	if errors.Is(err, ErrNoRows) {
-		return NotifyPrefs{Kinds: slices.Clone(DefaultNotifyKinds)}, nil
-	}
-	if err != nil {
-		return NotifyPrefs{}, AsError(err)
-	}
-	return p, nil
-}
-
-// SetNotifyPrefs stores which kinds notify the person and their quiet
-// hours. Every kind is one of NotifyKinds; the hours are minutes within a
-// day.
-func (h *Hub) SetNotifyPrefs(ctx context.Context, u *User, p NotifyPrefs) (NotifyPrefs, error) {
-	kinds := []string{}
-	for _, k := range NotifyKinds {
-		if slices.Contains(p.Kinds, k) {
-			kinds = append(kinds, k)
-		}
-	}
-	for _, k := range p.Kinds {
-		if !slices.Contains(NotifyKinds, k) {
-			return NotifyPrefs{}, invalid("", "%q is not a kind of notification; choose from %s", echo(k), strings.Join(NotifyKinds, ", "))
-		}
-	}
-	for _, m := range []int{p.QuietFrom, p.QuietTo} {
-		if m < 0 || m >= 24*60 {
-			return NotifyPrefs{}, invalid("", "quiet hours are times of day from 00:00 to 23:59; %d minutes after midnight is not one", m)
-		}
-	}
-	p.Kinds = kinds
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetNotifyPrefs(ctx, u.ID, p) }); err != nil {
-		return NotifyPrefs{}, AsError(err)
-	}
-	return p, nil
-}
-
-// NotifyTargets lists the person's devices and topics, oldest first.
-func (h *Hub) NotifyTargets(ctx context.Context, u *User) ([]*NotifyTarget, error) {
-	ts, err := h.store.NotifyTargets(ctx, u.ID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	return ts, nil
-}
-
-// checkNotifyURL returns a push endpoint's or ntfy topic's URL as it is
-// kept, or says what is wrong with it, as for webhooks (checkOutboundURL).
-func (h *Hub) checkNotifyURL(ctx context.Context, what, raw string) (string, error) {
-	return h.checkOutboundURL(ctx, raw, Outbound{What: what, Example: "https://ntfy.sh/my-topic", Sent: "notifications are sent",
-		UserInfo: "give an access token on its own instead", Reach: "notifications go only to"})
-}
-
-// checkPushKey checks one of a subscription's keys: base64url of n bytes.
-func checkPushKey(name, s string, n int) (string, error) {
-	s = strings.TrimRight(strings.TrimSpace(s), "=")
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(s) > maxPushKey || len(b) != n {
-		return "", invalid("", "the subscription's %s key is not %d bytes in base64url; give the key the browser's PushSubscription has", name, n)
-	}
-	return s, nil
-}
-
-// addNotifyTarget stores a target, within the person's MaxNotifyTargets;
-// a browser subscribing again with the same endpoint replaces its keys.
-func (h *Hub) addNotifyTarget(ctx context.Context, u *User, t *NotifyTarget) (*NotifyTarget, error) {
-	label, err := checkText("label", cleanText(t.Label), 0, 1<<20)
-	if err != nil {
-		return nil, err
-	}
-	t.Label = Preview(label, maxNotifyLabel)
-	now := h.now()
-	t.ID, t.UserID, t.CreatedAt = NewID(IDNotifyTarget, now), u.ID, now
-	err = h.store.Update(ctx, func(tx Tx) error {
-		ts, err := tx.NotifyTargets(ctx, u.ID)
-		if err != nil {
-			return err
-		}
-		for _, o := range ts {
-			if o.URL == t.URL {
-				if err := tx.DeleteNotifyTarget(ctx, o.ID); err != nil {
-					return err
-				}
-				ts = slices.DeleteFunc(ts, func(x *NotifyTarget) bool { return x.ID == o.ID })
-			}
-		}
-		if len(ts) >= MaxNotifyTargets {
-			return invalid("", "you have %d devices and topics already, the most a person may have; remove one first", MaxNotifyTargets)
-		}
-		return tx.InsertNotifyTarget(ctx, t)
-	})
-	if err != nil {
-		return nil, asOutcome(err)
-	}
-	return t, nil
-}
-
-// AddPushSubscription keeps a browser's Web Push subscription (§19): its
-// endpoint at the push service, its p256dh (a P-256 public key, 65 bytes)
-// and auth (16 bytes) keys, and a label (its user agent).
-func (h *Hub) AddPushSubscription(ctx context.Context, u *User, endpoint, p256dh, auth, label string) (*NotifyTarget, error) {
-	ep, err := h.checkNotifyURL(ctx, "push endpoint", endpoint)
-	if err != nil {
-		return nil, err
-	}
-	if p256dh, err = checkPushKey("p256dh", p256dh, 65); err != nil {
-		return nil, err
-	}
-	if auth, err = checkPushKey("auth", auth, 16); err != nil {
-		return nil, err
-	}
-	return h.addNotifyTarget(ctx, u, &NotifyTarget{Kind: TargetWebPush, URL: ep, P256dh: p256dh, Auth: auth, Label: label})
-}
-
-// AddNtfyTopic keeps an ntfy topic the person is told on (§19): its https
-// URL on any ntfy server and an optional access token.
-func (h *Hub) AddNtfyTopic(ctx context.Context, u *User, topicURL, token, label string) (*NotifyTarget, error) {
-	tu, err := h.checkNotifyURL(ctx, "ntfy topic", topicURL)
-	if err != nil {
-		return nil, err
-	}
-	if p := strings.Trim(mustPath(tu), "/"); p == "" || strings.Contains(p, "/") {
-		return nil, invalid("", "the ntfy topic URL %q names no topic; give the server and the topic, like https://ntfy.sh/my-topic", echo(tu))
-	}
-	token = strings.TrimSpace(token)
-	if len(token) > maxNtfyToken || strings.ContainsAny(token, " \t\r\n") {
-		return nil, invalid("", "the access token is not one ntfy makes (tk_… or a password, at most %d characters, no spaces)", maxNtfyToken)
-	}
-	if label == "" {
-		label = tu
-	}
-	return h.addNotifyTarget(ctx, u, &NotifyTarget{Kind: TargetNtfy, URL: tu, Token: token, Label: label})
-}
-
-func mustPath(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	return u.Path
-}
-
-// RemoveNotifyTarget deletes one of the person's devices or topics with
-// the notifications it still had to send.
-func (h *Hub) RemoveNotifyTarget(ctx context.Context, u *User, id string) (*NotifyTarget, error) {
-	t, err := h.store.NotifyTarget(ctx, id)
-	if err == nil && t.UserID != u.ID {
-		err = ErrNoRows
-	}
-	if err != nil {
-		return nil, lookupErr(err, "you have no device or topic %q", echo(id))
-	}
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.DeleteNotifyTarget(ctx, id) }); err != nil {
-		return nil, AsError(err)
-	}
-	return t, nil
-}
-
-// FormatQuiet writes minutes after midnight as HH:MM.
-func FormatQuiet(m int) string { return fmt.Sprintf("%02d:%02d", m/60, m%60) }
-
 // NotifyReads are the queries of notifications (Reader embeds them).
 type NotifyReads interface {
 	// NotifyTargets lists a person's targets, oldest first.
@@ -355,94 +171,149 @@ type NotifyWrites interface {
 	PruneNotifications(ctx context.Context, before time.Time) error
 }
 
-// NotifySettings are everything Settings shows of a person's
-// notifications: their time zone, preferences, devices and topics, the
-// latest deliveries, and the key a browser subscribes with.
-type NotifySettings struct {
-	TimeZone       string
-	Prefs          NotifyPrefs
-	Targets        []*NotifyTarget
-	Log            []NotifyAttempt
-	VAPIDPublicKey string
+// Notification is one notification in the outbox: one item told to one
+// target.
+type Notification struct {
+	ID        string // ntf_…: the same on every retry
+	TargetID  string
+	UserID    string
+	Kind      string // one of NotifyKinds, NotifyDigest or NotifyTest
+	Item      string // what it is about: one notification per item and target
+	Payload   NotifyPayload
+	CreatedAt time.Time
+	DueAt     time.Time
+	Attempts  int
+	To        *NotifyTarget // filled by ClaimNotifications
 }
 
-// Notifications are the person's NotifySettings.
-func (h *Hub) Notifications(ctx context.Context, u *User) (*NotifySettings, error) {
-	p, err := h.NotifyPrefs(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := h.NotifyTargets(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	log, err := h.NotifyLog(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	key, err := h.VAPIDPublicKey(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &NotifySettings{TimeZone: u.TimeZone, Prefs: p, Targets: ts, Log: log, VAPIDPublicKey: key}, nil
+// NotifyPayload is what a notification says: never a body.
+type NotifyPayload struct {
+	Title          string   `json:"title"`
+	Summary        string   `json:"summary,omitempty"`
+	Agent          string   `json:"agent,omitempty"`
+	ConversationID string   `json:"conversation_id,omitempty"`
+	Path           string   `json:"path"` // the dashboard page, from its root
+	Urgent         bool     `json:"urgent,omitempty"`
+	Tags           []string `json:"tags,omitempty"`
+	Action         string   `json:"action,omitempty"` // the decision button's label; it opens Path
 }
 
-// SetNotifications sets the person's time zone and preferences together,
-// or neither when either is wrong.
-func (h *Hub) SetNotifications(ctx context.Context, u *User, timeZone string, p NotifyPrefs) (*NotifySettings, error) {
-	if _, err := location(strings.TrimSpace(timeZone)); err != nil {
-		return nil, err
-	}
-	if _, err := h.SetNotifyPrefs(ctx, u, p); err != nil {
-		return nil, err
-	}
-	if err := h.SetTimeZone(ctx, u, timeZone); err != nil {
-		return nil, err
-	}
-	return h.Notifications(ctx, u)
+// The kinds of notification no person chooses: a digest of what came in
+// past NotifyDigestAfter a minute, and a test the person asked for.
+const (
+	NotifyDigest = "digest"
+	NotifyTest   = "test"
+)
+
+// The queueing's numbers (§19).
+const (
+	NotifyDigestAfter = 10  // notifications a minute to one person before the rest become one digest
+	notifySummary     = 200 // code points of a summary
+)
+
+// NotifyAttempt is one line of a person's delivery log.
+type NotifyAttempt struct {
+	ID             string // ntl_…
+	UserID         string
+	TargetID       string
+	NotificationID string
+	Kind           string
+	At             time.Time
+	Status         int
+	Error          string
 }
 
-// ParseQuiet reads a time of day, HH:MM, as minutes after midnight.
-func ParseQuiet(s string) (int, error) {
-	t, err := time.Parse("15:04", strings.TrimSpace(s))
-	if err != nil {
-		return 0, invalid("", "%q is not a time of day; give HH:MM, like 22:00", echo(s))
-	}
-	return t.Hour()*60 + t.Minute(), nil
-}
+// OK reports whether the attempt got its notification through.
+func (a NotifyAttempt) OK() bool { return a.Error == "" && a.Status >= 200 && a.Status < 300 }
 
-// NotifyTest is the kind of a test notification, one the person asked for.
-const NotifyTest = "test"
-
-// TestNotification queues one notification of kind test to each of the
-// person's devices and topics, through the outbox as any other: it is due
-// at once, whatever kinds they chose and in their quiet hours too, since
-// they asked for it. It returns how many it queued; with no device or
-// topic it is refused.
-func (h *Hub) TestNotification(ctx context.Context, u *User) (int, error) {
-	now := h.now()
-	item := NotifyTest + ":" + NewID(IDNotification, now) // every test is an item of its own
-	payload := NotifyPayload{Title: "A test from Palaver", Summary: "Notifications reach you here.", Path: "/settings#notify", Tags: []string{"white_check_mark"}}
-	var n int
-	err := h.update(ctx, func(tx Tx) ([]*Event, error) {
-		ts, err := tx.NotifyTargets(ctx, u.ID)
-		if err != nil {
-			return nil, err
+// eventStrings reads the string fields of an event's data, decoding it
+// only when first asked: most events a send makes notify nobody.
+func eventStrings(e *Event) func(key string) string {
+	var data map[string]any
+	decoded := false
+	return func(key string) string {
+		if !decoded {
+			decoded = true
+			if len(e.Data) > 0 {
+				_ = json.Unmarshal(e.Data, &data)
+			}
 		}
-		if len(ts) == 0 {
-			return nil, invalid("no_targets", "there is nowhere to send a test: add a device or an ntfy topic first, then send one")
-		}
-		var out []*Notification
-		for _, t := range ts {
-			out = append(out, &Notification{ID: NewID(IDNotification, now), TargetID: t.ID, UserID: u.ID, Kind: NotifyTest, Item: item,
-				Payload: payload, CreatedAt: now, DueAt: now})
-		}
-		n = len(out)
-		return nil, tx.InsertNotifications(ctx, out)
-	})
-	if err != nil {
-		return 0, err
+		s, _ := data[key].(string)
+		return s
 	}
-	h.kickNotifications()
-	return n, nil
 }
+
+// notifyKind is the kind of notification an event to a person is, and the
+// item it is about ("" when it notifies no one).
+func notifyKind(e *Event, str func(key string) string) (kind, item string) {
+	switch e.Type {
+	case EventQuestionAsked:
+		return NotifyQuestion, str("question_id")
+	case EventMessagePending:
+		return NotifyHeld, e.MessageID
+	case EventGrantRequest:
+		return NotifyGrant, str("request_id")
+	case EventInboundAsk:
+		return NotifyInbound, str("ask_id")
+	case EventContactRequest:
+		return NotifyContact, str("request_id")
+	case EventProjectRequest:
+		return NotifyProject, str("request_id")
+	case EventPermissionRequest:
+		return NotifyPermission, str("permission_id")
+	case EventBrakeTripped:
+		return NotifyBrake, "brake:" + e.ConversationID + ":" + str("agent") + ":" + str("brake")
+	case EventConversationPaused:
+		return NotifyPaused, "paused:" + e.ConversationID + ":" + FormatTime(e.CreatedAt)
+	case EventMessageNew:
+		if e.Message != nil && e.Message.SenderID != e.RecipientID {
+			return NotifyMessage, e.MessageID
+		}
+	}
+	return "", ""
+}
+
+// notifyPayload is what a notification of kind says.
+func notifyPayload(kind string, e *Event, str func(key string) string) NotifyPayload {
+	p := NotifyPayload{Agent: str("agent"), ConversationID: e.ConversationID, Urgent: Urgent(kind), Path: "/approvals"}
+	conv := "/conversations/" + url.PathEscape(e.ConversationID)
+	who := p.Agent
+	if who == "" {
+		who = "An agent"
+	}
+	switch kind {
+	case NotifyQuestion:
+		p.Title, p.Summary, p.Tags, p.Action = who+" asks you", str("question"), []string{"question"}, "Answer"
+	case NotifyHeld:
+		p.Title, p.Tags = "A message waits for your review", []string{"hourglass"}
+	case NotifyGrant:
+		p.Title, p.Summary, p.Tags = who+" asks for a grant", "to reach "+str("contact"), []string{"key"}
+	case NotifyInbound:
+		p.Title, p.Tags = who+" asks to reach your agent", []string{"wave"}
+	case NotifyContact:
+		p.Title, p.Tags, p.Path = "@"+str("from")+" asks to be your contact", []string{"handshake"}, "/approvals"
+	case NotifyProject:
+		p.Title, p.Summary, p.Tags = who+" asks about a project", str("name"), []string{"clipboard"}
+	case NotifyPermission:
+		p.Title, p.Summary, p.Tags, p.Action = who+" asks to use "+str("tool_name"), str("description"), []string{"lock"}, "Decide"
+	case NotifyBrake:
+		p.Title, p.Summary, p.Tags, p.Path = "A brake stopped "+who, str("reason"), []string{"octagonal_sign"}, conv
+	case NotifyPaused:
+		p.Title, p.Tags, p.Path = "A conversation was paused", []string{"pause_button"}, conv
+	case NotifyMessage:
+		p.Title, p.Path = "A message for you", conv
+		if e.Message != nil {
+			p.Summary = e.Message.Summary
+		}
+	}
+	if e.MessageID != "" && kind == NotifyHeld && e.ConversationID != "" {
+		p.Path = conv
+	}
+	p.Summary = Preview(cleanText(p.Summary), notifySummary)
+	return p
+}
+
+// The outbox's view of a notification (outbox.Row): its target is its own.
+func (n *Notification) Target() string    { return n.TargetID }
+func (n *Notification) Queued() time.Time { return n.CreatedAt }
+func (n *Notification) Failed() int       { return n.Attempts }

@@ -10,12 +10,13 @@ import (
 	"github.com/palaverhq/palaver/internal/outbox"
 )
 
-// The outboxes of outbound calls (§18): the webhook calls and the calls to
-// remote A2A agents that events make are queued here, in the transaction
-// that stores the events (update), by every hub — the command line's too —
-// whether or not it makes them. internal/webhook and internal/a2aclient
-// make them, each with an outbox dispatcher the hub wakes (WebhookKick,
-// RemoteKick) after a commit that queued some.
+// The outboxes of outbound calls (§18, §19): the webhook calls, the calls
+// to remote A2A agents and the owner notifications that events make are
+// queued here, in the transaction that stores the events (update), by
+// every hub — the command line's too — whether or not it makes them.
+// internal/webhook, internal/a2aclient and internal/push make them, each
+// with an outbox dispatcher the hub wakes (WebhookKick, RemoteKick,
+// NotifyKick) after a commit that queued some.
 
 // waiting reports whether a wait of the principal is parked in this
 // process.
@@ -126,9 +127,84 @@ func (h *Hub) queueRemotes(ctx context.Context, tx Tx, events []*Event) (bool, e
 	return true, tx.InsertRemoteCalls(ctx, calls)
 }
 
-// Pass is what one step of an outbox did (internal/webhook's and
-// internal/a2aclient's Deliver, DeliverNotifications): how many it claimed, and how many of them ended
-// with each outcome (those stopped by ctx count as none: they are made
+// queueNotifications puts into the outbox, in the transaction that stores
+// the events, a notification to each target of every person an event tells
+// of something they chose to hear of: due when their quiet hours end, at
+// most one per item and target, and — past NotifyDigestAfter in the last
+// minute — one digest for the rest of that minute. It reports whether it
+// queued any.
+func (h *Hub) queueNotifications(ctx context.Context, tx Tx, events []*Event) (bool, error) {
+	var out []*Notification
+	now := h.now()
+	type person struct {
+		prefs   NotifyPrefs
+		loc     *time.Location
+		targets []*NotifyTarget
+		recent  int
+	}
+	people := map[string]*person{}
+	for _, e := range events {
+		if idKind(e.RecipientID) != IDUser {
+			continue
+		}
+		str := eventStrings(e)
+		kind, item := notifyKind(e, str)
+		if kind == "" || item == "" {
+			continue
+		}
+		p := people[e.RecipientID]
+		if p == nil {
+			p = &person{}
+			people[e.RecipientID] = p
+			ts, err := tx.NotifyTargets(ctx, e.RecipientID)
+			if err != nil {
+				return false, err
+			}
+			p.targets = ts
+			if len(ts) > 0 {
+				if p.prefs, err = tx.NotifyPrefs(ctx, e.RecipientID); errors.Is(err, ErrNoRows) {
+					p.prefs = NotifyPrefs{Kinds: DefaultNotifyKinds}
+				} else if err != nil {
+					return false, err
+				}
+				u, err := tx.UserByID(ctx, e.RecipientID)
+				if err != nil {
+					return false, err
+				}
+				p.loc = u.Location()
+				if p.recent, err = tx.RecentNotifications(ctx, e.RecipientID, now.Add(-time.Minute)); err != nil {
+					return false, err
+				}
+			}
+		}
+		if len(p.targets) == 0 || !p.prefs.Wants(kind) {
+			continue
+		}
+		payload := notifyPayload(kind, e, str)
+		item = kind + ":" + item
+		if p.recent >= NotifyDigestAfter {
+			kind, item = NotifyDigest, NotifyDigest+":"+now.Truncate(time.Minute).Format("2006-01-02T15:04")
+			payload = NotifyPayload{Title: "More waits for you", Summary: "Several things came in within a minute; see them on the dashboard.", Path: "/approvals", Tags: []string{"bell"}}
+		}
+		p.recent++
+		due := now
+		if p.prefs.Quiet(now, p.loc, kind) {
+			due = p.prefs.QuietEnd(now, p.loc)
+		}
+		for _, t := range p.targets {
+			out = append(out, &Notification{ID: NewID(IDNotification, now), TargetID: t.ID, UserID: e.RecipientID, Kind: kind, Item: item,
+				Payload: payload, CreatedAt: now, DueAt: due})
+		}
+	}
+	if len(out) == 0 {
+		return false, nil
+	}
+	return true, tx.InsertNotifications(ctx, out)
+}
+
+// Pass is what one step of an outbox did (the Deliver of internal/webhook,
+// internal/a2aclient and internal/push): how many it claimed, and how many
+// of them ended with each outcome (those stopped by ctx count as none: they are made
 // again).
 type Pass struct {
 	Claimed  int

@@ -59,7 +59,7 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 		h.remoteKick.Ring()
 	}
 	if noted {
-		h.kickNotifications()
+		h.notifyKick.Ring()
 	}
 	return kept
 }

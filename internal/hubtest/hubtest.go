@@ -1,5 +1,5 @@
 // Package hubtest is the hub the tests of the leaves carved out of it run
-// against (internal/webhook, internal/a2aclient, internal/search,
+// against (internal/webhook, internal/a2aclient, internal/push, internal/search,
 // internal/a2a/tasks …): a hub on a temp store (storetest.Open: SQLite, or
 // PostgreSQL with PALAVER_TEST_STORE) with alice (agents planner and
 // reviewer) and bob (agent helper), on a clock that moves only when told,

@@ -2,12 +2,17 @@
 // notifications") the two standard ways a person is reached away from the
 // dashboard: Web Push to a browser's subscription (RFC 8030 delivery,
 // RFC 8291 encryption, RFC 8292 VAPID; webpush.go) and a publish to an
-// ntfy topic (ntfy.go). What notifies whom and when — the outbox, retries,
-// coalescing into digests, quiet hours, removing a subscription that is
-// gone — is the hub's, as for webhooks (§18); this package only delivers
-// one notification to one place and says how it went. Every call goes
-// through the egress client: https only, to no address the caller's allow
-// refuses, no redirects, a timeout, and a bounded read of the answer.
+// ntfy topic (ntfy.go). What notifies whom and when — a notification
+// queued with the events it tells of, held past quiet hours, coalesced
+// into digests — is the hub's, decided in the events' transaction; the
+// people's devices, topics and preferences, the server's VAPID key pair
+// and the outbox that sends what the hub queued, with its retries and
+// removing a subscription that is gone, are Notices' (notices.go,
+// outbox.go), as for webhooks (§18, internal/webhook). The Sender only
+// delivers one notification to one place and says how it went. Every
+// call goes through the egress client: https only, to no address the
+// caller's allow refuses, no redirects, a timeout, and a bounded read of
+// the answer.
 package push
 
 import (

@@ -41,6 +41,7 @@ type receiver struct {
 	mu     sync.Mutex
 	got    []received
 	status int
+	hang   bool // take no request: each waits until its caller gives up
 }
 
 func newReceiver(t *testing.T, host string, status int) *receiver {
@@ -60,6 +61,11 @@ func newReceiver(t *testing.T, host string, status int) *receiver {
 	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
+		if r.hang {
+			r.mu.Unlock()
+			<-req.Context().Done()
+			return
+		}
 		r.got = append(r.got, received{req.Method, req.URL.Path, req.Header.Clone(), body})
 		status := r.status
 		r.mu.Unlock()

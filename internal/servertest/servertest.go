@@ -33,6 +33,7 @@ import (
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
@@ -55,6 +56,9 @@ type Options struct {
 	// WebhookSender makes the webhook calls (nil: they are queued, and
 	// none is made).
 	WebhookSender *webhook.Sender
+	// PushSender sends owner notifications (nil: they are queued, and
+	// none is sent).
+	PushSender *push.Sender
 	// RemoteClient calls remote A2A agents (nil: none can be added).
 	RemoteClient *a2aclient.Client
 	// Fetcher fetches OAuth client ID metadata documents (nil: clients
@@ -89,6 +93,8 @@ type Server struct {
 	// remote A2A agents and theirs, as the faces call them.
 	Webhooks *webhook.Hooks
 	Remotes  *a2aclient.Remotes
+	// Notices are the people's owner notifications and their outbox.
+	Notices *push.Notices
 	// Exports gathers what people export, as the REST face and the
 	// dashboard call it.
 	Exports *export.Exporter
@@ -133,6 +139,10 @@ func Open(t testing.TB, o Options) *Server {
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	s.Webhooks = webhook.NewHooks(webhook.HooksOptions{Hub: s.Hub, Store: db, Sender: o.WebhookSender, Logger: log})
 	s.Remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: s.Hub, Store: db, Client: o.RemoteClient, Logger: log})
+	s.Notices = push.NewNotices(push.NoticesOptions{Hub: s.Hub, Store: db, Sender: o.PushSender, Logger: log})
+	if err := s.Notices.EnsureKeys(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
 	if o.MCP {
@@ -147,7 +157,7 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log}).Register(mux)
+		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Notices: s.Notices, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log}).Register(mux)
 	}
 	if o.A2A {
 		a2a.New(a2a.Options{Hub: s.Hub, Tasks: s.A2A, Logger: log}).Register(mux)
@@ -156,7 +166,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, Overview: s.Overview, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, Overview: s.Overview, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Notices: s.Notices, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/push"
 )
 
 // Notifications (§19) on the Settings page: this device's Web Push
@@ -18,7 +19,7 @@ import (
 
 // notifySection is what the section shows.
 type notifySection struct {
-	*hub.NotifySettings
+	*push.Settings
 	Kinds []notifyKind
 	Quiet [2]string // HH:MM
 }
@@ -39,11 +40,11 @@ var notifyLabels = map[string]string{
 
 // notifySettings is the Settings page's notifications section.
 func (w *Web) notifySettings(ctx context.Context, r *request) (*notifySection, error) {
-	s, err := w.hub.Notifications(ctx, r.user)
+	s, err := w.notices.Settings(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
-	out := &notifySection{NotifySettings: s, Quiet: [2]string{hub.FormatQuiet(s.Prefs.QuietFrom), hub.FormatQuiet(s.Prefs.QuietTo)}}
+	out := &notifySection{Settings: s, Quiet: [2]string{push.FormatQuiet(s.Prefs.QuietFrom), push.FormatQuiet(s.Prefs.QuietTo)}}
 	for _, k := range hub.NotifyKinds {
 		out.Kinds = append(out.Kinds, notifyKind{Name: k, Label: notifyLabels[k], On: s.Prefs.Wants(k)})
 	}
@@ -53,20 +54,20 @@ func (w *Web) notifySettings(ctx context.Context, r *request) (*notifySection, e
 func (w *Web) setNotifications(ctx context.Context, r *request) (*reply, error) {
 	p := hub.NotifyPrefs{Kinds: r.PostForm["kind"], QuietUrgent: form(r, "quiet_urgent") != ""}
 	var err error
-	if p.QuietFrom, err = hub.ParseQuiet(form(r, "quiet_from")); err != nil {
+	if p.QuietFrom, err = push.ParseQuiet(form(r, "quiet_from")); err != nil {
 		return nil, err
 	}
-	if p.QuietTo, err = hub.ParseQuiet(form(r, "quiet_to")); err != nil {
+	if p.QuietTo, err = push.ParseQuiet(form(r, "quiet_to")); err != nil {
 		return nil, err
 	}
-	if _, err := w.hub.SetNotifications(ctx, r.user, form(r, "time_zone"), p); err != nil {
+	if _, err := w.notices.SetSettings(ctx, r.user, form(r, "time_zone"), p); err != nil {
 		return nil, err
 	}
 	return &reply{redirect: "/settings#notify", notice: "Your notifications are saved."}, nil
 }
 
 func (w *Web) addNtfyTopic(ctx context.Context, r *request) (*reply, error) {
-	if _, err := w.hub.AddNtfyTopic(ctx, r.user, form(r, "url"), form(r, "token"), form(r, "label")); err != nil {
+	if _, err := w.notices.AddNtfyTopic(ctx, r.user, form(r, "url"), form(r, "token"), form(r, "label")); err != nil {
 		return nil, err
 	}
 	return &reply{redirect: "/settings#notify", notice: "The ntfy topic is added."}, nil
@@ -90,7 +91,7 @@ func (w *Web) addPushSubscription(ctx context.Context, r *request) (*reply, erro
 	if err != nil {
 		return nil, hub.Errorf(hub.KindInvalid, "this subscription could not be read; subscribe again from Settings")
 	}
-	if _, err := w.hub.AddPushSubscription(ctx, r.user, in.Endpoint, in.Keys.P256dh, in.Keys.Auth, in.Label); err != nil {
+	if _, err := w.notices.AddPushSubscription(ctx, r.user, in.Endpoint, in.Keys.P256dh, in.Keys.Auth, in.Label); err != nil {
 		return nil, err
 	}
 	return &reply{redirect: "/settings#notify", notice: "This device is notified."}, nil
@@ -99,7 +100,7 @@ func (w *Web) addPushSubscription(ctx context.Context, r *request) (*reply, erro
 // testNotification sends a test to each of the person's devices and
 // topics.
 func (w *Web) testNotification(ctx context.Context, r *request) (*reply, error) {
-	n, err := w.hub.TestNotification(ctx, r.user)
+	n, err := w.notices.Test(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func (w *Web) testNotification(ctx context.Context, r *request) (*reply, error) 
 }
 
 func (w *Web) removeNotifyTarget(ctx context.Context, r *request) (*reply, error) {
-	t, err := w.hub.RemoveNotifyTarget(ctx, r.user, r.PathValue("id"))
+	t, err := w.notices.RemoveTarget(ctx, r.user, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}

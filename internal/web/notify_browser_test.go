@@ -57,11 +57,11 @@ func TestBrowserNotifyDevice(t *testing.T) {
 		look(); })`, chromedp.EvalAwaitPromise))
 	alice, _ := s.hub.User(ctx, "alice")
 	if err != nil {
-		ts, _ := s.hub.NotifyTargets(ctx, alice)
+		ts, _ := s.notices.Targets(ctx, alice)
 		now, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector("[data-status]").textContent + " | " + location.href`))
 		t.Fatalf("%v: status %q, %d devices", err, now, len(ts))
 	}
-	ts, _ := s.hub.NotifyTargets(ctx, alice)
+	ts, _ := s.notices.Targets(ctx, alice)
 	switch {
 	case strings.Contains(status, "Could not subscribe") && len(ts) == 0:
 		t.Logf("this Chromium has no push service: %s", status)
@@ -95,11 +95,11 @@ func notifiedSite(t *testing.T) (*site, *ntfyReceiver) {
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
 	names := ntfyNames{"example.com"}
-	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: storetest.Open(t), Hub: func(o *hub.Options) {
-		o.Notifier, o.Resolver, o.PrivateHosts = push.Notifier{Sender: push.New(push.Options{RootCAs: roots, Resolver: names})}, names, []string{"example.com"}
+	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: storetest.Open(t), PushSender: push.New(push.Options{RootCAs: roots, Resolver: names}), Hub: func(o *hub.Options) {
+		o.Resolver, o.PrivateHosts = names, []string{"example.com"}
 	}})
-	go s.Hub.RunNotifications(t.Context(), time.Second, func(string) {})
-	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
+	go s.Notices.Run(t.Context(), time.Second, func(string) {})
+	return &site{url: s.URL, hub: s.Hub, notices: s.Notices, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
 }
 
 // ntfyNames resolves its hosts to 127.0.0.1, and no other.

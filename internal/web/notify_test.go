@@ -22,7 +22,7 @@ func TestNotifySettings(t *testing.T) {
 	s := serveSite(t, db, nil)
 	b := s.person(t, "alice")
 	p := b.get("/settings")
-	key, _ := s.hub.VAPIDPublicKey(ctx)
+	key, _ := s.notices.VAPIDPublicKey(ctx)
 	if !strings.Contains(p.raw, "Push notifications need JavaScript") || !strings.Contains(p.raw, `data-key="`+key+`"`) || !strings.Contains(p.text(), "None yet.") {
 		t.Fatalf("the settings page: %s", p.raw)
 	}
@@ -38,7 +38,7 @@ func TestNotifySettings(t *testing.T) {
 		t.Errorf("a bad time zone: %q", p.errorText())
 	}
 	alice, _ := s.hub.User(ctx, "alice")
-	if n, _ := s.hub.Notifications(ctx, alice); n.Prefs.Wants(hub.NotifyMessage) {
+	if n, _ := s.notices.Settings(ctx, alice); n.Prefs.Wants(hub.NotifyMessage) {
 		t.Error("a refused form changed the kinds")
 	}
 	form.Set("time_zone", "Europe/Berlin")
@@ -46,7 +46,7 @@ func TestNotifySettings(t *testing.T) {
 		t.Fatalf("saving: %q %q", p.notice(), p.errorText())
 	}
 	alice, _ = s.hub.User(ctx, "alice")
-	n, _ := s.hub.Notifications(ctx, alice)
+	n, _ := s.notices.Settings(ctx, alice)
 	if alice.TimeZone != "Europe/Berlin" || !n.Prefs.Wants(hub.NotifyMessage) || n.Prefs.Wants(hub.NotifyBrake) || n.Prefs.QuietFrom != 22*60 || !n.Prefs.QuietUrgent {
 		t.Fatalf("saved %q %+v", alice.TimeZone, n.Prefs)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -58,6 +59,8 @@ type Options struct {
 	Webhooks *webhook.Hooks
 	// Remotes are the person's remote A2A agents, on the agents page.
 	Remotes *a2aclient.Remotes
+	// Notices are the person's owner notifications, on the Settings page.
+	Notices *push.Notices
 	// Exports gathers what a person exports.
 	Exports *export.Exporter
 	// A2A is agents' A2A exposure, set on their pages.
@@ -83,6 +86,7 @@ type Web struct {
 	accounts  *accounts.Accounts
 	hooks     *webhook.Hooks
 	remotes   *a2aclient.Remotes
+	notices   *push.Notices
 	exports   *export.Exporter
 	tasks     *tasks.Tasks
 	finder    *search.Finder
@@ -97,7 +101,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, overview: o.Overview, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, overview: o.Overview, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

@@ -49,7 +49,7 @@ func TestTimesInThePersonsZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.hub.SetTimeZone(ctx, alice, "Europe/Berlin"); err != nil {
+	if err := s.notices.SetTimeZone(ctx, alice, "Europe/Berlin"); err != nil {
 		t.Fatal(err)
 	}
 	check(berlin)

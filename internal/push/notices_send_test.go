@@ -31,12 +31,13 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 // notified is a hub over a real store whose notifications go out through
-// push.Notifier to the receivers, with alice's agent alice/planner.
+// push.Notices to the receivers, with alice's agent alice/planner.
 type notified struct {
 	h       *hub.Hub
+	k       *push.Notices
 	db      hub.Store
 	clock   *clock
-	open    func() *hub.Hub
+	open    func() *push.Notices // a server started again: its hub and Notices
 	alice   *hub.User
 	planner *hub.Caller
 }
@@ -48,15 +49,20 @@ func newNotified(t *testing.T, rs ...*receiver) *notified {
 	for _, r := range rs {
 		hosts = append(hosts, r.host)
 	}
-	n.open = func() *hub.Hub {
+	n.open = func() *push.Notices {
 		h, err := hub.New(context.Background(), hub.Options{Store: n.db, Waker: notify.NewLocal(), Clock: n.clock, Logger: slog.New(slog.DiscardHandler),
-			PrivateHosts: hosts, Resolver: loopback(rs), Notifier: push.Notifier{Sender: world(rs...)}, VAPIDSubject: "mailto:admin@hub.example"})
+			PrivateHosts: hosts, Resolver: loopback(rs)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return h
+		n.h = h
+		k := push.NewNotices(push.NoticesOptions{Hub: h, Store: n.db, Sender: world(rs...), Subject: "mailto:admin@hub.example", Logger: slog.New(slog.DiscardHandler)})
+		if err := k.EnsureKeys(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return k
 	}
-	n.h = n.open()
+	n.k = n.open()
 	ctx := context.Background()
 	var err error
 	if n.alice, err = n.h.CreateUser(ctx, "alice", ""); err != nil {
@@ -89,7 +95,7 @@ func loopback(rs []*receiver) names {
 
 func (n *notified) deliver(t *testing.T) hub.Pass {
 	t.Helper()
-	p, err := n.h.DeliverNotifications(context.Background())
+	p, err := n.k.Deliver(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,18 +124,20 @@ func TestNotifyWebPush(t *testing.T) {
 	n := newNotified(t, ps)
 	b := newBrowser(t)
 	sub := b.subscription(ps.url + "/wpush/v2/abc")
-	if _, err := n.h.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
+	if _, err := n.k.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
 		t.Fatal(err)
 	}
-	pub, err := n.h.VAPIDPublicKey(ctx)
+	pub, err := n.k.VAPIDPublicKey(ctx)
 	if err != nil || pub == "" {
 		t.Fatalf("VAPID key %q: %v", pub, err)
 	}
+	h := n.h
 	if again, _ := n.open().VAPIDPublicKey(ctx); again != pub {
 		t.Fatalf("a second start made another key pair: %s, %s", again, pub)
 	}
+	n.h = h
 	n.ask(t, "Ship on Friday?")
-	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 1 {
+	if p := n.deliver(t); p.Outcomes[push.Sent] != 1 {
 		t.Fatalf("pass = %+v", p)
 	}
 	r := ps.last(t)
@@ -154,7 +162,7 @@ func TestNotifyWebPush(t *testing.T) {
 	if p := n.deliver(t); p.Claimed != 0 || len(ps.requests()) != 0 {
 		t.Fatalf("sent again: %+v", p)
 	}
-	log, err := n.h.NotifyLog(ctx, n.alice)
+	log, err := n.k.Log(ctx, n.alice)
 	if err != nil || len(log) != 1 || !log[0].OK() || log[0].Kind != hub.NotifyQuestion {
 		t.Fatalf("log = %+v, %v", log, err)
 	}
@@ -167,12 +175,12 @@ func TestNotifyGone(t *testing.T) {
 	ps := newReceiver(t, "push.test", http.StatusGone)
 	n := newNotified(t, ps)
 	sub := newBrowser(t).subscription(ps.url + "/wpush/v2/gone")
-	if _, err := n.h.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, ""); err != nil {
+	if _, err := n.k.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, ""); err != nil {
 		t.Fatal(err)
 	}
 	n.ask(t, "Still there?")
 	n.deliver(t)
-	if ts, _ := n.h.NotifyTargets(ctx, n.alice); len(ts) != 0 {
+	if ts, _ := n.k.Targets(ctx, n.alice); len(ts) != 0 {
 		t.Fatalf("the gone subscription is kept: %+v", ts)
 	}
 	ps.last(t)
@@ -188,12 +196,12 @@ func TestNotifyRestart(t *testing.T) {
 	ctx := context.Background()
 	nt := newReceiver(t, "ntfy.test", http.StatusOK)
 	n := newNotified(t, nt)
-	if _, err := n.h.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "tk_abc", ""); err != nil {
+	if _, err := n.k.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "tk_abc", ""); err != nil {
 		t.Fatal(err)
 	}
 	n.ask(t, "Deploy?")
-	n.h = n.open() // the first server stopped before sending
-	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 1 {
+	n.k = n.open() // the first server stopped before sending
+	if p := n.deliver(t); p.Outcomes[push.Sent] != 1 {
 		t.Fatalf("pass = %+v", p)
 	}
 	r := nt.last(t)
@@ -212,7 +220,7 @@ func TestNotifyRestart(t *testing.T) {
 	if len(acts) != 1 || acts[0].(map[string]any)["action"] != "view" {
 		t.Errorf("actions = %v", msg["actions"])
 	}
-	n.h = n.open()
+	n.k = n.open()
 	if p := n.deliver(t); p.Claimed != 0 || len(nt.requests()) != 0 {
 		t.Fatalf("sent twice across a restart: %+v", p)
 	}
@@ -227,24 +235,24 @@ func TestNotifyTest(t *testing.T) {
 	nt := newReceiver(t, "ntfy.test", http.StatusOK)
 	ps := newReceiver(t, "push.test", http.StatusCreated)
 	n := newNotified(t, nt, ps)
-	if _, err := n.h.TestNotification(ctx, n.alice); hub.AsError(err).Code != "no_targets" || !strings.Contains(err.Error(), "add a device or an ntfy topic") {
+	if _, err := n.k.Test(ctx, n.alice); hub.AsError(err).Code != "no_targets" || !strings.Contains(err.Error(), "add a device or an ntfy topic") {
 		t.Fatalf("a test with nowhere to go: %v", err)
 	}
-	if _, err := n.h.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "", ""); err != nil {
+	if _, err := n.k.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	b := newBrowser(t)
 	sub := b.subscription(ps.url + "/wpush/v2/abc")
-	if _, err := n.h.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
+	if _, err := n.k.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.h.SetNotifyPrefs(ctx, n.alice, hub.NotifyPrefs{Kinds: []string{}, QuietFrom: 0, QuietTo: 23*60 + 59}); err != nil {
+	if _, err := n.k.SetPrefs(ctx, n.alice, hub.NotifyPrefs{Kinds: []string{}, QuietFrom: 0, QuietTo: 23*60 + 59}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := n.h.TestNotification(ctx, n.alice); err != nil || got != 2 {
+	if got, err := n.k.Test(ctx, n.alice); err != nil || got != 2 {
 		t.Fatalf("TestNotification = %d, %v; want 2 queued", got, err)
 	}
-	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 2 {
+	if p := n.deliver(t); p.Outcomes[push.Sent] != 2 {
 		t.Fatalf("pass = %+v", p)
 	}
 	var msg map[string]any
@@ -261,15 +269,15 @@ func TestNotifyTest(t *testing.T) {
 	if !strings.Contains(string(plain), "A test from Palaver") {
 		t.Errorf("the pushed payload %s is not the test", plain)
 	}
-	log, err := n.h.NotifyLog(ctx, n.alice)
+	log, err := n.k.Log(ctx, n.alice)
 	if err != nil || len(log) != 2 || log[0].Kind != hub.NotifyTest || !log[0].OK() {
 		t.Errorf("the delivery log: %+v, %v", log, err)
 	}
 	// Each test is one of its own.
-	if _, err := n.h.TestNotification(ctx, n.alice); err != nil {
+	if _, err := n.k.Test(ctx, n.alice); err != nil {
 		t.Fatal(err)
 	}
-	if p := n.deliver(t); p.Outcomes[hub.NotifySent] != 2 {
+	if p := n.deliver(t); p.Outcomes[push.Sent] != 2 {
 		t.Fatalf("a second test: pass = %+v", p)
 	}
 }
