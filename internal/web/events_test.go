@@ -17,8 +17,14 @@ type sse struct {
 
 func (b *browser) stream(t *testing.T, lastEventID string) *sse {
 	t.Helper()
+	return b.streamAt(t, "/events/stream", lastEventID)
+}
+
+// streamAt opens the event stream at path (with its query).
+func (b *browser) streamAt(t *testing.T, path, lastEventID string) *sse {
+	t.Helper()
 	sctx, cancel := context.WithCancel(ctx)
-	req, _ := http.NewRequestWithContext(sctx, "GET", b.s.url+"/events/stream", nil)
+	req, _ := http.NewRequestWithContext(sctx, "GET", b.s.url+path, nil)
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
@@ -145,5 +151,32 @@ func TestPartsLeaveTheFlash(t *testing.T) {
 	}
 	if p := alice.get("/contacts"); p.errorText() == "" {
 		t.Fatal("the page the form led to lost its flash to a part refresh")
+	}
+}
+
+// TestAPageHearsWhatCameAfterItWasDrawn: a page's event stream starts
+// where the events stood when the page was read, so an event between the
+// page's drawing and the browser opening its stream still reaches it.
+func TestAPageHearsWhatCameAfterItWasDrawn(t *testing.T) {
+	s := newSite(t)
+	alice := s.person(t, "alice")
+	s.person(t, "bob")
+	p := alice.get("/approvals")
+	var at string
+	for _, n := range findAll(p.doc, "div") {
+		if v := attr(n, "sse-connect"); v != "" {
+			at = v
+		}
+	}
+	if !strings.HasPrefix(at, "/events/stream?cursor=") {
+		t.Fatalf("the page's stream is %q, want one from a cursor", at)
+	}
+	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	st := alice.streamAt(t, at, "")
+	<-st.lines // retry:
+	if _, data := st.next(t); data != "contact.request" {
+		t.Fatalf("the stream opened after bob's request heard %q, want contact.request", data)
 	}
 }

@@ -324,6 +324,14 @@ func (w *Web) serve(rt route) http.Handler {
 			w.serveError(rw, r, hub.Errorf(hub.KindInvalid, "%s", msg), fillPath(rt.back, hr))
 			return
 		}
+		// A page's event stream starts where the events stood before the
+		// page read what it shows, so nothing that happens while it is
+		// drawn, or before the browser opens the stream, goes unheard.
+		var from string
+		part := hr.Header.Get("HX-Request") == "true" && hr.Header.Get("HX-Boosted") != "true"
+		if r.user != nil && hr.Method == http.MethodGet && !part {
+			from, _ = w.hub.LatestCursor(hr.Context(), r.user.ID)
+		}
 		rep, ok := confirmed(rt, r)
 		var err error
 		if ok {
@@ -356,6 +364,9 @@ func (w *Web) serve(rt route) http.Handler {
 			return
 		}
 		r.stream = rep.stream
+		if r.stream == "" && from != "" {
+			r.stream = "/events/stream?" + url.Values{"cursor": {from}}.Encode()
+		}
 		w.render(rw, r, http.StatusOK, rep.page, rep.data, flash{})
 	})
 }
