@@ -99,7 +99,7 @@ func notifiedSite(t *testing.T) (*site, *ntfyReceiver) {
 		o.Notifier, o.Resolver, o.PrivateHosts = push.Notifier{Sender: push.New(push.Options{RootCAs: roots, Resolver: names})}, names, []string{"example.com"}
 	}})
 	go s.Hub.RunNotifications(t.Context(), time.Second, func(string) {})
-	return &site{url: s.URL, hub: s.Hub, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
+	return &site{url: s.URL, hub: s.Hub, projects: s.Projects, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
 }
 
 // ntfyNames resolves its hosts to 127.0.0.1, and no other.

@@ -29,6 +29,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -61,6 +62,8 @@ type Options struct {
 	A2A *tasks.Tasks
 	// Search is a person's search of their conversations.
 	Search *search.Finder
+	// Projects is the items of a project's board and its images.
+	Projects *projects.Projects
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -82,6 +85,7 @@ type Web struct {
 	exports   *export.Exporter
 	tasks     *tasks.Tasks
 	finder    *search.Finder
+	boards    *projects.Projects
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	parsed    map[string]*template.Template // the pages as parsed, never drawn (page)
@@ -93,7 +97,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, exports: o.Exports, tasks: o.A2A, finder: o.Search, boards: o.Projects, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

@@ -17,6 +17,7 @@ import (
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -30,6 +31,7 @@ type site struct {
 	hub      *hub.Hub
 	hooks    *webhook.Hooks
 	tasks    *tasks.Tasks
+	projects *projects.Projects
 	auth     *oauth.Authority
 	accounts *accounts.Accounts
 	// stop ends the server and its hub (a site's cleanup does it too).
@@ -45,7 +47,7 @@ func newSite(t *testing.T) *site {
 func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	t.Helper()
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: db, Listener: ln})
-	return &site{url: s.URL, hub: s.Hub, hooks: s.Webhooks, tasks: s.A2A, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, hooks: s.Webhooks, tasks: s.A2A, projects: s.Projects, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
 }
 
 // person makes an account with a password on the command line's path
