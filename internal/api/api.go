@@ -25,6 +25,7 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -40,6 +41,7 @@ type API struct {
 	exports  *export.Exporter
 	tasks    *tasks.Tasks
 	finder   *search.Finder
+	boards   *projects.Projects
 	log      *slog.Logger
 }
 
@@ -50,16 +52,17 @@ type Options struct {
 	Webhooks *webhook.Hooks
 	Remotes  *a2aclient.Remotes
 	// Notices are the people's owner notifications (§19).
-	Notices *push.Notices
-	Exports *export.Exporter
-	A2A     *tasks.Tasks // agents' A2A exposure
-	Search  *search.Finder
-	Logger  *slog.Logger
+	Notices  *push.Notices
+	Exports  *export.Exporter
+	A2A      *tasks.Tasks // agents' A2A exposure
+	Search   *search.Finder
+	Projects *projects.Projects // items and images of projects
+	Logger   *slog.Logger
 }
 
 // New returns the REST face.
 func New(o Options) *API {
-	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, log: o.Logger}
+	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, boards: o.Projects, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

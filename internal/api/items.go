@@ -44,7 +44,7 @@ type changeView struct {
 }
 
 func (a *API) item(ctx context.Context, r *request) (any, error) {
-	v, err := a.hub.ItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"))
+	v, err := a.boards.ItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"))
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (a *API) item(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) image(ctx context.Context, r *request) (any, error) {
-	img, data, err := a.hub.ProjectImage(ctx, r.user, r.PathValue("id"), r.PathValue("image"))
+	img, data, err := a.boards.ProjectImage(ctx, r.user, r.PathValue("id"), r.PathValue("image"))
 	if err != nil {
 		return nil, err
 	}

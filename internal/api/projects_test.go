@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/render"
 )
 
@@ -194,7 +195,7 @@ func bilevelPNG(t *testing.T, w, h int) []byte {
 	return out.Bytes()
 }
 
-// TestUploadImagePixels: an image is at most hub.MaxImagePixels (25
+// TestUploadImagePixels: an image is at most projects.MaxImagePixels (25
 // megapixels) wide × high, read from its header: a 50-megapixel picture
 // in a few kilobytes is refused naming the limit, and nothing is stored;
 // one of exactly 25 megapixels is taken.
@@ -232,18 +233,18 @@ func TestUploadImage(t *testing.T) {
 	up := s.tool(t, "alice/planner", "upload_image", map[string]any{"project_id": home, "data_base64": base64.StdEncoding.EncodeToString(data),
 		"filename": "dot.png", "alt": "a red dot"})
 	imageID, _ := up["image_id"].(string)
-	if up["mime"] != "image/png" || !strings.HasPrefix(imageID, "img_") || up["markdown"] != "![a red dot]("+hub.ImagePath(home, imageID)+")" {
+	if up["mime"] != "image/png" || !strings.HasPrefix(imageID, "img_") || up["markdown"] != "![a red dot]("+projects.ImagePath(home, imageID)+")" {
 		t.Fatalf("upload_image: %v", up)
 	}
 	again := s.tool(t, "alice/planner", "upload_image", map[string]any{"project_id": home, "data_base64": base64.StdEncoding.EncodeToString(data)})
 	if again["image_id"] != imageID {
 		t.Fatalf("the same bytes again: %v, want the same image %s", again, imageID)
 	}
-	html := string(render.Markdown("Here: "+up["markdown"].(string), render.Options{Image: hub.ProjectImageSource(home)}))
-	if !strings.Contains(html, `<img src="`+hub.ImagePath(home, imageID)+`" alt="a red dot">`) {
+	html := string(render.Markdown("Here: "+up["markdown"].(string), render.Options{Image: projects.ImageSource(home)}))
+	if !strings.Contains(html, `<img src="`+projects.ImagePath(home, imageID)+`" alt="a red dot">`) {
 		t.Fatalf("the snippet renders as %s", html)
 	}
-	if other := string(render.Markdown(up["markdown"].(string), render.Options{Image: hub.ProjectImageSource("proj_other")})); strings.Contains(other, "<img") {
+	if other := string(render.Markdown(up["markdown"].(string), render.Options{Image: projects.ImageSource("proj_other")})); strings.Contains(other, "<img") {
 		t.Fatalf("another project's post shows the image: %s", other)
 	}
 
@@ -270,7 +271,7 @@ func TestUploadImage(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"2 MB and one byte", append(append([]byte{}, data...), make([]byte, hub.MaxImageBytes+1-len(data))...), "too_large"},
+		{"2 MB and one byte", append(append([]byte{}, data...), make([]byte, projects.MaxImageBytes+1-len(data))...), "too_large"},
 		{"a text file named .png", []byte("just some text, not a picture"), "not_an_image"},
 	} {
 		got := s.tool(t, "alice/planner", "upload_image", map[string]any{"project_id": home, "data_base64": base64.StdEncoding.EncodeToString(tc.data), "filename": "x.png"})
@@ -279,7 +280,7 @@ func TestUploadImage(t *testing.T) {
 			t.Errorf("%s: %v, want %s", tc.name, got, tc.want)
 		}
 	}
-	exact := append(append([]byte{}, data...), make([]byte, hub.MaxImageBytes-len(data))...)
+	exact := append(append([]byte{}, data...), make([]byte, projects.MaxImageBytes-len(data))...)
 	if got := s.tool(t, "alice/planner", "upload_image", map[string]any{"project_id": home, "data_base64": base64.StdEncoding.EncodeToString(exact)}); got["error"] != nil {
 		t.Fatalf("exactly 2 MB: %v", got)
 	}

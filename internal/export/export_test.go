@@ -22,6 +22,7 @@ import (
 	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -39,6 +40,7 @@ type world struct {
 	hub               *hub.Hub
 	store             hub.Store
 	exports           *export.Exporter
+	projects          *projects.Projects
 	alice, bob        *hub.User
 	planner, reviewer *hub.Caller
 }
@@ -51,7 +53,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{hub: h, store: db, exports: export.New(h, db)}
+	w := &world{hub: h, store: db, exports: export.New(h, db), projects: projects.New(h, db)}
 	w.alice = must(h.CreateUser(ctx, "alice", "Alice"))
 	w.bob = must(h.CreateUser(ctx, "bob", "Bob"))
 	w.planner, w.reviewer = w.agent(t, "planner"), w.agent(t, "reviewer")
@@ -98,7 +100,7 @@ func (w *world) launch(t *testing.T) (projectID string, img *hub.Image) {
 	must(w.hub.SetProjectAgent(ctx, w.alice, p.ID, "planner", hub.AccessSpeak, false))
 	must(w.hub.SetProjectAgent(ctx, w.alice, p.ID, "reviewer", hub.AccessSpeak, true))
 	plan := must(w.hub.OpenThread(ctx, w.planner, p.ID, "Plan", "")).Conversation.ID
-	img, snippet, err := w.hub.UploadImage(ctx, w.planner, p.ID, hub.ImageUpload{DataBase64: pngData(t), Filename: "shot.png", Alt: "the screen", Instance: "desk"})
+	img, snippet, err := w.projects.UploadImage(ctx, w.planner, p.ID, projects.ImageUpload{DataBase64: pngData(t), Filename: "shot.png", Alt: "the screen", Instance: "desk"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +118,8 @@ func (w *world) launch(t *testing.T) (projectID string, img *hub.Image) {
 	must(w.hub.DecideHeld(ctx, w.alice, rejected.Message.ID, hub.Decision{}))
 	must(w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: plan, Instance: "bench"}))
 
-	item := must(w.hub.AddItem(ctx, w.planner, p.ID, hub.ItemSpec{Title: "Write the notes", Note: "see _NOTES.md_", URL: "https://a.example/notes", Instance: "desk"}))
-	must(w.hub.UpdateItem(ctx, w.planner, p.ID, item.Item.ID, hub.ItemEdit{Status: new("doing")}))
+	item := must(w.projects.AddItem(ctx, w.planner, p.ID, projects.ItemSpec{Title: "Write the notes", Note: "see _NOTES.md_", URL: "https://a.example/notes", Instance: "desk"}))
+	must(w.projects.UpdateItem(ctx, w.planner, p.ID, item.Item.ID, projects.ItemEdit{Status: new("doing")}))
 	notes := must(w.hub.OpenThread(ctx, w.planner, p.ID, "", item.Item.ID)).Conversation.ID
 	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: notes, Body: "drafting"}))
 	return p.ID, img

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/render"
 )
 
@@ -52,7 +53,7 @@ func writeMarkdown(w io.Writer, e *Export) error {
 	m := &md{w: bufio.NewWriter(w), e: e, images: map[string]string{}}
 	if pe := e.Project; pe != nil {
 		for _, img := range pe.Images {
-			m.images[hub.ImagePath(pe.Project.ID, img.ID)] = ImageFile(img)
+			m.images[projects.ImagePath(pe.Project.ID, img.ID)] = ImageFile(img)
 		}
 		m.project(pe)
 		if len(e.Conversations) > 0 {
@@ -307,7 +308,7 @@ func (m *md) words(body, format, projectID string) string {
 	if format != hub.FormatMarkdown {
 		return render.Escape(body)
 	}
-	src := render.Source(body, render.Options{Image: hub.ProjectImageSource(projectID)})
+	src := render.Source(body, render.Options{Image: projects.ImageSource(projectID)})
 	for path, file := range m.images {
 		src = strings.ReplaceAll(src, "("+path+")", "("+file+")")
 	}

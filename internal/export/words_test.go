@@ -13,6 +13,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // What others' words may carry into an export, and what they may not.
@@ -76,7 +77,7 @@ func TestMarkdownLinksAreSafe(t *testing.T) {
 	p := must(w.hub.CreateProject(ctx, w.alice, "Launch", ""))
 	must(w.hub.SetProjectAgent(ctx, w.alice, p.ID, "planner", hub.AccessSpeak, false))
 	plan := must(w.hub.OpenThread(ctx, w.planner, p.ID, "Plan", "")).Conversation.ID
-	img, snippet, err := w.hub.UploadImage(ctx, w.planner, p.ID, hub.ImageUpload{DataBase64: pngData(t), Alt: "ours"})
+	img, snippet, err := w.projects.UploadImage(ctx, w.planner, p.ID, projects.ImageUpload{DataBase64: pngData(t), Alt: "ours"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -43,6 +44,7 @@ type world struct {
 	clock                     *clock
 	waker                     *notify.Local
 	store                     hub.Store
+	projects                  *projects.Projects // over hub and store
 	settings                  hub.Settings
 	observer                  hub.Observer // nil: none
 	planner, reviewer, helper *hub.Caller
@@ -101,7 +103,7 @@ func (w *world) reopen(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.hub = h
+	w.hub, w.projects = h, projects.New(h, w.store)
 }
 
 // agent creates an agent, mints a token and authenticates it.

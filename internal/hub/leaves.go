@@ -10,7 +10,8 @@ import (
 
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/push, internal/export,
-// internal/a2a/tasks, internal/search, internal/overview): the leaves that manage what
+// internal/a2a/tasks, internal/search, internal/overview,
+// internal/projects): the leaves that manage what
 // the core barely calls. They read through a consumer-sized interface of the store, write
 // through Commit, send through the hub's own send path, and make their
 // refusals with the hub's own constructors, so a face renders them like
@@ -169,3 +170,47 @@ func (h *Hub) LatestEvent(ctx context.Context) (Pos, error) { return h.latestEve
 // CursorAt encodes position p as a cursor of readerID, the agent's or
 // person's id.
 func (h *Hub) CursorAt(readerID string, p Pos) string { return h.cursor(readerID, p) }
+
+// SeeInstance is the session a caller names, as the hub records it with a
+// change (seeInstance).
+func (h *Hub) SeeInstance(ctx context.Context, c *Caller, raw string) (string, error) {
+	return h.seeInstance(ctx, c, raw)
+}
+
+// HomeOnFirstUse makes the owner's home project when projectID is it and it
+// is not made yet.
+func (h *Hub) HomeOnFirstUse(ctx context.Context, ownerID, projectID string) error {
+	return h.homeOnFirstUse(ctx, ownerID, projectID)
+}
+
+// MemberProjectIn is MemberProject read through r (a transaction).
+func MemberProjectIn(ctx context.Context, r Reader, u *User, projectID string) (*Project, error) {
+	return memberProject(ctx, r, u, projectID)
+}
+
+// SpeakInProject is a project the agent may speak in, read through r; one
+// it may only listen in is denied with listen, why saying what it may not
+// do there.
+func SpeakInProject(ctx context.Context, r Reader, a *Agent, projectID, why string) (*Project, error) {
+	p, _, access, err := agentProject(ctx, r, a, projectID)
+	if err != nil {
+		return nil, err
+	}
+	if access != AccessSpeak {
+		return nil, deny(AccessListen, "%s: %s", listenWhy(p), escapeBraces(why))
+	}
+	return p, nil
+}
+
+// CheckProject checks and cleans a project's name and description.
+func CheckProject(name, description string) (string, string, error) {
+	return checkProject(name, description)
+}
+
+// AsOutcome is an error as the hub answers it: a refusal or Error as it
+// is, anything else an internal Error.
+func AsOutcome(err error) error { return asOutcome(err) }
+
+// RetryDuplicate runs update again when it failed on a duplicate key,
+// another writer having made the same row first.
+func RetryDuplicate(update func() error) error { return retryDuplicate(update) }

@@ -10,7 +10,3 @@ func (w *world) bridge(u *hub.User) (*overview.Bridge, error) {
 	return overview.New(w.hub, w.store).Bridge(ctx, u)
 }
 
-// board is a project's page, as the dashboard reads it for u.
-func (w *world) board(u *hub.User, projectID string) (*overview.ProjectBoard, error) {
-	return overview.New(w.hub, w.store).ProjectBoard(ctx, u, projectID)
-}

@@ -4,67 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 )
 
 // Agents never make a project real alone (§8): create_project is a
-// proposal and request_project_access a request, each waiting on the
-// agent's owner under Approvals. The agent hears project.approved or
-// project.rejected; the owner hears project.request.
-
-// ProposeProject is create_project: a proposal of a project the agent's
-// owner would own, returned pending.
-func (h *Hub) ProposeProject(ctx context.Context, c *Caller, name, description, reason, instance string) (*ProjectRequest, error) {
-	name, description, err := checkProject(name, description)
-	if err != nil {
-		return nil, err
-	}
-	r := &ProjectRequest{Kind: RequestProposal, Name: name, Description: description}
-	return h.requestProject(ctx, c, r, reason, instance)
-}
-
-// RequestProjectAccess is request_project_access: the agent asks its owner
-// to bring it into one of the owner's projects (list_projects' not_joined).
-// A project that is not its owner's, or does not exist, is not_found.
-func (h *Hub) RequestProjectAccess(ctx context.Context, c *Caller, projectID, reason string) (*ProjectRequest, error) {
-	if projectID == "" {
-		return nil, invalid("", "project_id is required: take it from not_joined in list_projects")
-	}
-	if err := h.homeOnFirstUse(ctx, c.Agent.OwnerID, projectID); err != nil {
-		return nil, err
-	}
-	if _, err := memberProject(ctx, h.store, c.Owner, projectID); err != nil {
-		return nil, asOutcome(err)
-	}
-	if _, err := h.store.ProjectAgent(ctx, projectID, c.Agent.ID); err == nil {
-		return nil, invalid("", "you are in this project already; open its threads with open_thread")
-	} else if !errors.Is(err, ErrNoRows) {
-		return nil, AsError(err)
-	}
-	return h.requestProject(ctx, c, &ProjectRequest{Kind: RequestAccess, ProjectID: projectID}, reason, "")
-}
-
-// requestProject stores a request of the caller for its owner to decide,
-// and tells the owner with project.request.
-func (h *Hub) requestProject(ctx context.Context, c *Caller, r *ProjectRequest, reason, instance string) (*ProjectRequest, error) {
-	reason, err := checkText("reason", strings.TrimSpace(reason), 0, MaxQuestion)
-	if err != nil {
-		return nil, err
-	}
-	if r.Instance, err = h.seeInstance(ctx, c, instance); err != nil {
-		return nil, err
-	}
-	now := h.now()
-	r.ID, r.AgentID, r.AgentHandle, r.OwnerID, r.Reason, r.Status, r.CreatedAt = NewID(IDRequest, now), c.Agent.ID, c.Agent.Handle(), c.Agent.OwnerID, reason, RequestPending, now
-	data, _ := json.Marshal(map[string]any{"request_id": r.ID, "kind": r.Kind, "agent": c.Agent.Handle(), "name": r.Name, "project_id": r.ProjectID})
-	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
-		return []*Event{{RecipientID: c.Agent.OwnerID, Type: EventProjectRequest, Data: data, CreatedAt: now}}, tx.InsertProjectRequest(ctx, r)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return r, nil
-}
+// proposal and request_project_access a request (internal/projects makes
+// them), each waiting on the agent's owner under Approvals. The owner's
+// decision is here, as Decide makes it for every approval kind; the agent
+// hears project.approved or project.rejected.
 
 // DecideProjectRequest is the owner's answer to a proposal or an access
 // request (§8). Approving a proposal makes the project, owned by u with the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // room is a room the caller created, with the others added as members.
@@ -266,7 +267,7 @@ func TestRoomsOfPeople(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	item, err := w.hub.AddItem(ctx, w.planner, home.Home.Project.ID, hub.ItemSpec{Title: "Ship the release"})
+	item, err := w.projects.AddItem(ctx, w.planner, home.Home.Project.ID, projects.ItemSpec{Title: "Ship the release"})
 	if err != nil {
 		t.Fatal(err)
 	}

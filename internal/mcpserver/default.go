@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // defaultProfile is the default tool surface at /mcp/ (§10.3, §10.4).
@@ -189,7 +190,7 @@ func (s *Server) defaultTools() []toolDef {
 				withMaxLength(p, "title", hub.MaxTitle)
 				withDefault(p, "kind", hub.ItemKinds[0])
 				withEnum(p, "kind", hub.ItemKinds...)
-				withMaxLength(p, "note", hub.MaxItemNote)
+				withMaxLength(p, "note", projects.MaxItemNote)
 				withMaxLength(p, "url", hub.MaxURL)
 			},
 		}, s.addItem),
@@ -199,12 +200,12 @@ func (s *Server) defaultTools() []toolDef {
 			schema: func(p map[string]*jsonschema.Schema) {
 				withEnum(p, "status", hub.ItemStatuses...)
 				withMaxLength(p, "title", hub.MaxTitle)
-				withMaxLength(p, "note", hub.MaxItemNote)
+				withMaxLength(p, "note", projects.MaxItemNote)
 				withMaxLength(p, "url", hub.MaxURL)
 			},
 		}, s.updateItem),
 		newTool(toolSpec{name: "upload_image", title: "Upload an image",
-			description: "Stores a PNG, JPEG, GIF or WebP image (at most " + strconv.Itoa(hub.MaxImageBytes>>20) + " MB and " + strconv.Itoa(hub.MaxImagePixels/1_000_000) + " megapixels, its kind read from the bytes) in a project you may speak in, shown only to the project's people. Returns a markdown snippet to place in a post with format markdown.",
+			description: "Stores a PNG, JPEG, GIF or WebP image (at most " + strconv.Itoa(projects.MaxImageBytes>>20) + " MB and " + strconv.Itoa(projects.MaxImagePixels/1_000_000) + " megapixels, its kind read from the bytes) in a project you may speak in, shown only to the project's people. Returns a markdown snippet to place in a post with format markdown.",
 			scope:       hub.ScopeWrite, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withMaxLength(p, "filename", hub.MaxNote)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // The project tools of the default profile (§8, §10.3).
@@ -119,7 +120,7 @@ type createProjectIn struct {
 }
 
 func (s *Server) createProject(ctx context.Context, c *call, in createProjectIn) (any, error) {
-	r, err := s.hub.ProposeProject(ctx, c.caller, in.Name, in.Description, in.Reason, in.Instance)
+	r, err := s.boards.ProposeProject(ctx, c.caller, in.Name, in.Description, in.Reason, in.Instance)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ type requestProjectAccessIn struct {
 }
 
 func (s *Server) requestProjectAccess(ctx context.Context, c *call, in requestProjectAccessIn) (any, error) {
-	r, err := s.hub.RequestProjectAccess(ctx, c.caller, in.ProjectID, in.Reason)
+	r, err := s.boards.RequestProjectAccess(ctx, c.caller, in.ProjectID, in.Reason)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ type addItemIn struct {
 }
 
 func (s *Server) addItem(ctx context.Context, c *call, in addItemIn) (any, error) {
-	v, err := s.hub.AddItem(ctx, c.caller, in.ProjectID, hub.ItemSpec{Title: in.Title, Kind: in.Kind, Note: in.Note, URL: in.URL, Instance: in.Instance})
+	v, err := s.boards.AddItem(ctx, c.caller, in.ProjectID, projects.ItemSpec{Title: in.Title, Kind: in.Kind, Note: in.Note, URL: in.URL, Instance: in.Instance})
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +183,7 @@ type updateItemIn struct {
 }
 
 func (s *Server) updateItem(ctx context.Context, c *call, in updateItemIn) (any, error) {
-	v, err := s.hub.UpdateItem(ctx, c.caller, in.ProjectID, in.ItemID, hub.ItemEdit{Status: in.Status, Title: in.Title, Note: in.Note, URL: in.URL, Instance: in.Instance})
+	v, err := s.boards.UpdateItem(ctx, c.caller, in.ProjectID, in.ItemID, projects.ItemEdit{Status: in.Status, Title: in.Title, Note: in.Note, URL: in.URL, Instance: in.Instance})
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ type uploadImageIn struct {
 }
 
 func (s *Server) uploadImage(ctx context.Context, c *call, in uploadImageIn) (any, error) {
-	img, markdown, err := s.hub.UploadImage(ctx, c.caller, in.ProjectID, hub.ImageUpload{DataBase64: in.DataBase64, Filename: in.Filename, Alt: in.Alt})
+	img, markdown, err := s.boards.UploadImage(ctx, c.caller, in.ProjectID, projects.ImageUpload{DataBase64: in.DataBase64, Filename: in.Filename, Alt: in.Alt})
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // TestProjectBoard: a project's page puts items in columns by status; a
@@ -17,15 +17,15 @@ func TestProjectBoard(t *testing.T) {
 	project, _ := w.project(t)
 	alice := w.owner(t)
 	w.agent(t, "alice/writer")
-	a, err := w.hub.AddItem(ctx, w.planner, project, hub.ItemSpec{Title: "Notes", Instance: "laptop"})
+	a, err := w.projects.AddItem(ctx, w.planner, project, projects.ItemSpec{Title: "Notes", Instance: "laptop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.AddItem(ctx, w.planner, project, hub.ItemSpec{Title: "Tag"}); err != nil {
+	if _, err := w.projects.AddItem(ctx, w.planner, project, projects.ItemSpec{Title: "Tag"}); err != nil {
 		t.Fatal(err)
 	}
 	doing := "doing"
-	v, err := w.hub.UpdateItemAsPerson(ctx, alice, project, a.Item.ID, hub.ItemEdit{Status: &doing})
+	v, err := w.projects.UpdateItemAsPerson(ctx, alice, project, a.Item.ID, projects.ItemEdit{Status: &doing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestProjectBoard(t *testing.T) {
 	if _, err := w.pages.ProjectBoard(ctx, bob, project); code(err) != "not_found" {
 		t.Errorf("bob's board: %v, want not_found", err)
 	}
-	if _, err := w.hub.UpdateItemAsPerson(ctx, bob, project, a.Item.ID, hub.ItemEdit{Status: &doing}); code(err) != "not_found" {
+	if _, err := w.projects.UpdateItemAsPerson(ctx, bob, project, a.Item.ID, projects.ItemEdit{Status: &doing}); code(err) != "not_found" {
 		t.Errorf("bob moving an item: %v, want not_found", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -40,6 +41,7 @@ func (c *clock) Advance(d time.Duration) {
 type world struct {
 	hub               *hub.Hub
 	pages             *overview.Overview
+	projects          *projects.Projects
 	clock             *clock
 	planner, reviewer *hub.Caller
 }
@@ -52,7 +54,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.hub, w.pages = h, overview.New(h, db)
+	w.hub, w.pages, w.projects = h, overview.New(h, db), projects.New(h, db)
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := w.hub.CreateUser(ctx, u, ""); err != nil {
 			t.Fatal(err)

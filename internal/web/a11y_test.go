@@ -14,6 +14,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // axe is axe-core (testdata/axe-core, from the npm registry), injected
@@ -164,14 +165,14 @@ func TestBrowserAccessibility(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.hub.SetProjectAgent(ctx, alice, p.ID, "reviewer", hub.AccessSpeak, false)
-	item, err := s.hub.AddItem(ctx, reviewer, p.ID, hub.ItemSpec{Title: "Write the release notes", Instance: "desk"})
+	item, err := s.projects.AddItem(ctx, reviewer, p.ID, projects.ItemSpec{Title: "Write the release notes", Instance: "desk"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.hub.UploadImage(ctx, reviewer, p.ID, hub.ImageUpload{DataBase64: pngOf(t), Filename: "chart.png", Alt: "Burn-down chart"}); err != nil {
+	if _, _, err := s.projects.UploadImage(ctx, reviewer, p.ID, projects.ImageUpload{DataBase64: pngOf(t), Filename: "chart.png", Alt: "Burn-down chart"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.hub.ProposeProject(ctx, planner, "Docs site", "", "The docs need a home", "laptop"); err != nil {
+	if _, err := s.projects.ProposeProject(ctx, planner, "Docs site", "", "The docs need a home", "laptop"); err != nil {
 		t.Fatal(err)
 	}
 	// The reviewer's session listens (a channel's wait) and asks to use a

@@ -89,7 +89,7 @@ func TestApprovalsEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proposal, err := s.hub.ProposeProject(ctx, planner, "Release 2.0", "the next release", "we need a place to plan", "")
+	proposal, err := s.projects.ProposeProject(ctx, planner, "Release 2.0", "the next release", "we need a place to plan", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestApprovalsEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	access, err := s.hub.RequestProjectAccess(ctx, planner, secret.ID, "I could help")
+	access, err := s.projects.RequestProjectAccess(ctx, planner, secret.ID, "I could help")
 	if err != nil {
 		t.Fatal(err)
 	}

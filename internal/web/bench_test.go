@@ -15,6 +15,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -143,7 +144,7 @@ func buildPages(dir string) (w pagesWorld) {
 		return fail(err)
 	}
 	for i := range 100 {
-		it, err := h.AddItem(ctx, callers[0], p.ID, hub.ItemSpec{Title: fmt.Sprintf("Item %d", i)})
+		it, err := projects.New(h, db).AddItem(ctx, callers[0], p.ID, projects.ItemSpec{Title: fmt.Sprintf("Item %d", i)})
 		if err != nil {
 			return fail(err)
 		}

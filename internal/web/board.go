@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // A person's hand on a project's board and threads (§8), as agents have
@@ -15,7 +15,7 @@ import (
 
 // addItem adds an item to the board, open.
 func (w *Web) addItem(ctx context.Context, r *request) (*reply, error) {
-	v, err := w.hub.AddItemAsPerson(ctx, r.user, r.PathValue("id"), hub.ItemSpec{Kind: form(r, "kind"), Title: form(r, "title"),
+	v, err := w.boards.AddItemAsPerson(ctx, r.user, r.PathValue("id"), projects.ItemSpec{Kind: form(r, "kind"), Title: form(r, "title"),
 		Note: form(r, "note"), URL: strings.TrimSpace(form(r, "url"))})
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func (w *Web) addItem(ctx context.Context, r *request) (*reply, error) {
 // form left them; what did not change is not recorded.
 func (w *Web) editItem(ctx context.Context, r *request) (*reply, error) {
 	title, note, link, status := form(r, "title"), form(r, "note"), strings.TrimSpace(form(r, "url")), form(r, "status")
-	v, err := w.hub.UpdateItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"), hub.ItemEdit{Title: &title, Note: &note, URL: &link, Status: &status})
+	v, err := w.boards.UpdateItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"), projects.ItemEdit{Title: &title, Note: &note, URL: &link, Status: &status})
 	if err != nil {
 		return nil, err
 	}

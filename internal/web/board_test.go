@@ -59,7 +59,7 @@ func TestBoardForms(t *testing.T) {
 	if !strings.Contains(p.notice(), "Saved “The plan, final”, doing.") || !strings.Contains(p.text(), "alice") || !strings.Contains(p.text(), "title: The plan, final") {
 		t.Fatalf("changing: %q %q %s", p.notice(), p.errorText(), p.text())
 	}
-	v, _ := s.hub.ItemAsPerson(ctx, mustUser(t, s, "alice"), project, it.ID)
+	v, _ := s.projects.ItemAsPerson(ctx, mustUser(t, s, "alice"), project, it.ID)
 	if v.Item.Note != "" || v.Item.URL != "https://example.com/plan" || v.Item.Status != "doing" {
 		t.Errorf("the item changed: %+v", v.Item)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // TestExportButtons: a conversation's page and a project's page have an
@@ -18,7 +19,7 @@ func TestExportButtons(t *testing.T) {
 	bob := s.person(t, "bob")
 	planner, _ := s.agent(t, "alice/planner")
 	home := must(s.hub.Whoami(ctx, planner, "", "")).Home.Project.ID
-	img, snippet, err := s.hub.UploadImage(ctx, planner, home, hub.ImageUpload{DataBase64: pngOf(t), Filename: "mock.png"})
+	img, snippet, err := s.projects.UploadImage(ctx, planner, home, projects.ImageUpload{DataBase64: pngOf(t), Filename: "mock.png"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/render"
 )
 
@@ -23,7 +24,7 @@ func (w *Web) funcs() template.FuncMap {
 		"kind":      kindLabel,
 		"join":      strings.Join,
 		"slug":      func(handle string) string { _, s, _ := strings.Cut(handle, "/"); return s },
-		"imagePath": hub.ImagePath,
+		"imagePath": projects.ImagePath,
 		"hitLink":   hitLink,
 		"ask":       question,
 	}
@@ -34,7 +35,7 @@ func (w *Web) funcs() template.FuncMap {
 // as text with its line breaks.
 func messageBody(m *hub.Message, projectID string) template.HTML {
 	if m.Format == hub.FormatMarkdown {
-		return render.Markdown(m.Body, render.Options{Image: hub.ProjectImageSource(projectID)})
+		return render.Markdown(m.Body, render.Options{Image: projects.ImageSource(projectID)})
 	}
 	return template.HTML(`<p class="plain">` + template.HTMLEscapeString(m.Body) + `</p>`)
 }

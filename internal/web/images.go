@@ -6,7 +6,7 @@ import "context"
 
 // image is a project's image for a member, for the markdown that shows it.
 func (w *Web) image(ctx context.Context, r *request) (*reply, error) {
-	img, data, err := w.hub.ProjectImage(ctx, r.user, r.PathValue("id"), r.PathValue("image"))
+	img, data, err := w.boards.ProjectImage(ctx, r.user, r.PathValue("id"), r.PathValue("image"))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // TestThreadImages: a markdown post in a project thread shows the
@@ -30,7 +31,7 @@ func TestThreadImages(t *testing.T) {
 	pic.Set(1, 1, color.RGBA{R: 200, A: 255})
 	var data bytes.Buffer
 	png.Encode(&data, pic)
-	img, snippet, err := s.hub.UploadImage(ctx, planner, home, hub.ImageUpload{DataBase64: base64.StdEncoding.EncodeToString(data.Bytes()), Alt: "a red dot"})
+	img, snippet, err := s.projects.UploadImage(ctx, planner, home, projects.ImageUpload{DataBase64: base64.StdEncoding.EncodeToString(data.Bytes()), Alt: "a red dot"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func TestThreadImages(t *testing.T) {
 	}
 	p := alice.get("/conversations/" + th.Conversation.ID)
 	imgs := p.all("img")
-	if len(imgs) != 1 || attr(imgs[0], "src") != hub.ImagePath(home, img.ID) || attr(imgs[0], "alt") != "a red dot" {
+	if len(imgs) != 1 || attr(imgs[0], "src") != projects.ImagePath(home, img.ID) || attr(imgs[0], "alt") != "a red dot" {
 		t.Fatalf("the post's images: %d %v", len(imgs), imgs)
 	}
 	get := func(b *browser) (*http.Response, []byte) {
-		req, _ := http.NewRequest("GET", s.url+hub.ImagePath(home, img.ID), nil)
+		req, _ := http.NewRequest("GET", s.url+projects.ImagePath(home, img.ID), nil)
 		resp, err := b.c.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // Projects (§8): the person's projects and their agents' proposals; a
@@ -106,7 +107,7 @@ type itemPage struct {
 }
 
 func (w *Web) item(ctx context.Context, r *request) (*reply, error) {
-	v, err := w.hub.ItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"))
+	v, err := w.boards.ItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"))
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +117,7 @@ func (w *Web) item(ctx context.Context, r *request) (*reply, error) {
 // moveItem moves an item to another column of the board.
 func (w *Web) moveItem(ctx context.Context, r *request) (*reply, error) {
 	status := form(r, "status")
-	v, err := w.hub.UpdateItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"), hub.ItemEdit{Status: &status})
+	v, err := w.boards.UpdateItemAsPerson(ctx, r.user, r.PathValue("id"), r.PathValue("item"), projects.ItemEdit{Status: &status})
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // pngOf is a small picture, as base64.
@@ -55,7 +55,7 @@ func TestBrowserProjects(t *testing.T) {
 			planner, _ := s.agent(t, "alice/planner")
 			s.agent(t, "alice/writer")
 			reviewer, _ := s.agent(t, "alice/reviewer")
-			if _, err := s.hub.ProposeProject(ctx, planner, "Release 2.0", "Everything for the 2.0 release", "We need one place for the release work", "laptop"); err != nil {
+			if _, err := s.projects.ProposeProject(ctx, planner, "Release 2.0", "Everything for the 2.0 release", "We need one place for the release work", "laptop"); err != nil {
 				t.Fatal(err)
 			}
 			b := newTab(t, s, js)
@@ -78,15 +78,15 @@ func TestBrowserProjects(t *testing.T) {
 			}
 
 			// The planner, brought in by the approval, fills the project.
-			item, err := s.hub.AddItem(ctx, planner, project, hub.ItemSpec{Title: "Write the release notes", Instance: "laptop"})
+			item, err := s.projects.AddItem(ctx, planner, project, projects.ItemSpec{Title: "Write the release notes", Instance: "laptop"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			img, _, err := s.hub.UploadImage(ctx, planner, project, hub.ImageUpload{DataBase64: pngOf(t), Filename: "chart.png", Alt: "Burn-down chart"})
+			img, _, err := s.projects.UploadImage(ctx, planner, project, projects.ImageUpload{DataBase64: pngOf(t), Filename: "chart.png", Alt: "Burn-down chart"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.hub.RequestProjectAccess(ctx, reviewer, project, "I review every release"); err != nil {
+			if _, err := s.projects.RequestProjectAccess(ctx, reviewer, project, "I review every release"); err != nil {
 				t.Fatal(err)
 			}
 
@@ -131,7 +131,7 @@ func TestBrowserProjects(t *testing.T) {
 			b.open("/projects/"+project, "project")
 			b.do(chromedp.Click(chromedp.CSS(`.gallery a`)),
 				chromedp.WaitNotPresent(chromedp.CSS(`main`)))
-			if loc := b.location(); loc != s.url+hub.ImagePath(project, img.ID) {
+			if loc := b.location(); loc != s.url+projects.ImagePath(project, img.ID) {
 				t.Errorf("viewing the image went to %s", loc)
 			}
 
@@ -152,7 +152,7 @@ func TestBrowserProjects(t *testing.T) {
 			s.accounts.SetPassword(ctx, "bob", "correct horse battery")
 			bob := s.browser(t)
 			bob.submit(bob.get("/signin"), "/signin", url.Values{"handle": {"bob"}, "password": {"correct horse battery"}})
-			for _, path := range []string{"/projects/" + project, "/projects/" + project + "/items/" + item.Item.ID, hub.ImagePath(project, img.ID)} {
+			for _, path := range []string{"/projects/" + project, "/projects/" + project + "/items/" + item.Item.ID, projects.ImagePath(project, img.ID)} {
 				if p := bob.get(path); p.status != 404 {
 					t.Errorf("bob at %s: %d, want 404", path, p.status)
 				}

@@ -30,6 +30,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -67,6 +68,8 @@ type Options struct {
 	A2A *tasks.Tasks
 	// Search is a person's search of their conversations.
 	Search *search.Finder
+	// Projects is the items of a project's board and its images.
+	Projects *projects.Projects
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -90,6 +93,7 @@ type Web struct {
 	exports   *export.Exporter
 	tasks     *tasks.Tasks
 	finder    *search.Finder
+	boards    *projects.Projects
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	parsed    map[string]*template.Template // the pages as parsed, never drawn (page)
@@ -101,7 +105,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, overview: o.Overview, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, overview: o.Overview, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, boards: o.Projects, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

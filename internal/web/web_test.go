@@ -18,6 +18,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
@@ -33,6 +34,7 @@ type site struct {
 	hooks    *webhook.Hooks
 	notices  *push.Notices
 	tasks    *tasks.Tasks
+	projects *projects.Projects
 	auth     *oauth.Authority
 	pages    *overview.Overview
 	accounts *accounts.Accounts
@@ -49,7 +51,7 @@ func newSite(t *testing.T) *site {
 func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	t.Helper()
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: db, Listener: ln})
-	return &site{url: s.URL, hub: s.Hub, hooks: s.Webhooks, notices: s.Notices, tasks: s.A2A, auth: s.OAuth, pages: s.Overview, accounts: s.Accounts, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, hooks: s.Webhooks, notices: s.Notices, tasks: s.A2A, projects: s.Projects, auth: s.OAuth, pages: s.Overview, accounts: s.Accounts, stop: s.Close}
 }
 
 // person makes an account with a password on the command line's path
