@@ -9,4 +9,3 @@ import (
 func (w *world) bridge(u *hub.User) (*overview.Bridge, error) {
 	return overview.New(w.hub, w.store).Bridge(ctx, u)
 }
-
