@@ -78,22 +78,9 @@ func (m *Remotes) newOutbox() *outbox.Dispatcher[*hub.RemoteCall, Attempt] {
 		return ids, nil
 	}
 	o.Claim = func(ctx context.Context, now, until time.Time, want map[string]int) ([]*hub.RemoteCall, error) {
-		var calls []*hub.RemoteCall // what the last run of the transaction claimed
-		err := m.store.Update(ctx, func(tx hub.Tx) error {
-			calls = nil
-			for id, n := range want {
-				cs, err := tx.ClaimRemoteCalls(ctx, id, now, until, n)
-				if err != nil {
-					return err
-				}
-				calls = append(calls, cs...)
-			}
-			return nil
+		return hub.ClaimEach(ctx, m.store, want, func(tx hub.Tx, agentID string, n int) ([]*hub.RemoteCall, error) {
+			return tx.ClaimRemoteCalls(ctx, agentID, now, until, n)
 		})
-		if err != nil {
-			return nil, hub.AsError(err)
-		}
-		return calls, nil
 	}
 	o.Send = m.call
 	o.Record = m.record

@@ -214,3 +214,30 @@ func AsOutcome(err error) error { return asOutcome(err) }
 // RetryDuplicate runs update again when it failed on a duplicate key,
 // another writer having made the same row first.
 func RetryDuplicate(update func() error) error { return retryDuplicate(update) }
+
+// An Updater runs a write transaction: the store, as a leaf asks for it.
+type Updater interface {
+	Update(ctx context.Context, fn func(tx Tx) error) error
+}
+
+// ClaimEach is one outbox step's claim (internal/webhook, a2aclient,
+// push): in one write transaction, up to want[target] due calls of each
+// target, as claim takes them.
+func ClaimEach[R any](ctx context.Context, s Updater, want map[string]int, claim func(tx Tx, target string, n int) ([]R, error)) ([]R, error) {
+	var out []R // what the last run of the transaction claimed
+	err := s.Update(ctx, func(tx Tx) error {
+		out = nil
+		for target, n := range want {
+			got, err := claim(tx, target, n)
+			if err != nil {
+				return err
+			}
+			out = append(out, got...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return out, nil
+}

@@ -112,20 +112,11 @@ func (k *Notices) newOutbox() *outbox.Dispatcher[*claimed, hub.NotifyAttempt] {
 		return ids, nil
 	}
 	o.Claim = func(ctx context.Context, now, until time.Time, want map[string]int) ([]*claimed, error) {
-		var ns []*hub.Notification // what the last run of the transaction claimed
-		err := k.store.Update(ctx, func(tx hub.Tx) error {
-			ns = nil
-			for id, n := range want {
-				got, err := tx.ClaimNotifications(ctx, id, now, until, n)
-				if err != nil {
-					return err
-				}
-				ns = append(ns, got...)
-			}
-			return nil
+		ns, err := hub.ClaimEach(ctx, k.store, want, func(tx hub.Tx, targetID string, n int) ([]*hub.Notification, error) {
+			return tx.ClaimNotifications(ctx, targetID, now, until, n)
 		})
 		if err != nil {
-			return nil, hub.AsError(err)
+			return nil, err
 		}
 		if len(ns) == 0 {
 			return nil, nil

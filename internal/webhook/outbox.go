@@ -33,22 +33,9 @@ func (k *Hooks) newOutbox() *outbox.Dispatcher[*hub.WebhookCall, hub.WebhookAtte
 		return ids, nil
 	}
 	o.Claim = func(ctx context.Context, now, until time.Time, want map[string]int) ([]*hub.WebhookCall, error) {
-		var calls []*hub.WebhookCall // what the last run of the transaction claimed
-		err := k.store.Update(ctx, func(tx hub.Tx) error {
-			calls = nil
-			for id, n := range want {
-				cs, err := tx.ClaimWebhookCalls(ctx, id, now, until, n)
-				if err != nil {
-					return err
-				}
-				calls = append(calls, cs...)
-			}
-			return nil
+		return hub.ClaimEach(ctx, k.store, want, func(tx hub.Tx, webhookID string, n int) ([]*hub.WebhookCall, error) {
+			return tx.ClaimWebhookCalls(ctx, webhookID, now, until, n)
 		})
-		if err != nil {
-			return nil, hub.AsError(err)
-		}
-		return calls, nil
 	}
 	o.Send = k.send
 	o.Record = k.record
