@@ -16,12 +16,12 @@ func TestProjectBoard(t *testing.T) {
 	w := newWorld(t)
 	project, _ := w.project(t)
 	alice := w.owner(t)
-	w.agent(t, "alice/writer")
-	a, err := w.projects.AddItem(ctx, w.planner, project, projects.ItemSpec{Title: "Notes", Instance: "laptop"})
+	w.Agent(t, "alice/writer")
+	a, err := w.projects.AddItem(ctx, w.Planner, project, projects.ItemSpec{Title: "Notes", Instance: "laptop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.projects.AddItem(ctx, w.planner, project, projects.ItemSpec{Title: "Tag"}); err != nil {
+	if _, err := w.projects.AddItem(ctx, w.Planner, project, projects.ItemSpec{Title: "Tag"}); err != nil {
 		t.Fatal(err)
 	}
 	doing := "doing"
@@ -57,7 +57,7 @@ func TestProjectBoard(t *testing.T) {
 	if diff := cmp.Diff([]string{"alice/writer"}, bringable); diff != "" {
 		t.Errorf("bringable (-want +got):\n%s", diff)
 	}
-	bob := w.person(t, "bob")
+	bob := w.Person(t, "bob")
 	if _, err := w.pages.ProjectBoard(ctx, bob, project); code(err) != "not_found" {
 		t.Errorf("bob's board: %v, want not_found", err)
 	}

@@ -32,23 +32,23 @@ func rows(as []overview.Activity) []row {
 func TestBridge(t *testing.T) {
 	w := newWorld(t)
 	alice := w.owner(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	names := "alice/planner, alice/reviewer"
-	if got := sendAs(t, w, w.planner, conv, "Please review the retry logic", "laptop"); got != "" {
+	if got := sendAs(t, w, w.Planner, conv, "Please review the retry logic", "laptop"); got != "" {
 		t.Fatalf("first send: %s", got)
 	}
-	sendAs(t, w, w.planner, conv, "Please review the retry logic", "laptop")
-	if got := sendAs(t, w, w.planner, conv, "Please review the retry logic", "laptop"); got != "duplicate" {
+	sendAs(t, w, w.Planner, conv, "Please review the retry logic", "laptop")
+	if got := sendAs(t, w, w.Planner, conv, "Please review the retry logic", "laptop"); got != "duplicate" {
 		t.Fatalf("third identical send: %q, want duplicate", got)
 	}
-	if _, err := w.hub.AskOwner(ctx, w.reviewer, "Merge it now?", "desk", "", nil); err != nil {
+	if _, err := w.Hub.AskOwner(ctx, w.Reviewer, "Merge it now?", "desk", "", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "desk", false); err != nil {
+	if _, err := w.Hub.ClaimConversation(ctx, w.Reviewer, conv, "desk", false); err != nil {
 		t.Fatal(err)
 	}
 	// Claiming again what the session holds is no news.
-	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "desk", false); err != nil {
+	if _, err := w.Hub.ClaimConversation(ctx, w.Reviewer, conv, "desk", false); err != nil {
 		t.Fatal(err)
 	}
 	b, err := w.pages.Bridge(ctx, alice)
@@ -90,12 +90,12 @@ func TestBridge(t *testing.T) {
 	// After the cursor: a held message and bob's agent's words in a
 	// conversation alice is in come to her stream; only the first is her
 	// agents' activity.
-	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	w.planner = w.agent(t, "alice/planner")
-	sendAs(t, w, w.planner, conv, "Held for alice", "")
-	res, err := w.hub.WaitPerson(ctx, alice, b.Cursor, time.Second)
+	w.Planner = w.Agent(t, "alice/planner")
+	sendAs(t, w, w.Planner, conv, "Held for alice", "")
+	res, err := w.Hub.WaitPerson(ctx, alice, b.Cursor, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestBridge(t *testing.T) {
 		t.Errorf("live rows (-want +got):\n%s", diff)
 	}
 	// An hour later the sessions are no longer listed.
-	w.clock.Advance(overview.InstanceWindow + time.Minute)
+	w.Clock.Advance(overview.InstanceWindow + time.Minute)
 	if b, err = w.pages.Bridge(ctx, alice); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestBridge(t *testing.T) {
 			t.Errorf("%s: sessions %v an hour after they were seen", a.Agent.Handle(), a.Instances)
 		}
 	}
-	if bob := w.person(t, "bob"); bob != nil {
+	if bob := w.Person(t, "bob"); bob != nil {
 		bb, err := w.pages.Bridge(ctx, bob)
 		if err != nil {
 			t.Fatal(err)
