@@ -159,6 +159,27 @@ func (w *World) Send(t testing.TB, from *hub.Caller, conv, body string) *hub.Sen
 	return r
 }
 
+// Project makes a project of alice's with the planner and the reviewer in
+// it to speak, and a thread "Plan" the planner started.
+func (w *World) Project(t testing.TB) (project, thread string) {
+	t.Helper()
+	alice := w.Person(t, "alice")
+	p, err := w.Hub.CreateProject(ctx, alice, "Launch", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range []string{"planner", "reviewer"} {
+		if _, err := w.Hub.SetProjectAgent(ctx, alice, p.ID, slug, hub.AccessSpeak, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := w.Hub.OpenThread(ctx, w.Planner, p.ID, "Plan", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ID, v.Conversation.ID
+}
+
 // Consent brings from's owner and b together as contacts, grants from
 // reach to b, and opens the conversation from asks for with target (one
 // of b's agents), b approving it (§3).

@@ -14,7 +14,7 @@ import (
 // project gets not_found for the page and for moving an item.
 func TestProjectBoard(t *testing.T) {
 	w := newWorld(t)
-	project, _ := w.project(t)
+	project, _ := w.Project(t)
 	alice := w.owner(t)
 	w.Agent(t, "alice/writer")
 	a, err := w.projects.AddItem(ctx, w.Planner, project, projects.ItemSpec{Title: "Notes", Instance: "laptop"})

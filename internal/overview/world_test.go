@@ -46,27 +46,6 @@ func sendAs(t *testing.T, w *world, c *hub.Caller, conv, body, instance string) 
 	return r.Word()
 }
 
-// project makes a project of alice's with the planner and the reviewer in
-// it to speak, and a thread "Plan" the planner started.
-func (w *world) project(t *testing.T) (project, thread string) {
-	t.Helper()
-	alice := w.owner(t)
-	p, err := w.Hub.CreateProject(ctx, alice, "Launch", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, slug := range []string{"planner", "reviewer"} {
-		if _, err := w.Hub.SetProjectAgent(ctx, alice, p.ID, slug, hub.AccessSpeak, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := w.Hub.OpenThread(ctx, w.Planner, p.ID, "Plan", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.ID, v.Conversation.ID
-}
-
 // code is an error's wire code ("" for nil).
 func code(err error) string {
 	var e *hub.Error

@@ -29,32 +29,11 @@ func newWorld(t *testing.T) *world {
 	return &world{World: w, projects: projects.New(w.Hub, w.Store)}
 }
 
-// project makes a project of alice's with the planner and the reviewer in
-// it to speak, and a thread "Plan" the planner started.
-func (w *world) project(t *testing.T) (project, thread string) {
-	t.Helper()
-	alice := w.Person(t, "alice")
-	p, err := w.Hub.CreateProject(ctx, alice, "Launch", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, slug := range []string{"planner", "reviewer"} {
-		if _, err := w.Hub.SetProjectAgent(ctx, alice, p.ID, slug, hub.AccessSpeak, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := w.Hub.OpenThread(ctx, w.Planner, p.ID, "Plan", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.ID, v.Conversation.ID
-}
-
 // TestItemsKeepTheirHistory: every change of an item is recorded with who
 // made it and from which session; listen may not change items.
 func TestItemsKeepTheirHistory(t *testing.T) {
 	w := newWorld(t)
-	project, _ := w.project(t)
+	project, _ := w.Project(t)
 	it, err := w.projects.AddItem(ctx, w.Planner, project, projects.ItemSpec{Title: "Write the docs", Kind: "task", Instance: "desk"})
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +150,7 @@ func TestProjectRequests(t *testing.T) {
 // not_found.
 func TestAddItemAsPerson(t *testing.T) {
 	w := newWorld(t)
-	project, _ := w.project(t)
+	project, _ := w.Project(t)
 	alice := w.Person(t, "alice")
 	v, err := w.projects.AddItemAsPerson(ctx, alice, project, projects.ItemSpec{Kind: "link", Title: " Ship on Friday ", Note: "after the notes", URL: "https://example.com/plan"})
 	if err != nil {
