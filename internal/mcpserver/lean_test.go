@@ -160,7 +160,12 @@ func FuzzLeanPath(f *testing.F) {
 	} {
 		f.Add(seed.version, seed.name, seed.body)
 	}
-	servers := []*testServer{newTestServer(f), newTestServerWith(f, hub.DefaultSettings(), mcpserver.WithoutLean)}
+	// The fuzzer calls faster than any agent: the token's request rate,
+	// which refills by the wall clock, would refuse one server's call and
+	// not the other's.
+	settings := hub.DefaultSettings()
+	settings.TokenRate, settings.TokenBurst = 1e9, 1e9
+	servers := []*testServer{newTestServerWith(f, settings), newTestServerWith(f, settings, mcpserver.WithoutLean)}
 	var conv []string
 	for _, ts := range servers {
 		_, out := ts.post(f, context.Background(), "/mcp/", ts.tokens["alice/planner"],
