@@ -113,6 +113,9 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := metrics.RegisterWriter(m.Registry(), db); err != nil {
+		return err
+	}
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: waker, Logger: log, Settings: cfg.Settings,
 		PrivateHosts: cfg.PrivateHosts, Observer: observer,
 		Alone: !store.IsPostgresURL(cfg.Database)})

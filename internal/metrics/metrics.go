@@ -2,7 +2,7 @@
 // (DESIGN.md §14): the Go runtime (goroutines, memory, GC pauses), the
 // process (CPU, resident memory, open files), HTTP requests by status, and
 // what the hub observes (HubObserver): sends, brakes, parked waits and
-// wake-up latency.
+// wake-up latency; and the store's commits and the pages they wrote.
 package metrics
 
 import (
@@ -143,4 +143,29 @@ func count(known map[string]prometheus.Counter, vec *prometheus.CounterVec, labe
 		return
 	}
 	vec.WithLabelValues(label).Inc()
+}
+
+// Writer is a store that counts its commits and the pages they wrote
+// (store.DB.Writes; pages only on SQLite).
+type Writer interface{ Writes() (commits, pages int64) }
+
+// RegisterWriter exports w's counts: palaver_store_commits_total and
+// palaver_store_pages_written_total, whose ratio over a run of single
+// sends is a send's write set (§17).
+func RegisterWriter(reg prometheus.Registerer, w Writer) error {
+	for _, c := range []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "palaver_store_commits_total",
+			Help: "Transactions the store committed (on SQLite, the writer's group commits, each of one or more writes).",
+		}, func() float64 { n, _ := w.Writes(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "palaver_store_pages_written_total",
+			Help: "Database pages the SQLite writer's commits wrote to the WAL (0 on PostgreSQL).",
+		}, func() float64 { _, n := w.Writes(); return float64(n) }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
@@ -74,6 +75,10 @@ type DB struct {
 	release func() // PostgreSQL: ends the serving lock, before the pool closes
 	log     *slog.Logger
 	path    string // the SQLite file
+
+	// commits and pages count the writer's commits and, on SQLite, the
+	// pages they wrote to the WAL (Writes).
+	commits, pages atomic.Int64
 
 	mu     sync.RWMutex // guards closed and sending on ops
 	closed bool
@@ -319,9 +324,15 @@ func (db *DB) commit(batch []*op) {
 		}
 	} else {
 		kept = !slices.ContainsFunc(errs, func(err error) bool { return err != nil })
+		db.countCommit()
 	}
 	reply(errs)
 }
+
+// Writes tells how many commits the writer made and, on SQLite, how many
+// pages they wrote to the WAL (0 on PostgreSQL): the pages of a one-send
+// commit are a send's write set (§17), which palaver bench reports.
+func (db *DB) Writes() (commits, pages int64) { return db.commits.Load(), db.pages.Load() }
 
 // updateDirect runs fn in its own transaction (PostgreSQL), again when the
 // database reports a serialization failure or a deadlock.
@@ -346,6 +357,7 @@ func (db *DB) updateOnce(ctx context.Context, fn func(hub.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	db.commits.Add(1)
 	return nil
 }
 

@@ -268,3 +268,21 @@ func TestInsertEventsGivesEachItsID(t *testing.T) {
 		}
 	})
 }
+
+// TestWritesCountCommitsAndPages: each commit is counted, and on SQLite
+// the pages it wrote to the WAL, which palaver bench divides to give a
+// send's write set (§17); PostgreSQL counts no pages.
+func TestWritesCountCommitsAndPages(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		commits, pages := db.Writes()
+		insertUser(t, db, "writes")
+		afterCommits, afterPages := db.Writes()
+		if afterCommits != commits+1 {
+			t.Errorf("commits went from %d to %d, want one more", commits, afterCommits)
+		}
+		sqlite := !strings.HasPrefix(t.Name(), "TestWritesCountCommitsAndPages/postgres")
+		if grew := afterPages > pages; grew != sqlite {
+			t.Errorf("pages went from %d to %d; want them to grow only on SQLite (%v)", pages, afterPages, sqlite)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -157,6 +158,26 @@ func openSQLite(path, synchronous string, readConns int, mustExist bool) (write,
 	read.SetMaxIdleConns(readConns)
 	read.SetConnMaxIdleTime(0)
 	return write, read, nil
+}
+
+// countCommit counts a commit of the writer and reads the pages its
+// connection has written so far (SQLite's SQLITE_DBSTATUS_CACHE_WRITE:
+// in WAL mode, the pages written to the WAL).
+func (db *DB) countCommit() {
+	db.commits.Add(1)
+	conn, err := db.write.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	conn.Raw(func(dc any) error {
+		if st, ok := dc.(sqlite.DBStatus); ok {
+			if n, _, err := st.Status(sqlite.DBStatusCacheWrite, false); err == nil {
+				db.pages.Store(int64(n))
+			}
+		}
+		return nil
+	})
 }
 
 // sqliteDuplicate reports SQLite's unique-constraint refusal.
