@@ -87,6 +87,10 @@ type WorkloadStats struct {
 	GCs                 int64              `json:"server_gc_count,omitempty"`
 	GCPauseTotal        float64            `json:"server_gc_pause_total_ms,omitempty"`
 	GCPause             map[string]float64 `json:"server_gc_pause_quantiles_ms,omitempty"`
+	// PagesPerCommit is the pages the SQLite writer's commits wrote to
+	// the WAL over the workload, per commit: one sender's is a one-send
+	// commit's write set (§17).
+	PagesPerCommit float64 `json:"pages_per_commit,omitempty"`
 
 	// ProcessUnknown: the server's process was not known (--url without
 	// --pid), so its CPU and memory were not measured.
@@ -189,11 +193,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	r.OpenFiles = raiseOpenFiles()
 	var err error
 	stop := every(o.Progress, func(elapsed time.Duration) string {
-		return fmt.Sprintf("floors: fsync, then raw HTTP round trips, %.0f s of %.0f", elapsed.Seconds(), 2*p.d.Seconds())
+		return fmt.Sprintf("floors: fsync, raw HTTP round trips, then raw HTTP wake-ups, %.0f s of %.0f", elapsed.Seconds(), 3*p.d.Seconds())
 	})
-	r.Floors.FsyncPerSec, err = measureFsync(o.Dir, p.d)
+	r.Floors.FsyncPerSec, r.Floors.Fsync, err = measureFsync(o.Dir, p.d)
 	if err == nil {
-		r.Floors.HTTPPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, p.d)
+		r.Floors.HTTPPerSec, r.Floors.HTTPSequentialPerSec, r.Floors.HTTPSequential, err = measureHTTP(ctx, p.d)
+	}
+	if err == nil {
+		r.Floors.Wake, err = measureWake(ctx, wakePairsWithIdle, p.d)
 	}
 	stop()
 	if err != nil {
@@ -397,7 +404,9 @@ func (r *Report) write(dir string) error {
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# palaver bench, %s%s\n\n", r.When.Format(time.RFC3339), map[bool]string{true: " (quick)"}[r.Quick])
-	fmt.Fprintf(&b, "Floors of this machine, measured in this run: fsync %.0f/s; raw HTTP JSON round trips %.0f/s (32 clients), p50 %.3f ms one at a time.\n\n", r.Floors.FsyncPerSec, r.Floors.HTTPPerSec, r.Floors.HTTPSequential.P50)
+	fl := r.Floors
+	fmt.Fprintf(&b, "Floors of this machine, measured in this run: fsync %.0f/s, p50 %.3f ms; raw HTTP JSON round trips %.0f/s with 32 clients, %.0f/s one at a time (p50 %.3f ms); raw HTTP wake-up of a parked long poll, %d pairs, p50 %.3f ms, p99 %.3f ms.\n\n",
+		fl.FsyncPerSec, fl.Fsync.P50, fl.HTTPPerSec, fl.HTTPSequentialPerSec, fl.HTTPSequential.P50, wakePairsWithIdle, fl.Wake.P50, fl.Wake.P99)
 	fmt.Fprintf(&b, "Settings: %s.\n\n", r.Settings)
 	if r.Server != "" {
 		fmt.Fprintf(&b, "Server: %s.\n\n", r.Server)
@@ -429,8 +438,8 @@ func (r *Report) Markdown() string {
 			w.Name, num("%.0f", w.PerSec), ratio, l.P50, l.P90, l.P99, l.P999, num("%.2f", l.Max), w.Errors, w.notes())
 	}
 	fmt.Fprintln(&b, "\nThe server over each workload (GC pause quantiles are over its recent collections):")
-	fmt.Fprintln(&b, "\n| workload | CPU (cores) | RSS MiB | goroutines | GCs | GC pause total ms | GC pause p50 / max ms | per waiter KiB | park s | idle CPU (cores) |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(&b, "\n| workload | CPU (cores) | RSS MiB | goroutines | GCs | GC pause total ms | GC pause p50 / max ms | per waiter KiB | park s | idle CPU (cores) | WAL pages a commit |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, w := range r.Workloads {
 		if w.ServerSide {
 			continue
@@ -451,8 +460,8 @@ func (r *Report) Markdown() string {
 		if w.ProcessUnknown {
 			cpu, rss, perWaiter, idle = "n/a", "n/a", "n/a", "n/a"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.1f | %s | %s | %s | %s |\n", w.Name,
-			cpu, rss, goroutines, w.GCs, w.GCPauseTotal, pauses, perWaiter, num("%.2f", w.ParkTime), idle)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.1f | %s | %s | %s | %s | %s |\n", w.Name,
+			cpu, rss, goroutines, w.GCs, w.GCPauseTotal, pauses, perWaiter, num("%.2f", w.ParkTime), idle, num("%.1f", w.PagesPerCommit))
 	}
 	for _, w := range r.Workloads {
 		if k := w.Soak; k != nil {

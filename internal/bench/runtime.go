@@ -19,6 +19,8 @@ type serverRuntime struct {
 	gcSeconds  float64                 // go_gc_duration_seconds_sum: their pauses, summed
 	gcPause    map[string]float64      // go_gc_duration_seconds by quantile ("0" … "1"), seconds, over recent pauses
 	tools      map[string]bucketCounts // palaver_tool_calls_seconds{outcome="ok"} by tool
+	commits    float64                 // palaver_store_commits_total
+	pages      float64                 // palaver_store_pages_written_total (SQLite)
 }
 
 // bucketCounts is a histogram: cumulative counts at upper bounds (seconds),
@@ -111,6 +113,12 @@ func readRuntime(ctx context.Context, hc *http.Client, url string) (serverRuntim
 		}
 		rt.tools[labels["tool"]] = bc
 	}
+	if c := families["palaver_store_commits_total"].GetMetric(); len(c) > 0 {
+		rt.commits = c[0].GetCounter().GetValue()
+	}
+	if c := families["palaver_store_pages_written_total"].GetMetric(); len(c) > 0 {
+		rt.pages = c[0].GetCounter().GetValue()
+	}
 	if g := families["go_goroutines"].GetMetric(); len(g) > 0 {
 		rt.goroutines = g[0].GetGauge().GetValue()
 	}
@@ -130,8 +138,11 @@ func readRuntime(ctx context.Context, hc *http.Client, url string) (serverRuntim
 // addRuntime records the server's runtime over a workload: its goroutines
 // at the end (unless the workload counted them itself, as W3 does while its
 // waiters are parked), the collections during it and their summed pauses,
-// and the pause quantiles at the end.
+// the pause quantiles at the end, and the pages its commits wrote.
 func (st *WorkloadStats) addRuntime(before, after serverRuntime) {
+	if commits, pages := after.commits-before.commits, after.pages-before.pages; commits > 0 && pages > 0 {
+		st.PagesPerCommit = pages / commits
+	}
 	if st.Goroutines == 0 {
 		st.Goroutines = int(after.goroutines)
 	}

@@ -202,6 +202,8 @@ func (s *server) runtime(ctx context.Context) (serverRuntime, error) {
 		sum.heapInuse += rt.heapInuse
 		sum.gcs += rt.gcs
 		sum.gcSeconds += rt.gcSeconds
+		sum.commits += rt.commits
+		sum.pages += rt.pages
 		for q, v := range rt.gcPause {
 			sum.gcPause[q] = max(sum.gcPause[q], v)
 		}
