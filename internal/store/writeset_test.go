@@ -1,0 +1,87 @@
+package store_test
+
+import (
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
+	"github.com/palaverhq/palaver/internal/store"
+)
+
+// TestOneSendWritesTheseBTrees names every B-tree (table or index) a
+// one-send commit writes on SQLite, read off the WAL's frames after a
+// checkpoint emptied it. Each is a write a send pays for on its own
+// commit (§17: each index a send writes is justified by a read that needs
+// it, docs/performance.md says which), so a new one fails here until it
+// is added with its reason. Page 1, whose header SQLite rewrites when the
+// file grows, is not a B-tree of the send's.
+func TestOneSendWritesTheseBTrees(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "writeset.db")
+	db, err := store.Open(ctx, store.Options{Database: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w := hubtest.OpenOn(t, hub.DefaultSettings(), db)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	for i := range 5 { // the conversation's and the agents' first rows are written
+		w.Send(t, w.Planner, conv, fmt.Sprintf("warming up, %d", i))
+	}
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	written := map[string]bool{}
+	for round := range 3 {
+		var busy, log, done int
+		if err := raw.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &log, &done); err != nil || busy != 0 {
+			t.Fatalf("checkpoint: busy %d, %v", busy, err)
+		}
+		w.Send(t, w.Planner, conv, fmt.Sprintf("the send measured, %d", round))
+		wal, err := os.ReadFile(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The WAL: a 32-byte header, then frames of a 24-byte header
+		// (the page's number first) and the page.
+		pageSize := int(binary.BigEndian.Uint32(wal[8:12]))
+		for off := 32; off+24+pageSize <= len(wal); off += 24 + pageSize {
+			page := binary.BigEndian.Uint32(wal[off : off+4])
+			var name string
+			if err := raw.QueryRow("SELECT name FROM dbstat WHERE pageno = ?", page).Scan(&name); err != nil {
+				t.Fatalf("page %d: %v", page, err)
+			}
+			if name != "sqlite_schema" {
+				written[name] = true
+			}
+		}
+	}
+	want := []string{
+		"conversations",                                                     // the conversation's next seq
+		"deliveries", "deliveries_waiting", "sqlite_autoindex_deliveries_1", // the recipient's delivery
+		"events", "events_created", "events_recipient", "sqlite_sequence", // the recipient's event and the owner's
+		"message_search_data", "message_search_docsize", "message_search_idx", "message_search_pending", // the search index
+		"messages", "messages_duplicate", "messages_recent", "messages_sender", "sqlite_autoindex_messages_1", "sqlite_autoindex_messages_2",
+		"reads", // the sender's place
+	}
+	slices.Sort(want)
+	got := slices.Sorted(func(yield func(string) bool) {
+		for name := range written {
+			if !yield(name) {
+				return
+			}
+		}
+	})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("B-trees a one-send commit writes (-want +got):\n%s", diff)
+	}
+}
