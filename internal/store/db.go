@@ -175,9 +175,9 @@ func (db *DB) closeConns() {
 	db.unlock()
 }
 
-// Close stops the search indexer (what it has not indexed yet waits for
-// the next start), waits for queued Updates to commit, then closes the
-// database.
+// Close stops the search indexer (what it has not indexed yet, beyond a
+// few batches, waits for the next start), waits for queued Updates to
+// commit, then closes the database.
 func (db *DB) Close() error {
 	if db.indexer != nil {
 		db.indexer.halt()

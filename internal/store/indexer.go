@@ -37,6 +37,8 @@ const (
 	// indexBatch is how many messages one transaction of the indexer looks
 	// at, at most.
 	indexBatch = 1000
+	// closingBatches is how many batches Close waits for, at most.
+	closingBatches = 10
 )
 
 // indexEvery is how often the indexer looks without being woken.
@@ -72,7 +74,8 @@ func (ix *indexer) notify() {
 	}
 }
 
-// halt stops the indexer between two batches and waits for it.
+// halt stops the indexer between two batches, lets it index the last
+// moments' messages and waits for it.
 func (ix *indexer) halt() {
 	ix.halted.Do(func() { close(ix.stop) })
 	<-ix.done
@@ -84,9 +87,17 @@ func (ix *indexer) run(db *DB) {
 	defer close(ix.done)
 	every := time.NewTimer(0) // catch up at once after a start
 	defer every.Stop()
+	// Closing, it indexes what the last moments sent, unless that is more
+	// than a few batches (a start catching up): the next start does it.
+	last := func() {
+		if err := db.indexPass(nil, closingBatches); err != nil {
+			db.log.Error("search index", "err", err)
+		}
+	}
 	for {
 		select {
 		case <-ix.stop:
+			last()
 			return
 		case <-ix.now:
 		case <-every.C:
@@ -95,6 +106,7 @@ func (ix *indexer) run(db *DB) {
 			select {
 			case <-ix.stop:
 				gather.Stop()
+				last()
 				return
 			case <-ix.now:
 			case <-gather.C:
@@ -104,7 +116,7 @@ func (ix *indexer) run(db *DB) {
 		ix.mu.Lock()
 		ix.started++
 		ix.mu.Unlock()
-		err := db.indexPass(ix.stop)
+		err := db.indexPass(ix.stop, -1)
 		if err != nil {
 			db.log.Error("search index", "err", err)
 		}
@@ -163,10 +175,10 @@ func (db *DB) SearchIndexed(ctx context.Context) error {
 
 // indexPass indexes everything not yet indexed, a batch a transaction,
 // looking first on the read pool whether there is anything to do, until
-// stop.
-func (db *DB) indexPass(stop <-chan struct{}) error {
+// stop or after batches (-1: however many it takes).
+func (db *DB) indexPass(stop <-chan struct{}, batches int) error {
 	ctx := context.Background()
-	for {
+	for ; batches != 0; batches-- {
 		select {
 		case <-stop:
 			return nil
@@ -185,6 +197,7 @@ func (db *DB) indexPass(stop <-chan struct{}) error {
 			return err
 		}
 	}
+	return nil
 }
 
 // searchBehind reports a sent message past the indexer's mark or one

@@ -199,3 +199,23 @@ func TestSearchIndexCatchesUpAfterARestart(t *testing.T) {
 		t.Errorf("found %d of the 3 messages after the restart", len(found))
 	}
 }
+
+// TestSearchIndexedBeforeClose: Close indexes what the last moments sent,
+// so a clean stop leaves nothing for the next start.
+func TestSearchIndexedBeforeClose(t *testing.T) {
+	store.SetIndexEvery(t, time.Hour)
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	db, err := store.Open(ctx, store.Options{Database: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newSearchWorld(t, db)
+	indexerPasses(t, db, 1)
+	for range 3 {
+		w.add("conv_a", "alice/a", hub.MessageSent, "", "last words")
+	}
+	db.Close()
+	if got := searchEntries(t, path); got != 3 {
+		t.Errorf("index entries after Close: %d, want 3", got)
+	}
+}
