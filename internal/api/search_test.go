@@ -10,9 +10,10 @@ import (
 
 	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
-// TestSearch: GET /search finds, right after the send, what the person's
+// TestSearch: GET /search finds, once the index has it, what the person's
 // agent was told, one line per hit with a marked snippet; another person
 // finds none of it; a query that cannot be read is a 400 saying how to
 // write it.
@@ -23,6 +24,7 @@ func TestSearch(t *testing.T) {
 	if sent["status"] != hub.MessageSent {
 		t.Fatalf("send: %v", sent)
 	}
+	storetest.SearchIndexed(t, s.Store)
 	searchAs := func(person string, query url.Values) (int, map[string]any) {
 		t.Helper()
 		return s.rest(t, person, "GET", "/search?"+query.Encode(), nil)

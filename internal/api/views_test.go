@@ -20,6 +20,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/servertest"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
 
@@ -242,6 +243,7 @@ func TestViews(t *testing.T) {
 	closing := v.tool(t, "alice/planner", "create_thread", map[string]any{"title": "Done soon", "participants": []string{"alice/reviewer"}})["conversation_id"].(string)
 	v.tool(t, "alice/planner", "request_close", map[string]any{"conversation_id": closing})
 	v.call(t, "POST /conversations/{id}/close", "alice", "POST", "/conversations/"+closing+"/close", nil)
+	storetest.SearchIndexed(t, v.s.Store)
 	v.call(t, "GET /search", "alice", "GET", "/search?q=friday", nil)
 	v.call(t, "GET /events", "alice", "GET", "/events?timeout_s=0&cursor="+aliceCursor, nil)
 

@@ -7,6 +7,7 @@ import (
 	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/search"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // TestEditedWordsOnlyForTheEditor: the agent's own words of a message its
@@ -112,6 +113,7 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(c.name+" a thread's latest", last(res.Messages), "")
+		storetest.SearchIndexed(t, w.store)
 		found, err := search.New(w.hub, w.store).Search(ctx, c.caller, search.Input{Query: "mangoes"})
 		if err != nil || len(found.Hits) != 1 {
 			t.Fatalf("%s searching: %+v, %v", c.name, found, err)

@@ -50,6 +50,7 @@ func (b *syncBuffer) String() string {
 type testServer struct {
 	url    string // base URL, no trailing slash
 	hub    *hub.Hub
+	store  hub.Store
 	srv    *mcpserver.Server
 	reg    *prometheus.Registry // the server's metrics
 	waker  *notify.Local
@@ -85,7 +86,7 @@ func newTestServerOn(t testing.TB, settings hub.Settings, wrap func(hub.Store) h
 	}
 	s := servertest.Open(t, servertest.Options{MCP: true, Wrap: true, Settings: settings, Store: db, Logger: log,
 		Hub: func(o *hub.Options) { o.Observer = observer }, MCPMetrics: ts.reg, AdjustMCP: adjust})
-	ts.url, ts.hub, ts.srv, ts.waker = s.URL, s.Hub, s.MCP, s.Waker
+	ts.url, ts.hub, ts.store, ts.srv, ts.waker = s.URL, s.Hub, s.Store, s.MCP, s.Waker
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := ts.hub.CreateUser(context.Background(), u, strings.ToUpper(u[:1])+u[1:]); err != nil {
 			t.Fatal(err)

@@ -7,10 +7,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/fulltext"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
-// TestSearchMessages: a message is found by search_messages as soon as
-// send_message returns, as one line with a marked snippet and no body;
+// TestSearchMessages: a message is found by search_messages once the
+// search index has it (within a second of send_message), as one line with a marked snippet and no body;
 // searching marks nothing read; a query that cannot be read is a tool
 // error saying how to write it; each call is counted as a tool call.
 func TestSearchMessages(t *testing.T) {
@@ -20,6 +21,7 @@ func TestSearchMessages(t *testing.T) {
 		conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"].(string)
 		body := "Please review the retry logic in store.go (" + era + ")"
 		sent := mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": body})
+		storetest.SearchIndexed(t, ts.store)
 
 		got := mustCall(t, reviewer, "search_messages", map[string]any{"query": `"retry logic" store.go "` + era + `"`, "since": "2020-01-01"})
 		want := map[string]any{

@@ -7,6 +7,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/search"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 var ctx = context.Background()
@@ -22,7 +23,19 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := hubtest.Open(t, hub.DefaultSettings())
-	return &world{World: w, finder: search.New(w.Hub, w.Store)}
+	return &world{World: w, finder: search.New(w.Hub, indexedFirst{t, w.Store})}
+}
+
+// indexedFirst searches once the store's search index holds every message
+// committed so far, as it does within a second (DESIGN.md §17).
+type indexedFirst struct {
+	t  testing.TB
+	db hub.Store
+}
+
+func (s indexedFirst) SearchMessages(ctx context.Context, f hub.SearchFilter, limit int) ([]*hub.Message, error) {
+	storetest.SearchIndexed(s.t, s.db)
+	return s.db.SearchMessages(ctx, f, limit)
 }
 
 // newWorldOn is newWorld on db.

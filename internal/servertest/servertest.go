@@ -83,6 +83,8 @@ type Options struct {
 type Server struct {
 	URL string
 	Hub *hub.Hub
+	// Store is the store the hub is on.
+	Store hub.Store
 	// OAuth is the authorization server's logic, as the OAuth face and
 	// the consent page call it.
 	OAuth *oauth.Authority
@@ -126,7 +128,7 @@ func Open(t testing.TB, o Options) *Server {
 	if db == nil {
 		db = storetest.Open(t)
 	}
-	s := &Server{Waker: notify.NewLocal()}
+	s := &Server{Waker: notify.NewLocal(), Store: db}
 	ho := hub.Options{Store: db, Waker: s.Waker, Logger: log, Settings: o.Settings}
 	if o.Hub != nil {
 		o.Hub(&ho)

@@ -71,6 +71,7 @@ type DB struct {
 	wstmts  *stmtCache
 	rstmts  *stmtCache
 	views   *viewCache // SQLite: what the writer keeps of conversations (views.go)
+	indexer *indexer   // SQLite: fills the search index after commits (indexer.go)
 	unlock  func()
 	release func() // PostgreSQL: ends the serving lock, before the pool closes
 	log     *slog.Logger
@@ -149,6 +150,8 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	db.queries = queries{q: prepared{cache: db.rstmts}, dialect: db.dialect}
 	if db.dialect.groupCommit {
 		go db.writer()
+		db.indexer = newIndexer()
+		go db.indexer.run(db)
 	} else {
 		close(db.done)
 	}
@@ -177,8 +180,13 @@ func (db *DB) closeConns() {
 	db.unlock()
 }
 
-// Close waits for queued Updates to commit, then closes the database.
+// Close stops the search indexer (what it has not indexed yet, beyond a
+// few batches, waits for the next start), waits for queued Updates to
+// commit, then closes the database.
 func (db *DB) Close() error {
+	if db.indexer != nil {
+		db.indexer.halt()
+	}
 	db.mu.Lock()
 	if db.closed {
 		db.mu.Unlock()
@@ -276,7 +284,8 @@ func (db *DB) commit(batch []*op) {
 			db.views.forget()
 		}
 	}()
-	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect, views: db.views}
+	sent := false // an Update made a message sent: the indexer has work
+	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect, views: db.views, sent: &sent}
 	single := len(batch) == 1
 	for i, o := range batch {
 		if err := o.ctx.Err(); err != nil {
@@ -310,13 +319,6 @@ func (db *DB) commit(batch []*op) {
 		reply(errs)
 		return
 	}
-	for _, stmt := range db.dialect.beforeCommit {
-		if _, err := q.q.ExecContext(context.Background(), stmt); err != nil {
-			tx.Rollback()
-			all(fmt.Errorf("before commit: %w", err))
-			return
-		}
-	}
 	if err := tx.Commit(); err != nil {
 		err = fmt.Errorf("commit: %w", err)
 		for i := range errs {
@@ -325,6 +327,9 @@ func (db *DB) commit(batch []*op) {
 	} else {
 		kept = !slices.ContainsFunc(errs, func(err error) bool { return err != nil })
 		db.countCommit()
+		if sent {
+			db.indexer.notify()
+		}
 	}
 	reply(errs)
 }

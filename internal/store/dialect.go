@@ -56,8 +56,6 @@ type dialect struct {
 	retryable func(error) bool
 	// search is how full-text search is said (§18, search.go).
 	search searchDialect
-	// beforeCommit runs at the end of every group commit, before COMMIT.
-	beforeCommit []string
 	// afterMigrate, if set, runs in the migration transaction after the
 	// migrations.
 	afterMigrate func(context.Context, *sql.Tx) error

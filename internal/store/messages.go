@@ -151,7 +151,16 @@ func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if col, val, words := d.dialect.search.indexed(m); col != "" {
 		cols, vals, args = cols+", "+col, vals+", "+val, append(args, words...)
 	}
+	d.noteSent(m)
 	return d.exec(ctx, "insert message", `INSERT INTO messages (`+cols+`) VALUES (`+vals+`)`, args...)
+}
+
+// noteSent tells the SQLite writer that m, written sent, is for the search
+// indexer (a savepoint rolled back makes it look for nothing).
+func (d queries) noteSent(m *hub.Message) {
+	if d.sent != nil && m.Status == hub.MessageSent {
+		*d.sent = true
+	}
 }
 
 // nullSeq stores a held message's seq (0) as NULL.
@@ -198,6 +207,7 @@ func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
 	if col, val, words := d.dialect.search.indexed(m); col != "" {
 		set, args = ", "+col+" = "+val, append(args, words...)
 	}
+	d.noteSent(m)
 	return d.execOne(ctx, "decide message", `UPDATE messages SET status = ?, seq = ?, body = ?, body_hash = ?, summary = ?, original_body = ?,
 		authority = ?, decided_by = ?, decided_at = ?`+set+` WHERE id = ? AND status = 'held'`, append(args, m.ID)...)
 }

@@ -10,9 +10,10 @@ import (
 )
 
 // Search (§18): the hub's parsed query matched against the full-text index
-// of sent messages (migrations 0015 and 0018: FTS5 on SQLite, a tsvector
-// column with a GIN index on PostgreSQL) within the conversations the
-// reader takes part in, ranked. Both index a message's search words as the
+// of sent messages (migrations 0015 and 0018: FTS5 on SQLite, filled after
+// the commit since 0028 and so up to a second behind; a tsvector column
+// with a GIN index on PostgreSQL, written by the send) within the
+// conversations the reader takes part in, ranked. Both index a message's search words as the
 // hub makes them (fulltext.Text), and a query's phrases are made of the
 // same words. The query reaches the database as one parameter in the
 // dialect's own match syntax, every word quoted: never a user's syntax.
@@ -42,7 +43,8 @@ type searchDialect struct {
 	// vector, when set, is the SQL of a sent message's search column,
 	// written by the statement that makes it sent, from two parameters:
 	// its summary's and its body's hub.SearchText (PostgreSQL). Where it
-	// is "" the index is filled at commit instead (SQLite: beforeCommit).
+	// is "" the index is filled after the commit instead (SQLite: the
+	// indexer, indexer.go).
 	vector string
 }
 

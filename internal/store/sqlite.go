@@ -31,19 +31,10 @@ var sqliteDialect = &dialect{
 	eventHeld:   `0`,
 	retryable:   func(error) bool { return false },
 	search:      sqliteSearch,
-	// The batch's sent messages go into the search index in one statement
-	// (migrations 0015 and 0018), so FTS5 writes one segment per commit,
-	// not one per send; each with its search words (palaver_search_text).
-	beforeCommit: []string{
-		`INSERT INTO message_search (rowid, conversation, summary, body)
-			SELECT m.rowid, replace(m.conversation_id, '_', ''), palaver_search_text(m.summary), palaver_search_text(m.body)
-			FROM message_search_pending p JOIN messages m ON m.rowid = p.message_rowid`,
-		`DELETE FROM message_search_pending`,
-	},
 }
 
 // palaver_search_text(text) is hub.SearchText in SQL, for the search index
-// (migration 0018 and beforeCommit): the hub's words of a text, so that
+// (migration 0018 and the indexer, indexer.go): the hub's words of a text, so that
 // SQLite indexes what the hub's queries look for. The driver's functions
 // are registered for every connection it opens, once per process.
 func init() {

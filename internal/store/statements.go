@@ -27,6 +27,9 @@ type queries struct {
 	q       querier
 	dialect *dialect
 	views   *viewCache // the SQLite writer's; nil elsewhere
+	// sent is set by a write that makes a message sent, in the SQLite
+	// writer's transaction (the indexer's cue); nil elsewhere.
+	sent *bool
 }
 
 // stmtCache prepares each distinct query once per database handle, so the

@@ -14,6 +14,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/store"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // TestOneSendWritesTheseBTrees names every B-tree (table or index) a
@@ -22,7 +23,8 @@ import (
 // commit (§17: each index a send writes is justified by a read that needs
 // it, docs/performance.md says which), so a new one fails here until it
 // is added with its reason. Page 1, whose header SQLite rewrites when the
-// file grows, is not a B-tree of the send's.
+// file grows, is not a B-tree of the send's; nor is the search index,
+// which the indexer fills after the commit (§17).
 func TestOneSendWritesTheseBTrees(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "writeset.db")
 	db, err := store.Open(ctx, store.Options{Database: path})
@@ -42,6 +44,7 @@ func TestOneSendWritesTheseBTrees(t *testing.T) {
 	defer raw.Close()
 	written := map[string]bool{}
 	for round := range 3 {
+		storetest.SearchIndexed(t, db) // the indexer has nothing left to write
 		var busy, log, done int
 		if err := raw.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &log, &done); err != nil || busy != 0 {
 			t.Fatalf("checkpoint: busy %d, %v", busy, err)
@@ -52,10 +55,14 @@ func TestOneSendWritesTheseBTrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The WAL: a 32-byte header, then frames of a 24-byte header
-		// (the page's number first) and the page.
+		// (the page's number, then the database's size in pages on the
+		// last frame of a commit, 0 on the others) and the page. Only
+		// the first commit is the send's: the search indexer commits on
+		// its own, later.
 		pageSize := int(binary.BigEndian.Uint32(wal[8:12]))
-		for off := 32; off+24+pageSize <= len(wal); off += 24 + pageSize {
+		for off, last := 32, false; !last && off+24+pageSize <= len(wal); off += 24 + pageSize {
 			page := binary.BigEndian.Uint32(wal[off : off+4])
+			last = binary.BigEndian.Uint32(wal[off+4:off+8]) != 0
 			var name string
 			if err := raw.QueryRow("SELECT name FROM dbstat WHERE pageno = ?", page).Scan(&name); err != nil {
 				t.Fatalf("page %d: %v", page, err)
@@ -69,7 +76,6 @@ func TestOneSendWritesTheseBTrees(t *testing.T) {
 		"conversations",                                                     // the conversation's next seq
 		"deliveries", "deliveries_waiting", "sqlite_autoindex_deliveries_1", // the recipient's delivery
 		"events", "events_created", "events_recipient", "sqlite_sequence", // the recipient's event and the owner's
-		"message_search_data", "message_search_docsize", "message_search_idx", "message_search_pending", // the search index
 		"messages", "messages_duplicate", "messages_recent", "messages_sender", "sqlite_autoindex_messages_1", "sqlite_autoindex_messages_2",
 		"reads", // the sender's place
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/fulltext"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // TestSearchPage: the navigation leads to a search form (a GET, so a
@@ -42,6 +43,7 @@ func TestSearchPage(t *testing.T) {
 		}
 	}
 	send("A second kiwi crate, later")
+	storetest.SearchIndexed(t, s.store)
 
 	home := alice.get("/")
 	if !slices.Contains(links(home), "/search") {

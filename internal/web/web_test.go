@@ -31,6 +31,7 @@ var ctx = context.Background()
 type site struct {
 	url      string
 	hub      *hub.Hub
+	store    hub.Store
 	hooks    *webhook.Hooks
 	notices  *push.Notices
 	tasks    *tasks.Tasks
@@ -51,7 +52,7 @@ func newSite(t *testing.T) *site {
 func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	t.Helper()
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: db, Listener: ln})
-	return &site{url: s.URL, hub: s.Hub, hooks: s.Webhooks, notices: s.Notices, tasks: s.A2A, projects: s.Projects, auth: s.OAuth, pages: s.Overview, accounts: s.Accounts, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, store: s.Store, hooks: s.Webhooks, notices: s.Notices, tasks: s.A2A, projects: s.Projects, auth: s.OAuth, pages: s.Overview, accounts: s.Accounts, stop: s.Close}
 }
 
 // person makes an account with a password on the command line's path

@@ -75,6 +75,23 @@ func Replicas(t testing.TB, n int) []*store.DB {
 	return dbs
 }
 
+// SearchIndexed waits, ten seconds at most, until db's search index holds
+// every message committed so far: SQLite's is filled after the commit
+// (DESIGN.md §17), so a test that searches right after a send waits for
+// it. db is a *store.DB, or a store that says when its index is filled.
+func SearchIndexed(t testing.TB, db hub.Store) {
+	t.Helper()
+	s, ok := db.(interface{ SearchIndexed(context.Context) error })
+	if !ok {
+		t.Fatalf("store %T cannot say when its search index is filled", db)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.SearchIndexed(ctx); err != nil {
+		t.Fatalf("search index: %v", err)
+	}
+}
+
 func open(t testing.TB, database string) *store.DB {
 	t.Helper()
 	db, err := store.Open(context.Background(), store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)})
@@ -129,14 +146,17 @@ func Open(t testing.TB) *store.DB {
 	return db
 }
 
-// OpenAnalyzed is Open, and a function that brings the database's query
-// planner statistics up to date, as PostgreSQL's autovacuum does a while
-// after rows arrive: a benchmark that fills the database calls it before
-// it measures. (SQLite plans without them; the function does nothing.)
+// OpenAnalyzed is Open, and a function that brings the database up to
+// date as a server has it a while after rows arrive: a benchmark that
+// fills the database calls it before it measures. On PostgreSQL it brings
+// the query planner's statistics up to date, as autovacuum does; on
+// SQLite (which plans without them) it waits for the search index, which
+// is filled after the commit.
 func OpenAnalyzed(t testing.TB) (*store.DB, func()) {
 	t.Helper()
 	if os.Getenv(EnvStore) != "postgres" {
-		return OpenSQLite(t), func() {}
+		db := OpenSQLite(t)
+		return db, func() { t.Helper(); SearchIndexed(t, db) }
 	}
 	url := Schema(t)
 	return open(t, url), func() {
