@@ -35,7 +35,16 @@ type resolvedToken struct {
 // changed. The number is read before the token, so that a change
 // committed between the two is seen at the next call at worst. It returns
 // copies: a caller may change what it is given.
-func (h *Hub) resolve(ctx context.Context, hash []byte) (*Token, *Agent, *User, error) {
+//
+// It reads off the caller's goroutine (OffStack): every request is
+// authenticated, a wait's among them, which would then park on a stack
+// grown in the reads.
+func (h *Hub) resolve(ctx context.Context, hash []byte) (t *Token, a *Agent, u *User, err error) {
+	OffStack(func() { t, a, u, err = h.resolveHere(ctx, hash) })
+	return t, a, u, err
+}
+
+func (h *Hub) resolveHere(ctx context.Context, hash []byte) (*Token, *Agent, *User, error) {
 	gen, err := h.store.AuthGeneration(ctx)
 	if err != nil {
 		return nil, nil, nil, err

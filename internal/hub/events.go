@@ -36,35 +36,16 @@ const eventsPerWait = 100
 // (the client hung up), the same named session starts a new wait
 // (Superseded), or the hub shuts down (TimedOut). An agent holds at most
 // Settings.WaitsPerAgent waits; past that the error is too_many_waits with
-// retry_after_s.
+// retry_after_s. It is StartWait driven to its end; its reads run off the
+// caller's goroutine (OffStack).
 func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, error) {
-	if err := checkWait(int64(in.Timeout / time.Second)); err != nil {
-		return nil, err
-	}
-	instance, err := h.seeInstance(ctx, c, in.Instance)
+	var w *Waiting
+	var err error
+	OffStack(func() { w, err = h.StartWait(ctx, c, in) })
 	if err != nil {
 		return nil, err
 	}
-	from, err := h.parseCursor(ctx, c.Agent.ID, resyncAgent, in.Cursor)
-	if err != nil {
-		return nil, err
-	}
-	ctx, release, err := h.acquireWait(ctx, c.Agent.ID, instance, h.settings.WaitsPerAgent, "across your sessions")
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	if in.Timeout > 0 {
-		defer h.listen(ctx, c.Agent.ID, instance)() // presence (§19)
-	}
-	r, err := h.park(ctx, c.Agent.ID, from, in.Timeout)
-	if err != nil || instance == "" || len(r.Events) == 0 {
-		return r, err
-	}
-	if r.Addressing, err = h.addressEvents(ctx, c.Agent.ID, instance, r.Events); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return w.drive()
 }
 
 // WaitPerson is Wait on a person's own stream (§6): contact requests,
@@ -74,22 +55,15 @@ func (h *Hub) Wait(ctx context.Context, c *Caller, in WaitInput) (*WaitResult, e
 // A cursor "" is none, as for an agent's wait (parseCursor): the stream
 // starts at the latest.
 func (h *Hub) WaitPerson(ctx context.Context, u *User, cursor string, timeout time.Duration) (*WaitResult, error) {
-	if err := checkWait(int64(timeout / time.Second)); err != nil {
-		return nil, err
-	}
-	from, err := h.parseCursor(ctx, u.ID, resyncPerson, &cursor)
+	var w *Waiting
+	var err error
+	OffStack(func() {
+		w, err = h.startWait(ctx, u.ID, "", resyncPerson, &cursor, timeout, h.settings.WaitsPerPerson, "across your scripts and dashboard tabs")
+	})
 	if err != nil {
 		return nil, err
 	}
-	ctx, release, err := h.acquireWait(ctx, u.ID, "", h.settings.WaitsPerPerson, "across your scripts and dashboard tabs")
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	if timeout > 0 {
-		defer h.listen(ctx, u.ID, "")()
-	}
-	return h.park(ctx, u.ID, from, timeout)
+	return w.drive()
 }
 
 // Stopping is closed when the hub shuts down: long-lived streams end.
@@ -153,61 +127,6 @@ func (b *heldBack) stop() {
 	if b.retry != nil {
 		b.retry.Stop()
 		b.cancel()
-	}
-}
-
-// park hands over the recipient's events after from, or waits for one.
-func (h *Hub) park(ctx context.Context, recipientID string, from Pos, timeout time.Duration) (*WaitResult, error) {
-	// Subscribe before the first query: a commit after this point wakes us,
-	// and one before it is seen by the query (§13).
-	wake, cancel := h.waker.Subscribe(recipientID)
-	defer cancel()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	timeUp := timer.C // nil once the time is up
-	held := &heldBack{waker: h.waker, now: h.now}
-	defer held.stop()
-	for {
-		queried := h.commits.now()
-		events, last, heldTx, err := h.visibleEvents(ctx, recipientID, from)
-		if err != nil && context.Cause(ctx) == errSuperseded {
-			return &WaitResult{Cursor: h.cursor(recipientID, from), Superseded: true}, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var seen Pos // the last event looked at, shown or not
-		if last != from {
-			seen = last
-		}
-		waiting := held.waiting(heldTx, seen)
-		if len(events) > 0 && !waiting {
-			return &WaitResult{Events: events, Cursor: h.cursor(recipientID, last)}, nil
-		}
-		if len(events) == 0 {
-			from = last // else look again from where this look began, for them all at once
-		}
-		var commits <-chan struct{}
-		var again <-chan time.Time
-		if waiting {
-			commits, again = held.ask()
-		} else if timeUp == nil {
-			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
-		}
-		switch h.sleep(ctx, recipientID, queried, wake, commits, again, timeUp) {
-		case wokeByTimeout:
-			if !waiting {
-				return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
-			}
-			timeUp = nil // look once more for what is held back
-		case wokeByShutdown:
-			return &WaitResult{Cursor: h.cursor(recipientID, from), TimedOut: true}, nil
-		case wokeByDone:
-			if context.Cause(ctx) == errSuperseded {
-				return &WaitResult{Cursor: h.cursor(recipientID, from), Superseded: true}, nil
-			}
-			return nil, ctx.Err()
-		}
 	}
 }
 

@@ -107,14 +107,14 @@ func (s *Server) defaultTools() []toolDef {
 				withMaxLength(p, "error", hub.MaxErrorText)
 			},
 		}, s.acknowledge),
-		newTool(toolSpec{name: "wait_for_messages", title: "Wait for messages",
+		newParkingTool(toolSpec{name: "wait_for_messages", title: "Wait for messages",
 			description: "Returns every event after cursor at once, or waits until one arrives or timeout_s passes (timed_out). Always pass back the cursor you received last; start from whoami's latest_cursor. Events: message.new (the message), conversation.opened, and more.",
 			scope:       hub.ScopeRead, readOnly: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withDefault(p, "timeout_s", int(hub.DefaultWait/time.Second))
 				withRange(p, "timeout_s", hub.WaitRange)
 			},
-		}, s.waitForMessages),
+		}, s.startWait),
 		newTool(toolSpec{name: "mark_unread", title: "Mark unread",
 			description: "Moves your place in a conversation back so that seq and what follows read as new again: the named session's place with instance, otherwise the agent's. Returns the new place.",
 			scope:       hub.ScopeRead, idempotent: true,

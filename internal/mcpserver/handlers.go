@@ -322,24 +322,59 @@ type eventView struct {
 	HeldBy         string       `json:"held_by,omitempty"` // another live session holds the conversation
 }
 
-func (s *Server) waitForMessages(ctx context.Context, c *call, in waitIn) (any, error) {
+// startWait begins a wait_for_messages; waitCall carries it on.
+func (s *Server) startWait(ctx context.Context, c *call, in waitIn) (parker, error) {
 	timeout, err := hub.WaitTimeout(in.TimeoutS)
 	if err != nil {
 		return nil, err
 	}
+	wc := &waitCall{s: s}
 	// The older protocol era does not cancel a handler when the client hangs
-	// up, so watch the HTTP request itself too (research §2.6 b).
-	if rc, ok := ctx.Value(requestCtxKey{}).(context.Context); ok {
+	// up, so watch the HTTP request itself too (research §2.6 b), unless
+	// ctx ends with it already (the lean path's).
+	if rc, ok := ctx.Value(requestCtxKey{}).(context.Context); ok && rc.Done() != ctx.Done() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
 		stop := context.AfterFunc(rc, cancel)
-		defer stop()
+		wc.unwatch = func() {
+			stop()
+			cancel()
+		}
 	}
-	r, err := s.hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: in.Cursor, Timeout: timeout, Instance: in.Instance})
+	if wc.w, err = s.hub.StartWait(ctx, c.caller, hub.WaitInput{Cursor: in.Cursor, Timeout: timeout, Instance: in.Instance}); err != nil {
+		wc.close()
+		return nil, err
+	}
+	return wc, nil
+}
+
+// waitCall is a wait_for_messages under way.
+type waitCall struct {
+	s       *Server
+	w       *hub.Waiting
+	unwatch func() // stops watching the HTTP request
+}
+
+func (wc *waitCall) step() bool { return wc.w.Step() }
+func (wc *waitCall) sleep()     { wc.w.Sleep() }
+
+func (wc *waitCall) close() {
+	if wc.w != nil {
+		wc.w.Close()
+	}
+	if wc.unwatch != nil {
+		wc.unwatch()
+		wc.unwatch = nil
+	}
+}
+
+func (wc *waitCall) answer() (any, error) {
+	r, err := wc.w.Result()
+	wc.close()
 	if err != nil {
 		return nil, err
 	}
+	s := wc.s
 	events := []eventView{}
 	for _, e := range r.Events {
 		ev := eventView{Cursor: s.hub.Cursor(e), Type: e.Type, At: timeText(e.CreatedAt), ConversationID: e.ConversationID}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
 
 // The lean path (DESIGN.md §17) serves tools/call of the hot tools —
@@ -198,10 +200,30 @@ func modernMeta(raw json.RawMessage) bool {
 
 // serveLean runs the call and answers it as the SDK does in its JSON
 // response mode; the modern era's result carries the server's info and
-// resultType "complete".
+// resultType "complete". A tool that waits parks on this goroutine, and
+// all else it does runs off it (callParked), its answer's encoding too.
 func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, c *leanCall) {
+	var out []byte
+	var err error
+	if c.tool.parks != nil {
+		res, cerr := s.callParked(r.Context(), c.prof, c.tool, c.args)
+		hub.OffStack(func() { out, err = s.leanAnswer(c, res, cerr) })
+	} else {
+		res, cerr := s.callTool(r.Context(), c.prof, c.tool, c.args)
+		out, err = s.leanAnswer(c, res, cerr)
+	}
+	if err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache, no-transform")
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+}
+
+// leanAnswer encodes the response to the call.
+func (s *Server) leanAnswer(c *leanCall, res *mcp.CallToolResult, err error) ([]byte, error) {
 	resp := &jsonrpc.Response{ID: c.id}
-	res, err := s.callTool(r.Context(), c.prof, c.tool, c.args)
 	if err == nil {
 		if c.modern {
 			res.Meta = mcp.Meta{mcp.MetaKeyServerInfo: c.prof.impl}
@@ -215,12 +237,5 @@ func (s *Server) serveLean(w http.ResponseWriter, r *http.Request, c *leanCall) 
 		s.log.Error("answering a tool call", "tool", c.tool.tool.Name, "err", err)
 		resp.Result, resp.Error = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	out, err := jsonrpc.EncodeMessage(resp)
-	if err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-cache, no-transform")
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(out)
+	return jsonrpc.EncodeMessage(resp)
 }

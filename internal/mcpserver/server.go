@@ -152,30 +152,62 @@ func buildName(version string) string {
 // error — to a result (§10.2). Each call is counted with its outcome and
 // time (§14).
 func (s *Server) callTool(ctx context.Context, p *profile, d toolDef, args json.RawMessage) (*mcp.CallToolResult, error) {
-	start := time.Now()
-	outcome := "error"
-	defer func() { s.calls.WithLabelValues(d.tool.Name, outcome).Observe(time.Since(start).Seconds()) }()
-	c := &call{srv: s, prof: p, tool: d.tool.Name, caller: callerFrom(ctx), person: personFrom(ctx)}
-	switch {
-	case d.people && c.person == nil, !d.people && c.caller == nil:
-		return c.toolError(ctx, noCaller(ctx))
-	case !d.people:
-		if err := c.caller.Require(d.scope); err != nil {
-			return c.toolError(ctx, err)
-		}
+	t := s.beginCall(ctx, p, d)
+	if err := t.allowed(ctx); err != nil {
+		return t.refuse(ctx, err)
 	}
-	v, err := d.handler(ctx, c, args)
+	v, err := d.handler(ctx, t.c, args)
+	return t.end(ctx, v, err)
+}
+
+// toolCall is a tool call begun and not yet answered.
+type toolCall struct {
+	s     *Server
+	d     toolDef
+	c     *call
+	start time.Time
+}
+
+func (s *Server) beginCall(ctx context.Context, p *profile, d toolDef) *toolCall {
+	return &toolCall{s: s, d: d, start: time.Now(),
+		c: &call{srv: s, prof: p, tool: d.tool.Name, caller: callerFrom(ctx), person: personFrom(ctx)}}
+}
+
+// allowed is the call's caller, of the tool's side, with the tool's scope.
+func (t *toolCall) allowed(ctx context.Context) error {
+	switch {
+	case t.d.people && t.c.person == nil, !t.d.people && t.c.caller == nil:
+		return noCaller(ctx)
+	case !t.d.people:
+		return t.c.caller.Require(t.d.scope)
+	}
+	return nil
+}
+
+// refuse answers a call not allowed.
+func (t *toolCall) refuse(ctx context.Context, err error) (*mcp.CallToolResult, error) {
+	defer t.count("error")
+	return t.c.toolError(ctx, err)
+}
+
+// end answers the call with what its handler returned.
+func (t *toolCall) end(ctx context.Context, v any, err error) (*mcp.CallToolResult, error) {
 	if err != nil {
 		var r *hub.Refusal
 		if errors.As(err, &r) {
-			outcome = "refused"
-			if p.refusalErrors {
-				return c.refusalError(ctx, r)
+			defer t.count("refused")
+			if t.c.prof.refusalErrors {
+				return t.c.refusalError(ctx, r)
 			}
-			return c.refusalResult(ctx, r)
+			return t.c.refusalResult(ctx, r)
 		}
-		return c.toolError(ctx, err)
+		defer t.count("error")
+		return t.c.toolError(ctx, err)
 	}
-	outcome = "ok"
+	defer t.count("ok")
 	return result(v)
+}
+
+func (t *toolCall) count(outcome string) {
+	t.s.calls.WithLabelValues(t.d.tool.Name, outcome).Observe(time.Since(t.start).Seconds())
 }

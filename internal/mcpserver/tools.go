@@ -33,6 +33,10 @@ type toolDef struct {
 	handler func(ctx context.Context, c *call, args json.RawMessage) (any, error)
 	args    *input.Spec // how its arguments are read
 	people  bool        // called with a person's token, not an agent's
+	// parks, for a tool that waits (wait_for_messages), is its handler
+	// taken apart at its waits (newParkingTool), which the lean path
+	// parks on the request's own goroutine (callParked).
+	parks func(ctx context.Context, c *call, args json.RawMessage) (parker, error)
 }
 
 // toolSpec is what a tool declares; the generic newTool turns it into a

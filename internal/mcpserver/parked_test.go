@@ -1,0 +1,80 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLeanWaitParksBareOnItsRequest: the lean path parks a wait on the
+// request's own goroutine with nothing of the tool's handler beneath the
+// parking (callParked), so that the handler's reads, its decoding and its
+// answer — which run off that goroutine — never grow the stack it holds
+// while it waits (§17). Its answer is the wait's.
+func TestLeanWaitParksBareOnItsRequest(t *testing.T) {
+	ts := newTestServer(t)
+	planner := ts.client(t, "alice/planner", older)
+	conv := mustCall(t, planner, "open_conversation", map[string]any{"handles": []string{"alice/reviewer"}})["conversation_id"]
+	cursor := mustCall(t, ts.client(t, "alice/reviewer", older), "whoami", map[string]any{})["latest_cursor"]
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait_for_messages","arguments":{"cursor":%q,"timeout_s":20}}}`, cursor)
+	answered := make(chan []byte, 1)
+	before := ts.srv.LeanCalls()
+	go func() {
+		_, b := ts.post(t, context.Background(), "/mcp/", ts.tokens["alice/reviewer"], body, nil)
+		answered <- b
+	}()
+	// Parked: subscribed, and its goroutine asleep.
+	var parked []string
+	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatal("the wait did not park")
+		}
+		if ts.waker.Waiters() != 1 {
+			continue
+		}
+		buf := make([]byte, 1<<20)
+		parked = nil
+		for _, g := range bytes.Split(buf[:runtime.Stack(buf, true)], []byte("\n\n")) {
+			if bytes.Contains(g, []byte("hub.(*Hub).sleep(")) {
+				parked = append(parked, string(g))
+			}
+		}
+		if len(parked) > 0 {
+			break
+		}
+	}
+	if len(parked) != 1 {
+		t.Fatalf("%d goroutines parked in a wait, want 1", len(parked))
+	}
+	if !strings.Contains(parked[0], "hub.(*Waiting).Sleep") || !strings.Contains(parked[0], "mcpserver.(*Server).callParked") {
+		t.Errorf("the wait parked outside callParked:\n%s", parked[0])
+	}
+	for _, f := range []string{"mcpserver.(*Server).callTool", "mcpserver.newTool", "mcpserver.newParkingTool", "mcpserver.(*Server).startWait", "hub.(*Waiting).Step"} {
+		if strings.Contains(parked[0], f) {
+			t.Errorf("the parked request's goroutine holds %s beneath its parking:\n%s", f, parked[0])
+		}
+	}
+	mustCall(t, planner, "send_message", map[string]any{"conversation_id": conv, "body": "wake up"})
+	var resp struct {
+		Result struct {
+			StructuredContent struct {
+				Events []struct {
+					Message struct{ Body string }
+				}
+				TimedOut bool `json:"timed_out"`
+			}
+		}
+	}
+	b := <-answered
+	if err := json.Unmarshal(b, &resp); err != nil || len(resp.Result.StructuredContent.Events) != 1 || resp.Result.StructuredContent.Events[0].Message.Body != "wake up" {
+		t.Fatalf("answer %s (%v), want the one message", b, err)
+	}
+	if got := ts.srv.LeanCalls() - before; got != 2 { // the wait and the send
+		t.Errorf("the lean path served %d calls, want 2", got)
+	}
+}
