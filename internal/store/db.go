@@ -264,7 +264,8 @@ func (db *DB) commit(batch []*op) {
 		return
 	}
 	// What the writer keeps stands on what this transaction reads and
-	// writes: anything rolled back forgets it all.
+	// writes: anything rolled back forgets it all, and so does a commit by
+	// another connection since the last batch (seeOthers).
 	kept := false
 	defer func() {
 		if !kept {
@@ -272,6 +273,13 @@ func (db *DB) commit(batch []*op) {
 		}
 	}()
 	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect, views: db.views}
+	if db.views != nil {
+		if err := db.views.seeOthers(context.Background(), q); err != nil {
+			tx.Rollback()
+			all(err)
+			return
+		}
+	}
 	single := len(batch) == 1
 	for i, o := range batch {
 		if err := o.ctx.Err(); err != nil {

@@ -26,6 +26,9 @@ const maxViews = 4096
 type viewCache struct {
 	gen   int64
 	parts map[string][]hub.Participant // by conversation id
+
+	sent        map[sentKey]*sentLog // the brakes' counts (sentcounts.go)
+	dataVersion int64                // the write connection's PRAGMA data_version
 }
 
 // view is ConversationView through the cache: the conversation's row and
@@ -59,6 +62,6 @@ func (c *viewCache) view(ctx context.Context, d queries, id string) (*hub.Conver
 // forget drops everything kept.
 func (c *viewCache) forget() {
 	if c != nil {
-		c.parts = nil
+		c.parts, c.sent = nil, nil
 	}
 }
