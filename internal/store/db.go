@@ -265,7 +265,7 @@ func (db *DB) commit(batch []*op) {
 	}
 	// What the writer keeps stands on what this transaction reads and
 	// writes: anything rolled back forgets it all, and so does a commit by
-	// another connection since the last batch (seeOthers).
+	// another connection since the last batch (begin, seeOthers).
 	kept := false
 	defer func() {
 		if !kept {
@@ -274,11 +274,7 @@ func (db *DB) commit(batch []*op) {
 	}()
 	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect, views: db.views}
 	if db.views != nil {
-		if err := db.views.seeOthers(context.Background(), q); err != nil {
-			tx.Rollback()
-			all(err)
-			return
-		}
+		db.views.begin()
 	}
 	single := len(batch) == 1
 	for i, o := range batch {

@@ -20,9 +20,9 @@ import (
 // time. Like the views, a transaction that rolls anything back forgets it
 // all, and so does a commit by any other connection to the file (the
 // admin command line), which the writer learns from PRAGMA data_version
-// at the start of each batch. A count whose words match a kept hash is
-// read from the database: memory says when there is no duplicate, the
-// query how many there are.
+// once in each batch, before anything kept is used. A count whose words
+// match a kept hash is read from the database: memory says when there is
+// no duplicate, the query how many there are.
 
 // maxSentLogs bounds how many agent-and-conversation pairs are kept, and
 // maxSentRows how many messages one of them holds: a pair past it is read
@@ -52,6 +52,9 @@ type sentRow struct {
 // countSent is CountSent from memory: the pair's log is read once, when
 // it is not kept or starts after what is asked.
 func (c *viewCache) countSent(ctx context.Context, d queries, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
+	if err := c.seeOthers(ctx, d); err != nil {
+		return 0, 0, err
+	}
 	k := sentKey{conversationID, senderID}
 	sameFrom, recentFrom := since(sameSince), since(recentSince)
 	from := min(sameFrom, recentFrom)
@@ -138,17 +141,34 @@ func (c *viewCache) decided(conversationID, senderID string) {
 	delete(c.sent, sentKey{conversationID, senderID})
 }
 
-// seeOthers forgets everything when another connection committed since
-// the last batch; the writer calls it in each batch's transaction, before
-// anything else.
+// A batch's transaction begins with BEGIN IMMEDIATE: no other connection
+// commits while it runs, so the data version read anywhere in it tells
+// whether one committed since the last batch. A send reads it with its
+// conversation's row (view); a count made before any such read in the
+// batch reads it on its own (seeOthers).
+
+// begin marks a new batch: the data version is not read in it yet.
+func (c *viewCache) begin() { c.checked = false }
+
+// saw takes the data version read in this batch, and forgets everything
+// when another connection committed since the last one read.
+func (c *viewCache) saw(version int64) {
+	c.checked = true
+	if version != c.dataVersion {
+		c.dataVersion = version
+		c.forget()
+	}
+}
+
+// seeOthers reads the data version unless this batch did.
 func (c *viewCache) seeOthers(ctx context.Context, d queries) error {
+	if c.checked {
+		return nil
+	}
 	var v int64
 	if err := d.q.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
 		return dbErr("data version", err)
 	}
-	if v != c.dataVersion {
-		c.dataVersion = v
-		c.forget()
-	}
+	c.saw(v)
 	return nil
 }
