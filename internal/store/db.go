@@ -277,7 +277,8 @@ func (db *DB) commit(batch []*op) {
 		return
 	}
 	// What the writer keeps stands on what this transaction reads and
-	// writes: anything rolled back forgets it all.
+	// writes: anything rolled back forgets it all, and so does a commit by
+	// another connection since the last batch (begin, seeOthers).
 	kept := false
 	defer func() {
 		if !kept {
@@ -286,6 +287,9 @@ func (db *DB) commit(batch []*op) {
 	}()
 	sent := false // an Update made a message sent: the indexer has work
 	q := queries{q: prepared{cache: db.wstmts, tx: tx}, dialect: db.dialect, views: db.views, sent: &sent}
+	if db.views != nil {
+		db.views.begin()
+	}
 	single := len(batch) == 1
 	for i, o := range batch {
 		if err := o.ctx.Err(); err != nil {

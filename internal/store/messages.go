@@ -151,8 +151,14 @@ func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
 	if col, val, words := d.dialect.search.indexed(m); col != "" {
 		cols, vals, args = cols+", "+col, vals+", "+val, append(args, words...)
 	}
+	if err := d.exec(ctx, "insert message", `INSERT INTO messages (`+cols+`) VALUES (`+vals+`)`, args...); err != nil {
+		return err
+	}
 	d.noteSent(m)
-	return d.exec(ctx, "insert message", `INSERT INTO messages (`+cols+`) VALUES (`+vals+`)`, args...)
+	if d.views != nil {
+		d.views.inserted(m.ConversationID, m.SenderID, m.Status, m.CreatedAt, bodyHash(m.Body))
+	}
+	return nil
 }
 
 // noteSent tells the SQLite writer that m, written sent, is for the search
@@ -178,6 +184,14 @@ func bodyHash(body string) string {
 }
 
 func (d queries) CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
+	if d.views != nil {
+		return d.views.countSent(ctx, d, conversationID, senderID, body, sameSince, recentSince, max)
+	}
+	return d.countSent(ctx, conversationID, senderID, body, sameSince, recentSince, max)
+}
+
+// countSent is CountSent's query.
+func (d queries) countSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
 	err = d.q.QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND body_hash = ? AND created_at > ?
 			AND status <> 'rejected' AND body = ? LIMIT ?) AS same),
@@ -202,6 +216,9 @@ func (d queries) HeldMessages(ctx context.Context, ownerID string) ([]*hub.Messa
 }
 
 func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
+	if d.views != nil {
+		d.views.decided(m.ConversationID, m.SenderID)
+	}
 	set := ""
 	args := []any{m.Status, nullSeq(m.Seq), m.Body, bodyHash(m.Body), m.Summary, nullString(m.OriginalBody), m.Authority, nullString(m.DecidedBy), ms(m.DecidedAt)}
 	if col, val, words := d.dialect.search.indexed(m); col != "" {

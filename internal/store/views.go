@@ -26,18 +26,29 @@ const maxViews = 4096
 type viewCache struct {
 	gen   int64
 	parts map[string][]hub.Participant // by conversation id
+
+	sent        map[sentKey]*sentLog // the brakes' counts (sentcounts.go)
+	dataVersion int64                // the write connection's PRAGMA data_version
+	checked     bool                 // dataVersion was read in this batch
 }
 
 // view is ConversationView through the cache: the conversation's row and
-// the generation in one read, and its participants from memory while the
-// generation stands.
+// the generation in one read (with the data version, the batch's first),
+// and its participants from memory while the generation stands.
 func (c *viewCache) view(ctx context.Context, d queries, id string) (*hub.ConversationView, error) {
 	var conv conversationDest
-	var gen int64
-	err := d.q.QueryRowContext(ctx, `SELECT `+convCols+`, (SELECT n FROM generations WHERE name = 'participants') FROM conversations WHERE id = ?`, id).
-		Scan(append(conv.dest(), &gen)...)
-	if err != nil {
+	var gen, version int64
+	query, dest := `SELECT `+convCols+`, (SELECT n FROM generations WHERE name = 'participants') FROM conversations WHERE id = ?`, append(conv.dest(), &gen)
+	if !c.checked {
+		query = `SELECT ` + convCols + `, (SELECT n FROM generations WHERE name = 'participants'),
+			(SELECT data_version FROM pragma_data_version) FROM conversations WHERE id = ?`
+		dest = append(dest, &version)
+	}
+	if err := d.q.QueryRowContext(ctx, query, id).Scan(dest...); err != nil {
 		return nil, dbErr("conversation view", err)
+	}
+	if !c.checked {
+		c.saw(version)
 	}
 	if gen != c.gen || c.parts == nil {
 		c.gen, c.parts = gen, map[string][]hub.Participant{}
@@ -59,6 +70,6 @@ func (c *viewCache) view(ctx context.Context, d queries, id string) (*hub.Conver
 // forget drops everything kept.
 func (c *viewCache) forget() {
 	if c != nil {
-		c.parts = nil
+		c.parts, c.sent = nil, nil
 	}
 }
