@@ -68,7 +68,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	defer ln.Close()
 	isNew := newDatabase(cfg.Database)
-	db, err := store.Open(ctx, store.Options{Database: cfg.Database, Synchronous: cfg.Synchronous, Exclusive: true, Logger: log})
+	db, err := store.Open(ctx, store.Options{Database: cfg.Database, Synchronous: cfg.Synchronous, Exclusive: true, Index: true, Logger: log})
 	if err != nil {
 		if isNew {
 			removeDatabase(cfg.Database)

@@ -45,6 +45,12 @@ type Options struct {
 	// exclusively (palaver restore --mark, which must run before any
 	// replica starts).
 	Alone bool
+	// Index runs the search indexer beside the writer (SQLite; a server's
+	// open, and tests'): it fills the search index after the commits.
+	// Admin commands open without it, so that they never hold the file's
+	// write lock for the index while a server sends: what they write is
+	// indexed by the server within a second, or when it next starts.
+	Index bool
 	// ReadConns is the size of the read pool (default 8).
 	ReadConns int
 	Logger    *slog.Logger
@@ -150,8 +156,10 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 	db.queries = queries{q: prepared{cache: db.rstmts}, dialect: db.dialect}
 	if db.dialect.groupCommit {
 		go db.writer()
-		db.indexer = newIndexer()
-		go db.indexer.run(db)
+		if o.Index {
+			db.indexer = newIndexer()
+			go db.indexer.run(db)
+		}
 	} else {
 		close(db.done)
 	}

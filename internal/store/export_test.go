@@ -19,3 +19,6 @@ func SetIndexEvery(t testing.TB, d time.Duration) {
 func WaitIndexerPasses(ctx context.Context, db *DB, n uint64) error {
 	return db.indexer.waitPasses(ctx, n)
 }
+
+// Indexes reports whether db runs a search indexer.
+func Indexes(db *DB) bool { return db.indexer != nil }

@@ -68,6 +68,9 @@ func newIndexer() *indexer {
 
 // notify tells the indexer that a commit made messages sent.
 func (ix *indexer) notify() {
+	if ix == nil { // an open without Index: the server's indexer looks within a second
+		return
+	}
 	select {
 	case ix.wake <- struct{}{}:
 	default:
@@ -165,10 +168,14 @@ func (ix *indexer) waitPasses(ctx context.Context, target uint64) error {
 
 // SearchIndexed returns once every message committed before the call is
 // in the search index (at once on PostgreSQL, where the send indexes it):
-// it has the indexer look now, not after its usual wait.
+// it has the indexer look now, not after its usual wait, or without one
+// (an open without Index) indexes them itself.
 func (db *DB) SearchIndexed(ctx context.Context) error {
-	if db.indexer == nil {
+	switch {
+	case !db.dialect.groupCommit:
 		return nil
+	case db.indexer == nil:
+		return db.indexPass(ctx.Done(), -1)
 	}
 	return db.indexer.waitPass(ctx, true)
 }

@@ -59,7 +59,7 @@ func searchEntries(t *testing.T, path string) int {
 func TestSearchIndexerWokenByTheWriter(t *testing.T) {
 	store.SetIndexEvery(t, time.Hour)
 	path := filepath.Join(t.TempDir(), "palaver.db")
-	db, err := store.Open(ctx, store.Options{Database: path})
+	db, err := store.Open(ctx, store.Options{Database: path, Index: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestSearchIndexesHeldMessagesOnceApproved(t *testing.T) {
 // approval ahead of the mark or behind it, looked at again.
 func TestSearchIndexEntriesOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "palaver.db")
-	db, err := store.Open(ctx, store.Options{Database: path})
+	db, err := store.Open(ctx, store.Options{Database: path, Index: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestSearchIndexEntriesOnce(t *testing.T) {
 func TestSearchIndexCatchesUpAfterARestart(t *testing.T) {
 	store.SetIndexEvery(t, time.Hour)
 	path := filepath.Join(t.TempDir(), "palaver.db")
-	db, err := store.Open(ctx, store.Options{Database: path})
+	db, err := store.Open(ctx, store.Options{Database: path, Index: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestSearchIndexCatchesUpAfterARestart(t *testing.T) {
 		t.Fatalf("index entries left: %d", got)
 	}
 
-	db, err = store.Open(ctx, store.Options{Database: path})
+	db, err = store.Open(ctx, store.Options{Database: path, Index: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestSearchIndexCatchesUpAfterARestart(t *testing.T) {
 func TestSearchIndexedBeforeClose(t *testing.T) {
 	store.SetIndexEvery(t, time.Hour)
 	path := filepath.Join(t.TempDir(), "palaver.db")
-	db, err := store.Open(ctx, store.Options{Database: path})
+	db, err := store.Open(ctx, store.Options{Database: path, Index: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,5 +217,40 @@ func TestSearchIndexedBeforeClose(t *testing.T) {
 	db.Close()
 	if got := searchEntries(t, path); got != 3 {
 		t.Errorf("index entries after Close: %d, want 3", got)
+	}
+}
+
+// TestOnlyTheServersOpenIndexes: an open without Index (an admin command's)
+// runs no indexer, so it never holds the file's write lock for the index
+// while the server sends; what it writes is indexed by the server's open,
+// on its own look. Asked, the admin's open indexes what is left itself.
+func TestOnlyTheServersOpenIndexes(t *testing.T) {
+	store.SetIndexEvery(t, 10*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	admin, err := store.Open(ctx, store.Options{Database: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if store.Indexes(admin) {
+		t.Fatal("an admin's open runs a search indexer")
+	}
+	w := newSearchWorld(t, admin)
+	w.add("conv_a", "alice/a", hub.MessageSent, "", "written by the admin")
+
+	server, err := store.Open(ctx, store.Options{Database: path, Index: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexerPasses(t, server, 1)
+	if got := searchEntries(t, path); got != 1 {
+		t.Errorf("index entries after the server's look: %d, want 1", got)
+	}
+	server.Close()
+
+	w.add("conv_a", "alice/a", hub.MessageSent, "", "written with no server")
+	indexed(t, admin)
+	if got := searchEntries(t, path); got != 2 {
+		t.Errorf("index entries after the admin's open was asked: %d, want 2", got)
 	}
 }

@@ -94,7 +94,7 @@ func SearchIndexed(t testing.TB, db hub.Store) {
 
 func open(t testing.TB, database string) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)})
+	db, err := store.Open(context.Background(), store.Options{Database: database, Index: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
