@@ -18,14 +18,7 @@ func TestAdminCommandsReachTheNextSend(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "palaver.db")
 	url, _ := startServer(t, nil, "--addr", "127.0.0.1:0", "--database", db, "--budget", "2")
-	admin := func(args ...string) string {
-		t.Helper()
-		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", db)...)
-		if code != 0 {
-			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
-		}
-		return stdout
-	}
+	admin := adminOn(t, ctx, db)
 	admin("user", "create", "alice")
 	admin("agent", "create", "alice/planner")
 	admin("agent", "create", "alice/reviewer")

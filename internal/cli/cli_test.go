@@ -17,6 +17,20 @@ import (
 
 // run runs the palaver command with env vars and returns its exit status,
 // stdout and stderr.
+// adminOn runs admin commands on the database file db, as a person at the
+// server's machine does, failing the test on a non-zero exit; it returns
+// what a command printed.
+func adminOn(t *testing.T, ctx context.Context, db string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", db)...)
+		if code != 0 {
+			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+}
+
 func run(t *testing.T, ctx context.Context, vars map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer

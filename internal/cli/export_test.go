@@ -20,14 +20,7 @@ func TestExport(t *testing.T) {
 	ctx := context.Background()
 	db := filepath.Join(t.TempDir(), "palaver.db")
 	url := serve(t, db)
-	admin := func(args ...string) string {
-		t.Helper()
-		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", db)...)
-		if code != 0 {
-			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
-		}
-		return stdout
-	}
+	admin := adminOn(t, ctx, db)
 	admin("user", "create", "alice")
 	admin("user", "create", "bob")
 	admin("agent", "create", "alice/planner")

@@ -67,14 +67,7 @@ func TestWaitAcrossRestart(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	url, _, stop := launchServer(t, nil, "--addr", addr, "--database", db)
-	admin := func(args ...string) string {
-		t.Helper()
-		code, stdout, stderr := run(t, ctx, nil, append(args, "--database", db)...)
-		if code != 0 {
-			t.Fatalf("palaver %v: exit %d: %s", args, code, stderr)
-		}
-		return stdout
-	}
+	admin := adminOn(t, ctx, db)
 	admin("user", "create", "alice")
 	admin("agent", "create", "alice/planner")
 	admin("agent", "create", "alice/reviewer")
