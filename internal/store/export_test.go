@@ -22,3 +22,14 @@ func WaitIndexerPasses(ctx context.Context, db *DB, n uint64) error {
 
 // Indexes reports whether db runs a search indexer.
 func Indexes(db *DB) bool { return db.indexer != nil }
+
+// PaceAfter is the indexer's pace after a batch of n of size that took
+// took: the next batch's size, the rest before it and whether there is more.
+func PaceAfter(size, n int, took time.Duration) (next int, rest time.Duration, more bool) {
+	p := pace{size: size}
+	rest, more = p.after(n, took)
+	return p.size, rest, more
+}
+
+// IndexSearchSQL is the indexer's statement, for a test of its plan.
+const IndexSearchSQL = indexSearchSQL
