@@ -156,6 +156,10 @@ type NotifyWrites interface {
 	InsertNotifyTarget(ctx context.Context, t *NotifyTarget) error
 	// SetNotifyTargetKinds sets the kinds that notify on a target.
 	SetNotifyTargetKinds(ctx context.Context, id string, kinds []string) error
+	// InitMeta sets a meta key that has no value yet and leaves one that
+	// has alone: of writers racing, the first wins (the VAPID key pair,
+	// which every replica must send with the same).
+	InitMeta(ctx context.Context, key, value string) error
 	// DeleteNotifyTarget deletes a target with its notifications.
 	DeleteNotifyTarget(ctx context.Context, id string) error
 	// InsertNotifications adds notifications to the outbox, skipping any

@@ -51,7 +51,9 @@ const MetaVAPID = "vapid_keys"
 
 // EnsureKeys makes the server's VAPID key pair on its first start and
 // keeps it in the database; a later start, or another replica, finds it
-// there (palaver serve calls it before serving).
+// there (palaver serve calls it before serving). Replicas starting
+// together on a new database may each make a pair: only the first written
+// is kept, and every one of them sends with that.
 func (k *Notices) EnsureKeys(ctx context.Context) error {
 	err := k.store.Update(ctx, func(tx hub.Tx) error {
 		v, err := tx.Meta(ctx, MetaVAPID)
@@ -62,7 +64,7 @@ func (k *Notices) EnsureKeys(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return tx.SetMeta(ctx, MetaVAPID, keys.Public+"."+keys.Private)
+		return tx.InitMeta(ctx, MetaVAPID, keys.Public+"."+keys.Private)
 	})
 	if err != nil {
 		return hub.AsError(err)
