@@ -17,7 +17,11 @@ import (
 // so that a slow or dead one delays no other. A delivered notification
 // keeps its row, marked sent; a subscription its push service says is
 // gone is removed; other failures retry on Retry, and one failing past it
-// is dropped.
+// is dropped. A crash loses none (each is committed with its event) and
+// sends none twice that had not gone out; one cut off between its send
+// and its marking (the receiver took it, the process died) is sent again
+// once its lease ends — at least once, by design — with the same ID, so
+// the receiver replaces the first (Web Push's Topic, ntfy's sequence_id).
 
 // The outbox's numbers (§19).
 const (
