@@ -97,6 +97,7 @@ func (a *API) routes() []route {
 		{"PUT /notifications", a.setNotifications},
 		{"POST /notifications/push", a.addPushSubscription},
 		{"POST /notifications/ntfy", a.addNtfyTopic},
+		{"PUT /notifications/targets/{id}", a.setNotifyTargetKinds},
 		{"DELETE /notifications/targets/{id}", noBody(a.removeNotifyTarget)},
 		{"POST /notifications/test", noBody(a.testNotification)},
 

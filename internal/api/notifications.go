@@ -7,16 +7,18 @@ import (
 	"github.com/palaverhq/palaver/internal/push"
 )
 
-// Owner notifications (§19): the person's devices and ntfy topics, what
-// notifies them, quiet hours in their time zone, and the delivery log.
+// Owner notifications (§19): the person's devices and ntfy topics with
+// what notifies them on each, quiet hours in their time zone, and the
+// delivery log.
 
 type notifyTargetView struct {
-	ID        string `json:"id"`
-	Kind      string `json:"kind"` // webpush or ntfy
-	URL       string `json:"url"`
-	Label     string `json:"label"`
-	HasToken  bool   `json:"has_token"`
-	CreatedAt string `json:"created_at"`
+	ID        string   `json:"id"`
+	Kind      string   `json:"kind"` // webpush or ntfy
+	URL       string   `json:"url"`
+	Label     string   `json:"label"`
+	HasToken  bool     `json:"has_token"`
+	Kinds     []string `json:"kinds"`
+	CreatedAt string   `json:"created_at"`
 }
 
 type notifyAttemptView struct {
@@ -30,7 +32,6 @@ type notifyAttemptView struct {
 
 type notificationsView struct {
 	TimeZone       string              `json:"time_zone"`
-	Kinds          []string            `json:"kinds"`
 	QuietFrom      string              `json:"quiet_from"`
 	QuietTo        string              `json:"quiet_to"`
 	QuietUrgent    bool                `json:"quiet_urgent"`
@@ -40,11 +41,12 @@ type notificationsView struct {
 }
 
 func newNotifyTargetView(t *hub.NotifyTarget) notifyTargetView {
-	return notifyTargetView{ID: t.ID, Kind: t.Kind, URL: t.URL, Label: t.Label, HasToken: t.Token != "", CreatedAt: timeText(t.CreatedAt)}
+	return notifyTargetView{ID: t.ID, Kind: t.Kind, URL: t.URL, Label: t.Label, HasToken: t.Token != "",
+		Kinds: viewsOf(t.Kinds, func(k string) string { return k }), CreatedAt: timeText(t.CreatedAt)}
 }
 
 func newNotificationsView(s *push.Settings) notificationsView {
-	return notificationsView{TimeZone: s.TimeZone, Kinds: viewsOf(s.Prefs.Kinds, func(k string) string { return k }),
+	return notificationsView{TimeZone: s.TimeZone,
 		QuietFrom: push.FormatQuiet(s.Prefs.QuietFrom), QuietTo: push.FormatQuiet(s.Prefs.QuietTo), QuietUrgent: s.Prefs.QuietUrgent,
 		VAPIDPublicKey: s.VAPIDPublicKey, Targets: viewsOf(s.Targets, newNotifyTargetView),
 		Log: viewsOf(s.Log, func(a hub.NotifyAttempt) notifyAttemptView {
@@ -60,10 +62,13 @@ func (a *API) notifications(ctx context.Context, r *request) (any, error) {
 	return newNotificationsView(s), nil
 }
 
+// setNotifications sets the person's time zone and quiet hours; kinds,
+// when given, are set on every device and topic (what they meant before
+// each target had its own).
 func (a *API) setNotifications(ctx context.Context, r *request) (any, error) {
 	var in struct {
 		TimeZone    string   `json:"time_zone"`
-		Kinds       []string `json:"kinds"`
+		Kinds       []string `json:"kinds"` // nil: each target keeps its own
 		QuietFrom   string   `json:"quiet_from"`
 		QuietTo     string   `json:"quiet_to"`
 		QuietUrgent bool     `json:"quiet_urgent"`
@@ -71,7 +76,7 @@ func (a *API) setNotifications(ctx context.Context, r *request) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	p := hub.NotifyPrefs{Kinds: in.Kinds, QuietUrgent: in.QuietUrgent}
+	p := hub.NotifyPrefs{QuietUrgent: in.QuietUrgent}
 	var err error
 	if in.QuietFrom != "" || in.QuietTo != "" {
 		if p.QuietFrom, err = push.ParseQuiet(in.QuietFrom); err != nil {
@@ -81,7 +86,7 @@ func (a *API) setNotifications(ctx context.Context, r *request) (any, error) {
 			return nil, err
 		}
 	}
-	s, err := a.notices.SetSettings(ctx, r.user, in.TimeZone, p)
+	s, err := a.notices.SetSettings(ctx, r.user, in.TimeZone, p, in.Kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +124,21 @@ func (a *API) addNtfyTopic(ctx context.Context, r *request) (any, error) {
 		return nil, err
 	}
 	t, err := a.notices.AddNtfyTopic(ctx, r.user, in.URL, in.Token, in.Label)
+	if err != nil {
+		return nil, err
+	}
+	return newNotifyTargetView(t), nil
+}
+
+// setNotifyTargetKinds sets the kinds that notify on one device or topic.
+func (a *API) setNotifyTargetKinds(ctx context.Context, r *request) (any, error) {
+	var in struct {
+		Kinds []string `json:"kinds"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	t, err := a.notices.SetTargetKinds(ctx, r.user, r.PathValue("id"), in.Kinds)
 	if err != nil {
 		return nil, err
 	}

@@ -202,6 +202,7 @@ func TestViews(t *testing.T) {
 	topic := v.call(t, "POST /notifications/ntfy", "dave", "POST", "/notifications/ntfy", map[string]any{"url": "https://127.0.0.1/alerts", "token": "tk_x"})
 	v.call(t, "PUT /notifications", "dave", "PUT", "/notifications", map[string]any{"time_zone": "Europe/Berlin", "kinds": []string{"question", "permission"},
 		"quiet_from": "22:00", "quiet_to": "07:00", "quiet_urgent": true})
+	v.call(t, "PUT /notifications/targets/{id}", "dave", "PUT", "/notifications/targets/"+topic["id"].(string), map[string]any{"kinds": []string{"question", "held"}})
 	v.call(t, "POST /notifications/test", "dave", "POST", "/notifications/test", nil)
 	v.call(t, "DELETE /notifications/targets/{id}", "dave", "DELETE", "/notifications/targets/"+topic["id"].(string), nil)
 	v.call(t, "GET /notifications", "dave", "GET", "/notifications", nil)

@@ -389,6 +389,7 @@ type crashServer struct {
 	binary, database string
 	log              string       // the servers' stderr, one after another
 	http             *http.Client // the senders'
+	args, env        []string     // more of serve's arguments and environment
 
 	mu   sync.Mutex
 	proc *child
@@ -405,7 +406,7 @@ func (s *crashServer) start(ctx context.Context, addr string) error {
 		return err
 	}
 	defer f.Close()
-	c, err := startServe(ctx, s.binary, addr, s.database, f)
+	c, err := startServe(ctx, s.binary, addr, s.database, f, s.args, s.env)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.up == nil {

@@ -74,7 +74,7 @@ func attach(ctx context.Context, o Options) (*server, error) {
 
 // start starts one `palaver serve` on database and waits until it listens.
 func (s *server) start(ctx context.Context, binary, database string) error {
-	c, err := startServe(ctx, binary, "127.0.0.1:0", database, io.Discard)
+	c, err := startServe(ctx, binary, "127.0.0.1:0", database, io.Discard, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -94,11 +94,12 @@ type child struct {
 }
 
 // startServe starts `palaver serve` listening on addr (port 0: any free
-// one) on database, and returns once it logs that it is serving. Its
-// stderr, that line included, is copied to log.
-func startServe(ctx context.Context, binary, addr, database string, log io.Writer) (*child, error) {
-	cmd := exec.CommandContext(ctx, binary, "serve", "--addr", addr, "--database", database)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+// one) on database, with any more arguments and environment variables
+// (NAME=value), and returns once it logs that it is serving. Its stderr,
+// that line included, is copied to log.
+func startServe(ctx context.Context, binary, addr, database string, log io.Writer, args, env []string) (*child, error) {
+	cmd := exec.CommandContext(ctx, binary, append([]string{"serve", "--addr", addr, "--database", database}, args...)...)
+	cmd.Env = append(append(os.Environ(), "GOMAXPROCS=2"), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

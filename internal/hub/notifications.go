@@ -11,8 +11,8 @@ import (
 
 // Owner notifications (§19): a person chooses where they are told of what
 // waits for them away from the dashboard — a browser's Web Push
-// subscription or an ntfy topic — which kinds of thing tell them, and a
-// daily window of quiet hours, read in their own time zone. Notifications
+// subscription or an ntfy topic — which kinds of thing tell them on each,
+// and a daily window of quiet hours, read in their own time zone. Notifications
 // carry a summary and a link, never a body. What a notification says
 // and when it is due are decided here, in the transaction that stores the
 // events (queueNotifications, queue.go); managing devices, topics and
@@ -43,8 +43,8 @@ const (
 var NotifyKinds = []string{NotifyQuestion, NotifyHeld, NotifyGrant, NotifyInbound, NotifyContact, NotifyProject,
 	NotifyPermission, NotifyBrake, NotifyPaused, NotifyMessage}
 
-// DefaultNotifyKinds is what a person who chose nothing hears of: every
-// kind but every message.
+// DefaultNotifyKinds is what a new device or topic hears of until its
+// person chooses: every kind but every message.
 var DefaultNotifyKinds = slices.DeleteFunc(slices.Clone(NotifyKinds), func(k string) bool { return k == NotifyMessage })
 
 // urgentKinds wait for a decision: ntfy publishes them at high priority,
@@ -63,14 +63,20 @@ type NotifyTarget struct {
 	// P256dh and Auth are a push subscription's keys (base64url).
 	P256dh, Auth string
 	// Token is an ntfy topic's access token ("" for none).
-	Token     string
-	Label     string // the browser's user agent, or what the person named it
+	Token string
+	Label string // the browser's user agent, or what the person named it
+	// Kinds are the kinds that notify on this target, in NotifyKinds'
+	// order: each device and topic is told of what its person chose for it.
+	Kinds     []string
 	CreatedAt time.Time
 }
 
-// NotifyPrefs are what tells a person and when not (§19).
+// Wants reports whether a kind notifies on the target.
+func (t *NotifyTarget) Wants(kind string) bool { return slices.Contains(t.Kinds, kind) }
+
+// NotifyPrefs are when a person is not told (§19), whichever the target;
+// what tells them is each target's (NotifyTarget.Kinds).
 type NotifyPrefs struct {
-	Kinds []string // the kinds that notify, in NotifyKinds' order
 	// QuietFrom and QuietTo are the daily quiet hours, in minutes after
 	// midnight in the person's time zone; equal, there are none. A window
 	// may wrap past midnight (22:00–07:00).
@@ -103,9 +109,6 @@ func (p NotifyPrefs) QuietEnd(at time.Time, loc *time.Location) time.Time {
 	}
 	return end.UTC()
 }
-
-// Wants reports whether a kind notifies the person.
-func (p NotifyPrefs) Wants(kind string) bool { return slices.Contains(p.Kinds, kind) }
 
 // location is the time zone named ("" is UTC), or says how to name one.
 func location(name string) (*time.Location, error) {
@@ -151,6 +154,12 @@ type NotifyWrites interface {
 	SetUserTimeZone(ctx context.Context, userID, name string) error
 	SetNotifyPrefs(ctx context.Context, userID string, p NotifyPrefs) error
 	InsertNotifyTarget(ctx context.Context, t *NotifyTarget) error
+	// SetNotifyTargetKinds sets the kinds that notify on a target.
+	SetNotifyTargetKinds(ctx context.Context, id string, kinds []string) error
+	// InitMeta sets a meta key that has no value yet and leaves one that
+	// has alone: of writers racing, the first wins (the VAPID key pair,
+	// which every replica must send with the same).
+	InitMeta(ctx context.Context, key, value string) error
 	// DeleteNotifyTarget deletes a target with its notifications.
 	DeleteNotifyTarget(ctx context.Context, id string) error
 	// InsertNotifications adds notifications to the outbox, skipping any

@@ -129,7 +129,7 @@ func (h *Hub) queueRemotes(ctx context.Context, tx Tx, events []*Event) (bool, e
 
 // queueNotifications puts into the outbox, in the transaction that stores
 // the events, a notification to each target of every person an event tells
-// of something they chose to hear of: due when their quiet hours end, at
+// of something they chose to hear of there: due when their quiet hours end, at
 // most one per item and target, and — past NotifyDigestAfter in the last
 // minute — one digest for the rest of that minute. It reports whether it
 // queued any.
@@ -163,7 +163,7 @@ func (h *Hub) queueNotifications(ctx context.Context, tx Tx, events []*Event) (b
 			p.targets = ts
 			if len(ts) > 0 {
 				if p.prefs, err = tx.NotifyPrefs(ctx, e.RecipientID); errors.Is(err, ErrNoRows) {
-					p.prefs = NotifyPrefs{Kinds: DefaultNotifyKinds}
+					p.prefs = NotifyPrefs{} // no quiet hours
 				} else if err != nil {
 					return false, err
 				}
@@ -177,7 +177,13 @@ func (h *Hub) queueNotifications(ctx context.Context, tx Tx, events []*Event) (b
 				}
 			}
 		}
-		if len(p.targets) == 0 || !p.prefs.Wants(kind) {
+		var to []*NotifyTarget
+		for _, t := range p.targets {
+			if t.Wants(kind) {
+				to = append(to, t)
+			}
+		}
+		if len(to) == 0 {
 			continue
 		}
 		payload := notifyPayload(kind, e, str)
@@ -191,7 +197,7 @@ func (h *Hub) queueNotifications(ctx context.Context, tx Tx, events []*Event) (b
 		if p.prefs.Quiet(now, p.loc, kind) {
 			due = p.prefs.QuietEnd(now, p.loc)
 		}
-		for _, t := range p.targets {
+		for _, t := range to {
 			out = append(out, &Notification{ID: NewID(IDNotification, now), TargetID: t.ID, UserID: e.RecipientID, Kind: kind, Item: item,
 				Payload: payload, CreatedAt: now, DueAt: due})
 		}

@@ -16,8 +16,8 @@ import (
 )
 
 // Owner notifications' management (§19): the devices and ntfy topics a
-// person is told on, the kinds that tell them, their quiet hours and time
-// zone, the delivery log and the key a browser subscribes with. What a
+// person is told on with the kinds that tell them on each, their quiet
+// hours and time zone, the delivery log and the key a browser subscribes with. What a
 // notification says and when it is due is decided by the hub, in the
 // transaction that stores the events it tells of; Notices send what it
 // queued (outbox.go).
@@ -88,12 +88,11 @@ func (k *Notices) SetTimeZone(ctx context.Context, u *hub.User, name string) err
 	return nil
 }
 
-// Prefs are the person's notification preferences (hub.DefaultNotifyKinds
-// and no quiet hours until they choose).
+// Prefs are the person's quiet hours (none until they choose).
 func (k *Notices) Prefs(ctx context.Context, u *hub.User) (hub.NotifyPrefs, error) {
 	p, err := k.store.NotifyPrefs(ctx, u.ID)
 	if errors.Is(err, hub.ErrNoRows) {
-		return hub.NotifyPrefs{Kinds: slices.Clone(hub.DefaultNotifyKinds)}, nil
+		return hub.NotifyPrefs{}, nil
 	}
 	if err != nil {
 		return hub.NotifyPrefs{}, hub.AsError(err)
@@ -101,27 +100,40 @@ func (k *Notices) Prefs(ctx context.Context, u *hub.User) (hub.NotifyPrefs, erro
 	return p, nil
 }
 
-// SetPrefs stores which kinds notify the person and their quiet hours.
-// Every kind is one of hub.NotifyKinds; the hours are minutes within a
-// day.
-func (k *Notices) SetPrefs(ctx context.Context, u *hub.User, p hub.NotifyPrefs) (hub.NotifyPrefs, error) {
+// checkKinds returns the kinds chosen in hub.NotifyKinds' order, each
+// once, or says which is not a kind and what the kinds are.
+func checkKinds(chosen []string) ([]string, error) {
+	for _, kind := range chosen {
+		if !slices.Contains(hub.NotifyKinds, kind) {
+			return nil, hub.Invalid("", "%q is not a kind of notification; choose from %s", hub.Echo(kind), strings.Join(hub.NotifyKinds, ", "))
+		}
+	}
 	kinds := []string{}
 	for _, kind := range hub.NotifyKinds {
-		if slices.Contains(p.Kinds, kind) {
+		if slices.Contains(chosen, kind) {
 			kinds = append(kinds, kind)
 		}
 	}
-	for _, kind := range p.Kinds {
-		if !slices.Contains(hub.NotifyKinds, kind) {
-			return hub.NotifyPrefs{}, hub.Invalid("", "%q is not a kind of notification; choose from %s", hub.Echo(kind), strings.Join(hub.NotifyKinds, ", "))
-		}
-	}
+	return kinds, nil
+}
+
+// checkQuiet says what is wrong with quiet hours: they are minutes within
+// a day.
+func checkQuiet(p hub.NotifyPrefs) error {
 	for _, m := range []int{p.QuietFrom, p.QuietTo} {
 		if m < 0 || m >= 24*60 {
-			return hub.NotifyPrefs{}, hub.Invalid("", "quiet hours are times of day from 00:00 to 23:59; %d minutes after midnight is not one", m)
+			return hub.Invalid("", "quiet hours are times of day from 00:00 to 23:59; %d minutes after midnight is not one", m)
 		}
 	}
-	p.Kinds = kinds
+	return nil
+}
+
+// SetPrefs stores the person's quiet hours, the same on every device and
+// topic.
+func (k *Notices) SetPrefs(ctx context.Context, u *hub.User, p hub.NotifyPrefs) (hub.NotifyPrefs, error) {
+	if err := checkQuiet(p); err != nil {
+		return hub.NotifyPrefs{}, err
+	}
 	if err := k.store.Update(ctx, func(tx hub.Tx) error { return tx.SetNotifyPrefs(ctx, u.ID, p) }); err != nil {
 		return hub.NotifyPrefs{}, hub.AsError(err)
 	}
@@ -154,8 +166,9 @@ func checkPushKey(name, s string, n int) (string, error) {
 	return s, nil
 }
 
-// addTarget stores a target, within the person's MaxTargets; a browser
-// subscribing again with the same endpoint replaces its keys.
+// addTarget stores a target, within the person's MaxTargets, told of
+// hub.DefaultNotifyKinds until the person chooses; a browser subscribing
+// again with the same endpoint replaces its keys and keeps its kinds.
 func (k *Notices) addTarget(ctx context.Context, u *hub.User, t *hub.NotifyTarget) (*hub.NotifyTarget, error) {
 	label, err := hub.CheckText("label", hub.CleanText(t.Label), 0, 1<<20)
 	if err != nil {
@@ -163,19 +176,18 @@ func (k *Notices) addTarget(ctx context.Context, u *hub.User, t *hub.NotifyTarge
 	}
 	t.Label = hub.Preview(label, maxLabel)
 	now := k.hub.Now()
-	t.ID, t.UserID, t.CreatedAt = hub.NewID(hub.IDNotifyTarget, now), u.ID, now
+	t.ID, t.UserID, t.CreatedAt, t.Kinds = hub.NewID(hub.IDNotifyTarget, now), u.ID, now, slices.Clone(hub.DefaultNotifyKinds)
 	err = k.store.Update(ctx, func(tx hub.Tx) error {
 		ts, err := tx.NotifyTargets(ctx, u.ID)
 		if err != nil {
 			return err
 		}
-		for _, o := range ts {
-			if o.URL == t.URL {
-				if err := tx.DeleteNotifyTarget(ctx, o.ID); err != nil {
-					return err
-				}
-				ts = slices.DeleteFunc(ts, func(x *hub.NotifyTarget) bool { return x.ID == o.ID })
+		if i := slices.IndexFunc(ts, func(o *hub.NotifyTarget) bool { return o.URL == t.URL }); i >= 0 { // one at most: (user_id, url) is unique
+			t.Kinds = ts[i].Kinds
+			if err := tx.DeleteNotifyTarget(ctx, ts[i].ID); err != nil {
+				return err
 			}
+			ts = slices.Delete(ts, i, i+1)
 		}
 		if len(ts) >= MaxTargets {
 			return hub.Invalid("", "you have %d devices and topics already, the most a person may have; remove one first", MaxTargets)
@@ -233,15 +245,44 @@ func urlPath(s string) string {
 	return u.Path
 }
 
-// RemoveTarget deletes one of the person's devices or topics with the
-// notifications it still had to send.
-func (k *Notices) RemoveTarget(ctx context.Context, u *hub.User, id string) (*hub.NotifyTarget, error) {
+// target is one of the person's devices or topics, or not found.
+func (k *Notices) target(ctx context.Context, u *hub.User, id string) (*hub.NotifyTarget, error) {
 	t, err := k.store.NotifyTarget(ctx, id)
 	if err == nil && t.UserID != u.ID {
 		err = hub.ErrNoRows
 	}
 	if err != nil {
 		return nil, hub.LookupErr(err, "you have no device or topic %q", hub.Echo(id))
+	}
+	return t, nil
+}
+
+// SetTargetKinds sets which kinds notify the person on one of their
+// devices or topics: each one of hub.NotifyKinds (none at all is a
+// choice too: the target then hears only tests). A kind that is not one
+// is refused, changing nothing.
+func (k *Notices) SetTargetKinds(ctx context.Context, u *hub.User, id string, kinds []string) (*hub.NotifyTarget, error) {
+	kinds, err := checkKinds(kinds)
+	if err != nil {
+		return nil, err
+	}
+	t, err := k.target(ctx, u, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.store.Update(ctx, func(tx hub.Tx) error { return tx.SetNotifyTargetKinds(ctx, id, kinds) }); err != nil {
+		return nil, hub.AsError(err)
+	}
+	t.Kinds = kinds
+	return t, nil
+}
+
+// RemoveTarget deletes one of the person's devices or topics with the
+// notifications it still had to send.
+func (k *Notices) RemoveTarget(ctx context.Context, u *hub.User, id string) (*hub.NotifyTarget, error) {
+	t, err := k.target(ctx, u, id)
+	if err != nil {
+		return nil, err
 	}
 	if err := k.store.Update(ctx, func(tx hub.Tx) error { return tx.DeleteNotifyTarget(ctx, id) }); err != nil {
 		return nil, hub.AsError(err)
@@ -259,8 +300,8 @@ func (k *Notices) Log(ctx context.Context, u *hub.User) ([]hub.NotifyAttempt, er
 }
 
 // Settings are everything Settings shows of a person's notifications:
-// their time zone, preferences, devices and topics, the latest
-// deliveries, and the key a browser subscribes with.
+// their time zone, quiet hours, devices and topics with the kinds each is
+// told of, the latest deliveries, and the key a browser subscribes with.
 type Settings struct {
 	TimeZone       string
 	Prefs          hub.NotifyPrefs
@@ -290,11 +331,34 @@ func (k *Notices) Settings(ctx context.Context, u *hub.User) (*Settings, error) 
 	return &Settings{TimeZone: u.TimeZone, Prefs: p, Targets: ts, Log: log, VAPIDPublicKey: key}, nil
 }
 
-// SetSettings sets the person's time zone and preferences together, or
-// neither when either is wrong.
-func (k *Notices) SetSettings(ctx context.Context, u *hub.User, timeZone string, p hub.NotifyPrefs) (*Settings, error) {
+// SetSettings sets the person's time zone and quiet hours together, or
+// neither when either is wrong. kinds, when not nil, are set on every one
+// of their devices and topics (what a client that knows only one choice
+// for the person means); nil leaves each target's kinds as they are.
+func (k *Notices) SetSettings(ctx context.Context, u *hub.User, timeZone string, p hub.NotifyPrefs, kinds []string) (*Settings, error) {
 	if _, err := hub.LoadLocation(strings.TrimSpace(timeZone)); err != nil {
 		return nil, err
+	}
+	if err := checkQuiet(p); err != nil {
+		return nil, err
+	}
+	if kinds != nil {
+		var err error
+		if kinds, err = checkKinds(kinds); err != nil {
+			return nil, err
+		}
+		err = k.store.Update(ctx, func(tx hub.Tx) error {
+			ts, err := tx.NotifyTargets(ctx, u.ID)
+			for _, t := range ts {
+				if err == nil {
+					err = tx.SetNotifyTargetKinds(ctx, t.ID, kinds)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return nil, hub.AsError(err)
+		}
 	}
 	if _, err := k.SetPrefs(ctx, u, p); err != nil {
 		return nil, err

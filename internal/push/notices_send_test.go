@@ -246,7 +246,7 @@ func TestNotifyTest(t *testing.T) {
 	if _, err := n.k.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.k.SetPrefs(ctx, n.alice, hub.NotifyPrefs{Kinds: []string{}, QuietFrom: 0, QuietTo: 23*60 + 59}); err != nil {
+	if _, err := n.k.SetSettings(ctx, n.alice, "", hub.NotifyPrefs{QuietFrom: 0, QuietTo: 23*60 + 59}, []string{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := n.k.Test(ctx, n.alice); err != nil || got != 2 {

@@ -3,7 +3,9 @@ package push_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
 	"runtime"
@@ -107,37 +109,98 @@ func TestNotifyTargets(t *testing.T) {
 	}
 }
 
+// TestNotifyPrefs: quiet hours are the person's, within a day.
 func TestNotifyPrefs(t *testing.T) {
 	w, k := noticesWorld(t, names{}, nil)
 	alice := w.Person(t, "alice")
 	p, err := k.Prefs(ctx, alice)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Every kind but every message, until the person chooses.
-	if p.Wants(hub.NotifyMessage) || !p.Wants(hub.NotifyQuestion) || len(p.Kinds) != len(hub.NotifyKinds)-1 {
-		t.Fatalf("default prefs = %+v", p)
-	}
-	if _, err := k.SetPrefs(ctx, alice, hub.NotifyPrefs{Kinds: []string{"gossip"}}); err == nil || !strings.Contains(err.Error(), "choose from question, held") {
-		t.Fatalf("unknown kind: %v", err)
+	if err != nil || p != (hub.NotifyPrefs{}) {
+		t.Fatalf("default prefs = %+v, %v; want no quiet hours", p, err)
 	}
 	if _, err := k.SetPrefs(ctx, alice, hub.NotifyPrefs{QuietFrom: 24 * 60}); err == nil {
 		t.Fatal("quiet hours past midnight were taken")
 	}
-	set := hub.NotifyPrefs{Kinds: []string{hub.NotifyMessage, hub.NotifyQuestion}, QuietFrom: 22 * 60, QuietTo: 7 * 60, QuietUrgent: true}
+	set := hub.NotifyPrefs{QuietFrom: 22 * 60, QuietTo: 7 * 60, QuietUrgent: true}
 	if _, err := k.SetPrefs(ctx, alice, set); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := k.Prefs(ctx, alice)
-	if !slices.Equal(got.Kinds, []string{hub.NotifyQuestion, hub.NotifyMessage}) || got.QuietFrom != 22*60 || got.QuietTo != 7*60 || !got.QuietUrgent {
+	if got, _ := k.Prefs(ctx, alice); got != set {
 		t.Fatalf("prefs = %+v", got)
 	}
-	none := hub.NotifyPrefs{Kinds: nil}
-	if _, err := k.SetPrefs(ctx, alice, none); err != nil {
+}
+
+// TestNotifyTargetKinds: a new device or topic is told of every kind but
+// every message; its person chooses for each on its own, in NotifyKinds'
+// order, none at all too; a kind that is not one is refused, naming the
+// kinds and changing nothing; only its person chooses; a browser
+// subscribing again keeps its device's kinds; and kinds set for the
+// person (REST's older PUT) are set on every target, or on none when one
+// is wrong.
+func TestNotifyTargetKinds(t *testing.T) {
+	names := names{"push.example": {netip.MustParseAddr("93.184.215.14")}}
+	w, k := noticesWorld(t, names, nil)
+	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
+	sub, err := k.AddPushSubscription(ctx, alice, "https://push.example/send/abc", pushKey, pushAuth, "Firefox")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := k.Prefs(ctx, alice); len(got.Kinds) != 0 {
-		t.Fatalf("choosing nothing kept %v", got.Kinds)
+	topic, err := k.AddNtfyTopic(ctx, alice, "https://push.example/alerts", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sub.Kinds, hub.DefaultNotifyKinds) || sub.Wants(hub.NotifyMessage) || !sub.Wants(hub.NotifyQuestion) {
+		t.Fatalf("a new device hears of %v; want %v", sub.Kinds, hub.DefaultNotifyKinds)
+	}
+	kinds := func() map[string][]string {
+		ts, err := k.Targets(ctx, alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]string{}
+		for _, t := range ts {
+			out[t.ID] = t.Kinds
+		}
+		return out
+	}
+	got, err := k.SetTargetKinds(ctx, alice, sub.ID, []string{hub.NotifyMessage, hub.NotifyQuestion, hub.NotifyMessage})
+	if err != nil || !slices.Equal(got.Kinds, []string{hub.NotifyQuestion, hub.NotifyMessage}) {
+		t.Fatalf("SetTargetKinds = %+v, %v", got, err)
+	}
+	if all := kinds(); !slices.Equal(all[sub.ID], []string{hub.NotifyQuestion, hub.NotifyMessage}) || !slices.Equal(all[topic.ID], hub.DefaultNotifyKinds) {
+		t.Fatalf("after choosing for the device: %v", all)
+	}
+	before := kinds()
+	if _, err := k.SetTargetKinds(ctx, alice, topic.ID, []string{hub.NotifyBrake, "gossip"}); hub.AsError(err).Kind != hub.KindInvalid ||
+		!strings.Contains(err.Error(), `"gossip" is not a kind of notification; choose from question, held`) {
+		t.Fatalf("an unknown kind: %v", err)
+	}
+	if _, err := k.SetTargetKinds(ctx, bob, topic.ID, []string{hub.NotifyBrake}); hub.AsError(err).Kind != hub.KindNotFound {
+		t.Fatalf("bob chose for alice's topic: %v", err)
+	}
+	if _, err := k.SetSettings(ctx, alice, "Europe/Berlin", hub.NotifyPrefs{}, []string{hub.NotifyHeld, "gossip"}); hub.AsError(err).Kind != hub.KindInvalid {
+		t.Fatalf("an unknown kind for every target: %v", err)
+	}
+	if after := kinds(); !maps.EqualFunc(after, before, slices.Equal) || w.Person(t, "alice").TimeZone != "" {
+		t.Fatalf("refused choices changed the kinds %v to %v, or the time zone", before, after)
+	}
+	if got, err := k.SetTargetKinds(ctx, alice, topic.ID, nil); err != nil || len(got.Kinds) != 0 || len(kinds()[topic.ID]) != 0 {
+		t.Fatalf("choosing nothing: %+v, %v, kept %v", got, err, kinds()[topic.ID])
+	}
+	if _, err := k.AddPushSubscription(ctx, alice, "https://push.example/send/abc", pushKey, pushAuth, "Firefox again"); err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := k.Targets(ctx, alice)
+	i := slices.IndexFunc(ts, func(t *hub.NotifyTarget) bool { return t.Kind == hub.TargetWebPush })
+	if len(ts) != 2 || ts[i].Label != "Firefox again" || !slices.Equal(ts[i].Kinds, []string{hub.NotifyQuestion, hub.NotifyMessage}) {
+		t.Fatalf("subscribing again: %+v", ts)
+	}
+	if _, err := k.SetSettings(ctx, alice, "", hub.NotifyPrefs{}, []string{hub.NotifyHeld}); err != nil {
+		t.Fatal(err)
+	}
+	for id, ks := range kinds() {
+		if !slices.Equal(ks, []string{hub.NotifyHeld}) {
+			t.Errorf("kinds for every target: %s hears of %v", id, ks)
+		}
 	}
 }
 
@@ -233,7 +296,7 @@ func TestNotifyQuietHours(t *testing.T) {
 	if err := k.SetTimeZone(ctx, alice, "Asia/Tokyo"); err != nil { // 09:00 UTC is 18:00 in Tokyo
 		t.Fatal(err)
 	}
-	if _, err := k.SetPrefs(ctx, alice, hub.NotifyPrefs{Kinds: hub.DefaultNotifyKinds, QuietFrom: 17 * 60, QuietTo: 19 * 60, QuietUrgent: true}); err != nil {
+	if _, err := k.SetPrefs(ctx, alice, hub.NotifyPrefs{QuietFrom: 17 * 60, QuietTo: 19 * 60, QuietUrgent: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Hub.RequestGrant(ctx, w.Planner, "bob", true, false, "to ask bob"); err != nil {
@@ -287,7 +350,8 @@ func TestNotifyCoalescing(t *testing.T) {
 		t.Fatalf("sent %v; want %d questions and one digest", kinds, hub.NotifyDigestAfter)
 	}
 	w.Clock.Advance(time.Minute)
-	if _, err := k.SetPrefs(ctx, alice, hub.NotifyPrefs{Kinds: []string{hub.NotifyBrake}}); err != nil {
+	ts, _ := k.Targets(ctx, alice)
+	if _, err := k.SetTargetKinds(ctx, alice, ts[0].ID, []string{hub.NotifyBrake}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Hub.AskOwner(ctx, w.Planner, "Quiet now?", "", "", nil); err != nil {
@@ -295,6 +359,52 @@ func TestNotifyCoalescing(t *testing.T) {
 	}
 	if deliver(t, k); len(sentKinds(t, k, alice, &seen)) != 0 {
 		t.Fatal("a kind turned off notified")
+	}
+}
+
+// TestNotifyKindsPerTarget: a person told on two topics, each with kinds
+// of its own, hears of a kind only one chose only there, and of one both
+// chose on both.
+func TestNotifyKindsPerTarget(t *testing.T) {
+	other := newReceiver(t, "other.test", http.StatusOK)
+	w, k, alice, nt := sendingWorld(t, other)
+	second, err := k.AddNtfyTopic(ctx, alice, other.url+"/phone", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := k.Targets(ctx, alice)
+	if _, err := k.SetTargetKinds(ctx, alice, ts[0].ID, []string{hub.NotifyQuestion, hub.NotifyGrant}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.SetTargetKinds(ctx, alice, second.ID, []string{hub.NotifyGrant, hub.NotifyHeld}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.AskOwner(ctx, w.Planner, "Which way?", "", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Hub.RequestGrant(ctx, w.Planner, "bob", true, false, "to ask bob"); err != nil {
+		t.Fatal(err)
+	}
+	if p := deliver(t, k); p.Outcomes[push.Sent] != 3 {
+		t.Fatalf("pass = %+v; want the question once and the grant twice", p)
+	}
+	tags := func(r *receiver) []string {
+		var out []string
+		for _, req := range r.requests() {
+			var msg struct{ Tags []string }
+			if err := json.Unmarshal(req.Body, &msg); err != nil || len(msg.Tags) == 0 {
+				t.Fatalf("%s took %s", r.host, req.Body)
+			}
+			out = append(out, msg.Tags[0])
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := tags(nt); !slices.Equal(got, []string{"key", "question"}) {
+		t.Errorf("the first topic heard of %v; want the question and the grant", got)
+	}
+	if got := tags(other); !slices.Equal(got, []string{"key"}) {
+		t.Errorf("the second topic heard of %v; want only the grant", got)
 	}
 }
 

@@ -17,7 +17,11 @@ import (
 // so that a slow or dead one delays no other. A delivered notification
 // keeps its row, marked sent; a subscription its push service says is
 // gone is removed; other failures retry on Retry, and one failing past it
-// is dropped.
+// is dropped. A crash loses none (each is committed with its event) and
+// sends none twice that had not gone out; one cut off between its send
+// and its marking (the receiver took it, the process died) is sent again
+// once its lease ends — at least once, by design — with the same ID, so
+// the receiver replaces the first (Web Push's Topic, ntfy's sequence_id).
 
 // The outbox's numbers (§19).
 const (
@@ -51,7 +55,9 @@ const MetaVAPID = "vapid_keys"
 
 // EnsureKeys makes the server's VAPID key pair on its first start and
 // keeps it in the database; a later start, or another replica, finds it
-// there (palaver serve calls it before serving).
+// there (palaver serve calls it before serving). Replicas starting
+// together on a new database may each make a pair: only the first written
+// is kept, and every one of them sends with that.
 func (k *Notices) EnsureKeys(ctx context.Context) error {
 	err := k.store.Update(ctx, func(tx hub.Tx) error {
 		v, err := tx.Meta(ctx, MetaVAPID)
@@ -62,7 +68,7 @@ func (k *Notices) EnsureKeys(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		return tx.SetMeta(ctx, MetaVAPID, keys.Public+"."+keys.Private)
+		return tx.InitMeta(ctx, MetaVAPID, keys.Public+"."+keys.Private)
 	})
 	if err != nil {
 		return hub.AsError(err)

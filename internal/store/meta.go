@@ -19,3 +19,7 @@ func (d queries) Meta(ctx context.Context, key string) (string, error) {
 func (d queries) SetMeta(ctx context.Context, key, value string) error {
 	return d.exec(ctx, "set meta", `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
 }
+
+func (d queries) InitMeta(ctx context.Context, key, value string) error {
+	return d.exec(ctx, "init meta", `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`, key, value)
+}

@@ -13,20 +13,29 @@ import (
 )
 
 // Owner notifications (DESIGN.md §19): people's time zones, their devices
-// and topics, and what notifies them.
+// and topics with what notifies them on each, and their quiet hours.
 
 func (d queries) SetUserTimeZone(ctx context.Context, userID, name string) error {
 	return d.exec(ctx, "set time zone", `UPDATE users SET time_zone = ? WHERE id = ?`, name, userID)
 }
 
-const notifyTargetCols = `id, user_id, kind, url, p256dh, auth, token, label, created_at`
+const notifyTargetCols = `id, user_id, kind, url, p256dh, auth, token, label, kinds, created_at`
 
 func scanNotifyTarget(row scanner) (*hub.NotifyTarget, error) {
 	var t hub.NotifyTarget
+	var kinds string
 	var created sql.NullInt64
-	err := row.Scan(&t.ID, &t.UserID, &t.Kind, &t.URL, &t.P256dh, &t.Auth, &t.Token, &t.Label, &created)
-	t.CreatedAt = fromMS(created)
+	err := row.Scan(&t.ID, &t.UserID, &t.Kind, &t.URL, &t.P256dh, &t.Auth, &t.Token, &t.Label, &kinds, &created)
+	t.Kinds, t.CreatedAt = splitKinds(kinds), fromMS(created)
 	return &t, err
+}
+
+// splitKinds reads kinds of notification as they are kept, comma-separated.
+func splitKinds(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, ",")
 }
 
 func (d queries) NotifyTargets(ctx context.Context, userID string) ([]*hub.NotifyTarget, error) {
@@ -40,8 +49,12 @@ func (d queries) NotifyTarget(ctx context.Context, id string) (*hub.NotifyTarget
 }
 
 func (d queries) InsertNotifyTarget(ctx context.Context, t *hub.NotifyTarget) error {
-	return d.exec(ctx, "insert notify target", `INSERT INTO notify_targets (`+notifyTargetCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.UserID, t.Kind, t.URL, t.P256dh, t.Auth, t.Token, t.Label, ms(t.CreatedAt))
+	return d.exec(ctx, "insert notify target", `INSERT INTO notify_targets (`+notifyTargetCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.UserID, t.Kind, t.URL, t.P256dh, t.Auth, t.Token, t.Label, strings.Join(t.Kinds, ","), ms(t.CreatedAt))
+}
+
+func (d queries) SetNotifyTargetKinds(ctx context.Context, id string, kinds []string) error {
+	return d.exec(ctx, "set notify target kinds", `UPDATE notify_targets SET kinds = ? WHERE id = ?`, strings.Join(kinds, ","), id)
 }
 
 func (d queries) DeleteNotifyTarget(ctx context.Context, id string) error {
@@ -55,17 +68,13 @@ func (d queries) DeleteNotifyTarget(ctx context.Context, id string) error {
 
 func (d queries) NotifyPrefs(ctx context.Context, userID string) (hub.NotifyPrefs, error) {
 	var p hub.NotifyPrefs
-	var kinds string
 	var urgent int
-	err := d.q.QueryRowContext(ctx, `SELECT kinds, quiet_from, quiet_to, quiet_urgent FROM notify_prefs WHERE user_id = ?`, userID).
-		Scan(&kinds, &p.QuietFrom, &p.QuietTo, &urgent)
+	err := d.q.QueryRowContext(ctx, `SELECT quiet_from, quiet_to, quiet_urgent FROM notify_prefs WHERE user_id = ?`, userID).
+		Scan(&p.QuietFrom, &p.QuietTo, &urgent)
 	if err != nil {
-		return p, dbErr("notify prefs", err)
+		return hub.NotifyPrefs{}, dbErr("notify prefs", err)
 	}
-	p.Kinds, p.QuietUrgent = []string{}, urgent != 0
-	if kinds != "" {
-		p.Kinds = strings.Split(kinds, ",")
-	}
+	p.QuietUrgent = urgent != 0
 	return p, nil
 }
 
@@ -74,9 +83,9 @@ func (d queries) SetNotifyPrefs(ctx context.Context, userID string, p hub.Notify
 	if p.QuietUrgent {
 		urgent = 1
 	}
-	return d.exec(ctx, "set notify prefs", `INSERT INTO notify_prefs (user_id, kinds, quiet_from, quiet_to, quiet_urgent) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (user_id) DO UPDATE SET kinds = excluded.kinds, quiet_from = excluded.quiet_from, quiet_to = excluded.quiet_to,
-		quiet_urgent = excluded.quiet_urgent`, userID, strings.Join(p.Kinds, ","), p.QuietFrom, p.QuietTo, urgent)
+	return d.exec(ctx, "set notify prefs", `INSERT INTO notify_prefs (user_id, quiet_from, quiet_to, quiet_urgent) VALUES (?, ?, ?, ?)
+		ON CONFLICT (user_id) DO UPDATE SET quiet_from = excluded.quiet_from, quiet_to = excluded.quiet_to,
+		quiet_urgent = excluded.quiet_urgent`, userID, p.QuietFrom, p.QuietTo, urgent)
 }
 
 func (d queries) RecentNotifications(ctx context.Context, userID string, since time.Time) (int, error) {

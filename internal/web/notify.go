@@ -12,16 +12,22 @@ import (
 )
 
 // Notifications (§19) on the Settings page: this device's Web Push
-// subscription, ntfy topics, the kinds that notify, quiet hours in the
-// person's time zone, and the delivery log. The service worker and the
+// subscription, ntfy topics with the kinds that notify on each, quiet
+// hours in the person's time zone, and the delivery log. The service worker and the
 // web app manifest are served from the root, so the worker's scope is the
 // whole dashboard.
 
 // notifySection is what the section shows.
 type notifySection struct {
 	*push.Settings
+	Places []notifyPlace // the devices and topics, each with its checkboxes
+	Quiet  [2]string     // HH:MM
+}
+
+// notifyPlace is one device or topic with a checkbox for each kind.
+type notifyPlace struct {
+	*hub.NotifyTarget
 	Kinds []notifyKind
-	Quiet [2]string // HH:MM
 }
 
 // notifyKind is one kind's checkbox.
@@ -45,14 +51,18 @@ func (w *Web) notifySettings(ctx context.Context, r *request) (*notifySection, e
 		return nil, err
 	}
 	out := &notifySection{Settings: s, Quiet: [2]string{push.FormatQuiet(s.Prefs.QuietFrom), push.FormatQuiet(s.Prefs.QuietTo)}}
-	for _, k := range hub.NotifyKinds {
-		out.Kinds = append(out.Kinds, notifyKind{Name: k, Label: notifyLabels[k], On: s.Prefs.Wants(k)})
+	for _, t := range s.Targets {
+		place := notifyPlace{NotifyTarget: t}
+		for _, k := range hub.NotifyKinds {
+			place.Kinds = append(place.Kinds, notifyKind{Name: k, Label: notifyLabels[k], On: t.Wants(k)})
+		}
+		out.Places = append(out.Places, place)
 	}
 	return out, nil
 }
 
 func (w *Web) setNotifications(ctx context.Context, r *request) (*reply, error) {
-	p := hub.NotifyPrefs{Kinds: r.PostForm["kind"], QuietUrgent: form(r, "quiet_urgent") != ""}
+	p := hub.NotifyPrefs{QuietUrgent: form(r, "quiet_urgent") != ""}
 	var err error
 	if p.QuietFrom, err = push.ParseQuiet(form(r, "quiet_from")); err != nil {
 		return nil, err
@@ -60,10 +70,19 @@ func (w *Web) setNotifications(ctx context.Context, r *request) (*reply, error) 
 	if p.QuietTo, err = push.ParseQuiet(form(r, "quiet_to")); err != nil {
 		return nil, err
 	}
-	if _, err := w.notices.SetSettings(ctx, r.user, form(r, "time_zone"), p); err != nil {
+	if _, err := w.notices.SetSettings(ctx, r.user, form(r, "time_zone"), p, nil); err != nil {
 		return nil, err
 	}
 	return &reply{redirect: "/settings#notify", notice: "Your notifications are saved."}, nil
+}
+
+// setNotifyTargetKinds saves the kinds checked for one device or topic.
+func (w *Web) setNotifyTargetKinds(ctx context.Context, r *request) (*reply, error) {
+	t, err := w.notices.SetTargetKinds(ctx, r.user, r.PathValue("id"), r.PostForm["kind"])
+	if err != nil {
+		return nil, err
+	}
+	return &reply{redirect: "/settings#notify", notice: "What notifies you on " + t.Label + " is saved."}, nil
 }
 
 func (w *Web) addNtfyTopic(ctx context.Context, r *request) (*reply, error) {

@@ -236,6 +236,7 @@ func (w *Web) routes() []route {
 		{pattern: "POST /settings/notifications/ntfy", handle: w.addNtfyTopic, back: "/settings"},
 		{pattern: "POST /settings/notifications/push", handle: w.addPushSubscription, back: "/settings"},
 		{pattern: "POST /settings/notifications/test", handle: w.testNotification, back: "/settings"},
+		{pattern: "POST /settings/notifications/{id}/kinds", handle: w.setNotifyTargetKinds, back: "/settings"},
 		{pattern: "POST /settings/notifications/{id}/remove", handle: w.removeNotifyTarget, back: "/settings"},
 		{pattern: "POST /settings/invites", handle: w.invite, back: "/settings"},
 		{pattern: "POST /settings/tokens", handle: w.mintUserToken, back: "/settings"},
