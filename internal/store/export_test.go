@@ -33,3 +33,10 @@ func PaceAfter(size, n int, took time.Duration) (next int, rest time.Duration, m
 
 // IndexSearchSQL is the indexer's statement, for a test of its plan.
 const IndexSearchSQL = indexSearchSQL
+
+// CountSentSQL and SentLogSQL are the brakes' looks at a sender's
+// messages, for a test of their plans.
+const (
+	CountSentSQL = countSentSQL
+	SentLogSQL   = sentLogSQL
+)

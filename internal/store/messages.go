@@ -190,13 +190,18 @@ func (d queries) CountSent(ctx context.Context, conversationID, senderID, body s
 	return d.countSent(ctx, conversationID, senderID, body, sameSince, recentSince, max)
 }
 
+// countSentSQL counts a sender's messages in a conversation since the
+// duplicate brake's window with the same words (compared by their hash in
+// messages_sender, then by the words), and since the budget brake's.
+const countSentSQL = `SELECT
+	(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND body_hash = ? AND created_at > ?
+		AND status <> 'rejected' AND body = ? LIMIT ?) AS same),
+	(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ?
+		AND status <> 'rejected' LIMIT ?) AS recent)`
+
 // countSent is CountSent's query.
 func (d queries) countSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
-	err = d.q.QueryRowContext(ctx, `SELECT
-		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND body_hash = ? AND created_at > ?
-			AND status <> 'rejected' AND body = ? LIMIT ?) AS same),
-		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ?
-			AND status <> 'rejected' LIMIT ?) AS recent)`,
+	err = d.q.QueryRowContext(ctx, countSentSQL,
 		senderID, conversationID, bodyHash(body), since(sameSince), body, max,
 		senderID, conversationID, since(recentSince), max).Scan(&same, &recent)
 	return same, recent, dbErr("count sent", err)

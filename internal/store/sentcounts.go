@@ -95,11 +95,15 @@ func (c *viewCache) countSent(ctx context.Context, d queries, conversationID, se
 	return 0, recent, nil
 }
 
+// sentLogSQL reads a sender's counted messages in a conversation, from
+// messages_sender alone.
+const sentLogSQL = `SELECT created_at, body_hash FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ?
+	AND status <> 'rejected' ORDER BY created_at LIMIT ?`
+
 // loadSent reads the pair's counted messages created after from.
 func loadSent(ctx context.Context, d queries, k sentKey, from int64) (*sentLog, error) {
 	l := &sentLog{from: from}
-	rows, err := d.q.QueryContext(ctx, `SELECT created_at, body_hash FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ?
-		AND status <> 'rejected' ORDER BY created_at LIMIT ?`, k.sender, k.conversation, from, maxSentRows+1)
+	rows, err := d.q.QueryContext(ctx, sentLogSQL, k.sender, k.conversation, from, maxSentRows+1)
 	if err != nil {
 		return nil, dbErr("sent log", err)
 	}

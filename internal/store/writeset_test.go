@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,7 +77,7 @@ func TestOneSendWritesTheseBTrees(t *testing.T) {
 		"conversations",                                                     // the conversation's next seq
 		"deliveries", "deliveries_waiting", "sqlite_autoindex_deliveries_1", // the recipient's delivery
 		"events", "events_created", "events_recipient", "sqlite_sequence", // the recipient's event and the owner's
-		"messages", "messages_duplicate", "messages_recent", "messages_sender", "sqlite_autoindex_messages_1", "sqlite_autoindex_messages_2",
+		"messages", "messages_recent", "messages_sender", "sqlite_autoindex_messages_1", "sqlite_autoindex_messages_2",
 		"reads", // the sender's place
 	}
 	slices.Sort(want)
@@ -89,5 +90,58 @@ func TestOneSendWritesTheseBTrees(t *testing.T) {
 	})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("B-trees a one-send commit writes (-want +got):\n%s", diff)
+	}
+}
+
+// TestTheBrakesReadTheSendersIndex: the duplicate and budget brakes' looks
+// at a sender's messages, and the writer's kept counts, read the one index
+// of a sender's messages a send writes (messages_sender), the counts from
+// it alone.
+func TestTheBrakesReadTheSendersIndex(t *testing.T) {
+	queryPlan(t, store.CountSentSQL, []any{"agt_a", "conv_a", "hash", 0, "words", 10, "agt_a", "conv_a", 0, 10},
+		"SCAN CONSTANT ROW",
+		"SEARCH messages USING INDEX messages_sender (sender_id=? AND conversation_id=? AND created_at>?)", "SCAN same",
+		"SEARCH messages USING COVERING INDEX messages_sender (sender_id=? AND conversation_id=? AND created_at>?)", "SCAN recent")
+	queryPlan(t, store.SentLogSQL, []any{"agt_a", "conv_a", 0, 10},
+		"SEARCH messages USING COVERING INDEX messages_sender (sender_id=? AND conversation_id=? AND created_at>?)")
+}
+
+// queryPlan checks the tables and indexes a statement reads (the SEARCH
+// and SCAN lines of its plan, in order) on a new SQLite database.
+func queryPlan(t *testing.T, stmt string, args []any, want ...string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "palaver.db")
+	db, err := store.Open(ctx, store.Options{Database: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.QueryContext(ctx, "EXPLAIN QUERY PLAN "+stmt, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan, got []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+		if strings.HasPrefix(detail, "SEARCH") || strings.HasPrefix(detail, "SCAN") {
+			got = append(got, detail)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the plan:\n%s\nwant its reads to be:\n%s", strings.Join(plan, "\n"), strings.Join(want, "\n"))
 	}
 }
