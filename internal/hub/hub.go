@@ -78,6 +78,7 @@ type Hub struct {
 	resolver     Resolver                     // looks up the hosts of outbound URLs when they are saved
 	hookKick     outbox.Kick                  // rung when webhook calls were queued (§18)
 	hooked       agentSet                     // which agents have endpoints, as last read
+	permissions  PermissionDesk               // the permission requests Approvals lists (internal/permissions)
 	remoteKick   outbox.Kick                  // rung when calls to remote agents were queued
 	remotes      agentSet                     // which agents are remote, as last read
 	notifyKick   outbox.Kick                  // rung when owner notifications were queued (§19)

@@ -241,3 +241,23 @@ func ClaimEach[R any](ctx context.Context, s Updater, want map[string]int, claim
 	}
 	return out, nil
 }
+
+// Settings are the hub's settings, as the server started it.
+func (h *Hub) Settings() Settings { return h.settings }
+
+// LastListened is when the session last had a wait parked, any replica's,
+// as of now (now itself when one is): zero when none did that presence
+// still knows of.
+func (h *Hub) LastListened(ctx context.Context, r Reader, principalID, instance string) (time.Time, error) {
+	return h.lastListened(ctx, r, principalID, instance)
+}
+
+// ApprovalDecided is the event that tells the person who decided that an
+// approval of kind no longer waits (§9).
+func ApprovalDecided(u *User, kind, id, decision string, now time.Time) *Event {
+	return decided(u, kind, id, decision, now)
+}
+
+// CommitThen, returned by a Commit's fn, commits what fn wrote and the
+// events it returned, and then returns err.
+func CommitThen(err error) error { return &commitThen{err} }
