@@ -31,6 +31,8 @@ import (
 	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
@@ -133,7 +135,7 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	desk := permissions.New(h, db) // the permission requests Approvals shows
 	h.KeepPermissions(desk)
 	finder, boards := search.New(h, db), projects.New(h, db)
-	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Projects: boards, Permissions: desk, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
+	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Projects: boards, Permissions: desk, Reach: reach.New(h, db), Rooms: rooms.New(h, db), Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 func (w *world) person(t *testing.T, handle string) *hub.User {
@@ -127,7 +128,7 @@ func TestConsentPath(t *testing.T) {
 // contactsOf is c's list_contacts as "person:status:agents" lines.
 func contactsOf(t *testing.T, w *world, c *hub.Caller) string {
 	t.Helper()
-	ct, err := w.hub.ListContacts(ctx, c)
+	ct, err := reach.New(w.hub, w.store).ListContacts(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +419,7 @@ func TestPublicAgentKeepsItsOwnReach(t *testing.T) {
 // reachable is ReachableAgents of c as handles.
 func reachable(t *testing.T, w *world, c *hub.Caller) string {
 	t.Helper()
-	as, err := w.hub.ReachableAgents(ctx, c)
+	as, err := reach.New(w.hub, w.store).ReachableAgents(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +440,7 @@ func TestPublicAgentsListed(t *testing.T) {
 	if got := reachable(t, w, w.planner); got != "alice/reviewer,bob/desk" {
 		t.Fatalf("the planner's reachable agents: %s; want its sibling and bob's public desk", got)
 	}
-	ct, err := w.hub.ListContacts(ctx, w.planner)
+	ct, err := reach.New(w.hub, w.store).ListContacts(ctx, w.planner)
 	if err != nil || len(ct.Public) != 1 || ct.Public[0].Handle() != "bob/desk" {
 		t.Fatalf("the planner's list_contacts: %+v, %v; want bob/desk among the public agents", ct, err)
 	}

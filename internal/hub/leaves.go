@@ -261,3 +261,54 @@ func ApprovalDecided(u *User, kind, id, decision string, now time.Time) *Event {
 // CommitThen, returned by a Commit's fn, commits what fn wrote and the
 // events it returned, and then returns err.
 func CommitThen(err error) error { return &commitThen{err} }
+
+// MayAnswer is the rule of reach (§3), once, for the leaves that list
+// what a send would meet (internal/reach): whether agent from may speak
+// to principal to, read through r; nil, or the Refusal a send gets.
+func MayAnswer(ctx context.Context, r Reader, from *Agent, to *Principal) (string, error) {
+	return mayAnswer(ctx, r, from, to)
+}
+
+// AgentPrincipal is a as a principal of reach.
+func AgentPrincipal(a *Agent) *Principal { return agentPrincipal(a) }
+
+// IsPending reports a pending_approval refusal.
+func IsPending(err error) bool { return isPending(err) }
+
+// Refused reports a contract outcome of a rule: a Refusal, one committed
+// after its side effects, or an Error that is not internal.
+func Refused(err error) bool { return refused(err) }
+
+// Resolve finds the principal a handle (or a principal's id) names,
+// read through r; archived agents and unknown handles are not_found alike.
+func Resolve(ctx context.Context, r Reader, handle string) (*Principal, error) {
+	return resolve(ctx, r, handle)
+}
+
+// AtHandle is a handle as people write it, perhaps after an "@", without it.
+func AtHandle(s string) string { return atHandle(s) }
+
+// CheckLine checks an optional value that names or sums up something: a
+// blank one is none; otherwise it is cleaned and checked as every text is.
+func CheckLine(name, s string, max int) (string, error) { return checkLine(name, s, max) }
+
+// PersonMayAdd is nil when person u may bring the principal handle names
+// into a room — whom internal/reach's PersonPeers lists — or the refusal
+// saying what to do instead.
+func (h *Hub) PersonMayAdd(ctx context.Context, u *User, handle string) error {
+	p, err := resolve(ctx, h.store, handle)
+	if err != nil {
+		return err
+	}
+	return personMayAdd(ctx, h.store, u, p)
+}
+
+// Window checks a Paging against the listing's page and returns the rows
+// to skip and the page's size.
+func (p Page) Window(pg Paging) (offset, size int, err error) { return p.window(pg) }
+
+// Listings adds to each conversation its participants, how many messages
+// wait unread past the reader's place, and the last message.
+func (h *Hub) Listings(ctx context.Context, convs []*Conversation, readerID string) ([]ConversationListing, error) {
+	return h.listings(ctx, convs, readerID)
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 func TestReach(t *testing.T) {
@@ -375,7 +376,7 @@ func TestArchivedAgentsAreListedNowhere(t *testing.T) {
 	if ls[0].Conversation.ID != v.Conversation.ID || strings.Join(handles, ",") != "alice/planner,alice" {
 		t.Fatalf("listed participants %v, want the archived reviewer left out", handles)
 	}
-	c, err := w.hub.ListContacts(ctx, w.planner)
+	c, err := reach.New(w.hub, w.store).ListContacts(ctx, w.planner)
 	if err != nil || len(c.Siblings) != 0 {
 		t.Fatalf("siblings after archiving the only one: %+v, %v", c, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/servertest"
 )
 
@@ -193,7 +194,7 @@ func FuzzToolArguments(f *testing.F) {
 // their contacts and their approvals.
 func (ts *testServer) personFingerprint(t *testing.T, u *hub.User) string {
 	t.Helper()
-	rooms, _, err := ts.hub.PersonRooms(context.Background(), u, hub.Paging{Size: hub.RoomPage.Max})
+	rooms, _, err := rooms.New(ts.hub, ts.store).PersonRooms(context.Background(), u, hub.Paging{Size: hub.RoomPage.Max})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/permissions"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store"
@@ -57,7 +59,7 @@ func newReplicas(t *testing.T, n int, settings hub.Settings) []*replica {
 		go h.RecheckEvery(ctx, time.Second) // as serve does
 		desk := permissions.New(h, db)
 		h.KeepPermissions(desk)
-		srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: search.New(h, db), Permissions: desk, Logger: log})
+		srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: search.New(h, db), Permissions: desk, Reach: reach.New(h, db), Rooms: rooms.New(h, db), Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}

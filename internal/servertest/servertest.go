@@ -36,6 +36,8 @@ import (
 	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
@@ -159,7 +161,7 @@ func Open(t testing.TB, o Options) *Server {
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
 	if o.MCP {
-		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Search: s.Search, Projects: s.Projects, Permissions: s.Permissions, Logger: log, Metrics: o.MCPMetrics}); err != nil {
+		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Search: s.Search, Projects: s.Projects, Permissions: s.Permissions, Reach: reach.New(s.Hub, db), Rooms: rooms.New(s.Hub, db), Logger: log, Metrics: o.MCPMetrics}); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range o.AdjustMCP {
