@@ -134,8 +134,8 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	}
 	desk := permissions.New(h, db) // the permission requests Approvals shows
 	h.KeepPermissions(desk)
-	finder, boards := search.New(h, db), projects.New(h, db)
-	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Projects: boards, Permissions: desk, Reach: reach.New(h, db), Rooms: rooms.New(h, db), Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
+	finder, boards, contacts := search.New(h, db), projects.New(h, db), reach.New(h, db)
+	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Projects: boards, Permissions: desk, Reach: contacts, Rooms: rooms.New(h, db), Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
 	if err != nil {
 		return err
 	}
@@ -149,14 +149,14 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	authority := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{}, Logger: log})
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	exports, a2aTasks := export.New(h, db), tasks.New(h, db)
-	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Permissions: desk, Logger: log}).Register(mux)
+	exports, a2aTasks, pages := export.New(h, db), tasks.New(h, db), overview.New(h, db)
+	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Permissions: desk, Reach: contacts, Overview: pages, Logger: log}).Register(mux)
 	a2a.New(a2a.Options{Hub: h, Tasks: a2aTasks, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
 	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
 	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Permissions: desk, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	dash, err := web.New(web.Options{Hub: h, Overview: pages, OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Permissions: desk, Reach: contacts, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}

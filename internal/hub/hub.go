@@ -4,8 +4,9 @@
 // OAuth, the command line — calls it, and it reaches storage only through
 // the Store interface it declares. What the core barely calls lives in
 // leaves beside the faces (internal/oauth, webhook, a2aclient, push,
-// export, a2a/tasks, overview, projects, input, search and fulltext,
-// picture, throttle, outbox, egress), which leaves.go serves.
+// export, a2a/tasks, overview, projects, reach, rooms, permissions, input,
+// search and fulltext, picture, throttle, outbox, egress), which leaves.go
+// serves.
 package hub
 
 import (

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/outbox"
@@ -11,7 +12,8 @@ import (
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/push, internal/export,
 // internal/a2a/tasks, internal/search, internal/overview,
-// internal/projects): the leaves that manage what
+// internal/projects, internal/reach, internal/rooms,
+// internal/permissions): the leaves that manage what
 // the core barely calls. They read through a consumer-sized interface of the store, write
 // through Commit, send through the hub's own send path, and make their
 // refusals with the hub's own constructors, so a face renders them like
@@ -311,4 +313,36 @@ func (p Page) Window(pg Paging) (offset, size int, err error) { return p.window(
 // wait unread past the reader's place, and the last message.
 func (h *Hub) Listings(ctx context.Context, convs []*Conversation, readerID string) ([]ConversationListing, error) {
 	return h.listings(ctx, convs, readerID)
+}
+
+// EndContact ends the accepted contact c between u and other in tx (§3),
+// and the consent that stood on it with it: the events to store.
+func (h *Hub) EndContact(ctx context.Context, tx Tx, u, other *User, c *Contact) ([]*Event, error) {
+	return h.endContact(ctx, tx, u, other, c)
+}
+
+// ContactEvents are the events of typ that tell each of two people about
+// their contact with the other.
+func ContactEvents(typ string, a, b *User, now time.Time) []*Event {
+	return contactEvents(typ, a, b, now)
+}
+
+// GrantViews lists the agent's grants with the handles.
+func (h *Hub) GrantViews(ctx context.Context, a *Agent) ([]GrantView, error) {
+	return grantViews(ctx, h.store, a)
+}
+
+// Home is the owner's home project, made on first use.
+func (h *Hub) Home(ctx context.Context, ownerID string) (*Project, error) {
+	return h.home(ctx, ownerID)
+}
+
+// EffectiveAccess is an agent's access in p, its project row pa and the
+// project's cap both counted.
+func EffectiveAccess(p *Project, pa *ProjectAgent) string { return effectiveAccess(p, pa) }
+
+// PersonRead is a person reading res in v, a conversation PersonRoom
+// gave: their place moves where they take part.
+func (h *Hub) PersonRead(ctx context.Context, u *User, v *ConversationView, res *ReadResult) error {
+	return h.personRead(ctx, u, v, slices.ContainsFunc(v.Participants, func(p Participant) bool { return p.PrincipalID == u.ID }), res)
 }

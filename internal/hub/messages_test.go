@@ -11,6 +11,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 )
 
 func TestReach(t *testing.T) {
@@ -415,11 +416,11 @@ func TestNULIsReplacedInEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a question with a NUL: %v", err)
 	}
-	c, err := w.hub.RequestContact(ctx, alice, "bob", in)
+	c, err := w.reach.RequestContact(ctx, alice, "bob", in)
 	if err != nil {
 		t.Fatalf("a contact request with a NUL: %v", err)
 	}
-	u, err := w.hub.UpdateUserName(ctx, alice, in)
+	u, err := rooms.New(w.hub, w.store).UpdateUserName(ctx, alice, in)
 	if err != nil {
 		t.Fatalf("a name with a NUL: %v", err)
 	}

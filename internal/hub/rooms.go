@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Rooms (§10.5): group conversations routed by mention. A text message in a
@@ -168,33 +167,6 @@ type MessagePage struct {
 	Messages []*Message
 	Total    int
 	More     bool
-}
-
-// RoomMessages is a page of a conversation's history as a person reads it
-// (§10.5): oldest first, only messages of one kind when kind is given, only
-// those sent after since when it is not zero. Reading moves the person's
-// place where they take part.
-func (h *Hub) RoomMessages(ctx context.Context, u *User, conversationID, kind string, since time.Time, pg Paging) (*MessagePage, error) {
-	kind = strings.ToLower(strings.TrimSpace(kind))
-	if kind != "" && kind != MessageText && !slices.Contains(EventPostKinds, kind) {
-		return nil, invalid("", "message_type must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), echo(kind))
-	}
-	offset, size, err := RoomPage.window(pg)
-	if err != nil {
-		return nil, err
-	}
-	v, participant, err := personAccess(ctx, h.store, u, conversationID)
-	if err != nil {
-		return nil, asOutcome(err)
-	}
-	msgs, total, err := h.store.MessagesWhere(ctx, v.Conversation.ID, kind, since, offset, size)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	if err := h.personRead(ctx, u, v, participant, &ReadResult{Messages: msgs}); err != nil {
-		return nil, err
-	}
-	return &MessagePage{Messages: msgs, Total: total, More: offset+len(msgs) < total}, nil
 }
 
 // Room is one conversation the agent takes part in, with its participants.

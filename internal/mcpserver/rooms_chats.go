@@ -474,7 +474,7 @@ func (s *Server) roomsMyMessages(ctx context.Context, c *call, in roomMessagesIn
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.hub.RoomMessages(ctx, c.person, in.ChatID, in.MessageType, since, hub.Paging{Number: in.Page, Size: in.PageSize})
+	p, err := s.rooms.RoomMessages(ctx, c.person, in.ChatID, in.MessageType, since, hub.Paging{Number: in.Page, Size: in.PageSize})
 	if err != nil {
 		return nil, err
 	}

@@ -191,7 +191,7 @@ type roomCreateRequestIn struct {
 }
 
 func (s *Server) roomsCreateContactRequest(ctx context.Context, c *call, in roomCreateRequestIn) (any, error) {
-	ct, err := s.hub.RequestContact(ctx, c.person, in.RecipientHandle, in.Message)
+	ct, err := s.reach.RequestContact(ctx, c.person, in.RecipientHandle, in.Message)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ type roomRequestView struct {
 
 // contactRequests lists u's requests on one side.
 func (s *Server) contactRequests(ctx context.Context, c *call, sent bool, status string, in roomsPageIn) (any, error) {
-	rs, err := s.hub.ContactRequests(ctx, c.person, sent, status)
+	rs, err := s.reach.ContactRequests(ctx, c.person, sent, status)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func (s *Server) roomsDecide(approve bool) func(ctx context.Context, c *call, in
 }
 
 func (s *Server) roomsCancelRequest(ctx context.Context, c *call, in roomRequestIDIn) (any, error) {
-	ct, err := s.hub.CancelContactRequest(ctx, c.person, in.RequestID)
+	ct, err := s.reach.CancelContactRequest(ctx, c.person, in.RequestID)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ type roomHandleIn struct {
 }
 
 func (s *Server) roomsResolveHandle(ctx context.Context, c *call, in roomHandleIn) (any, error) {
-	r, err := s.hub.ResolveHandle(ctx, c.person, in.Handle)
+	r, err := s.reach.ResolveHandle(ctx, c.person, in.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +287,7 @@ func (s *Server) roomsResolveHandle(ctx context.Context, c *call, in roomHandleI
 }
 
 func (s *Server) roomsRemoveMyContact(ctx context.Context, c *call, in roomContactRefIn) (any, error) {
-	ct, err := s.hub.RemoveContact(ctx, c.person, in.ContactID, in.Handle)
+	ct, err := s.reach.RemoveContact(ctx, c.person, in.ContactID, in.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +312,7 @@ func (s *Server) roomsUpdateProfile(ctx context.Context, c *call, in roomProfile
 	if in.LastName != "" {
 		last = in.LastName
 	}
-	u, err := s.hub.UpdateUserName(ctx, c.person, strings.TrimSpace(strings.TrimSpace(first)+" "+strings.TrimSpace(last)))
+	u, err := s.rooms.UpdateUserName(ctx, c.person, strings.TrimSpace(strings.TrimSpace(first)+" "+strings.TrimSpace(last)))
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ type roomRegisterIn struct {
 }
 
 func (s *Server) roomsRegisterAgent(ctx context.Context, c *call, in roomRegisterIn) (any, error) {
-	a, key, err := s.hub.RegisterAgent(ctx, c.person, in.Name, in.Description)
+	a, key, err := s.rooms.RegisterAgent(ctx, c.person, in.Name, in.Description)
 	if err != nil {
 		return nil, err
 	}

@@ -35,23 +35,13 @@ func newWorld(t *testing.T) *world {
 var permissionAsk = permissions.Input{RequestID: "tbxkq", ToolName: "Bash", Description: "List the files",
 	InputPreview: `{"command":"ls -la"}`, Instance: "desk"}
 
-// latest is the cursor after every event c may see now.
-func (w *world) latest(t *testing.T, c *hub.Caller) *string {
-	t.Helper()
-	cursor, err := w.Hub.LatestCursor(ctx, c.Agent.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &cursor
-}
-
 // parkWait parks a wait of c's session and returns what ends it (and
 // waits until it returned).
 func (w *world) parkWait(t *testing.T, c *hub.Caller, instance string) func() {
 	t.Helper()
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	cursor := w.latest(t, c) // read here: reading it may itself wait on the waker
+	cursor := w.Latest(t, c) // read here: reading it may itself wait on the waker
 	before := w.Waker.Waiters()
 	go func() {
 		defer close(done)
@@ -86,7 +76,7 @@ func TestPermissionRelay(t *testing.T) {
 	end := w.parkWait(t, w.Planner, "desk") // the channel's wait
 	defer end()
 	ownerCursor, _ := w.Hub.LatestCursor(ctx, alice.ID)
-	agentCursor := w.latest(t, w.Planner)
+	agentCursor := w.Latest(t, w.Planner)
 
 	p, err := w.desk.Request(ctx, w.Planner, permissionAsk)
 	if err != nil {

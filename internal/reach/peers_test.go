@@ -31,9 +31,9 @@ func peersWorld(t *testing.T) *world {
 	w.public(t, "carol/kiosk")
 	w.Agent(t, "carol/secret")
 	alice, carol := w.Person(t, "alice"), w.Person(t, "carol")
-	w.Hub.RequestContact(ctx, alice, "carol", "")
-	w.Hub.RequestContact(ctx, carol, "alice", "")
-	w.Hub.RequestContact(ctx, w.Person(t, "dave"), "alice", "") // pending: not a contact
+	w.reach.RequestContact(ctx, alice, "carol", "")
+	w.reach.RequestContact(ctx, carol, "alice", "")
+	w.reach.RequestContact(ctx, w.Person(t, "dave"), "alice", "") // pending: not a contact
 	return w
 }
 

@@ -132,12 +132,12 @@ func (x *Reach) AgentContactRequests(ctx context.Context, c *hub.Caller, status 
 // it (inbound asks naming it), each with the asker's handle and the
 // owner's decision — pending, approved or denied (§3, §10.5). The agent
 // sees them; only its owner decides.
-func (x *Reach) AgentReceivedContactRequests(ctx context.Context, c *hub.Caller) ([]hub.InboundView, error) {
+func (x *Reach) AgentReceivedContactRequests(ctx context.Context, c *hub.Caller) ([]InboundView, error) {
 	asks, err := x.store.InboundAsks(ctx, c.Agent.OwnerID, false)
 	if err != nil {
 		return nil, hub.AsError(err)
 	}
-	out := []hub.InboundView{}
+	out := []InboundView{}
 	for _, ask := range asks {
 		if !slices.Contains(ask.Handles, c.Agent.Handle()) {
 			continue
@@ -146,7 +146,7 @@ func (x *Reach) AgentReceivedContactRequests(ctx context.Context, c *hub.Caller)
 		if err != nil {
 			return nil, hub.AsError(err)
 		}
-		out = append(out, hub.InboundView{Ask: ask, Agent: a.Handle()})
+		out = append(out, InboundView{Ask: ask, Agent: a.Handle()})
 	}
 	return out, nil
 }

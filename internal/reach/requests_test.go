@@ -82,8 +82,8 @@ func TestAgentContactRequestGoesToItsOwner(t *testing.T) {
 	if _, err := w.Hub.Decide(ctx, alice, got.RequestID, hub.Verdict{Action: hub.VerdictReject}); err != nil {
 		t.Fatal(err)
 	}
-	w.Hub.RequestContact(ctx, alice, "bob", "")
-	w.Hub.RequestContact(ctx, bob, "alice", "")
+	w.reach.RequestContact(ctx, alice, "bob", "")
+	w.reach.RequestContact(ctx, bob, "alice", "")
 	if p, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob/helper", ""); err != nil || p.Status != "pending" || p.RequestID != "" ||
 		!strings.Contains(p.Reason, "bob has not let you in yet") {
 		t.Errorf("granted but not let in: %+v, %v; want pending with no request", p, err)

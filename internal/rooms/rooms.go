@@ -1,15 +1,18 @@
 // Package rooms is what the rooms profile reads of an agent's or a
-// person's rooms (DESIGN.md §10.5): the rooms they take part in, a page
-// by number (Rooms, PersonRooms), an agent's work in one room by
-// processing state and the next message to work on (Work, NextWork), and
-// what it rehydrates from (ChatContext). Creating rooms, sending, the
-// processing lifecycle and who may see a room stay in the hub, which
-// every send and every step goes through. The MCP face calls the Rooms
-// here.
+// person's rooms (DESIGN.md §10.5): the rooms they take part in, a page by
+// number (Rooms, PersonRooms), an agent's work in one room by processing
+// state and the next message to work on (Work, NextWork), and what it
+// rehydrates from (ChatContext); a room's history as a person reads it
+// (RoomMessages); and the person's side of the profile: an agent
+// registered in one step (register.go) and a display name (profile.go).
+// Creating rooms, sending, the processing lifecycle and who may see a room
+// stay in the hub, which every send and every step goes through. The MCP
+// face calls the Rooms here.
 package rooms
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +24,8 @@ type Store interface {
 	Work(ctx context.Context, agentID, conversationID string, states []string, offset, limit int) ([]hub.InboxItem, int, error)
 	ChatContext(ctx context.Context, conversationID, agentID, handle string, offset, limit int) ([]*hub.Message, int, error)
 	ConversationsOf(ctx context.Context, principalID string, before time.Time, beforeID string, limit int) ([]*hub.Conversation, error)
+	AgentByHandle(ctx context.Context, ownerHandle, slug string) (*hub.Agent, error)
+	MessagesWhere(ctx context.Context, conversationID, kind string, since time.Time, offset, limit int) ([]*hub.Message, int, error)
 }
 
 // Rooms is the rooms profile's reads over the hub and its store; the
@@ -145,4 +150,31 @@ func (x *Rooms) Rooms(ctx context.Context, c *hub.Caller, pg hub.Paging) ([]hub.
 // number.
 func (x *Rooms) PersonRooms(ctx context.Context, u *hub.User, pg hub.Paging) ([]hub.ConversationListing, bool, error) {
 	return x.conversationsPaged(ctx, u.ID, pg)
+}
+
+// RoomMessages is a page of a conversation's history as a person reads it
+// (§10.5): oldest first, only messages of one kind when kind is given, only
+// those sent after since when it is not zero. Reading moves the person's
+// place where they take part.
+func (x *Rooms) RoomMessages(ctx context.Context, u *hub.User, conversationID, kind string, since time.Time, pg hub.Paging) (*hub.MessagePage, error) {
+	kind = strings.ToLower(strings.TrimSpace(kind))
+	if kind != "" && kind != hub.MessageText && !slices.Contains(hub.EventPostKinds, kind) {
+		return nil, hub.Invalid("", "message_type must be \"text\" or one of %s (got %q)", strings.Join(hub.EventPostKinds, ", "), hub.Echo(kind))
+	}
+	offset, size, err := hub.RoomPage.Window(pg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := x.hub.PersonRoom(ctx, u, conversationID)
+	if err != nil {
+		return nil, err
+	}
+	msgs, total, err := x.store.MessagesWhere(ctx, v.Conversation.ID, kind, since, offset, size)
+	if err != nil {
+		return nil, hub.AsError(err)
+	}
+	if err := x.hub.PersonRead(ctx, u, v, &hub.ReadResult{Messages: msgs}); err != nil {
+		return nil, err
+	}
+	return &hub.MessagePage{Messages: msgs, Total: total, More: offset+len(msgs) < total}, nil
 }

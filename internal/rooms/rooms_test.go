@@ -155,4 +155,3 @@ func TestChatContext(t *testing.T) {
 		t.Errorf("context page 2: %+v %v", p, err)
 	}
 }
-

@@ -157,7 +157,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.hub.CreateUser(ctx, "bob", "Bob")
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	alice := mustUser(t, s, "alice")
