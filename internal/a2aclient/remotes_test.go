@@ -17,6 +17,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/projects"
 )
 
 // Remote A2A agents (§18, "Out"): an owner adds one by its card URL, the
@@ -461,7 +462,7 @@ func TestRemoteAgentConsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := w.Hub.ListProjects(ctx, &hub.Caller{Agent: a, Owner: w.Person(t, "alice")})
+	ls, err := projects.New(w.Hub, w.Store).ListProjects(ctx, &hub.Caller{Agent: a, Owner: w.Person(t, "alice")})
 	if err != nil || len(ls.Projects) != 0 {
 		t.Fatalf("the remote agent's projects: %+v, %v", ls, err)
 	}

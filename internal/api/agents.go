@@ -78,7 +78,7 @@ func (a *API) own(ctx context.Context, r *request) (*hub.Agent, error) {
 // agent is one of the person's agents with its tokens, named sessions,
 // grants and webhooks.
 func (a *API) agent(ctx context.Context, r *request) (any, error) {
-	d, err := a.hub.AgentDetail(ctx, r.user, r.PathValue("slug"))
+	d, err := a.pages.AgentDetail(ctx, r.user, r.PathValue("slug"))
 	if err != nil {
 		return nil, err
 	}

@@ -25,8 +25,11 @@ import (
 	"github.com/palaverhq/palaver/internal/httpx"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/input"
+	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -42,6 +45,9 @@ type API struct {
 	tasks    *tasks.Tasks
 	finder   *search.Finder
 	boards   *projects.Projects
+	pages    *overview.Overview
+	reach    *reach.Reach
+	desk     *permissions.Desk
 	log      *slog.Logger
 }
 
@@ -57,12 +63,18 @@ type Options struct {
 	A2A      *tasks.Tasks // agents' A2A exposure
 	Search   *search.Finder
 	Projects *projects.Projects // items and images of projects
-	Logger   *slog.Logger
+	// Overview is what an agent's page shows of it.
+	Overview *overview.Overview
+	// Reach is people's contacts: asking, listing, ending them.
+	Reach *reach.Reach
+	// Permissions are the channels' permission requests (§19).
+	Permissions *permissions.Desk
+	Logger      *slog.Logger
 }
 
 // New returns the REST face.
 func New(o Options) *API {
-	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, boards: o.Projects, log: o.Logger}
+	return &API{hub: o.Hub, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, boards: o.Projects, pages: o.Overview, reach: o.Reach, desk: o.Permissions, log: o.Logger}
 }
 
 // request is one authenticated call: the person and the HTTP request.

@@ -129,7 +129,7 @@ type approvalsView struct {
 }
 
 func (a *API) approvals(ctx context.Context, r *request) (any, error) {
-	items, ended, err := a.hub.ApprovalsAndEnded(ctx, r.user)
+	items, ended, err := a.desk.ApprovalsAndEnded(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}

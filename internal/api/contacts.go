@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 // Contacts (§3): requested, decided, withdrawn and ended, and everything of
@@ -50,14 +51,14 @@ type consentView struct {
 // both ways, their agents' grants, and other owners' agents' asks to come
 // in (decided ones too: a decision may be changed).
 func (a *API) contacts(ctx context.Context, r *request) (any, error) {
-	v, err := a.hub.Consent(ctx, r.user)
+	v, err := a.reach.Consent(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
 	return consentView{
 		Contacts: viewsOf(v.Contacts, func(c hub.ContactView) contactView { return newContactView(c.Contact, c.Other, r.user) }),
 		Grants:   grantViews(v.Grants),
-		Inbound: viewsOf(v.Inbound, func(in hub.InboundView) inboundView {
+		Inbound: viewsOf(v.Inbound, func(in reach.InboundView) inboundView {
 			return inboundView{ID: in.Ask.ID, Agent: in.Agent, Handles: in.Ask.Handles, Status: in.Ask.Status,
 				At: timeText(in.Ask.CreatedAt), DecidedAt: timeText(in.Ask.DecidedAt)}
 		}),
@@ -72,7 +73,7 @@ func (a *API) requestContact(ctx context.Context, r *request) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	c, err := a.hub.RequestContact(ctx, r.user, in.Handle, in.Message)
+	c, err := a.reach.RequestContact(ctx, r.user, in.Handle, in.Message)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func (a *API) contactDecision(accept bool) handler {
 }
 
 func (a *API) cancelContact(ctx context.Context, r *request) (any, error) {
-	c, err := a.hub.CancelContact(ctx, r.user, r.PathValue("handle"))
+	c, err := a.reach.CancelContact(ctx, r.user, r.PathValue("handle"))
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func (a *API) cancelContact(ctx context.Context, r *request) (any, error) {
 }
 
 func (a *API) removeContact(ctx context.Context, r *request) (any, error) {
-	c, err := a.hub.RemoveContact(ctx, r.user, "", r.PathValue("handle"))
+	c, err := a.reach.RemoveContact(ctx, r.user, "", r.PathValue("handle"))
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func (a *API) agentInbox(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := a.hub.AgentInbox(ctx, r.user, r.PathValue("slug"), int(limit))
+	in, err := a.pages.AgentInbox(ctx, r.user, r.PathValue("slug"), int(limit))
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,8 @@ func editedThread(t *testing.T, s *server) string {
 	alice, _ := s.hub.User(ctx, "alice")
 	bob, _ := s.hub.User(ctx, "bob")
 	for _, step := range []func() error{
-		func() error { _, err := s.hub.RequestContact(ctx, alice, "bob", ""); return err },
-		func() error { _, err := s.hub.RequestContact(ctx, bob, "alice", ""); return err },
+		func() error { _, err := s.Reach.RequestContact(ctx, alice, "bob", ""); return err },
+		func() error { _, err := s.Reach.RequestContact(ctx, bob, "alice", ""); return err },
 	} {
 		if err := step(); err != nil {
 			t.Fatal(err)

@@ -29,7 +29,7 @@ type presencesView struct {
 // presence is GET /presence: each of the person's agents with its
 // presence, and each of its named sessions'.
 func (a *API) presence(ctx context.Context, r *request) (any, error) {
-	agents, presence, err := a.hub.OwnPresence(ctx, r.user)
+	agents, presence, err := a.pages.OwnPresence(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/palaverhq/palaver/internal/config"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/store"
 )
 
@@ -261,6 +262,7 @@ func openAdmin(ctx context.Context, e *env, args []string, usage string, nargs i
 	if err != nil {
 		return err
 	}
+	h.KeepPermissions(permissions.New(h, db)) // approvals list and decide them
 	return fn(&admin{db: db, hub: h, fs: fs, pos: pos})
 }
 

@@ -7,28 +7,29 @@ import (
 	"text/tabwriter"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 func runContact(ctx context.Context, e *env, args []string) error {
 	return subcommand(ctx, e, "contact", args, []verb{
-		{"request", "ask another person to be contacts", contactVerb("request", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
-			return h.RequestContact(ctx, u, other, "")
+		{"request", "ask another person to be contacts", contactVerb("request", func(ctx context.Context, a *admin, u *hub.User, other string) (*hub.Contact, error) {
+			return reach.New(a.hub, a.db).RequestContact(ctx, u, other, "")
 		})},
-		{"approve", "approve a person's contact request", contactVerb("approve", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
-			return h.DecideContact(ctx, u, other, true)
+		{"approve", "approve a person's contact request", contactVerb("approve", func(ctx context.Context, a *admin, u *hub.User, other string) (*hub.Contact, error) {
+			return a.hub.DecideContact(ctx, u, other, true)
 		})},
-		{"reject", "reject a person's contact request", contactVerb("reject", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
-			return h.DecideContact(ctx, u, other, false)
+		{"reject", "reject a person's contact request", contactVerb("reject", func(ctx context.Context, a *admin, u *hub.User, other string) (*hub.Contact, error) {
+			return a.hub.DecideContact(ctx, u, other, false)
 		})},
-		{"cancel", "withdraw your pending contact request", contactVerb("cancel", func(ctx context.Context, h *hub.Hub, u *hub.User, other string) (*hub.Contact, error) {
-			return h.CancelContact(ctx, u, other)
+		{"cancel", "withdraw your pending contact request", contactVerb("cancel", func(ctx context.Context, a *admin, u *hub.User, other string) (*hub.Contact, error) {
+			return reach.New(a.hub, a.db).CancelContact(ctx, u, other)
 		})},
 		{"list", "list a person's contacts and requests", contactList},
 	})
 }
 
 // contactVerb makes "palaver contact VERB HANDLE --user ME".
-func contactVerb(verb string, do func(context.Context, *hub.Hub, *hub.User, string) (*hub.Contact, error)) func(context.Context, *env, []string) error {
+func contactVerb(verb string, do func(context.Context, *admin, *hub.User, string) (*hub.Contact, error)) func(context.Context, *env, []string) error {
 	return func(ctx context.Context, e *env, args []string) error {
 		var user string
 		return adminCommand(ctx, e, args, "contact "+verb+" HANDLE --user ME", 1, userFlag(&user), func(a *admin) error {
@@ -36,7 +37,7 @@ func contactVerb(verb string, do func(context.Context, *hub.Hub, *hub.User, stri
 			if err != nil {
 				return err
 			}
-			c, err := do(ctx, a.hub, u, a.pos[0])
+			c, err := do(ctx, a, u, a.pos[0])
 			if err != nil {
 				return err
 			}

@@ -28,8 +28,11 @@ import (
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
@@ -129,8 +132,10 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 			}
 		})
 	}
-	finder, boards := search.New(h, db), projects.New(h, db)
-	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Projects: boards, Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
+	desk := permissions.New(h, db) // the permission requests Approvals shows
+	h.KeepPermissions(desk)
+	finder, boards, contacts := search.New(h, db), projects.New(h, db), reach.New(h, db)
+	srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: finder, Projects: boards, Permissions: desk, Reach: contacts, Rooms: rooms.New(h, db), Logger: log, BaseURL: cfg.BaseURL, Origins: cfg.Origins, Metrics: m.Registry()})
 	if err != nil {
 		return err
 	}
@@ -144,14 +149,14 @@ func runServe(ctx context.Context, e *env, args []string) (err error) {
 	authority := oauth.NewAuthority(oauth.AuthorityOptions{Hub: h, Store: db, Fetcher: &oauth.Fetcher{}, Logger: log})
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	exports, a2aTasks := export.New(h, db), tasks.New(h, db)
-	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Logger: log}).Register(mux)
+	exports, a2aTasks, pages := export.New(h, db), tasks.New(h, db), overview.New(h, db)
+	api.New(api.Options{Hub: h, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Permissions: desk, Reach: contacts, Overview: pages, Logger: log}).Register(mux)
 	a2a.New(a2a.Options{Hub: h, Tasks: a2aTasks, Logger: log, BaseURL: cfg.BaseURL}).Register(mux)
 	// What OAuth tokens may be for (§10.6): each MCP endpoint, and the A2A
 	// endpoints together.
 	resources := append(srv.ResourcePaths(), hub.A2AResourcePath)
 	oauth.New(oauth.Options{Authority: authority, Logger: log, BaseURL: cfg.BaseURL, Resources: resources, Proxies: cfg.TrustedProxies()}).Register(mux)
-	dash, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
+	dash, err := web.New(web.Options{Hub: h, Overview: pages, OAuth: authority, Accounts: people, Webhooks: hooks, Remotes: remotes, Notices: notices, Exports: exports, A2A: a2aTasks, Search: finder, Projects: boards, Permissions: desk, Reach: contacts, Logger: log, BaseURL: cfg.BaseURL, Proxies: cfg.TrustedProxies(), OAuthResources: resources})
 	if err != nil {
 		return err
 	}

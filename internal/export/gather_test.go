@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 // code is an error's wire code ("" for nil).
@@ -118,10 +119,10 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 		t.Errorf("bob exporting a thread of a project he is not in: %v, want not_found", err)
 	}
 	// A member sees the project, and its threads.
-	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := reach.New(w.hub, w.store).RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, bob, "alice", ""); err != nil {
+	if _, err := reach.New(w.hub, w.store).RequestContact(ctx, bob, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.AddMember(ctx, alice, project, "bob"); err != nil {

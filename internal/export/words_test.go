@@ -14,6 +14,7 @@ import (
 	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/projects"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 // What others' words may carry into an export, and what they may not.
@@ -25,8 +26,8 @@ import (
 func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	w := newWorld(t)
 	projectID, _ := w.launch(t)
-	must(w.hub.RequestContact(ctx, w.alice, "bob", ""))
-	must(w.hub.RequestContact(ctx, w.bob, "alice", ""))
+	must(reach.New(w.hub, w.store).RequestContact(ctx, w.alice, "bob", ""))
+	must(reach.New(w.hub, w.store).RequestContact(ctx, w.bob, "alice", ""))
 	must(w.hub.AddMember(ctx, w.alice, projectID, "bob"))
 	for _, c := range []struct {
 		who  *hub.User

@@ -3,12 +3,9 @@ package hub
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // Agents (§1): created for an owner, archived by it, in one of three modes.
@@ -274,145 +271,6 @@ func (h *Hub) OwnAgent(ctx context.Context, u *User, slug string) (*Agent, error
 		return nil, lookupErr(err, "%s has no agent %q", u.Handle, echo(slug))
 	}
 	return a, nil
-}
-
-// AgentDetail is one of a person's agents with what they manage of it
-// (§1, §2, §3, §5, §18): its tokens, its named sessions, its grants and
-// its webhooks and OAuth clients (internal/webhook's and internal/oauth's).
-type AgentDetail struct {
-	Agent     *Agent
-	Tokens    []*Token
-	Instances []Instance
-	Grants    []GrantView
-	A2A       *A2AExposure  // whether A2A clients reach it, and its card's skills (§18)
-	Presence  AgentPresence // whether it listens, or when it was last seen, and its sessions' (§19)
-}
-
-// TokensInUse counts the agent's tokens that still work at now: neither
-// revoked nor expired.
-func (d *AgentDetail) TokensInUse(now time.Time) int {
-	n := 0
-	for _, t := range d.Tokens {
-		if t.RevokedAt.IsZero() && (t.ExpiresAt.IsZero() || now.Before(t.ExpiresAt)) {
-			n++
-		}
-	}
-	return n
-}
-
-// AgentDetail is the person's agent with this slug, archived or not;
-// another's agent is not_found.
-func (h *Hub) AgentDetail(ctx context.Context, u *User, slug string) (*AgentDetail, error) {
-	a, err := h.OwnAgent(ctx, u, slug)
-	if err != nil {
-		return nil, err
-	}
-	d := &AgentDetail{Agent: a}
-	if d.Tokens, err = h.store.Tokens(ctx, u.ID, a.ID); err != nil {
-		return nil, AsError(err)
-	}
-	if d.Instances, err = h.store.Instances(ctx, a.ID); err != nil {
-		return nil, AsError(err)
-	}
-	if d.Grants, err = grantViews(ctx, h.store, a); err != nil {
-		return nil, err
-	}
-	if d.A2A, err = exposureOf(ctx, h.store, a.ID); err != nil {
-		return nil, err
-	}
-	presence, err := h.Presences(ctx, []*Agent{a})
-	d.Presence = presence[a.ID]
-	return d, err
-}
-
-// RegisteredToken names the token RegisterAgent mints.
-const RegisteredToken = "registered"
-
-// RegisterAgent is a person making an agent of their own in one step (§1,
-// §2): its slug comes from name (lower-cased; spaces, underscores and
-// dashes become one dash; other characters are dropped; cut to 40) and,
-// when u already has an agent by that slug (archived ones too), takes the
-// first free -2, -3 …; description is required (at most MaxDescription).
-// It then mints a static token with every scope, named RegisteredToken,
-// and returns the agent and the token's secret, shown this once. A name
-// with no letter or digit is invalid.
-func (h *Hub) RegisterAgent(ctx context.Context, u *User, name, description string) (*Agent, string, error) {
-	name, err := checkText("name", strings.TrimSpace(name), 1, MaxTitle)
-	if err != nil {
-		return nil, "", err
-	}
-	base := slugFrom(name)
-	if base == "" {
-		return nil, "", invalid("", "the name %q gives no {handle}: use letters or digits, like \"Release Planner\" (the agent becomes %s/release-planner)", echo(name), u.Handle)
-	}
-	description, err = checkText("description", strings.TrimSpace(description), 1, MaxDescription)
-	if err != nil {
-		return nil, "", err
-	}
-	for n := 1; n <= maxNumbered; n++ {
-		slug := numbered(base, n)
-		_, err := h.store.AgentByHandle(ctx, u.Handle, slug)
-		if err == nil {
-			continue
-		}
-		if !errors.Is(err, ErrNoRows) {
-			return nil, "", AsError(err)
-		}
-		a, err := h.CreateAgent(ctx, AgentSpec{Handle: u.Handle + "/" + slug, Name: name, Description: description})
-		if e := AsError(err); err != nil && e.Kind == KindConflict {
-			continue // made meanwhile by another call
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		_, secret, err := h.MintToken(ctx, TokenSpec{Owner: u.Handle, Agent: slug, Name: RegisteredToken})
-		if err != nil {
-			return nil, "", err
-		}
-		return a, secret, nil
-	}
-	return nil, "", &Error{Kind: KindConflict, Msg: fmt.Sprintf("%s already has agents %s to %s; choose another name", u.Handle, base, numbered(base, maxNumbered))}
-}
-
-// maxSlug is the longest slug (§1); maxNumbered the highest number
-// RegisterAgent tries after a slug before giving up.
-const (
-	maxSlug     = 40
-	maxNumbered = 100
-)
-
-// slugFrom makes a slug of a name: lower-cased, white space, underscores
-// and dashes as one dash, any other character outside [a-z0-9] dropped,
-// no dash at either end, at most maxSlug long; "" when nothing is left.
-func slugFrom(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			b.WriteRune(r)
-			dash = false
-		case r == '-' || r == '_' || unicode.IsSpace(r):
-			dash = true
-		}
-	}
-	return numbered(b.String(), 1)
-}
-
-// numbered is the n-th slug tried for base: base itself, then base-2,
-// base-3 …, with base cut so that the whole stays within maxSlug.
-func numbered(base string, n int) string {
-	suffix := ""
-	if n > 1 {
-		suffix = "-" + strconv.Itoa(n)
-	}
-	if len(base) > maxSlug-len(suffix) {
-		base = strings.TrimRight(base[:maxSlug-len(suffix)], "-")
-	}
-	return base + suffix
 }
 
 // AgentReads are the queries of agents (Reader embeds them).

@@ -75,9 +75,11 @@ func (h *Hub) Approvals(ctx context.Context, u *User) ([]Approval, error) {
 	if err != nil {
 		return nil, err
 	}
-	perms, err := h.pendingPermissions(ctx, u)
-	if err != nil {
-		return nil, err
+	var perms []*Permission
+	if h.permissions != nil {
+		if perms, err = h.permissions.Pending(ctx, u); err != nil {
+			return nil, err
+		}
 	}
 	var out []Approval
 	for _, p := range perms {
@@ -209,7 +211,10 @@ func (h *Hub) Decide(ctx context.Context, u *User, id string, v Verdict) (*Decid
 	case ApprovalContactRequest:
 		d.Contact, err = h.DecideContactRequest(ctx, u, id, approve)
 	case ApprovalPermission:
-		d.Permission, err = h.DecidePermission(ctx, u, id, approve)
+		if h.permissions == nil {
+			return nil, notFound("no permission request %q waits for %s; list them with approvals", echo(id), u.Handle)
+		}
+		d.Permission, err = h.permissions.Decide(ctx, u, id, approve)
 	}
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func TestDecideDispatchesOnTheIdsKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.DecideContact(ctx, bob, "alice", true); err != nil {

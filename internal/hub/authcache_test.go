@@ -10,6 +10,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
@@ -128,7 +129,8 @@ func TestSendChecksSeeOtherServers(t *testing.T) {
 			}
 			return h
 		}
-		server, other := start(open()), start(open())
+		serverDB := open()
+		server, other := start(serverDB), start(open())
 		for _, u := range []string{"alice", "bob"} {
 			if _, err := server.CreateUser(ctx, u, ""); err != nil {
 				t.Fatal(err)
@@ -196,10 +198,10 @@ func TestSendChecksSeeOtherServers(t *testing.T) {
 		bob := func(h *hub.Hub) *hub.User { u, _ := h.User(ctx, "bob"); return u }
 		alice := func(h *hub.Hub) *hub.User { u, _ := h.User(ctx, "alice"); return u }
 		agent("bob/helper")
-		if _, err := server.RequestContact(ctx, alice(server), "bob", ""); err != nil {
+		if _, err := reach.New(server, serverDB).RequestContact(ctx, alice(server), "bob", ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := server.RequestContact(ctx, bob(server), "alice", ""); err != nil {
+		if _, err := reach.New(server, serverDB).RequestContact(ctx, bob(server), "alice", ""); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := server.SetGrant(ctx, alice(server), "alice/planner", "bob", true, true); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 func (w *world) person(t *testing.T, handle string) *hub.User {
@@ -38,7 +39,7 @@ func TestConsentPath(t *testing.T) {
 	}
 	open("denied:contact")
 
-	if c, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil || c.Status != hub.ContactPending {
+	if c, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil || c.Status != hub.ContactPending {
 		t.Fatalf("contact request: %+v, %v", c, err)
 	}
 	if _, err := w.hub.DecideContact(ctx, alice, "bob", true); code(err) != "not_found" {
@@ -127,7 +128,7 @@ func TestConsentPath(t *testing.T) {
 // contactsOf is c's list_contacts as "person:status:agents" lines.
 func contactsOf(t *testing.T, w *world, c *hub.Caller) string {
 	t.Helper()
-	ct, err := w.hub.ListContacts(ctx, c)
+	ct, err := reach.New(w.hub, w.store).ListContacts(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +146,10 @@ func contactsOf(t *testing.T, w *world, c *hub.Caller) string {
 func TestMutualContactRequests(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := w.hub.RequestContact(ctx, bob, "alice", ""); err != nil || c.Status != hub.ContactAccepted {
+	if c, err := w.reach.RequestContact(ctx, bob, "alice", ""); err != nil || c.Status != hub.ContactAccepted {
 		t.Fatalf("requests both ways: %+v, %v; want accepted", c, err)
 	}
 	// A cancelled request cannot be approved.
@@ -156,23 +157,23 @@ func TestMutualContactRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, carol, "alice", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, carol, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.CancelContact(ctx, carol, "alice"); err != nil {
+	if _, err := w.reach.CancelContact(ctx, carol, "alice"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.DecideContact(ctx, alice, "carol", true); code(err) != "not_found" {
 		t.Fatalf("approving a cancelled request: %v", err)
 	}
 	// A denial stands until the person who denied changes it.
-	if _, err := w.hub.RequestContact(ctx, carol, "alice", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, carol, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.DecideContact(ctx, alice, "carol", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, carol, "alice", ""); code(err) != "declined" {
+	if _, err := w.reach.RequestContact(ctx, carol, "alice", ""); code(err) != "declined" {
 		t.Fatalf("asking again after a denial: %v", err)
 	}
 	if c, err := w.hub.DecideContact(ctx, alice, "carol", true); err != nil || c.Status != hub.ContactAccepted {
@@ -182,7 +183,7 @@ func TestMutualContactRequests(t *testing.T) {
 	if c, err := w.hub.DecideContact(ctx, carol, "alice", false); err != nil || c.Status != hub.ContactRemoved {
 		t.Fatalf("the one who asked ending the contact: %+v, %v", c, err)
 	}
-	if c, err := w.hub.RequestContact(ctx, carol, "alice", ""); err != nil || c.Status != hub.ContactPending {
+	if c, err := w.reach.RequestContact(ctx, carol, "alice", ""); err != nil || c.Status != hub.ContactPending {
 		t.Fatalf("asking again after ending it: %+v, %v; want a new request for alice to answer", c, err)
 	}
 }
@@ -192,10 +193,10 @@ func TestMutualContactRequests(t *testing.T) {
 func consent(t *testing.T, w *world, from *hub.Caller, b *hub.User, target string) string {
 	t.Helper()
 	a := w.person(t, from.Owner.Handle)
-	if _, err := w.hub.RequestContact(ctx, a, b.Handle, ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, a, b.Handle, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, b, a.Handle, ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, b, a.Handle, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.SetGrant(ctx, a, from.Agent.Handle(), b.Handle, true, true); err != nil {
@@ -243,8 +244,8 @@ func TestNoThirdOwnerWithoutContact(t *testing.T) {
 func TestInboundDecisionsAreIdempotent(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	w.hub.RequestContact(ctx, alice, "bob", "")
-	w.hub.RequestContact(ctx, bob, "alice", "")
+	w.reach.RequestContact(ctx, alice, "bob", "")
+	w.reach.RequestContact(ctx, bob, "alice", "")
 	w.hub.SetGrant(ctx, alice, "alice/planner", "bob", false, true)
 	start := w.latest(t, w.planner)
 	w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"})
@@ -403,7 +404,7 @@ func TestPublicAgentKeepsItsOwnReach(t *testing.T) {
 	desk := public(t, w, "bob/desk")
 	conv := consent(t, w, desk, carol, "carol")
 	w.send(t, desk, conv, "hello carol")
-	cv, err := w.hub.Consent(ctx, carol)
+	cv, err := w.reach.Consent(ctx, carol)
 	if err != nil || len(cv.Inbound) != 1 {
 		t.Fatalf("carol's inbound asks: %+v, %v; want the desk's", cv, err)
 	}
@@ -418,7 +419,7 @@ func TestPublicAgentKeepsItsOwnReach(t *testing.T) {
 // reachable is ReachableAgents of c as handles.
 func reachable(t *testing.T, w *world, c *hub.Caller) string {
 	t.Helper()
-	as, err := w.hub.ReachableAgents(ctx, c)
+	as, err := reach.New(w.hub, w.store).ReachableAgents(ctx, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +440,7 @@ func TestPublicAgentsListed(t *testing.T) {
 	if got := reachable(t, w, w.planner); got != "alice/reviewer,bob/desk" {
 		t.Fatalf("the planner's reachable agents: %s; want its sibling and bob's public desk", got)
 	}
-	ct, err := w.hub.ListContacts(ctx, w.planner)
+	ct, err := reach.New(w.hub, w.store).ListContacts(ctx, w.planner)
 	if err != nil || len(ct.Public) != 1 || ct.Public[0].Handle() != "bob/desk" {
 		t.Fatalf("the planner's list_contacts: %+v, %v; want bob/desk among the public agents", ct, err)
 	}
@@ -449,8 +450,8 @@ func TestPublicAgentsListed(t *testing.T) {
 	}
 	// Once alice and bob are contacts, the desk is bob's agent the planner
 	// may reach, and listed there only.
-	w.hub.RequestContact(ctx, alice, "bob", "")
-	w.hub.RequestContact(ctx, bob, "alice", "")
+	w.reach.RequestContact(ctx, alice, "bob", "")
+	w.reach.RequestContact(ctx, bob, "alice", "")
 	if got := contactsOf(t, w, w.planner); got != "bob:allowed:bob/desk" {
 		t.Fatalf("the planner's contacts: %s; want bob allowed through the desk", got)
 	}

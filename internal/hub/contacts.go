@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -15,66 +14,6 @@ import (
 // MaxContactMessage is the most code points a contact request's message
 // may hold (§3, §10.5).
 const MaxContactMessage = 500
-
-// RequestContact is u asking other to be contacts (§3), with an optional
-// message (at most MaxContactMessage code points; blank is none; cleaned
-// as every text is, §4). otherHandle may start with "@". A request from the other side
-// already waiting is accepted at once: the answer is this request, with its
-// own id, time and message, approved by the other's asking. A denial by the
-// other stands until they change it. Asking again while u's request waits,
-// or once they are contacts, changes nothing; any other new request (after
-// a cancel, a removal, or u's own rejection) is a request of its own, with
-// a new id and time.
-func (h *Hub) RequestContact(ctx context.Context, u *User, otherHandle, message string) (*Contact, error) {
-	message, err := checkLine("message", message, MaxContactMessage)
-	if err != nil {
-		return nil, err
-	}
-	other, err := h.User(ctx, atHandle(otherHandle))
-	if err != nil {
-		return nil, err
-	}
-	if other.ID == u.ID {
-		return nil, invalid("", "a person is not their own contact")
-	}
-	var c *Contact
-	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
-		now := h.now()
-		old, err := tx.Contact(ctx, u.ID, other.ID)
-		if err != nil && !errors.Is(err, ErrNoRows) {
-			return nil, err
-		}
-		var events []*Event
-		id := NewID(IDContact, now)
-		switch {
-		case old != nil && old.Status == ContactAccepted:
-			c = old
-			return nil, nil
-		case old != nil && old.Status == ContactPending && old.RequestedBy == u.ID:
-			c = old
-			return nil, nil
-		case old != nil && old.Status == ContactRejected && old.DecidedBy == other.ID:
-			return nil, &Error{Kind: KindForbidden, Code: "declined", Msg: other.Handle + " declined to be your contact; that stands until they change it"}
-		case old != nil && old.RequestedBy == other.ID && (old.Status == ContactPending || old.Status == ContactRejected):
-			// They asked (and maybe u said no before): both want it now.
-			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactAccepted, RequestedBy: u.ID, DecidedBy: other.ID, RequestedAt: now, DecidedAt: now, Message: message}
-			events = contactEvents(EventContactAccepted, u, other, now)
-		default:
-			c = &Contact{ID: id, UserA: u.ID, UserB: other.ID, Status: ContactPending, RequestedBy: u.ID, RequestedAt: now, Message: message}
-			ev := map[string]any{"from": u.Handle, "request_id": id}
-			if message != "" {
-				ev["message"] = message
-			}
-			data, _ := json.Marshal(ev)
-			events = []*Event{{RecipientID: other.ID, Type: EventContactRequest, Data: data, CreatedAt: now}}
-		}
-		return events, tx.PutContact(ctx, c)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
 
 func contactEvents(typ string, a, b *User, now time.Time) []*Event {
 	da, _ := json.Marshal(map[string]any{"contact": b.Handle})
@@ -156,107 +95,6 @@ func (h *Hub) DecideContactRequest(ctx context.Context, u *User, id string, acce
 	return h.DecideContact(ctx, u, other.Handle, accept)
 }
 
-// CancelContact withdraws u's own pending request.
-func (h *Hub) CancelContact(ctx context.Context, u *User, otherHandle string) (*Contact, error) {
-	other, err := h.User(ctx, otherHandle)
-	if err != nil {
-		return nil, err
-	}
-	var c *Contact
-	err = h.store.Update(ctx, func(tx Tx) error {
-		var err error
-		c, err = tx.Contact(ctx, u.ID, other.ID)
-		if errors.Is(err, ErrNoRows) || (err == nil && (c.RequestedBy != u.ID || c.Status != ContactPending)) {
-			return notFound("no pending contact request of %s to %s", u.Handle, other.Handle)
-		}
-		if err != nil {
-			return err
-		}
-		c.Status, c.DecidedBy, c.DecidedAt = ContactCancelled, u.ID, h.now()
-		return tx.PutContact(ctx, c)
-	})
-	if err != nil {
-		return nil, asOutcome(err)
-	}
-	return c, nil
-}
-
-// CancelContactRequest is CancelContact for u's own request under its id
-// (ct_…). An id that names no request of u's — unknown, or another's
-// request to u — is not_found alike, and so is a request no longer pending.
-func (h *Hub) CancelContactRequest(ctx context.Context, u *User, id string) (*Contact, error) {
-	c, err := h.store.ContactByID(ctx, strings.TrimSpace(id))
-	if errors.Is(err, ErrNoRows) || (err == nil && c.RequestedBy != u.ID) {
-		return nil, notFound("%s sent no contact request %q", u.Handle, echo(id))
-	}
-	if err != nil {
-		return nil, AsError(err)
-	}
-	other, err := h.UserByID(ctx, c.Other(u.ID))
-	if err != nil {
-		return nil, err
-	}
-	return h.CancelContact(ctx, u, other.Handle)
-}
-
-// RemoveContact ends u's contact with another person (§3), named by the
-// contact's id (ct_…; it wins when both are given) or by the person's
-// handle ("@" allowed): either of the two may end it, for both
-// (endContact), and with it their agents' reach across. Only an accepted
-// contact is removed: a request that waits is cancelled or rejected
-// instead, and the message says which. An id of another pair's contact is
-// not_found like an unknown one.
-func (h *Hub) RemoveContact(ctx context.Context, u *User, contactID, handle string) (*Contact, error) {
-	contactID, handle = strings.TrimSpace(contactID), atHandle(handle)
-	var c *Contact
-	var err error
-	switch {
-	case contactID != "":
-		c, err = h.store.ContactByID(ctx, contactID)
-		if errors.Is(err, ErrNoRows) || (err == nil && c.UserA != u.ID && c.UserB != u.ID) {
-			return nil, notFound("%s has no contact %q", u.Handle, echo(contactID))
-		}
-	case handle != "":
-		var other *User
-		if other, err = h.User(ctx, handle); err != nil {
-			return nil, err
-		}
-		c, err = h.store.Contact(ctx, u.ID, other.ID)
-		if errors.Is(err, ErrNoRows) {
-			return nil, notFound("%s and %s are not contacts", u.Handle, other.Handle)
-		}
-	default:
-		return nil, invalid("", "give the contact's id (ct_…) or {handle}")
-	}
-	if err != nil {
-		return nil, AsError(err)
-	}
-	other, err := h.UserByID(ctx, c.Other(u.ID))
-	if err != nil {
-		return nil, err
-	}
-	err = h.update(ctx, func(tx Tx) ([]*Event, error) {
-		// Read again in the transaction: the other may have ended it first.
-		var err error
-		if c, err = tx.Contact(ctx, u.ID, other.ID); err != nil {
-			return nil, err
-		}
-		switch {
-		case c.Status == ContactAccepted:
-			return h.endContact(ctx, tx, u, other, c)
-		case c.Status == ContactPending && c.RequestedBy == u.ID:
-			return nil, notFound("%s and %s are not contacts yet: your request waits for %s; cancel it instead", u.Handle, other.Handle, other.Handle)
-		case c.Status == ContactPending:
-			return nil, notFound("%s and %s are not contacts yet: %s's request waits for you; reject it instead", u.Handle, other.Handle, other.Handle)
-		}
-		return nil, notFound("%s and %s are not contacts", u.Handle, other.Handle)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // endContact ends the accepted contact c between u and other (§3): it
 // becomes removed, and the consent that stood on it goes with it. Every
 // grant of either person's agents to reach the other is withdrawn (the
@@ -321,65 +159,6 @@ func (h *Hub) endContact(ctx context.Context, tx Tx, u, other *User, c *Contact)
 	return events, nil
 }
 
-// ContactRequest is one contact request from u's side (§3, §10.5): the
-// other person, who asked, what they said, and where it stands.
-type ContactRequest struct {
-	ID          string // ct_…, the contact's id too
-	UserID      string // the other person
-	Handle      string
-	Name        string
-	Sent        bool   // u asked; false: the other person did
-	Message     string // "" for none
-	Status      string // ContactPending, ContactAccepted, ContactRejected or ContactCancelled
-	RequestedAt time.Time
-	DecidedAt   time.Time // zero while pending
-}
-
-// ContactRequests lists u's contact requests, oldest first: those others
-// sent u (sent false) or those u sent (sent true). status is one of
-// pending, accepted, rejected, cancelled or all, with "approved" taken for
-// accepted (the rooms profile's word); "" is pending for received
-// requests and all for sent ones. Anything else is invalid.
-func (h *Hub) ContactRequests(ctx context.Context, u *User, sent bool, status string) ([]ContactRequest, error) {
-	want, err := contactStatus(status, sent)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := h.Contacts(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	out := []ContactRequest{}
-	for _, cv := range cs {
-		c := cv.Contact
-		if (c.RequestedBy == u.ID) != sent || (want != statusAll && c.Status != want) {
-			continue
-		}
-		out = append(out, ContactRequest{ID: c.ID, UserID: cv.Other.ID, Handle: cv.Other.Handle, Name: cv.Other.Name, Sent: sent,
-			Message: c.Message, Status: c.Status, RequestedAt: c.RequestedAt, DecidedAt: c.DecidedAt})
-	}
-	return out, nil
-}
-
-// statusAll is the status filter that keeps every status.
-const statusAll = "all"
-
-// contactStatus reads a listing's status filter (ContactRequests).
-func contactStatus(status string, sent bool) (string, error) {
-	switch s := strings.ToLower(strings.TrimSpace(status)); s {
-	case "":
-		if sent {
-			return statusAll, nil
-		}
-		return ContactPending, nil
-	case AskApproved:
-		return ContactAccepted, nil
-	case ContactPending, ContactAccepted, ContactRejected, ContactCancelled, statusAll:
-		return s, nil
-	}
-	return "", invalid("", "status is pending, accepted (or approved), rejected, cancelled or all (got %q)", echo(status))
-}
-
 // ContactView is a contact row with the other person.
 type ContactView struct {
 	Contact *Contact
@@ -425,53 +204,6 @@ func grantViews(ctx context.Context, r Reader, a *Agent) ([]GrantView, error) {
 		out = append(out, GrantView{Grant: g, Agent: a.Handle(), Contact: u.Handle})
 	}
 	return out, nil
-}
-
-// InboundView is another owner's agent's ask to come in, with its handle.
-type InboundView struct {
-	Ask   *InboundAsk
-	Agent string
-}
-
-// ConsentView is everything of §3 a person decides: their contacts and
-// requests both ways, their agents' grants, and the asks of other owners'
-// agents — waiting, let in and denied (a decision may be changed).
-type ConsentView struct {
-	Contacts []ContactView
-	Grants   []GrantView
-	Inbound  []InboundView
-}
-
-// Consent is the person's ConsentView (the dashboard's Contacts page).
-func (h *Hub) Consent(ctx context.Context, u *User) (*ConsentView, error) {
-	v := &ConsentView{}
-	var err error
-	if v.Contacts, err = h.Contacts(ctx, u); err != nil {
-		return nil, err
-	}
-	agents, err := h.store.Agents(ctx, u.ID, false)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	for _, a := range agents {
-		gs, err := grantViews(ctx, h.store, a)
-		if err != nil {
-			return nil, err
-		}
-		v.Grants = append(v.Grants, gs...)
-	}
-	asks, err := h.store.InboundAsks(ctx, u.ID, false)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	for _, ask := range asks {
-		a, err := h.store.AgentByID(ctx, ask.AgentID)
-		if err != nil {
-			return nil, AsError(err)
-		}
-		v.Inbound = append(v.Inbound, InboundView{Ask: ask, Agent: a.Handle()})
-	}
-	return v, nil
 }
 
 // ContactReads are the queries of contacts (Reader embeds them).

@@ -51,17 +51,6 @@ func (h *Hub) Inbox(ctx context.Context, c *Caller, limit int, instance string) 
 	return r, nil
 }
 
-// AgentInbox is an owner looking at one of their agents' inboxes (§5):
-// every waiting message with its processing state, as the agent's
-// check_inbox without a session sees it.
-func (h *Hub) AgentInbox(ctx context.Context, u *User, slug string, limit int) (*InboxResult, error) {
-	a, err := h.ownAgent(ctx, u, slug)
-	if err != nil {
-		return nil, err
-	}
-	return h.Inbox(ctx, &Caller{Agent: a, Owner: u}, limit, "")
-}
-
 // Acknowledge outcomes (§5).
 const (
 	OutcomeDone       = "done"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/overview"
 )
 
 func TestInboxWaitingMeansUnacknowledged(t *testing.T) {
@@ -142,7 +143,7 @@ func TestProcessingLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		owners, err := w.hub.AgentInbox(ctx, w.owner(t), "reviewer", 0)
+		owners, err := overview.New(w.hub, w.store).AgentInbox(ctx, w.owner(t), "reviewer", 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,6 @@
 package hub
 
-import (
-	"context"
-	"encoding/base64"
-)
+import "encoding/base64"
 
 // NewTokenForTest returns a well-formed agent token that was never minted.
 func NewTokenForTest() string { return NewTokenSecret(AgentTokenPrefix) }
@@ -32,12 +29,3 @@ func (h *Hub) GenerationsForTest() []Generation { return h.generations }
 
 // RequestBuckets is how many tokens' request buckets h holds.
 func RequestBuckets(h *Hub) int { return h.requests.len() }
-
-// PersonMayAddForTest is personMayAdd for the principal handle names.
-func (h *Hub) PersonMayAddForTest(ctx context.Context, u *User, handle string) error {
-	p, err := resolve(ctx, h.store, handle)
-	if err != nil {
-		return err
-	}
-	return personMayAdd(ctx, h.store, u, p)
-}

@@ -42,7 +42,7 @@ func TestApprovalFailingInternallyIsNotReportedDone(t *testing.T) {
 	fs := &faultStore{}
 	w := newWorldOn(t, hub.DefaultSettings(), func(s hub.Store) hub.Store { fs.Store = s; return fs })
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.hub.DecideContact(ctx, bob, "alice", true); err != nil {

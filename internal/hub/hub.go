@@ -4,8 +4,9 @@
 // OAuth, the command line — calls it, and it reaches storage only through
 // the Store interface it declares. What the core barely calls lives in
 // leaves beside the faces (internal/oauth, webhook, a2aclient, push,
-// export, a2a/tasks, overview, projects, input, search and fulltext,
-// picture, throttle, outbox, egress), which leaves.go serves.
+// export, a2a/tasks, overview, projects, reach, rooms, permissions, input,
+// search and fulltext, picture, throttle, outbox, egress), which leaves.go
+// serves.
 package hub
 
 import (
@@ -78,6 +79,7 @@ type Hub struct {
 	resolver     Resolver                     // looks up the hosts of outbound URLs when they are saved
 	hookKick     outbox.Kick                  // rung when webhook calls were queued (§18)
 	hooked       agentSet                     // which agents have endpoints, as last read
+	permissions  PermissionDesk               // the permission requests Approvals lists (internal/permissions)
 	remoteKick   outbox.Kick                  // rung when calls to remote agents were queued
 	remotes      agentSet                     // which agents are remote, as last read
 	notifyKick   outbox.Kick                  // rung when owner notifications were queued (§19)

@@ -12,6 +12,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/projects"
+	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -45,6 +46,7 @@ type world struct {
 	waker                     *notify.Local
 	store                     hub.Store
 	projects                  *projects.Projects // over hub and store
+	reach                     *reach.Reach       // over hub and store
 	settings                  hub.Settings
 	observer                  hub.Observer // nil: none
 	planner, reviewer, helper *hub.Caller
@@ -103,7 +105,7 @@ func (w *world) reopen(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.hub, w.projects = h, projects.New(h, w.store)
+	w.hub, w.projects, w.reach = h, projects.New(h, w.store), reach.New(h, w.store)
 }
 
 // agent creates an agent, mints a token and authenticates it.

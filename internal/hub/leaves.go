@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/outbox"
@@ -11,7 +12,8 @@ import (
 // What the hub offers the packages carved out of it (internal/oauth,
 // internal/webhook, internal/a2aclient, internal/push, internal/export,
 // internal/a2a/tasks, internal/search, internal/overview,
-// internal/projects): the leaves that manage what
+// internal/projects, internal/reach, internal/rooms,
+// internal/permissions): the leaves that manage what
 // the core barely calls. They read through a consumer-sized interface of the store, write
 // through Commit, send through the hub's own send path, and make their
 // refusals with the hub's own constructors, so a face renders them like
@@ -240,4 +242,107 @@ func ClaimEach[R any](ctx context.Context, s Updater, want map[string]int, claim
 		return nil, AsError(err)
 	}
 	return out, nil
+}
+
+// Settings are the hub's settings, as the server started it.
+func (h *Hub) Settings() Settings { return h.settings }
+
+// LastListened is when the session last had a wait parked, any replica's,
+// as of now (now itself when one is): zero when none did that presence
+// still knows of.
+func (h *Hub) LastListened(ctx context.Context, r Reader, principalID, instance string) (time.Time, error) {
+	return h.lastListened(ctx, r, principalID, instance)
+}
+
+// ApprovalDecided is the event that tells the person who decided that an
+// approval of kind no longer waits (§9).
+func ApprovalDecided(u *User, kind, id, decision string, now time.Time) *Event {
+	return decided(u, kind, id, decision, now)
+}
+
+// CommitThen, returned by a Commit's fn, commits what fn wrote and the
+// events it returned, and then returns err.
+func CommitThen(err error) error { return &commitThen{err} }
+
+// MayAnswer is the rule of reach (§3), once, for the leaves that list
+// what a send would meet (internal/reach): whether agent from may speak
+// to principal to, read through r; nil, or the Refusal a send gets.
+func MayAnswer(ctx context.Context, r Reader, from *Agent, to *Principal) (string, error) {
+	return mayAnswer(ctx, r, from, to)
+}
+
+// AgentPrincipal is a as a principal of reach.
+func AgentPrincipal(a *Agent) *Principal { return agentPrincipal(a) }
+
+// IsPending reports a pending_approval refusal.
+func IsPending(err error) bool { return isPending(err) }
+
+// Refused reports a contract outcome of a rule: a Refusal, one committed
+// after its side effects, or an Error that is not internal.
+func Refused(err error) bool { return refused(err) }
+
+// Resolve finds the principal a handle (or a principal's id) names,
+// read through r; archived agents and unknown handles are not_found alike.
+func Resolve(ctx context.Context, r Reader, handle string) (*Principal, error) {
+	return resolve(ctx, r, handle)
+}
+
+// AtHandle is a handle as people write it, perhaps after an "@", without it.
+func AtHandle(s string) string { return atHandle(s) }
+
+// CheckLine checks an optional value that names or sums up something: a
+// blank one is none; otherwise it is cleaned and checked as every text is.
+func CheckLine(name, s string, max int) (string, error) { return checkLine(name, s, max) }
+
+// PersonMayAdd is nil when person u may bring the principal handle names
+// into a room — whom internal/reach's PersonPeers lists — or the refusal
+// saying what to do instead.
+func (h *Hub) PersonMayAdd(ctx context.Context, u *User, handle string) error {
+	p, err := resolve(ctx, h.store, handle)
+	if err != nil {
+		return err
+	}
+	return personMayAdd(ctx, h.store, u, p)
+}
+
+// Window checks a Paging against the listing's page and returns the rows
+// to skip and the page's size.
+func (p Page) Window(pg Paging) (offset, size int, err error) { return p.window(pg) }
+
+// Listings adds to each conversation its participants, how many messages
+// wait unread past the reader's place, and the last message.
+func (h *Hub) Listings(ctx context.Context, convs []*Conversation, readerID string) ([]ConversationListing, error) {
+	return h.listings(ctx, convs, readerID)
+}
+
+// EndContact ends the accepted contact c between u and other in tx (§3),
+// and the consent that stood on it with it: the events to store.
+func (h *Hub) EndContact(ctx context.Context, tx Tx, u, other *User, c *Contact) ([]*Event, error) {
+	return h.endContact(ctx, tx, u, other, c)
+}
+
+// ContactEvents are the events of typ that tell each of two people about
+// their contact with the other.
+func ContactEvents(typ string, a, b *User, now time.Time) []*Event {
+	return contactEvents(typ, a, b, now)
+}
+
+// GrantViews lists the agent's grants with the handles.
+func (h *Hub) GrantViews(ctx context.Context, a *Agent) ([]GrantView, error) {
+	return grantViews(ctx, h.store, a)
+}
+
+// Home is the owner's home project, made on first use.
+func (h *Hub) Home(ctx context.Context, ownerID string) (*Project, error) {
+	return h.home(ctx, ownerID)
+}
+
+// EffectiveAccess is an agent's access in p, its project row pa and the
+// project's cap both counted.
+func EffectiveAccess(p *Project, pa *ProjectAgent) string { return effectiveAccess(p, pa) }
+
+// PersonRead is a person reading res in v, a conversation PersonRoom
+// gave: their place moves where they take part.
+func (h *Hub) PersonRead(ctx context.Context, u *User, v *ConversationView, res *ReadResult) error {
+	return h.personRead(ctx, u, v, slices.ContainsFunc(v.Participants, func(p Participant) bool { return p.PrincipalID == u.ID }), res)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 )
 
 func TestReach(t *testing.T) {
@@ -375,7 +377,7 @@ func TestArchivedAgentsAreListedNowhere(t *testing.T) {
 	if ls[0].Conversation.ID != v.Conversation.ID || strings.Join(handles, ",") != "alice/planner,alice" {
 		t.Fatalf("listed participants %v, want the archived reviewer left out", handles)
 	}
-	c, err := w.hub.ListContacts(ctx, w.planner)
+	c, err := reach.New(w.hub, w.store).ListContacts(ctx, w.planner)
 	if err != nil || len(c.Siblings) != 0 {
 		t.Fatalf("siblings after archiving the only one: %+v, %v", c, err)
 	}
@@ -414,11 +416,11 @@ func TestNULIsReplacedInEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a question with a NUL: %v", err)
 	}
-	c, err := w.hub.RequestContact(ctx, alice, "bob", in)
+	c, err := w.reach.RequestContact(ctx, alice, "bob", in)
 	if err != nil {
 		t.Fatalf("a contact request with a NUL: %v", err)
 	}
-	u, err := w.hub.UpdateUserName(ctx, alice, in)
+	u, err := rooms.New(w.hub, w.store).UpdateUserName(ctx, alice, in)
 	if err != nil {
 		t.Fatalf("a name with a NUL: %v", err)
 	}

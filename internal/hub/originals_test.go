@@ -18,10 +18,10 @@ import (
 func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.RequestContact(ctx, bob, "alice", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, bob, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	p, err := w.hub.CreateProject(ctx, alice, "Launch", "")

@@ -34,7 +34,7 @@ func TestPersonEvents(t *testing.T) {
 	if _, err := w.hub.WaitPerson(ctx, bob, "", time.Second); code(err) != "too_many_waits" {
 		t.Fatalf("a second wait with WaitsPerPerson 1: %v", err)
 	}
-	if _, err := w.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	got := <-woke

@@ -490,15 +490,3 @@ func recipientIDs(v *ConversationView, m *Message) []string {
 	}
 	return out
 }
-
-// OwnPresence is the person's agents that are not archived, oldest first,
-// with the presence of each (§19): what the REST face and the agent pages
-// show them.
-func (h *Hub) OwnPresence(ctx context.Context, u *User) ([]*Agent, map[string]AgentPresence, error) {
-	agents, err := h.store.Agents(ctx, u.ID, false)
-	if err != nil {
-		return nil, nil, AsError(err)
-	}
-	p, err := h.Presences(ctx, agents)
-	return agents, p, err
-}

@@ -250,44 +250,6 @@ type ProjectListing struct {
 	Access  string
 }
 
-// AgentProjects is list_projects (§8): the projects the agent was brought
-// into with its access, and NotJoined, its owner's projects it is not in
-// (the ids request_project_access takes).
-type AgentProjects struct {
-	Projects  []ProjectListing
-	NotJoined []*Project
-}
-
-// ListProjects lists the caller's projects and those of its owner it is
-// not in (§10.3 list_projects). The home project is made on first use.
-func (h *Hub) ListProjects(ctx context.Context, c *Caller) (*AgentProjects, error) {
-	if _, err := h.home(ctx, c.Agent.OwnerID); err != nil {
-		return nil, err
-	}
-	mine, err := h.store.ProjectsOf(ctx, c.Agent.ID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	out := &AgentProjects{}
-	for _, p := range mine {
-		pa, err := h.store.ProjectAgent(ctx, p.ID, c.Agent.ID)
-		if err != nil {
-			return nil, AsError(err)
-		}
-		out.Projects = append(out.Projects, ProjectListing{Project: p, Access: effectiveAccess(p, pa)})
-	}
-	owners, err := h.store.ProjectsOf(ctx, c.Agent.OwnerID)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	for _, p := range owners {
-		if !slices.ContainsFunc(mine, func(m *Project) bool { return m.ID == p.ID }) {
-			out.NotJoined = append(out.NotJoined, p)
-		}
-	}
-	return out, nil
-}
-
 // GetProject is get_project (§10.3): members, agents with their access,
 // threads and items of a project the agent was brought into.
 func (h *Hub) GetProject(ctx context.Context, c *Caller, projectID string) (*ProjectDetail, error) {

@@ -102,7 +102,7 @@ func TestProjectAccessAndCap(t *testing.T) {
 	if _, err := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: thread}); code(err) != "not_found" {
 		t.Fatalf("reading the thread with agents off: %v, want not_found", err)
 	}
-	ls, err := w.hub.ListProjects(ctx, w.planner)
+	ls, err := w.projects.ListProjects(ctx, w.planner)
 	if err != nil || len(ls.Projects) != 2 || ls.Projects[1].Access != hub.AccessOff {
 		t.Fatalf("list_projects with agents off: %+v, %v; want it listed as off", ls, err)
 	}
@@ -135,7 +135,7 @@ func TestHomeProject(t *testing.T) {
 		t.Fatalf("whoami's home: %+v, %v", me.Home, err)
 	}
 	later := w.agent(t, "alice/later")
-	if ls, _ := w.hub.ListProjects(ctx, later); len(ls.Projects) != 1 || ls.Projects[0].Project.ID != me.Home.Project.ID {
+	if ls, _ := w.projects.ListProjects(ctx, later); len(ls.Projects) != 1 || ls.Projects[0].Project.ID != me.Home.Project.ID {
 		t.Fatalf("an agent made later: %+v, want it in the home project", ls)
 	}
 	if other, _ := w.hub.Whoami(ctx, w.helper, "", ""); other.Home.Project.ID == me.Home.Project.ID {

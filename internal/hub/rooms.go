@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Rooms (§10.5): group conversations routed by mention. A text message in a
@@ -143,62 +142,6 @@ func exampleHandle(ps []Participant, senderID string) string {
 	return example
 }
 
-// Work statuses (§5, §10.5): what an agent lists of its work in one
-// conversation. "" is everything not yet processed.
-var workStates = map[string][]string{
-	"":           {DeliveryWaiting, DeliveryProcessing, DeliveryFailed},
-	"pending":    {DeliveryWaiting, DeliveryFailed},
-	"processing": {DeliveryProcessing},
-	"processed":  {DeliveryDone},
-	"failed":     {DeliveryFailed},
-	"all":        {DeliveryWaiting, DeliveryProcessing, DeliveryFailed, DeliveryDone},
-}
-
-// WorkStatuses are the statuses Work takes, besides "".
-var WorkStatuses = []string{"pending", "processing", "processed", "failed", "all"}
-
-// WorkPage is a page of an agent's work in one conversation, oldest first.
-type WorkPage struct {
-	Items []InboxItem
-	Total int
-	More  bool
-}
-
-// Work lists the messages delivered to the agent in one conversation by
-// processing state, oldest first (§5): by default everything not processed
-// — waiting, processing (a stuck attempt included) and failed; pending is
-// what waits for an attempt (waiting, or failed with none running).
-func (h *Hub) Work(ctx context.Context, c *Caller, conversationID, status string, pg Paging) (*WorkPage, error) {
-	states, ok := workStates[strings.ToLower(strings.TrimSpace(status))]
-	if !ok {
-		return nil, invalid("", "status must be one of %s, or left out for everything not processed (got %q)", strings.Join(WorkStatuses, ", "), echo(status))
-	}
-	offset, size, err := RoomPage.window(pg)
-	if err != nil {
-		return nil, err
-	}
-	v, err := access(ctx, h.store, c.Agent.ID, conversationID)
-	if err != nil {
-		return nil, err
-	}
-	items, total, err := h.store.Work(ctx, c.Agent.ID, v.Conversation.ID, states, offset, size)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	return &WorkPage{Items: items, Total: total, More: offset+len(items) < total}, nil
-}
-
-// NextWork is the oldest message in the conversation the agent has not
-// processed — waiting, failed, or processing (a crashed agent resumes its
-// own) — or nil when there is none (§10.5).
-func (h *Hub) NextWork(ctx context.Context, c *Caller, conversationID string) (*InboxItem, error) {
-	p, err := h.Work(ctx, c, conversationID, "", Paging{Number: 1, Size: 1})
-	if err != nil || len(p.Items) == 0 {
-		return nil, err
-	}
-	return &p.Items[0], nil
-}
-
 // ProcessInput is a step of the processing lifecycle on one message of a
 // conversation (§5): OutcomeProcessing starts attempt n; OutcomeDone and
 // OutcomeFailed finish the attempt running, and need one.
@@ -224,91 +167,6 @@ type MessagePage struct {
 	Messages []*Message
 	Total    int
 	More     bool
-}
-
-// ChatContext is what an agent rehydrates from in one conversation
-// (§10.5): everything it sent there, of any kind, and every text message
-// that mentions it, oldest first.
-func (h *Hub) ChatContext(ctx context.Context, c *Caller, conversationID string, pg Paging) (*MessagePage, error) {
-	offset, size, err := ContextPage.window(pg)
-	if err != nil {
-		return nil, err
-	}
-	v, err := access(ctx, h.store, c.Agent.ID, conversationID)
-	if err != nil {
-		return nil, err
-	}
-	msgs, total, err := h.store.ChatContext(ctx, v.Conversation.ID, c.Agent.ID, c.Agent.Handle(), offset, size)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	return &MessagePage{Messages: msgs, Total: total, More: offset+len(msgs) < total}, nil
-}
-
-// RoomMessages is a page of a conversation's history as a person reads it
-// (§10.5): oldest first, only messages of one kind when kind is given, only
-// those sent after since when it is not zero. Reading moves the person's
-// place where they take part.
-func (h *Hub) RoomMessages(ctx context.Context, u *User, conversationID, kind string, since time.Time, pg Paging) (*MessagePage, error) {
-	kind = strings.ToLower(strings.TrimSpace(kind))
-	if kind != "" && kind != MessageText && !slices.Contains(EventPostKinds, kind) {
-		return nil, invalid("", "message_type must be \"text\" or one of %s (got %q)", strings.Join(EventPostKinds, ", "), echo(kind))
-	}
-	offset, size, err := RoomPage.window(pg)
-	if err != nil {
-		return nil, err
-	}
-	v, participant, err := personAccess(ctx, h.store, u, conversationID)
-	if err != nil {
-		return nil, asOutcome(err)
-	}
-	msgs, total, err := h.store.MessagesWhere(ctx, v.Conversation.ID, kind, since, offset, size)
-	if err != nil {
-		return nil, AsError(err)
-	}
-	if err := h.personRead(ctx, u, v, participant, &ReadResult{Messages: msgs}); err != nil {
-		return nil, err
-	}
-	return &MessagePage{Messages: msgs, Total: total, More: offset+len(msgs) < total}, nil
-}
-
-// ConversationsPaged lists the conversations principal id takes part in, most
-// recently active first, a page by number: for agents the rooms profile's
-// list of rooms, for people the rooms they are in.
-func (h *Hub) conversationsPaged(ctx context.Context, principalID string, pg Paging) ([]ConversationListing, bool, error) {
-	offset, size, err := RoomPage.window(pg)
-	if err != nil {
-		return nil, false, err
-	}
-	var convs []*Conversation
-	before, beforeID := time.Time{}, ""
-	for len(convs) <= offset+size {
-		batch, err := h.store.ConversationsOf(ctx, principalID, before, beforeID, ConversationsPage.Max)
-		if err != nil {
-			return nil, false, AsError(err)
-		}
-		convs = append(convs, batch...)
-		if len(batch) < ConversationsPage.Max {
-			break
-		}
-		last := batch[len(batch)-1]
-		before, beforeID = last.UpdatedAt, last.ID
-	}
-	more := len(convs) > offset+size
-	convs = convs[min(offset, len(convs)):min(offset+size, len(convs))]
-	ls, err := h.listings(ctx, convs, principalID)
-	return ls, more, err
-}
-
-// Rooms lists the conversations the agent takes part in, a page by number.
-func (h *Hub) Rooms(ctx context.Context, c *Caller, pg Paging) ([]ConversationListing, bool, error) {
-	return h.conversationsPaged(ctx, c.Agent.ID, pg)
-}
-
-// PersonRooms lists the conversations the person takes part in, a page by
-// number.
-func (h *Hub) PersonRooms(ctx context.Context, u *User, pg Paging) ([]ConversationListing, bool, error) {
-	return h.conversationsPaged(ctx, u.ID, pg)
 }
 
 // Room is one conversation the agent takes part in, with its participants.

@@ -4,10 +4,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/projects"
+	"github.com/palaverhq/palaver/internal/rooms"
 )
 
 // room is a room the caller created, with the others added as members.
@@ -143,120 +143,6 @@ func TestRoomParticipants(t *testing.T) {
 	}
 }
 
-// TestRoomWork: an agent's work in a room by status, the next message (a
-// stuck attempt included), and finishing only a running attempt (§5,
-// §10.5).
-func TestRoomWork(t *testing.T) {
-	w := newWorld(t)
-	conv := w.room(t, w.planner, "alice/reviewer")
-	var ids []string
-	for _, body := range []string{"@reviewer one", "@reviewer two", "@reviewer three"} {
-		ids = append(ids, w.send(t, w.planner, conv, body).Message.ID)
-	}
-	step := func(id, outcome, errText string) error {
-		_, err := w.hub.Process(ctx, w.reviewer, hub.ProcessInput{ConversationID: conv, MessageID: id, Outcome: outcome, Error: errText})
-		return err
-	}
-	if err := step(ids[0], hub.OutcomeDone, ""); code(err) != "no_attempt" {
-		t.Errorf("processed with no attempt: %v, want no_attempt", err)
-	}
-	if err := step(ids[0], hub.OutcomeFailed, ""); code(err) != "invalid_argument" {
-		t.Errorf("failed with no error: %v, want invalid_argument", err)
-	}
-	for _, s := range []struct{ id, outcome, err string }{
-		{ids[0], hub.OutcomeProcessing, ""}, {ids[0], hub.OutcomeDone, ""},
-		{ids[1], hub.OutcomeProcessing, ""}, {ids[1], hub.OutcomeFailed, "the build broke"},
-		{ids[2], hub.OutcomeProcessing, ""},
-	} {
-		if err := step(s.id, s.outcome, s.err); err != nil {
-			t.Fatalf("%s %s: %v", s.id, s.outcome, err)
-		}
-	}
-	if err := step(ids[1], hub.OutcomeDone, ""); code(err) != "no_attempt" {
-		t.Errorf("processed after a failed attempt: %v, want no_attempt", err)
-	}
-	other := w.room(t, w.planner, "alice/reviewer")
-	if _, err := w.hub.Process(ctx, w.reviewer, hub.ProcessInput{ConversationID: other, MessageID: ids[2], Outcome: hub.OutcomeDone}); code(err) != "not_found" {
-		t.Errorf("a message named with another room: %v, want not_found", err)
-	}
-	for status, want := range map[string][]string{
-		"": {ids[1], ids[2]}, "pending": {ids[1]}, "processing": {ids[2]}, "processed": {ids[0]}, "failed": {ids[1]}, "all": ids,
-	} {
-		p, err := w.hub.Work(ctx, w.reviewer, conv, status, hub.Paging{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, it := range p.Items {
-			got = append(got, it.Message.ID)
-		}
-		if !slices.Equal(got, want) || p.Total != len(want) {
-			t.Errorf("work %q: %v (total %d), want %v", status, got, p.Total, want)
-		}
-	}
-	if _, err := w.hub.Work(ctx, w.reviewer, conv, "done", hub.Paging{}); code(err) != "invalid_argument" {
-		t.Errorf("an unknown status: %v, want invalid_argument", err)
-	}
-	page, err := w.hub.Work(ctx, w.reviewer, conv, "all", hub.Paging{Number: 2, Size: 2})
-	if err != nil || len(page.Items) != 1 || page.Items[0].Message.ID != ids[2] || page.More {
-		t.Errorf("page 2 of 2: %+v %v, want the third alone and nothing more", page, err)
-	}
-	if _, err := w.hub.Work(ctx, w.reviewer, conv, "all", hub.Paging{Size: hub.RoomPage.Max + 1}); code(err) != "invalid_argument" {
-		t.Errorf("a page over the maximum: %v, want invalid_argument", err)
-	}
-	// The failed one comes next: it is older than the one processing.
-	next, err := w.hub.NextWork(ctx, w.reviewer, conv)
-	if err != nil || next.Message.ID != ids[1] || next.Delivery.State != hub.DeliveryFailed {
-		t.Fatalf("next: %+v %v, want the failed message", next, err)
-	}
-	if err := step(ids[1], hub.OutcomeProcessing, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := step(ids[1], hub.OutcomeDone, ""); err != nil {
-		t.Fatal(err)
-	}
-	// The one left processing — its agent crashed — comes next, and stuck
-	// once the setting's time has passed.
-	w.clock.Advance(w.settings.StuckAfter + time.Minute)
-	next, err = w.hub.NextWork(ctx, w.reviewer, conv)
-	if err != nil || next.Message.ID != ids[2] || !w.hub.Stuck(&next.Delivery) {
-		t.Errorf("next after a crash: %+v %v, want the stuck one", next, err)
-	}
-}
-
-// TestChatContext: an agent's context in a room is everything it sent,
-// event posts included, and every text message that mentions it — not an
-// event post that mentions it, nor what others said to others (§10.5).
-func TestChatContext(t *testing.T) {
-	w := newWorld(t)
-	w.agent(t, "alice/scout")
-	conv := w.room(t, w.planner, "alice/reviewer", "alice/scout")
-	mine := w.send(t, w.reviewer, conv, "@planner ready")
-	thought, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "thinking", Kind: "thought"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.send(t, w.planner, conv, "@scout not for the reviewer")
-	toMe := w.send(t, w.planner, conv, "@reviewer for you")
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "ran tests", Kind: "tool_result", Mentions: []string{"reviewer"}}); err != nil {
-		t.Fatal(err)
-	}
-	p, err := w.hub.ChatContext(ctx, w.reviewer, conv, hub.Paging{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, m := range p.Messages {
-		got = append(got, m.ID)
-	}
-	if want := []string{mine.Message.ID, thought.Message.ID, toMe.Message.ID}; !slices.Equal(got, want) || p.Total != 3 {
-		t.Errorf("context %v (total %d), want %v", got, p.Total, want)
-	}
-	if p, err := w.hub.ChatContext(ctx, w.reviewer, conv, hub.Paging{Number: 2, Size: 2}); err != nil || len(p.Messages) != 1 || p.Messages[0].ID != toMe.Message.ID {
-		t.Errorf("context page 2: %+v %v", p, err)
-	}
-}
-
 // TestRoomsOfPeople: a person creates a room linked to a task, brings in
 // their own agent (not another person's agent), and sends to it by name;
 // the message is work for that agent (§10.5).
@@ -304,9 +190,9 @@ func TestRoomsOfPeople(t *testing.T) {
 	if got := w.inboxIDs(t, w.planner); !slices.Equal(got, []string{r.Message.ID}) {
 		t.Errorf("the planner's inbox %v, want alice's message", got)
 	}
-	rooms, _, err := w.hub.PersonRooms(ctx, alice, hub.Paging{})
-	if err != nil || len(rooms) != 1 || rooms[0].Conversation.ID != conv {
-		t.Errorf("alice's rooms: %v %v", rooms, err)
+	got, _, err := rooms.New(w.hub, w.store).PersonRooms(ctx, alice, hub.Paging{})
+	if err != nil || len(got) != 1 || got[0].Conversation.ID != conv {
+		t.Errorf("alice's rooms: %v %v", got, err)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/mail"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -91,27 +90,6 @@ func (h *Hub) UserByID(ctx context.Context, id string) (*User, error) {
 
 // MaxUserName is the most code points a person's display name may hold.
 const MaxUserName = 100
-
-// UpdateUserName sets u's display name (§1) and returns u as it is now:
-// 1–MaxUserName code points on one line (no line breaks, tabs or other
-// control characters). It is a label only: people are found, named and
-// trusted by handle, never by name.
-func (h *Hub) UpdateUserName(ctx context.Context, u *User, name string) (*User, error) {
-	// Cleaned first, as every text is (§4): a NUL is U+FFFD by now.
-	name, err := checkText("name", strings.TrimSpace(name), 1, MaxUserName)
-	if err != nil {
-		return nil, err
-	}
-	if strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) }) >= 0 {
-		return nil, invalid("", "name is one line: leave out line breaks, tabs and other control characters")
-	}
-	if err := h.store.Update(ctx, func(tx Tx) error { return tx.SetUserName(ctx, u.ID, name) }); err != nil {
-		return nil, AsError(err)
-	}
-	out := *u
-	out.Name = name
-	return &out, nil
-}
 
 // MaxEmail is the longest email a profile takes (RFC 5321's path limit).
 const MaxEmail = 254

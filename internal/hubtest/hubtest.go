@@ -17,6 +17,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -186,10 +187,11 @@ func (w *World) Project(t testing.TB) (project, thread string) {
 func (w *World) Consent(t testing.TB, from *hub.Caller, b *hub.User, target string) string {
 	t.Helper()
 	a := w.Person(t, from.Owner.Handle)
-	if _, err := w.Hub.RequestContact(ctx, a, b.Handle, ""); err != nil {
+	people := reach.New(w.Hub, w.Store)
+	if _, err := people.RequestContact(ctx, a, b.Handle, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Hub.RequestContact(ctx, b, a.Handle, ""); err != nil {
+	if _, err := people.RequestContact(ctx, b, a.Handle, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Hub.SetGrant(ctx, a, from.Agent.Handle(), b.Handle, true, true); err != nil {
@@ -203,6 +205,16 @@ func (w *World) Consent(t testing.TB, from *hub.Caller, b *hub.User, target stri
 		t.Fatal(err)
 	}
 	return w.Direct(t, from, target)
+}
+
+// Latest is the cursor after every event c may see now.
+func (w *World) Latest(t testing.TB, c *hub.Caller) *string {
+	t.Helper()
+	cursor, err := w.Hub.LatestCursor(ctx, c.Agent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &cursor
 }
 
 // Parked waits until n waits are parked on the waker, or fails after 10s.

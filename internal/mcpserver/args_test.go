@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/projects"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/servertest"
 )
 
@@ -193,7 +195,7 @@ func FuzzToolArguments(f *testing.F) {
 // their contacts and their approvals.
 func (ts *testServer) personFingerprint(t *testing.T, u *hub.User) string {
 	t.Helper()
-	rooms, _, err := ts.hub.PersonRooms(context.Background(), u, hub.Paging{Size: hub.RoomPage.Max})
+	rooms, _, err := rooms.New(ts.hub, ts.store).PersonRooms(context.Background(), u, hub.Paging{Size: hub.RoomPage.Max})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func (ts *testServer) fingerprint(t *testing.T, c *hub.Caller) string {
 	add(ts.hub.Inbox(ctx, c, hub.InboxPage.Max, ""))
 	w, err := ts.hub.Whoami(ctx, c, "", "")
 	add(w.Instances, err)
-	add(ts.hub.ListProjects(ctx, c))
+	add(projects.New(ts.hub, ts.store).ListProjects(ctx, c))
 	add(ts.hub.Approvals(ctx, c.Owner))
 	b, err := json.MarshalIndent(parts, "", " ")
 	if err != nil {

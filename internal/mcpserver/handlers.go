@@ -73,7 +73,7 @@ func (s *Server) whoami(ctx context.Context, c *call, in whoamiIn) (any, error) 
 type noArgs struct{}
 
 func (s *Server) listContacts(ctx context.Context, c *call, _ noArgs) (any, error) {
-	ct, err := s.hub.ListContacts(ctx, c.caller)
+	ct, err := s.reach.ListContacts(ctx, c.caller)
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ type inboxAgentView struct {
 }
 
 func (s *Server) inboxAgents(ctx context.Context, c *call, _ noArgs) (any, error) {
-	ct, err := s.hub.ListContacts(ctx, c.caller)
+	ct, err := s.reach.ListContacts(ctx, c.caller)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/permissions"
 )
 
 // request_permission (§19): how a channel relays Claude Code's permission
@@ -18,7 +19,7 @@ type requestPermissionIn struct {
 }
 
 func (s *Server) requestPermission(ctx context.Context, c *call, in requestPermissionIn) (any, error) {
-	p, err := s.hub.RequestPermission(ctx, c.caller, hub.PermissionInput{RequestID: in.RequestID, ToolName: in.ToolName,
+	p, err := s.desk.Request(ctx, c.caller, permissions.Input{RequestID: in.RequestID, ToolName: in.ToolName,
 		Description: in.Description, InputPreview: in.InputPreview, Instance: in.Instance})
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func viewProject(p *hub.Project, access string) projectView {
 }
 
 func (s *Server) listProjects(ctx context.Context, c *call, _ noArgs) (any, error) {
-	ps, err := s.hub.ListProjects(ctx, c.caller)
+	ps, err := s.boards.ListProjects(ctx, c.caller)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,9 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/mcpserver"
 	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/permissions"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store"
@@ -54,7 +57,9 @@ func newReplicas(t *testing.T, n int, settings hub.Settings) []*replica {
 		}
 		pg.OnReconnect(func() { h.Recheck(ctx) })
 		go h.RecheckEvery(ctx, time.Second) // as serve does
-		srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: search.New(h, db), Logger: log})
+		desk := permissions.New(h, db)
+		h.KeepPermissions(desk)
+		srv, err := mcpserver.New(mcpserver.Options{Hub: h, Search: search.New(h, db), Permissions: desk, Reach: reach.New(h, db), Rooms: rooms.New(h, db), Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/rooms"
 )
 
 // The rooms profile at /mcp/rooms/ (§10.5): the chat-room product's tools,
@@ -158,7 +159,7 @@ func (s *Server) roomsTools() []toolDef {
 			scope:       hub.ScopeRead, readOnly: true, idempotent: true,
 			schema: func(p map[string]*jsonschema.Schema) {
 				withPaging(hub.RoomPage)(p)
-				withEnum(p, "status", hub.WorkStatuses...)
+				withEnum(p, "status", rooms.WorkStatuses...)
 			},
 		}, s.roomsWork),
 		newTool(toolSpec{name: "get_agent_next_message", title: "Next message",

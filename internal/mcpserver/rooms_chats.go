@@ -196,7 +196,7 @@ func roomList(ls []hub.ConversationListing, more bool, in roomsPageIn) map[strin
 }
 
 func (s *Server) roomsChats(ctx context.Context, c *call, in roomsPageIn) (any, error) {
-	ls, more, err := s.hub.Rooms(ctx, c.caller, hub.Paging{Number: in.Page, Size: in.PageSize})
+	ls, more, err := s.rooms.Rooms(ctx, c.caller, hub.Paging{Number: in.Page, Size: in.PageSize})
 	if err != nil {
 		return nil, err
 	}
@@ -353,7 +353,7 @@ type roomWorkIn struct {
 
 func (s *Server) roomsWork(ctx context.Context, c *call, in roomWorkIn) (any, error) {
 	c.conversation = in.ChatID
-	p, err := s.hub.Work(ctx, c.caller, in.ChatID, in.Status, hub.Paging{Number: in.Page, Size: in.PageSize})
+	p, err := s.rooms.Work(ctx, c.caller, in.ChatID, in.Status, hub.Paging{Number: in.Page, Size: in.PageSize})
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +366,7 @@ func (s *Server) roomsWork(ctx context.Context, c *call, in roomWorkIn) (any, er
 
 func (s *Server) roomsNext(ctx context.Context, c *call, in roomChatIn) (any, error) {
 	c.conversation = in.ChatID
-	it, err := s.hub.NextWork(ctx, c.caller, in.ChatID)
+	it, err := s.rooms.NextWork(ctx, c.caller, in.ChatID)
 	if err != nil {
 		return nil, err
 	}
@@ -420,7 +420,7 @@ type roomContextIn struct {
 
 func (s *Server) roomsContext(ctx context.Context, c *call, in roomContextIn) (any, error) {
 	c.conversation = in.ChatID
-	p, err := s.hub.ChatContext(ctx, c.caller, in.ChatID, hub.Paging{Number: in.Page, Size: in.PageSize})
+	p, err := s.rooms.ChatContext(ctx, c.caller, in.ChatID, hub.Paging{Number: in.Page, Size: in.PageSize})
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +435,7 @@ func (s *Server) roomsPersonHealth(ctx context.Context, c *call, _ noArgs) (any,
 }
 
 func (s *Server) roomsMyChats(ctx context.Context, c *call, in roomsPageIn) (any, error) {
-	ls, more, err := s.hub.PersonRooms(ctx, c.person, hub.Paging{Number: in.Page, Size: in.PageSize})
+	ls, more, err := s.rooms.PersonRooms(ctx, c.person, hub.Paging{Number: in.Page, Size: in.PageSize})
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +474,7 @@ func (s *Server) roomsMyMessages(ctx context.Context, c *call, in roomMessagesIn
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.hub.RoomMessages(ctx, c.person, in.ChatID, in.MessageType, since, hub.Paging{Number: in.Page, Size: in.PageSize})
+	p, err := s.rooms.RoomMessages(ctx, c.person, in.ChatID, in.MessageType, since, hub.Paging{Number: in.Page, Size: in.PageSize})
 	if err != nil {
 		return nil, err
 	}

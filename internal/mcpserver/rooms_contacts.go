@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 // The rooms profile's contacts, peers and profiles (§3, §10.5). Consent
@@ -32,7 +33,7 @@ type roomContactView struct {
 // roomsAgentContacts is who the agent may talk to now: its owner, its
 // siblings, and the contacts of its owner (with their agents) it may reach.
 func (s *Server) roomsAgentContacts(ctx context.Context, c *call, in roomsPageIn) (any, error) {
-	ct, err := s.hub.ListContacts(ctx, c.caller)
+	ct, err := s.reach.ListContacts(ctx, c.caller)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ type roomAddContactIn struct {
 }
 
 func (s *Server) roomsAddAgentContact(ctx context.Context, c *call, in roomAddContactIn) (any, error) {
-	r, err := s.hub.AgentContactRequest(ctx, c.caller, in.Handle, in.Message)
+	r, err := s.reach.AgentContactRequest(ctx, c.caller, in.Handle, in.Message)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ type roomContactRefIn struct {
 // roomsRemoveAgentContact asks the owner to end a contact (§10.5): the
 // answer is pending, with the ask's id, and where the owner decides.
 func (s *Server) roomsRemoveAgentContact(ctx context.Context, c *call, in roomContactRefIn) (any, error) {
-	q, p, err := s.hub.AgentRemoveContact(ctx, c.caller, in.ContactID, in.Handle)
+	q, p, err := s.reach.AgentRemoveContact(ctx, c.caller, in.ContactID, in.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ type roomGrantRequestView struct {
 }
 
 func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in roomAgentRequestsIn) (any, error) {
-	rs, err := s.hub.AgentContactRequests(ctx, c.caller, in.SentStatus)
+	rs, err := s.reach.AgentContactRequests(ctx, c.caller, in.SentStatus)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func (s *Server) roomsAgentContactRequests(ctx context.Context, c *call, in room
 	}
 	// Requests to reach an agent go to its owner, who decides; the agent
 	// sees them and its owner's decisions.
-	asks, err := s.hub.AgentReceivedContactRequests(ctx, c.caller)
+	asks, err := s.reach.AgentReceivedContactRequests(ctx, c.caller)
 	if err != nil {
 		return nil, err
 	}
@@ -145,9 +146,9 @@ type roomRespondIn struct {
 func (s *Server) roomsRespondAgentContact(ctx context.Context, c *call, in roomRespondIn) (any, error) {
 	switch strings.ToLower(strings.TrimSpace(in.Action)) {
 	case "approve", "reject":
-		return nil, s.hub.AgentDecideContact(ctx, c.caller)
+		return nil, s.reach.AgentDecideContact(ctx, c.caller)
 	case "cancel":
-		r, err := s.hub.CancelAgentContactRequest(ctx, c.caller, in.RequestID, in.Handle)
+		r, err := s.reach.CancelAgentContactRequest(ctx, c.caller, in.RequestID, in.Handle)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +191,7 @@ type roomCreateRequestIn struct {
 }
 
 func (s *Server) roomsCreateContactRequest(ctx context.Context, c *call, in roomCreateRequestIn) (any, error) {
-	ct, err := s.hub.RequestContact(ctx, c.person, in.RecipientHandle, in.Message)
+	ct, err := s.reach.RequestContact(ctx, c.person, in.RecipientHandle, in.Message)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +211,7 @@ type roomRequestView struct {
 
 // contactRequests lists u's requests on one side.
 func (s *Server) contactRequests(ctx context.Context, c *call, sent bool, status string, in roomsPageIn) (any, error) {
-	rs, err := s.hub.ContactRequests(ctx, c.person, sent, status)
+	rs, err := s.reach.ContactRequests(ctx, c.person, sent, status)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +263,7 @@ func (s *Server) roomsDecide(approve bool) func(ctx context.Context, c *call, in
 }
 
 func (s *Server) roomsCancelRequest(ctx context.Context, c *call, in roomRequestIDIn) (any, error) {
-	ct, err := s.hub.CancelContactRequest(ctx, c.person, in.RequestID)
+	ct, err := s.reach.CancelContactRequest(ctx, c.person, in.RequestID)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +275,7 @@ type roomHandleIn struct {
 }
 
 func (s *Server) roomsResolveHandle(ctx context.Context, c *call, in roomHandleIn) (any, error) {
-	r, err := s.hub.ResolveHandle(ctx, c.person, in.Handle)
+	r, err := s.reach.ResolveHandle(ctx, c.person, in.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -286,7 +287,7 @@ func (s *Server) roomsResolveHandle(ctx context.Context, c *call, in roomHandleI
 }
 
 func (s *Server) roomsRemoveMyContact(ctx context.Context, c *call, in roomContactRefIn) (any, error) {
-	ct, err := s.hub.RemoveContact(ctx, c.person, in.ContactID, in.Handle)
+	ct, err := s.reach.RemoveContact(ctx, c.person, in.ContactID, in.Handle)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +312,7 @@ func (s *Server) roomsUpdateProfile(ctx context.Context, c *call, in roomProfile
 	if in.LastName != "" {
 		last = in.LastName
 	}
-	u, err := s.hub.UpdateUserName(ctx, c.person, strings.TrimSpace(strings.TrimSpace(first)+" "+strings.TrimSpace(last)))
+	u, err := s.rooms.UpdateUserName(ctx, c.person, strings.TrimSpace(strings.TrimSpace(first)+" "+strings.TrimSpace(last)))
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +326,7 @@ type roomRegisterIn struct {
 }
 
 func (s *Server) roomsRegisterAgent(ctx context.Context, c *call, in roomRegisterIn) (any, error) {
-	a, key, err := s.hub.RegisterAgent(ctx, c.person, in.Name, in.Description)
+	a, key, err := s.rooms.RegisterAgent(ctx, c.person, in.Name, in.Description)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +350,7 @@ type roomPeerView struct {
 }
 
 // peerPage is a page of peers as both sides list them.
-func peerPage(ps []hub.Peer, page, size int) (any, error) {
+func peerPage(ps []reach.Peer, page, size int) (any, error) {
 	ps, pg, err := pageOf(ps, page, size)
 	if err != nil {
 		return nil, err
@@ -363,7 +364,7 @@ func peerPage(ps []hub.Peer, page, size int) (any, error) {
 
 func (s *Server) roomsAgentPeers(ctx context.Context, c *call, in roomPeersIn) (any, error) {
 	c.conversation = in.NotInChat
-	ps, err := s.hub.Peers(ctx, c.caller, in.NotInChat)
+	ps, err := s.reach.Peers(ctx, c.caller, in.NotInChat)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +380,7 @@ type roomMyPeersIn struct {
 
 func (s *Server) roomsMyPeers(ctx context.Context, c *call, in roomMyPeersIn) (any, error) {
 	c.conversation = in.NotInChat
-	ps, err := s.hub.PersonPeers(ctx, c.person, in.NotInChat, in.PeerType)
+	ps, err := s.reach.PersonPeers(ctx, c.person, in.NotInChat, in.PeerType)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 // The rooms profile (§10.5), driven with the official Go SDK client in both
@@ -223,10 +225,10 @@ func TestRoomsAgentContactsAreTheOwners(t *testing.T) {
 	ctx := context.Background()
 	alice, _ := ts.hub.User(ctx, "alice")
 	bob, _ := ts.hub.User(ctx, "bob")
-	if _, err := ts.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := reach.New(ts.hub, ts.store).RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ts.hub.RequestContact(ctx, bob, "alice", ""); err != nil {
+	if _, err := reach.New(ts.hub, ts.store).RequestContact(ctx, bob, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	planner := ts.clientAt(t, "/mcp/rooms/", "alice/planner", modern)

@@ -22,7 +22,10 @@ import (
 
 	"github.com/palaverhq/palaver/internal/build"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/search"
 )
 
@@ -33,7 +36,13 @@ type Options struct {
 	Search *search.Finder
 	// Projects is the project tools of items, requests and images.
 	Projects *projects.Projects
-	Logger   *slog.Logger
+	// Rooms is the rooms profile's reads: rooms, work, context.
+	Rooms *rooms.Rooms
+	// Reach is whom agents and people may reach: contacts, peers, contact requests.
+	Reach *reach.Reach
+	// Permissions is request_permission's desk (§19).
+	Permissions *permissions.Desk
+	Logger      *slog.Logger
 	// BaseURL is the public URL (scheme://host[:port]) used in the
 	// WWW-Authenticate resource_metadata and the protected resource
 	// metadata. "" derives it from each request's Host.
@@ -51,6 +60,9 @@ type Server struct {
 	hub      *hub.Hub
 	finder   *search.Finder
 	boards   *projects.Projects
+	rooms    *rooms.Rooms
+	reach    *reach.Reach
+	desk     *permissions.Desk
 	log      *slog.Logger
 	baseURL  string
 	baseHost string // the base URL's host, "" without one
@@ -74,7 +86,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{hub: o.Hub, finder: o.Search, boards: o.Projects, log: o.Logger, origins: o.Origins,
+	s := &Server{hub: o.Hub, finder: o.Search, boards: o.Projects, desk: o.Permissions, reach: o.Reach, rooms: o.Rooms, log: o.Logger, origins: o.Origins,
 		calls: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "palaver_tool_calls_seconds",
 			Help:    "MCP tool calls by tool and outcome (ok, refused, error), and how long each took in the server.",

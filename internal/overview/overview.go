@@ -1,7 +1,8 @@
 // Package overview is what a person's pages show at a glance — the Bridge
-// (§11) and the projects' pages — composed from the hub's reads; who may
-// see what stays the hub's. The dashboard makes one call of an Overview
-// per page and renders what it returns.
+// (§11), the projects' pages, an agent's page with its presence and inbox
+// (agent.go) — composed from the hub's reads; who may see what stays the
+// hub's. The dashboard and the REST face make one call of an Overview per
+// page and render what it returns.
 package overview
 
 import (
@@ -19,6 +20,7 @@ type Store interface {
 	Agents(ctx context.Context, ownerID string, includeArchived bool) ([]*hub.Agent, error)
 	AgentByID(ctx context.Context, id string) (*hub.Agent, error)
 	Instances(ctx context.Context, agentID string) ([]hub.Instance, error)
+	Tokens(ctx context.Context, ownerID, agentID string) ([]*hub.Token, error)
 	Images(ctx context.Context, projectID string) ([]*hub.Image, error)
 }
 

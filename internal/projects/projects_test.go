@@ -105,7 +105,7 @@ func TestProjectRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := w.Hub.ListProjects(ctx, w.Planner)
+	ls, err := w.projects.ListProjects(ctx, w.Planner)
 	if err != nil || len(ls.NotJoined) != 1 || ls.NotJoined[0].ID != p.ID {
 		t.Fatalf("not_joined: %+v, %v", ls, err)
 	}
@@ -139,7 +139,7 @@ func TestProjectRequests(t *testing.T) {
 	if d, err = w.Hub.Decide(ctx, alice, prop.ID, hub.Verdict{Action: hub.VerdictReject}); err != nil || d.Kind != hub.ApprovalProjectProposal || d.Project.Status != hub.RequestRejected {
 		t.Fatalf("rejecting the proposal: %+v, %v", d, err)
 	}
-	if ls, _ := w.Hub.ListProjects(ctx, w.Reviewer); len(ls.Projects)+len(ls.NotJoined) != 2 {
+	if ls, _ := w.projects.ListProjects(ctx, w.Reviewer); len(ls.Projects)+len(ls.NotJoined) != 2 {
 		t.Fatalf("after a rejected proposal the reviewer sees %+v; want only home and Docs", ls)
 	}
 }

@@ -33,8 +33,11 @@ import (
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/reach"
+	"github.com/palaverhq/palaver/internal/rooms"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/web"
@@ -110,7 +113,13 @@ type Server struct {
 	// Projects is a project's items, requests and images, as the MCP
 	// face, the REST face and the dashboard call it.
 	Projects *projects.Projects
-	Waker    *notify.Local
+	// Permissions is the channels' permission requests, registered with
+	// the hub as serve registers them.
+	Permissions *permissions.Desk
+	// Reach is contacts, peers and whom callers may reach, as the faces
+	// call it.
+	Reach *reach.Reach
+	Waker *notify.Local
 	// MCP is the MCP face, when mounted.
 	MCP *mcpserver.Server
 	// Close ends the server and its hub; the test's cleanup does too.
@@ -143,6 +152,9 @@ func Open(t testing.TB, o Options) *Server {
 	s.Search = search.New(s.Hub, db)
 	s.Overview = overview.New(s.Hub, db)
 	s.Projects = projects.New(s.Hub, db)
+	s.Permissions = permissions.New(s.Hub, db)
+	s.Hub.KeepPermissions(s.Permissions)
+	s.Reach = reach.New(s.Hub, db)
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	s.Webhooks = webhook.NewHooks(webhook.HooksOptions{Hub: s.Hub, Store: db, Sender: o.WebhookSender, Logger: log})
 	s.Remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: s.Hub, Store: db, Client: o.RemoteClient, Logger: log})
@@ -153,7 +165,7 @@ func Open(t testing.TB, o Options) *Server {
 	mux := http.NewServeMux()
 	var resources []string // as serve has them: the MCP endpoints, then A2A
 	if o.MCP {
-		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Search: s.Search, Projects: s.Projects, Logger: log, Metrics: o.MCPMetrics}); err != nil {
+		if s.MCP, err = mcpserver.New(mcpserver.Options{Hub: s.Hub, Search: s.Search, Projects: s.Projects, Permissions: s.Permissions, Reach: s.Reach, Rooms: rooms.New(s.Hub, db), Logger: log, Metrics: o.MCPMetrics}); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range o.AdjustMCP {
@@ -164,7 +176,7 @@ func Open(t testing.TB, o Options) *Server {
 	}
 	resources = append(resources, hub.A2AResourcePath)
 	if o.API {
-		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Notices: s.Notices, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Projects: s.Projects, Logger: log}).Register(mux)
+		api.New(api.Options{Hub: s.Hub, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Notices: s.Notices, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Projects: s.Projects, Permissions: s.Permissions, Reach: s.Reach, Overview: s.Overview, Logger: log}).Register(mux)
 	}
 	if o.A2A {
 		a2a.New(a2a.Options{Hub: s.Hub, Tasks: s.A2A, Logger: log}).Register(mux)
@@ -173,7 +185,7 @@ func Open(t testing.TB, o Options) *Server {
 		oauth.New(oauth.Options{Authority: s.OAuth, Logger: log, Resources: resources}).Register(mux)
 	}
 	if o.Web {
-		d, err := web.New(web.Options{Hub: s.Hub, Overview: s.Overview, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Notices: s.Notices, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Projects: s.Projects, Logger: log, OAuthResources: resources})
+		d, err := web.New(web.Options{Hub: s.Hub, Overview: s.Overview, OAuth: s.OAuth, Accounts: s.Accounts, Webhooks: s.Webhooks, Remotes: s.Remotes, Notices: s.Notices, Exports: s.Exports, A2A: s.A2A, Search: s.Search, Projects: s.Projects, Permissions: s.Permissions, Reach: s.Reach, Logger: log, OAuthResources: resources})
 		if err != nil {
 			t.Fatal(err)
 		}

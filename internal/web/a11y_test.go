@@ -14,6 +14,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 )
 
@@ -156,7 +157,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.hub.CreateUser(ctx, "bob", "Bob")
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	alice := mustUser(t, s, "alice")
@@ -180,7 +181,7 @@ func TestBrowserAccessibility(t *testing.T) {
 	listening, stopListening := context.WithCancel(ctx)
 	defer stopListening()
 	go s.hub.Wait(listening, reviewer, hub.WaitInput{Timeout: 55 * time.Second, Instance: "desk"})
-	perm, err := s.hub.RequestPermission(ctx, reviewer, hub.PermissionInput{RequestID: "tbxkq", ToolName: "Bash",
+	perm, err := permissions.New(s.hub, s.store).Request(ctx, reviewer, permissions.Input{RequestID: "tbxkq", ToolName: "Bash",
 		Description: "Run the release script", InputPreview: `{"command":"./scripts/release.sh v2.0"}`, Instance: "desk"})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/palaverhq/palaver/internal/a2a/tasks"
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
+	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
 
@@ -38,7 +39,7 @@ func (w *Web) createAgent(ctx context.Context, r *request) (*reply, error) {
 func agentPath(a *hub.Agent) string { return "/agents/" + url.PathEscape(a.Slug) }
 
 func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
-	d, err := w.hub.AgentDetail(ctx, r.user, r.PathValue("slug"))
+	d, err := w.overview.AgentDetail(ctx, r.user, r.PathValue("slug"))
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func (w *Web) agent(ctx context.Context, r *request) (*reply, error) {
 
 // agentPage is the agent's page: its detail and the choices its forms offer.
 type agentPage struct {
-	*hub.AgentDetail
+	*overview.AgentDetail
 	Webhooks []webhook.View      // its endpoints and their delivery logs (§18)
 	Clients  []oauth.AgentClient // OAuth clients acting as it (§10.6)
 	Modes    []string

@@ -11,7 +11,7 @@ import (
 // with its context and its decisions.
 
 func (w *Web) approvals(ctx context.Context, r *request) (*reply, error) {
-	as, ended, err := w.hub.ApprovalsAndEnded(ctx, r.user)
+	as, ended, err := w.desk.ApprovalsAndEnded(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}

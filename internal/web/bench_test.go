@@ -15,6 +15,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/web"
@@ -61,6 +62,8 @@ func buildPages(dir string) (w pagesWorld) {
 	if err != nil {
 		return fail(err)
 	}
+	desk := permissions.New(h, db)
+	h.KeepPermissions(desk)
 	if _, err := h.CreateUser(ctx, "alice", "Alice"); err != nil {
 		return fail(err)
 	}
@@ -154,7 +157,7 @@ func buildPages(dir string) (w pagesWorld) {
 	if err != nil {
 		return fail(err)
 	}
-	d, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), Accounts: people, Logger: log,
+	d, err := web.New(web.Options{Hub: h, Overview: overview.New(h, db), Accounts: people, Permissions: desk, Logger: log,
 		Webhooks: webhook.NewHooks(webhook.HooksOptions{Hub: h, Store: db, Logger: log}),
 		Remotes:  a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: db, Logger: log})})
 	if err != nil {

@@ -180,7 +180,7 @@ func TestBrowserFlow(t *testing.T) {
 			// alice's contact.
 			call(t, planner, "ask_owner", map[string]any{"question": "Tag the release v2.0 or v2.0.0?", "options": []string{"v2.0", "v2.0.0"}, "instance": "laptop"})
 			s.hub.CreateUser(ctx, "bob", "Bob")
-			if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
+			if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
 				t.Fatal(err)
 			}
 
@@ -260,7 +260,7 @@ func TestBrowserLive(t *testing.T) {
 	b.open("/approvals", "approvals")
 	b.waitText(byID("approval-list"), "Nothing waits for you")
 	bob, _ := s.hub.User(ctx, "bob")
-	if _, err := s.hub.RequestContact(ctx, bob, "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, bob, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	b.waitText(byID("approval-list"), "@bob asks to be your contact")

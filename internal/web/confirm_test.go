@@ -60,12 +60,12 @@ func TestConfirmBeforeDestroy(t *testing.T) {
 	}{
 		{"/agents/planner", "/agents/planner/tokens/" + tok.ID + "/revoke", "Revoke the token " + tok.ID + "? Whatever uses it is refused from its next request.", "Revoked the token \"laptop\"",
 			func() bool {
-				d, _ := s.hub.AgentDetail(ctx, mustUser(t, s, "alice"), "planner")
+				d, _ := s.pages.AgentDetail(ctx, mustUser(t, s, "alice"), "planner")
 				return slices.ContainsFunc(d.Tokens, func(k *hub.Token) bool { return k.ID == tok.ID && !k.RevokedAt.IsZero() })
 			}},
 		{"/contacts", "/contacts/bob/remove", "Remove @bob from your contacts? Neither one's agents reach the other any more.", "Removed: you and @bob are no longer contacts",
 			func() bool {
-				v, _ := s.hub.Consent(ctx, mustUser(t, s, "alice"))
+				v, _ := s.reach.Consent(ctx, mustUser(t, s, "alice"))
 				return v.Contacts[0].Contact.Status == hub.ContactRemoved
 			}},
 		{"/projects/" + proj.ID, "/projects/" + proj.ID + "/members/bob/remove", "Remove @bob from this project?", "Removed @bob from the project",

@@ -23,7 +23,7 @@ func TestBrowserSignInEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An event for alice wakes her stream, which finds its sign-in ended.
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	b.waitText(byID("connection"), "Your sign-in has ended")
@@ -65,7 +65,7 @@ func TestBrowserContactsLive(t *testing.T) {
 	alice, bob := mustUser(t, s, "alice"), mustUser(t, s, "bob")
 	s.agent(t, "alice/planner")
 	helper, _ := s.agent(t, "bob/helper")
-	if _, err := s.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.hub.DecideContact(ctx, bob, "alice", true); err != nil {
@@ -81,7 +81,7 @@ func TestBrowserContactsLive(t *testing.T) {
 	b.do(chromedp.SendKeys(chromedp.CSS(`form[action="/contacts"] input[name=handle]`), "dav"))
 	s.hub.OpenConversation(ctx, helper, []string{"alice/planner"}) // asks in
 	b.waitText(byID("contacts-live"), "bob/helper")
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "carol"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "carol"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	b.waitText(byID("contacts-live"), "@carol")

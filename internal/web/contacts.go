@@ -11,7 +11,7 @@ import (
 // asks of other owners' agents to come in — each decision can be changed.
 
 func (w *Web) contacts(ctx context.Context, r *request) (*reply, error) {
-	v, err := w.hub.Consent(ctx, r.user)
+	v, err := w.reach.Consent(ctx, r.user)
 	if err != nil {
 		return nil, err
 	}
@@ -19,7 +19,7 @@ func (w *Web) contacts(ctx context.Context, r *request) (*reply, error) {
 }
 
 func (w *Web) requestContact(ctx context.Context, r *request) (*reply, error) {
-	c, err := w.hub.RequestContact(ctx, r.user, strings.TrimSpace(form(r, "handle")), "")
+	c, err := w.reach.RequestContact(ctx, r.user, strings.TrimSpace(form(r, "handle")), "")
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +45,10 @@ func (w *Web) contactAction(ctx context.Context, r *request) (*reply, error) {
 		_, err = w.hub.DecideContact(ctx, r.user, handle, false)
 		notice = "Refused: @" + handle + " is not your contact."
 	case "cancel":
-		_, err = w.hub.CancelContact(ctx, r.user, handle)
+		_, err = w.reach.CancelContact(ctx, r.user, handle)
 		notice = "Cancelled your request to @" + handle + "."
 	case "remove":
-		if _, err = w.hub.RemoveContact(ctx, r.user, "", handle); err == nil {
+		if _, err = w.reach.RemoveContact(ctx, r.user, "", handle); err == nil {
 			return &reply{redirect: "/contacts", notice: "Removed: you and @" + handle + " are no longer contacts, and neither one's agents reach the other any more."}, nil
 		}
 	default:

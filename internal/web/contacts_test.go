@@ -56,7 +56,7 @@ func TestContactsPage(t *testing.T) {
 	if !strings.Contains(p.text(), "alice/planner → @bob: not the person, their agents") || !strings.Contains(p.text(), "bob/helper alice/planner pending") {
 		t.Fatalf("grants and asks: %s", p.text())
 	}
-	asks, _ := s.hub.Consent(ctx, mustUser(t, s, "alice"))
+	asks, _ := s.reach.Consent(ctx, mustUser(t, s, "alice"))
 	id := asks.Inbound[0].Ask.ID
 	if p = alice.submit(p, "/approvals/"+id+"/approve", nil); p.path() != "/contacts" || !strings.Contains(p.notice(), "Approved: alice/planner may be reached") {
 		t.Fatalf("letting the helper in: at %s %q %q", p.path(), p.notice(), p.errorText())
@@ -103,7 +103,7 @@ func contacts(t *testing.T, s *site) *hub.Caller {
 	alice, bob := mustUser(t, s, "alice"), mustUser(t, s, "bob")
 	s.agent(t, "alice/planner")
 	helper, _ := s.agent(t, "bob/helper")
-	if _, err := s.hub.RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.hub.DecideContact(ctx, bob, "alice", true); err != nil {
@@ -113,7 +113,7 @@ func contacts(t *testing.T, s *site) *hub.Caller {
 		t.Fatal(err)
 	}
 	s.hub.OpenConversation(ctx, helper, []string{"alice/planner"})
-	v, _ := s.hub.Consent(ctx, alice)
+	v, _ := s.reach.Consent(ctx, alice)
 	if _, err := s.hub.DecideInbound(ctx, alice, v.Inbound[0].Ask.ID, true); err != nil {
 		t.Fatal(err)
 	}

@@ -243,10 +243,10 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	alice, bob := s.person(t, "alice"), s.person(t, "bob")
 	_, plannerToken := s.agent(t, "alice/planner")
 	a, b := mustUser(t, s, "alice"), mustUser(t, s, "bob")
-	if _, err := s.hub.RequestContact(ctx, a, "bob", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, a, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.hub.RequestContact(ctx, b, "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, b, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	p, err := s.hub.CreateProject(ctx, a, "Launch", "")

@@ -92,7 +92,7 @@ func TestEventStream(t *testing.T) {
 	if line := <-st.lines; line != "retry: 5000" {
 		t.Fatalf("the stream opens with %q", line)
 	}
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	id, data := st.next(t)
@@ -100,7 +100,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("heard %q (id %q), want contact.request", data, id)
 	}
 	st.cancel()
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "carol"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "carol"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	again := alice.stream(t, id)
@@ -114,7 +114,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.person(t, "dave")
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "dave"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "dave"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	for line := range again.lines {
@@ -171,7 +171,7 @@ func TestAPageHearsWhatCameAfterItWasDrawn(t *testing.T) {
 	if !strings.HasPrefix(at, "/events/stream?cursor=") {
 		t.Fatalf("the page's stream is %q, want one from a cursor", at)
 	}
-	if _, err := s.hub.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
+	if _, err := s.reach.RequestContact(ctx, mustUser(t, s, "bob"), "alice", ""); err != nil {
 		t.Fatal(err)
 	}
 	st := alice.streamAt(t, at, "")

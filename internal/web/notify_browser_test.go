@@ -99,7 +99,7 @@ func notifiedSite(t *testing.T) (*site, *ntfyReceiver) {
 		o.Resolver, o.PrivateHosts = names, []string{"example.com"}
 	}})
 	go s.Notices.Run(t.Context(), time.Second, func(string) {})
-	return &site{url: s.URL, hub: s.Hub, notices: s.Notices, projects: s.Projects, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
+	return &site{url: s.URL, hub: s.Hub, notices: s.Notices, projects: s.Projects, reach: s.Reach, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
 }
 
 // ntfyNames resolves its hosts to 127.0.0.1, and no other.

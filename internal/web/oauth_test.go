@@ -50,7 +50,7 @@ func newOAuthSite(t *testing.T, clk hub.Clock, roots *x509.CertPool, private ...
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, OAuth: true, Web: true, Fetcher: &oauth.Fetcher{RootCAs: roots}, Hub: func(o *hub.Options) {
 		o.Clock, o.PrivateHosts = clk, private
 	}})
-	return &site{url: s.URL, hub: s.Hub, notices: s.Notices, projects: s.Projects, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, notices: s.Notices, projects: s.Projects, reach: s.Reach, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
 }
 
 // callback is the client's redirect URI: it hands each authorization

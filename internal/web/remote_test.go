@@ -41,7 +41,7 @@ func TestRemoteAgentPages(t *testing.T) {
 	ts := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: storetest.Open(t), Hub: func(o *hub.Options) {
 		o.PrivateHosts = []string{"agent.example.com"}
 	}, RemoteClient: a2aclient.New(a2aclient.Options{RootCAs: roots, Resolver: loopbackNames{}})})
-	s := &site{url: ts.URL, hub: ts.Hub, projects: ts.Projects, hooks: ts.Webhooks, notices: ts.Notices, auth: ts.OAuth, accounts: ts.Accounts, stop: ts.Close}
+	s := &site{url: ts.URL, hub: ts.Hub, projects: ts.Projects, reach: ts.Reach, hooks: ts.Webhooks, notices: ts.Notices, auth: ts.OAuth, accounts: ts.Accounts, stop: ts.Close}
 	b := s.person(t, "alice")
 	p := b.get("/agents")
 	if !strings.Contains(p.text(), "No remote agents.") {

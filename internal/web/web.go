@@ -30,8 +30,10 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/permissions"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/search"
 	"github.com/palaverhq/palaver/internal/webhook"
 )
@@ -70,6 +72,10 @@ type Options struct {
 	Search *search.Finder
 	// Projects is the items of a project's board and its images.
 	Projects *projects.Projects
+	// Reach is people's contacts: asking, listing, ending them, on the Contacts page.
+	Reach *reach.Reach
+	// Permissions are the channels' permission requests, under Approvals.
+	Permissions *permissions.Desk
 	// OAuthResources are the paths of the resources an OAuth client may
 	// be given a token for — the MCP endpoints and the A2A one — the
 	// default first (the consent page).
@@ -94,6 +100,8 @@ type Web struct {
 	tasks     *tasks.Tasks
 	finder    *search.Finder
 	boards    *projects.Projects
+	reach     *reach.Reach
+	desk      *permissions.Desk
 	resources []string // OAuthResources
 	pages     map[string]*template.Template
 	parsed    map[string]*template.Template // the pages as parsed, never drawn (page)
@@ -105,7 +113,7 @@ type Web struct {
 // New parses every template and loads the static files; a broken
 // template fails here, at start.
 func New(o Options) (*Web, error) {
-	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, overview: o.Overview, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, boards: o.Projects, resources: o.OAuthResources}
+	w := &Web{hub: o.Hub, log: o.Logger, pages: map[string]*template.Template{}, parsed: map[string]*template.Template{}, zoned: map[string]*template.Template{}, static: map[string]asset{}, proxies: o.Proxies, overview: o.Overview, oauth: o.OAuth, accounts: o.Accounts, hooks: o.Webhooks, remotes: o.Remotes, notices: o.Notices, exports: o.Exports, tasks: o.A2A, finder: o.Search, boards: o.Projects, reach: o.Reach, desk: o.Permissions, resources: o.OAuthResources}
 	if u, err := url.Parse(o.BaseURL); err == nil && u.Scheme != "" {
 		w.secure = u.Scheme == "https"
 		w.base, w.host = u.Scheme+"://"+u.Host, u.Host

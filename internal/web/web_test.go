@@ -20,6 +20,7 @@ import (
 	"github.com/palaverhq/palaver/internal/overview"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -36,6 +37,7 @@ type site struct {
 	notices  *push.Notices
 	tasks    *tasks.Tasks
 	projects *projects.Projects
+	reach    *reach.Reach
 	auth     *oauth.Authority
 	pages    *overview.Overview
 	accounts *accounts.Accounts
@@ -52,7 +54,7 @@ func newSite(t *testing.T) *site {
 func serveSite(t *testing.T, db hub.Store, ln net.Listener) *site {
 	t.Helper()
 	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: db, Listener: ln})
-	return &site{url: s.URL, hub: s.Hub, store: s.Store, hooks: s.Webhooks, notices: s.Notices, tasks: s.A2A, projects: s.Projects, auth: s.OAuth, pages: s.Overview, accounts: s.Accounts, stop: s.Close}
+	return &site{url: s.URL, hub: s.Hub, store: s.Store, hooks: s.Webhooks, notices: s.Notices, tasks: s.A2A, projects: s.Projects, reach: s.Reach, auth: s.OAuth, pages: s.Overview, accounts: s.Accounts, stop: s.Close}
 }
 
 // person makes an account with a password on the command line's path

@@ -1,4 +1,4 @@
-package hub_test
+package reach_test
 
 import (
 	"strings"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 // TestAgentContactRequestGoesToItsOwner: an agent's contact request is a
@@ -16,46 +17,46 @@ import (
 // person, allow_agents for an agent — decided under Approvals.
 func TestAgentContactRequestGoesToItsOwner(t *testing.T) {
 	w := newWorld(t)
-	alice, bob := w.person(t, "alice"), w.person(t, "bob")
+	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
 
 	for _, handle := range []string{"alice", "@alice/reviewer"} {
-		got, err := w.hub.AgentContactRequest(ctx, w.planner, handle, "")
-		want := &hub.AgentContact{Handle: strings.TrimPrefix(handle, "@"), Status: "approved", Reason: "you may reach " + strings.TrimPrefix(handle, "@") + " already"}
+		got, err := w.reach.AgentContactRequest(ctx, w.Planner, handle, "")
+		want := &reach.AgentContact{Handle: strings.TrimPrefix(handle, "@"), Status: "approved", Reason: "you may reach " + strings.TrimPrefix(handle, "@") + " already"}
 		if diff := cmp.Diff(want, got); err != nil || diff != "" {
 			t.Errorf("the planner asking for %s: %v (-want +got):\n%s", handle, err, diff)
 		}
 	}
-	if _, err := w.hub.AgentContactRequest(ctx, w.planner, "alice/planner", ""); code(err) != "invalid_argument" {
+	if _, err := w.reach.AgentContactRequest(ctx, w.Planner, "alice/planner", ""); code(err) != "invalid_argument" {
 		t.Errorf("asking for itself: %v, want invalid_argument", err)
 	}
-	if _, err := w.hub.AgentContactRequest(ctx, w.planner, "nobody", ""); code(err) != "not_found" {
+	if _, err := w.reach.AgentContactRequest(ctx, w.Planner, "nobody", ""); code(err) != "not_found" {
 		t.Errorf("asking for an unknown handle: %v, want not_found", err)
 	}
-	if _, err := w.hub.AgentContactRequest(ctx, w.planner, "bob", strings.Repeat("x", hub.MaxContactMessage+1)); code(err) != "too_long" {
+	if _, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob", strings.Repeat("x", hub.MaxContactMessage+1)); code(err) != "too_long" {
 		t.Errorf("a message over 500: %v, want too_long", err)
 	}
 
-	start, _ := w.hub.LatestCursor(ctx, alice.ID)
-	got, err := w.hub.AgentContactRequest(ctx, w.planner, "@bob", "to plan the release with bob")
+	start, _ := w.Hub.LatestCursor(ctx, alice.ID)
+	got, err := w.reach.AgentContactRequest(ctx, w.Planner, "@bob", "to plan the release with bob")
 	if err != nil || got.Status != "pending" || !strings.HasPrefix(got.RequestID, "gr_") || got.Handle != "bob" {
 		t.Fatalf("the planner asking for bob: %+v, %v", got, err)
 	}
 	if !strings.Contains(got.Reason, "alice decides this under Approvals") || !strings.Contains(got.Reason, "alice and bob are not contacts yet") {
 		t.Errorf("the reason: %q", got.Reason)
 	}
-	r, _ := w.hub.WaitPerson(ctx, alice, start, 0)
+	r, _ := w.Hub.WaitPerson(ctx, alice, start, 0)
 	if len(r.Events) != 1 || r.Events[0].Type != hub.EventGrantRequest {
 		t.Errorf("alice heard %+v, want one grant.request", r.Events)
 	}
-	if again, err := w.hub.AgentContactRequest(ctx, w.planner, "bob", "once more"); err != nil || again.RequestID != got.RequestID {
+	if again, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob", "once more"); err != nil || again.RequestID != got.RequestID {
 		t.Errorf("asking again while it waits: %+v, %v; want the same request %s", again, err, got.RequestID)
 	}
-	w.clock.Advance(time.Second) // listed oldest first
-	toAgents, err := w.hub.AgentContactRequest(ctx, w.planner, "bob/helper", "")
+	w.Clock.Advance(time.Second) // listed oldest first
+	toAgents, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob/helper", "")
 	if err != nil || toAgents.Status != "pending" || toAgents.RequestID == got.RequestID {
 		t.Fatalf("the planner asking for bob/helper: %+v, %v; want a second request", toAgents, err)
 	}
-	approvals, err := w.hub.Approvals(ctx, alice)
+	approvals, err := w.Hub.Approvals(ctx, alice)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,43 +76,43 @@ func TestAgentContactRequestGoesToItsOwner(t *testing.T) {
 
 	// The owner decides as today; with the contact and bob letting the
 	// planner in, bob's helper is within reach.
-	if _, err := w.hub.Decide(ctx, alice, toAgents.RequestID, hub.Verdict{Action: hub.VerdictApprove}); err != nil {
+	if _, err := w.Hub.Decide(ctx, alice, toAgents.RequestID, hub.Verdict{Action: hub.VerdictApprove}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Decide(ctx, alice, got.RequestID, hub.Verdict{Action: hub.VerdictReject}); err != nil {
+	if _, err := w.Hub.Decide(ctx, alice, got.RequestID, hub.Verdict{Action: hub.VerdictReject}); err != nil {
 		t.Fatal(err)
 	}
-	w.hub.RequestContact(ctx, alice, "bob", "")
-	w.hub.RequestContact(ctx, bob, "alice", "")
-	if p, err := w.hub.AgentContactRequest(ctx, w.planner, "bob/helper", ""); err != nil || p.Status != "pending" || p.RequestID != "" ||
+	w.reach.RequestContact(ctx, alice, "bob", "")
+	w.reach.RequestContact(ctx, bob, "alice", "")
+	if p, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob/helper", ""); err != nil || p.Status != "pending" || p.RequestID != "" ||
 		!strings.Contains(p.Reason, "bob has not let you in yet") {
 		t.Errorf("granted but not let in: %+v, %v; want pending with no request", p, err)
 	}
-	if _, err := w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"}); code(err) != "pending_approval:pending_approval" {
+	if _, err := w.Hub.OpenConversation(ctx, w.Planner, []string{"bob/helper"}); code(err) != "pending_approval:pending_approval" {
 		t.Fatalf("open: %v", err)
 	}
-	asks, _ := w.hub.Approvals(ctx, bob)
-	if _, err := w.hub.DecideInbound(ctx, bob, asks[0].ID, true); err != nil {
+	asks, _ := w.Hub.Approvals(ctx, bob)
+	if _, err := w.Hub.DecideInbound(ctx, bob, asks[0].ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := w.hub.AgentContactRequest(ctx, w.planner, "bob/helper", ""); err != nil || ok.Status != "approved" || ok.RequestID != "" {
+	if ok, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob/helper", ""); err != nil || ok.Status != "approved" || ok.RequestID != "" {
 		t.Errorf("once let in: %+v, %v; want approved", ok, err)
 	}
 	// bob's helper may answer the planner, so it is approved for it too.
-	if ok, err := w.hub.AgentContactRequest(ctx, w.helper, "alice/planner", ""); err != nil || ok.Status != "approved" {
+	if ok, err := w.reach.AgentContactRequest(ctx, w.Helper, "alice/planner", ""); err != nil || ok.Status != "approved" {
 		t.Errorf("the helper asking for the planner that reaches it: %+v, %v; want approved", ok, err)
 	}
-	if _, err := w.hub.DecideInbound(ctx, bob, asks[0].ID, false); err != nil {
+	if _, err := w.Hub.DecideInbound(ctx, bob, asks[0].ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if no, err := w.hub.AgentContactRequest(ctx, w.planner, "bob/helper", ""); err != nil || no.Status != "rejected" || no.RequestID != "" {
+	if no, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob/helper", ""); err != nil || no.Status != "rejected" || no.RequestID != "" {
 		t.Errorf("once bob declined: %+v, %v; want rejected", no, err)
 	}
 
 	// Listed by status, in the rooms profile's words.
 	list := func(status string) string {
 		t.Helper()
-		rs, err := w.hub.AgentContactRequests(ctx, w.planner, status)
+		rs, err := w.reach.AgentContactRequests(ctx, w.Planner, status)
 		if err != nil {
 			t.Fatalf("%q: %v", status, err)
 		}
@@ -132,14 +133,14 @@ func TestAgentContactRequestGoesToItsOwner(t *testing.T) {
 			t.Errorf("status %q: %q, want %q", status, got, want)
 		}
 	}
-	if _, err := w.hub.AgentContactRequests(ctx, w.planner, "accepted"); code(err) != "invalid_argument" ||
+	if _, err := w.reach.AgentContactRequests(ctx, w.Planner, "accepted"); code(err) != "invalid_argument" ||
 		!strings.Contains(err.Error(), "pending, approved, rejected, cancelled or all") {
 		t.Errorf("an unknown status: %v", err)
 	}
 	if other := list(""); other == "" {
 		t.Fatal("the planner has no requests")
 	}
-	if rs, _ := w.hub.AgentContactRequests(ctx, w.reviewer, ""); len(rs) != 0 {
+	if rs, _ := w.reach.AgentContactRequests(ctx, w.Reviewer, ""); len(rs) != 0 {
 		t.Errorf("the reviewer lists its sibling's requests: %+v", rs)
 	}
 }
@@ -150,13 +151,13 @@ func TestAgentContactRequestGoesToItsOwner(t *testing.T) {
 // and another agent's request is not_found like an unknown one.
 func TestCancelledAgentContactRequestLeavesApprovals(t *testing.T) {
 	w := newWorld(t)
-	alice := w.person(t, "alice")
-	first, err := w.hub.AgentContactRequest(ctx, w.planner, "bob", "")
+	alice := w.Person(t, "alice")
+	first, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.clock.Advance(time.Second)
-	second, err := w.hub.AgentContactRequest(ctx, w.planner, "bob/helper", "")
+	w.Clock.Advance(time.Second)
+	second, err := w.reach.AgentContactRequest(ctx, w.Planner, "bob/helper", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,60 +167,60 @@ func TestCancelledAgentContactRequestLeavesApprovals(t *testing.T) {
 		id, hdl   string
 		code, msg string
 	}{
-		{"neither", w.planner, "", "", "invalid_argument", "give the request's id"},
-		{"a sibling's request", w.reviewer, first.RequestID, "", "not_found", "alice/reviewer has no contact request"},
-		{"an unknown id", w.planner, "gr_00000000000000000000000000", "", "not_found", "alice/planner has no contact request"},
-		{"a handle with none", w.reviewer, "", "bob", "not_found", "no pending contact request about"},
-		{"a bad handle", w.planner, "", "b", "invalid_argument", "is not a handle"},
+		{"neither", w.Planner, "", "", "invalid_argument", "give the request's id"},
+		{"a sibling's request", w.Reviewer, first.RequestID, "", "not_found", "alice/reviewer has no contact request"},
+		{"an unknown id", w.Planner, "gr_00000000000000000000000000", "", "not_found", "alice/planner has no contact request"},
+		{"a handle with none", w.Reviewer, "", "bob", "not_found", "no pending contact request about"},
+		{"a bad handle", w.Planner, "", "b", "invalid_argument", "is not a handle"},
 	} {
-		_, err := w.hub.CancelAgentContactRequest(ctx, tc.c, tc.id, tc.hdl)
+		_, err := w.reach.CancelAgentContactRequest(ctx, tc.c, tc.id, tc.hdl)
 		if code(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: %v, want %s saying %q", tc.name, err, tc.code, tc.msg)
 		}
 	}
 
-	start, _ := w.hub.LatestCursor(ctx, alice.ID)
-	r, err := w.hub.CancelAgentContactRequest(ctx, w.planner, first.RequestID, "bob/helper")
+	start, _ := w.Hub.LatestCursor(ctx, alice.ID)
+	r, err := w.reach.CancelAgentContactRequest(ctx, w.Planner, first.RequestID, "bob/helper")
 	if err != nil || r.ID != first.RequestID || r.Status != hub.GrantCancelled {
 		t.Fatalf("cancelling by id: %+v, %v", r, err)
 	}
-	approvals, _ := w.hub.Approvals(ctx, alice)
+	approvals, _ := w.Hub.Approvals(ctx, alice)
 	if len(approvals) != 1 || approvals[0].ID != second.RequestID {
 		t.Fatalf("alice's approvals after the cancel: %+v; want only %s", approvals, second.RequestID)
 	}
-	ev, _ := w.hub.WaitPerson(ctx, alice, start, 0)
+	ev, _ := w.Hub.WaitPerson(ctx, alice, start, 0)
 	if len(ev.Events) != 1 || ev.Events[0].Type != hub.EventApprovalDecided || !strings.Contains(string(ev.Events[0].Data), `"decision":"cancelled"`) {
 		t.Errorf("alice heard %+v, want approval.decided cancelled", ev.Events)
 	}
 	for _, action := range []string{hub.VerdictApprove, hub.VerdictReject} {
-		if _, err := w.hub.Decide(ctx, alice, first.RequestID, hub.Verdict{Action: action}); code(err) != "conflict" || !strings.Contains(err.Error(), "withdrawn") {
+		if _, err := w.Hub.Decide(ctx, alice, first.RequestID, hub.Verdict{Action: action}); code(err) != "conflict" || !strings.Contains(err.Error(), "withdrawn") {
 			t.Errorf("alice deciding (%s) the cancelled request: %v, want conflict", action, err)
 		}
 	}
-	if again, err := w.hub.CancelAgentContactRequest(ctx, w.planner, first.RequestID, ""); err != nil || again.Status != hub.GrantCancelled {
+	if again, err := w.reach.CancelAgentContactRequest(ctx, w.Planner, first.RequestID, ""); err != nil || again.Status != hub.GrantCancelled {
 		t.Errorf("cancelling again: %+v, %v; want it as it is", again, err)
 	}
 
 	// By handle: the request about bob's agents.
-	if r, err := w.hub.CancelAgentContactRequest(ctx, w.planner, "", "@bob/helper"); err != nil || r.ID != second.RequestID || r.Status != hub.GrantCancelled {
+	if r, err := w.reach.CancelAgentContactRequest(ctx, w.Planner, "", "@bob/helper"); err != nil || r.ID != second.RequestID || r.Status != hub.GrantCancelled {
 		t.Fatalf("cancelling by handle: %+v, %v", r, err)
 	}
-	if a, _ := w.hub.Approvals(ctx, alice); len(a) != 0 {
+	if a, _ := w.Hub.Approvals(ctx, alice); len(a) != 0 {
 		t.Errorf("alice's approvals: %+v, want none", a)
 	}
-	if rs, _ := w.hub.AgentContactRequests(ctx, w.planner, "cancelled"); len(rs) != 2 {
+	if rs, _ := w.reach.AgentContactRequests(ctx, w.Planner, "cancelled"); len(rs) != 2 {
 		t.Errorf("the planner's cancelled requests: %+v, want both", rs)
 	}
-	if p, _ := w.hub.Whoami(ctx, w.planner, "", ""); len(p.PendingGrants) != 0 {
+	if p, _ := w.Hub.Whoami(ctx, w.Planner, "", ""); len(p.PendingGrants) != 0 {
 		t.Errorf("whoami's pending grants: %+v", p.PendingGrants)
 	}
 
 	// A decided request is the owner's to change.
-	third, _ := w.hub.AgentContactRequest(ctx, w.planner, "bob", "")
-	if _, err := w.hub.Decide(ctx, alice, third.RequestID, hub.Verdict{Action: hub.VerdictApprove}); err != nil {
+	third, _ := w.reach.AgentContactRequest(ctx, w.Planner, "bob", "")
+	if _, err := w.Hub.Decide(ctx, alice, third.RequestID, hub.Verdict{Action: hub.VerdictApprove}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.CancelAgentContactRequest(ctx, w.planner, third.RequestID, ""); code(err) != "conflict" || !strings.Contains(err.Error(), "alice already approved this request") {
+	if _, err := w.reach.CancelAgentContactRequest(ctx, w.Planner, third.RequestID, ""); code(err) != "conflict" || !strings.Contains(err.Error(), "alice already approved this request") {
 		t.Errorf("cancelling an approved request: %v, want conflict", err)
 	}
 }
@@ -235,28 +236,28 @@ func TestAgentsDoNotDecideContacts(t *testing.T) {
 		}
 		return ""
 	}
-	e := hub.AsError(w.hub.AgentDecideContact(ctx, w.planner))
+	e := hub.AsError(w.reach.AgentDecideContact(ctx, w.Planner))
 	if want := "contact requests are your owner @alice's to approve or reject; an agent cannot; they decide them under Approvals"; e.Kind != hub.KindForbidden || e.Text(nil, way) != want {
 		t.Errorf("deciding: %v %q, want forbidden %q", e.Kind, e.Text(nil, way), want)
 	}
 
-	bob := w.person(t, "bob")
-	if _, _, err := w.hub.AgentRemoveContact(ctx, w.helper, "", "alice/planner"); code(err) != "not_found" {
+	bob := w.Person(t, "bob")
+	if _, _, err := w.reach.AgentRemoveContact(ctx, w.Helper, "", "alice/planner"); code(err) != "not_found" {
 		t.Errorf("an agent not reached: %v, want not_found", err)
 	}
-	consent(t, w, w.helper, w.person(t, "alice"), "alice/planner")
-	q, p, err := w.hub.AgentRemoveContact(ctx, w.helper, "", "@alice/planner")
-	if err != nil || p.Handle != "alice/planner" || q.AgentID != w.helper.Agent.ID || q.OwnerID != bob.ID || !strings.Contains(q.Question, "end its reach to alice/planner") {
+	w.Consent(t, w.Helper, w.Person(t, "alice"), "alice/planner")
+	q, p, err := w.reach.AgentRemoveContact(ctx, w.Helper, "", "@alice/planner")
+	if err != nil || p.Handle != "alice/planner" || q.AgentID != w.Helper.Agent.ID || q.OwnerID != bob.ID || !strings.Contains(q.Question, "end its reach to alice/planner") {
 		t.Fatalf("asking to end the contact: %+v %+v, %v", q, p, err)
 	}
-	as, _ := w.hub.Approvals(ctx, bob)
+	as, _ := w.Hub.Approvals(ctx, bob)
 	if len(as) != 1 || as[0].Question == nil || as[0].Question.ID != q.ID {
 		t.Errorf("bob's approvals: %+v, want the ask", as)
 	}
-	if _, _, err := w.hub.AgentRemoveContact(ctx, w.planner, "", "alice/reviewer"); code(err) != "invalid_argument" {
+	if _, _, err := w.reach.AgentRemoveContact(ctx, w.Planner, "", "alice/reviewer"); code(err) != "invalid_argument" {
 		t.Errorf("a sibling: %v, want invalid_argument (no contact to end)", err)
 	}
-	if _, _, err := w.hub.AgentRemoveContact(ctx, w.planner, "", ""); code(err) != "invalid_argument" {
+	if _, _, err := w.reach.AgentRemoveContact(ctx, w.Planner, "", ""); code(err) != "invalid_argument" {
 		t.Errorf("neither id nor handle: %v, want invalid_argument", err)
 	}
 }

@@ -1,4 +1,4 @@
-package hub_test
+package reach_test
 
 import (
 	"slices"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/reach"
 )
 
 // peersWorld is the world with alice's public front desk, bob's public desk,
@@ -17,27 +18,27 @@ func peersWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t)
 	for _, u := range []struct{ handle, name string }{{"carol", "Carol Crane"}, {"dave", ""}} {
-		if _, err := w.hub.CreateUser(ctx, u.handle, u.name); err != nil {
+		if _, err := w.Hub.CreateUser(ctx, u.handle, u.name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	public(t, w, "alice/front")
-	public(t, w, "bob/desk")
-	public(t, w, "bob/old")
-	if _, err := w.hub.ArchiveAgent(ctx, "bob/old"); err != nil {
+	w.public(t, "alice/front")
+	w.public(t, "bob/desk")
+	w.public(t, "bob/old")
+	if _, err := w.Hub.ArchiveAgent(ctx, "bob/old"); err != nil {
 		t.Fatal(err)
 	}
-	public(t, w, "carol/kiosk")
-	w.agent(t, "carol/secret")
-	alice, carol := w.person(t, "alice"), w.person(t, "carol")
-	w.hub.RequestContact(ctx, alice, "carol", "")
-	w.hub.RequestContact(ctx, carol, "alice", "")
-	w.hub.RequestContact(ctx, w.person(t, "dave"), "alice", "") // pending: not a contact
+	w.public(t, "carol/kiosk")
+	w.Agent(t, "carol/secret")
+	alice, carol := w.Person(t, "alice"), w.Person(t, "carol")
+	w.reach.RequestContact(ctx, alice, "carol", "")
+	w.reach.RequestContact(ctx, carol, "alice", "")
+	w.reach.RequestContact(ctx, w.Person(t, "dave"), "alice", "") // pending: not a contact
 	return w
 }
 
 // handles is the peers as "kind:handle" (with "+public" for a public agent).
-func handles(ps []hub.Peer) string {
+func handles(ps []reach.Peer) string {
 	var out []string
 	for _, p := range ps {
 		s := p.Kind + ":" + p.Handle
@@ -54,16 +55,16 @@ func handles(ps []hub.Peer) string {
 // (§1, §3).
 func TestPeers(t *testing.T) {
 	w := peersWorld(t)
-	desk := w.agent(t, "bob/desk")
+	desk := w.Agent(t, "bob/desk")
 	for _, tc := range []struct {
 		who  *hub.Caller
 		want string
 	}{
-		{w.planner, "agent:alice/front+public agent:alice/reviewer agent:bob/desk+public agent:carol/kiosk+public"},
+		{w.Planner, "agent:alice/front+public agent:alice/reviewer agent:bob/desk+public agent:carol/kiosk+public"},
 		{desk, "agent:alice/front+public agent:bob/helper agent:carol/kiosk+public"},
-		{w.helper, "agent:alice/front+public agent:bob/desk+public agent:carol/kiosk+public"},
+		{w.Helper, "agent:alice/front+public agent:bob/desk+public agent:carol/kiosk+public"},
 	} {
-		ps, err := w.hub.Peers(ctx, tc.who, "")
+		ps, err := w.reach.Peers(ctx, tc.who, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,14 +72,14 @@ func TestPeers(t *testing.T) {
 			t.Errorf("peers of %s:\n got %s\nwant %s", tc.who.Agent.Handle(), got, tc.want)
 		}
 	}
-	ps, _ := w.hub.Peers(ctx, w.planner, "")
-	want := hub.Peer{Kind: hub.PrincipalAgent, Handle: "bob/desk", Name: "desk", Description: "test agent bob/desk", Public: true}
+	ps, _ := w.reach.Peers(ctx, w.Planner, "")
+	want := reach.Peer{Kind: hub.PrincipalAgent, Handle: "bob/desk", Name: "desk", Description: "test agent bob/desk", Public: true}
 	if diff := cmp.Diff(want, ps[2], cmpIgnoreID); diff != "" || !strings.HasPrefix(ps[2].ID, "agt_") {
 		t.Errorf("bob's desk as the planner's peer (-want +got):\n%s(id %q)", diff, ps[2].ID)
 	}
 
-	conv := w.open(t, w.planner, "bob/desk")
-	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "front", Participants: []string{"alice/front"}})
+	conv := w.Direct(t, w.Planner, "bob/desk")
+	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "front", Participants: []string{"alice/front"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestPeers(t *testing.T) {
 		{conv, "agent:alice/front+public agent:alice/reviewer agent:carol/kiosk+public"},
 		{v.Conversation.ID, "agent:alice/reviewer agent:bob/desk+public agent:carol/kiosk+public"},
 	} {
-		ps, err := w.hub.Peers(ctx, w.planner, tc.notIn)
+		ps, err := w.reach.Peers(ctx, w.Planner, tc.notIn)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,8 +100,8 @@ func TestPeers(t *testing.T) {
 	for _, tc := range []struct {
 		who   *hub.Caller
 		notIn string
-	}{{w.reviewer, conv}, {w.planner, "conv_nothing"}} {
-		if _, err := w.hub.Peers(ctx, tc.who, tc.notIn); code(err) != "not_found" {
+	}{{w.Reviewer, conv}, {w.Planner, "conv_nothing"}} {
+		if _, err := w.reach.Peers(ctx, tc.who, tc.notIn); code(err) != "not_found" {
 			t.Errorf("peers of %s not in %s: %v, want not_found", tc.who.Agent.Handle(), tc.notIn, err)
 		}
 	}
@@ -114,7 +115,7 @@ var cmpIgnoreID = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String(
 // it says no.
 func TestPersonPeers(t *testing.T) {
 	w := peersWorld(t)
-	alice := w.person(t, "alice")
+	alice := w.Person(t, "alice")
 	all := "agent:alice/front+public agent:alice/planner agent:alice/reviewer agent:bob/desk+public agent:carol/kiosk+public user:carol"
 	for _, tc := range []struct{ kind, want string }{
 		{"", all},
@@ -122,7 +123,7 @@ func TestPersonPeers(t *testing.T) {
 		{"USER", "user:carol"},
 		{" User ", "user:carol"},
 	} {
-		ps, err := w.hub.PersonPeers(ctx, alice, "", tc.kind)
+		ps, err := w.reach.PersonPeers(ctx, alice, "", tc.kind)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,34 +131,34 @@ func TestPersonPeers(t *testing.T) {
 			t.Errorf("alice's peers of kind %q:\n got %s\nwant %s", tc.kind, got, tc.want)
 		}
 	}
-	ps, _ := w.hub.PersonPeers(ctx, alice, "", "user")
-	if diff := cmp.Diff([]hub.Peer{{Kind: hub.PrincipalUser, Handle: "carol", Name: "Carol Crane"}}, ps, cmpIgnoreID); diff != "" || !strings.HasPrefix(ps[0].ID, "usr_") {
+	ps, _ := w.reach.PersonPeers(ctx, alice, "", "user")
+	if diff := cmp.Diff([]reach.Peer{{Kind: hub.PrincipalUser, Handle: "carol", Name: "Carol Crane"}}, ps, cmpIgnoreID); diff != "" || !strings.HasPrefix(ps[0].ID, "usr_") {
 		t.Errorf("carol as alice's peer (-want +got):\n%s", diff)
 	}
-	_, err := w.hub.PersonPeers(ctx, alice, "", "robots")
+	_, err := w.reach.PersonPeers(ctx, alice, "", "robots")
 	if code(err) != "invalid_argument" || !strings.Contains(err.Error(), `"user"`) || !strings.Contains(err.Error(), `"agent"`) {
 		t.Errorf("kind robots: %v; want invalid_argument naming user and agent", err)
 	}
 
-	conv := w.open(t, w.planner, "bob/desk")
-	ps, err = w.hub.PersonPeers(ctx, alice, conv, "")
+	conv := w.Direct(t, w.Planner, "bob/desk")
+	ps, err = w.reach.PersonPeers(ctx, alice, conv, "")
 	if got, want := handles(ps), "agent:alice/front+public agent:alice/reviewer agent:carol/kiosk+public user:carol"; err != nil || got != want {
 		t.Errorf("alice's peers not in the planner's conversation with the desk: %s, %v\nwant %s", got, err, want)
 	}
 	// bob acts in it through his desk.
-	ps, err = w.hub.PersonPeers(ctx, w.person(t, "bob"), conv, "agent")
+	ps, err = w.reach.PersonPeers(ctx, w.Person(t, "bob"), conv, "agent")
 	if got, want := handles(ps), "agent:alice/front+public agent:bob/helper agent:carol/kiosk+public"; err != nil || got != want {
 		t.Errorf("bob's agent peers not in the conversation: %s, %v\nwant %s", got, err, want)
 	}
 	for _, notIn := range []string{conv, "conv_nothing"} {
-		if _, err := w.hub.PersonPeers(ctx, w.person(t, "carol"), notIn, ""); code(err) != "not_found" {
+		if _, err := w.reach.PersonPeers(ctx, w.Person(t, "carol"), notIn, ""); code(err) != "not_found" {
 			t.Errorf("carol's peers not in %s: %v, want not_found", notIn, err)
 		}
 	}
 
 	// personMayAdd says yes to exactly the peers (and alice herself), and
 	// otherwise what to do.
-	listed, _ := w.hub.PersonPeers(ctx, alice, "", "")
+	listed, _ := w.reach.PersonPeers(ctx, alice, "", "")
 	for _, tc := range []struct{ handle, want string }{
 		{"alice", ""},
 		{"carol", ""},
@@ -171,19 +172,19 @@ func TestPersonPeers(t *testing.T) {
 		{"carol/secret", "not_found"},
 		{"bob/old", "not_found"},
 	} {
-		err := w.hub.PersonMayAddForTest(ctx, alice, tc.handle)
+		err := w.Hub.PersonMayAdd(ctx, alice, tc.handle)
 		if code(err) != tc.want {
 			t.Errorf("may alice bring in %s: %v, want %q", tc.handle, err, tc.want)
 		}
-		inPeers := slices.ContainsFunc(listed, func(p hub.Peer) bool { return p.Handle == tc.handle })
+		inPeers := slices.ContainsFunc(listed, func(p reach.Peer) bool { return p.Handle == tc.handle })
 		if (err == nil) != (inPeers || tc.handle == "alice") {
 			t.Errorf("%s: personMayAdd says %v but PersonPeers lists it: %v", tc.handle, err, inPeers)
 		}
 	}
-	if helper, old := w.hub.PersonMayAddForTest(ctx, alice, "bob/helper"), w.hub.PersonMayAddForTest(ctx, alice, "bob/nope"); helper.Error() != strings.ReplaceAll(old.Error(), "bob/nope", "bob/helper") {
+	if helper, old := w.Hub.PersonMayAdd(ctx, alice, "bob/helper"), w.Hub.PersonMayAdd(ctx, alice, "bob/nope"); helper.Error() != strings.ReplaceAll(old.Error(), "bob/nope", "bob/helper") {
 		t.Errorf("bob's private agent (%v) is told apart from none (%v)", helper, old)
 	}
-	err = w.hub.PersonMayAddForTest(ctx, alice, "dave")
+	err = w.Hub.PersonMayAdd(ctx, alice, "dave")
 	if !strings.Contains(err.Error(), "contact request") {
 		t.Errorf("bringing in dave: %v; want the step (a contact request)", err)
 	}

@@ -1,6 +1,7 @@
-package hub_test
+package permissions_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -8,18 +9,56 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/overview"
+	"github.com/palaverhq/palaver/internal/permissions"
 )
 
+var ctx = context.Background()
+
+// world is the Desk over a hubtest world, registered with its hub as a
+// server registers it.
+type world struct {
+	*hubtest.World
+	desk *permissions.Desk
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := hubtest.Open(t, hub.DefaultSettings())
+	d := permissions.New(w.Hub, w.Store)
+	w.Hub.KeepPermissions(d)
+	return &world{World: w, desk: d}
+}
+
 // permissionAsk is the request Claude Code relays in these tests.
-var permissionAsk = hub.PermissionInput{RequestID: "tbxkq", ToolName: "Bash", Description: "List the files",
+var permissionAsk = permissions.Input{RequestID: "tbxkq", ToolName: "Bash", Description: "List the files",
 	InputPreview: `{"command":"ls -la"}`, Instance: "desk"}
+
+// parkWait parks a wait of c's session and returns what ends it (and
+// waits until it returned).
+func (w *world) parkWait(t *testing.T, c *hub.Caller, instance string) func() {
+	t.Helper()
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	cursor := w.Latest(t, c) // read here: reading it may itself wait on the waker
+	before := w.Waker.Waiters()
+	go func() {
+		defer close(done)
+		w.Hub.Wait(wctx, c, hub.WaitInput{Cursor: cursor, Timeout: 30 * time.Second, Instance: instance})
+	}()
+	w.Parked(t, before+1)
+	return func() {
+		cancel()
+		<-done
+	}
+}
 
 // eventsFor is what the session's wait hands over after cursor, with how
 // each stands for the session.
-func eventsFor(t *testing.T, w *world, c *hub.Caller, cursor *string, instance string) *hub.WaitResult {
+func (w *world) eventsFor(t *testing.T, c *hub.Caller, cursor *string, instance string) *hub.WaitResult {
 	t.Helper()
-	r, err := w.hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Instance: instance})
+	r, err := w.Hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Instance: instance})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,28 +72,28 @@ func eventsFor(t *testing.T, w *world, c *hub.Caller, cursor *string, instance s
 // it alone), recorded with who decided; a second decision is refused.
 func TestPermissionRelay(t *testing.T) {
 	w := newWorld(t)
-	alice, bob := w.owner(t), w.person(t, "bob")
-	end := parkWait(t, w, w.planner, "desk") // the channel's wait
+	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
+	end := w.parkWait(t, w.Planner, "desk") // the channel's wait
 	defer end()
-	ownerCursor, _ := w.hub.LatestCursor(ctx, alice.ID)
-	agentCursor := w.latest(t, w.planner)
+	ownerCursor, _ := w.Hub.LatestCursor(ctx, alice.ID)
+	agentCursor := w.Latest(t, w.Planner)
 
-	p, err := w.hub.RequestPermission(ctx, w.planner, permissionAsk)
+	p, err := w.desk.Request(ctx, w.Planner, permissionAsk)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Status != hub.PermissionPending || p.AgentHandle != "alice/planner" || p.Instance != "desk" {
 		t.Fatalf("the request: %+v", p)
 	}
-	again, err := w.hub.RequestPermission(ctx, w.planner, permissionAsk)
+	again, err := w.desk.Request(ctx, w.Planner, permissionAsk)
 	if err != nil || again.ID != p.ID {
 		t.Fatalf("the same request again: %+v, %v; want %s", again, err, p.ID)
 	}
-	as, err := w.hub.Approvals(ctx, alice)
+	as, err := w.Hub.Approvals(ctx, alice)
 	if err != nil || len(as) != 1 || as[0].Kind != hub.ApprovalPermission || as[0].ID != p.ID || as[0].Permission.ToolName != "Bash" {
 		t.Fatalf("alice's approvals: %+v, %v; want the one permission request", as, err)
 	}
-	b, err := w.bridge(alice)
+	b, err := overview.New(w.Hub, w.Store).Bridge(ctx, alice)
 	if err != nil || len(b.Activity) == 0 || b.Activity[0].Kind != overview.ActivityPermission || b.Activity[0].PermissionID != p.ID ||
 		b.Activity[0].Text != "Bash: List the files" || b.Activity[0].Instance != "desk" {
 		t.Fatalf("the Bridge's activity: %+v, %v", b.Activity, err)
@@ -69,18 +108,18 @@ func TestPermissionRelay(t *testing.T) {
 		{"bob, not the owner", bob, hub.Verdict{Action: hub.VerdictApprove}, "not_found"},
 		{"an answer", alice, hub.Verdict{Action: hub.VerdictAnswer, Answer: "yes"}, "invalid_argument"},
 	} {
-		if _, err := w.hub.Decide(ctx, tc.who, p.ID, tc.v); code(err) != tc.want {
+		if _, err := w.Hub.Decide(ctx, tc.who, p.ID, tc.v); hubtest.Code(err) != tc.want {
 			t.Errorf("%s deciding: %v, want %s", tc.name, err, tc.want)
 		}
 	}
-	d, err := w.hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictApprove})
+	d, err := w.Hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictApprove})
 	if err != nil || d.Permission.Status != hub.PermissionAllowed || d.Permission.DecidedBy != alice.ID || d.Permission.Behavior() != hub.BehaviorAllow {
 		t.Fatalf("alice allowing: %+v, %v", d, err)
 	}
-	if _, err := w.hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictReject}); code(err) != "conflict" {
+	if _, err := w.Hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictReject}); hubtest.Code(err) != "conflict" {
 		t.Errorf("deciding again: %v, want conflict", err)
 	}
-	if as, _ := w.hub.Approvals(ctx, alice); len(as) != 0 {
+	if as, _ := w.Hub.Approvals(ctx, alice); len(as) != 0 {
 		t.Errorf("alice's approvals after deciding: %+v", as)
 	}
 
@@ -88,7 +127,7 @@ func TestPermissionRelay(t *testing.T) {
 		name   string
 		forYou bool
 	}{{"desk", true}, {"phone", false}} {
-		r := eventsFor(t, w, w.planner, agentCursor, session.name)
+		r := w.eventsFor(t, w.Planner, agentCursor, session.name)
 		var got []string
 		for _, e := range r.Events {
 			if e.Type == hub.EventPermissionDecided {
@@ -104,7 +143,7 @@ func TestPermissionRelay(t *testing.T) {
 			t.Errorf("session %s's verdicts (-want +got):\n%s", session.name, diff)
 		}
 	}
-	r, err := w.hub.WaitPerson(ctx, alice, ownerCursor, 0)
+	r, err := w.Hub.WaitPerson(ctx, alice, ownerCursor, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,15 +161,15 @@ func TestPermissionRequestRefusals(t *testing.T) {
 	w := newWorld(t)
 	for _, tc := range []struct {
 		name string
-		in   hub.PermissionInput
+		in   permissions.Input
 	}{
-		{"a request_id of six letters", hub.PermissionInput{RequestID: "abcdef", ToolName: "Bash"}},
-		{"a request_id with a digit", hub.PermissionInput{RequestID: "abc1e", ToolName: "Bash"}},
-		{"no tool_name", hub.PermissionInput{RequestID: "abcde"}},
-		{"a blank tool_name", hub.PermissionInput{RequestID: "abcde", ToolName: " \u200b "}},
-		{"a bad session name", hub.PermissionInput{RequestID: "abcde", ToolName: "Bash", Instance: "no/slash"}},
+		{"a request_id of six letters", permissions.Input{RequestID: "abcdef", ToolName: "Bash"}},
+		{"a request_id with a digit", permissions.Input{RequestID: "abc1e", ToolName: "Bash"}},
+		{"no tool_name", permissions.Input{RequestID: "abcde"}},
+		{"a blank tool_name", permissions.Input{RequestID: "abcde", ToolName: " \u200b "}},
+		{"a bad session name", permissions.Input{RequestID: "abcde", ToolName: "Bash", Instance: "no/slash"}},
 	} {
-		if _, err := w.hub.RequestPermission(ctx, w.planner, tc.in); code(err) != "invalid_argument" {
+		if _, err := w.desk.Request(ctx, w.Planner, tc.in); hubtest.Code(err) != "invalid_argument" {
 			t.Errorf("%s: %v, want invalid_argument", tc.name, err)
 		}
 	}
@@ -143,65 +182,65 @@ func TestPermissionRequestRefusals(t *testing.T) {
 // from the end of its last wait.
 func TestPermissionExpiresAndIsWithdrawn(t *testing.T) {
 	w := newWorld(t)
-	alice := w.owner(t)
+	alice := w.Person(t, "alice")
 	t.Run("expired", func(t *testing.T) {
-		end := parkWait(t, w, w.planner, "desk")
+		end := w.parkWait(t, w.Planner, "desk")
 		defer end()
-		p, err := w.hub.RequestPermission(ctx, w.planner, permissionAsk)
+		p, err := w.desk.Request(ctx, w.Planner, permissionAsk)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.clock.Advance(hub.DefaultPermissionTTL - time.Second)
-		if as, _ := w.hub.Approvals(ctx, alice); len(as) != 1 {
+		w.Clock.Advance(hub.DefaultPermissionTTL - time.Second)
+		if as, _ := w.Hub.Approvals(ctx, alice); len(as) != 1 {
 			t.Fatalf("a second before its expiry: %d approvals, want 1", len(as))
 		}
-		w.clock.Advance(time.Second)
-		if as, _ := w.hub.Approvals(ctx, alice); len(as) != 0 {
+		w.Clock.Advance(time.Second)
+		if as, _ := w.Hub.Approvals(ctx, alice); len(as) != 0 {
 			t.Errorf("at its expiry: approvals %+v, want none", as)
 		}
-		ended, err := w.hub.EndedPermissions(ctx, alice)
+		ended, err := w.desk.Ended(ctx, alice)
 		if err != nil || len(ended) != 1 || ended[0].ID != p.ID || ended[0].Status != hub.PermissionExpired ||
 			!ended[0].DecidedAt.Equal(p.CreatedAt.Add(hub.DefaultPermissionTTL)) {
 			t.Fatalf("ended requests: %+v, %v; want it expired at %v", ended, err, p.CreatedAt.Add(hub.DefaultPermissionTTL))
 		}
-		if _, err := w.hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictApprove}); code(err) != "permission_expired" {
+		if _, err := w.Hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictApprove}); hubtest.Code(err) != "permission_expired" {
 			t.Errorf("allowing it: %v, want permission_expired", err)
 		}
 	})
 	t.Run("withdrawn", func(t *testing.T) {
-		w.clock.Advance(time.Hour + time.Minute) // the expired one is no longer shown
-		end := parkWait(t, w, w.planner, "desk")
-		p, err := w.hub.RequestPermission(ctx, w.planner, permissionAsk)
+		w.Clock.Advance(time.Hour + time.Minute) // the expired one is no longer shown
+		end := w.parkWait(t, w.Planner, "desk")
+		p, err := w.desk.Request(ctx, w.Planner, permissionAsk)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.clock.Advance(10 * time.Second)
+		w.Clock.Advance(10 * time.Second)
 		end() // the channel went away
 		gone := p.CreatedAt.Add(10 * time.Second)
-		w.clock.Advance(time.Minute - time.Second)
-		if as, _ := w.hub.Approvals(ctx, alice); len(as) != 1 {
+		w.Clock.Advance(time.Minute - time.Second)
+		if as, _ := w.Hub.Approvals(ctx, alice); len(as) != 1 {
 			t.Fatalf("59 s after its session's last wait: %d approvals, want 1", len(as))
 		}
-		w.clock.Advance(2 * time.Second)
+		w.Clock.Advance(2 * time.Second)
 		// Deciding finds it withdrawn, and records it so.
-		if _, err := w.hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictReject}); code(err) != "permission_withdrawn" {
+		if _, err := w.Hub.Decide(ctx, alice, p.ID, hub.Verdict{Action: hub.VerdictReject}); hubtest.Code(err) != "permission_withdrawn" {
 			t.Errorf("denying it: %v, want permission_withdrawn", err)
 		}
-		ended, err := w.hub.EndedPermissions(ctx, alice)
+		ended, err := w.desk.Ended(ctx, alice)
 		if err != nil || len(ended) != 1 || ended[0].Status != hub.PermissionWithdrawn || !ended[0].DecidedAt.Equal(gone.Add(time.Minute)) {
 			t.Fatalf("ended requests: %+v, %v; want it withdrawn at %v", ended, err, gone.Add(time.Minute))
 		}
 	})
 	t.Run("no session ever listened", func(t *testing.T) {
-		p, err := w.hub.RequestPermission(ctx, w.planner, hub.PermissionInput{RequestID: "qwert", ToolName: "Write"})
+		p, err := w.desk.Request(ctx, w.Planner, permissions.Input{RequestID: "qwert", ToolName: "Write"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.clock.Advance(time.Minute + time.Millisecond)
-		if as, _ := w.hub.Approvals(ctx, alice); len(as) != 0 {
+		w.Clock.Advance(time.Minute + time.Millisecond)
+		if as, _ := w.Hub.Approvals(ctx, alice); len(as) != 0 {
 			t.Errorf("a minute after a request no wait listens for: %+v, want none", as)
 		}
-		got, _ := w.hub.EndedPermissions(ctx, alice)
+		got, _ := w.desk.Ended(ctx, alice)
 		if len(got) == 0 || got[0].ID != p.ID || got[0].Status != hub.PermissionWithdrawn {
 			t.Errorf("ended: %+v, want %s withdrawn first", got, p.ID)
 		}
