@@ -50,8 +50,21 @@ func benchmarkSend(b *testing.B, ts *testServer, senders int) {
 		tokens[i] = ts.agent(b, fmt.Sprintf("alice/sender%d", i), "", nil)
 	}
 	var done atomic.Int64
+	// SQLite's pages written, the search indexer's and a thread's every
+	// 50 sends among them.
+	w, _ := ts.store.(interface{ Writes() (commits, pages int64) })
+	var pagesBefore int64
+	if w != nil {
+		_, pagesBefore = w.Writes()
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer func() {
+		if w != nil {
+			_, pages := w.Writes()
+			b.ReportMetric(float64(pages-pagesBefore)/float64(b.N), "pages/send")
+		}
+	}()
 	var wg sync.WaitGroup
 	for _, token := range tokens {
 		wg.Go(func() {
