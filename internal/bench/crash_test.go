@@ -57,17 +57,7 @@ func TestCrashLosesAndDuplicatesNothing(t *testing.T) {
 
 	hc := newHTTPClient()
 	srv := &crashServer{binary: buildPalaver(t, dir), database: database, log: filepath.Join(dir, "server.log"), http: hc}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(srv.log); err == nil {
-				t.Logf("the server's log:\n%s", b)
-			}
-		}
-	})
-	t.Cleanup(srv.kill) // first: no server outlives the test
-	if err := srv.start(ctx, "127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
+	srv.startFor(t)
 	url := "http://" + srv.addr + "/mcp/"
 	for i := range w.senders {
 		w.senders[i].c = &client{url: url, token: w.senders[i].token, http: hc}
@@ -400,6 +390,23 @@ type crashServer struct {
 
 // start starts the server on addr: the first time on any free port, after
 // a kill on the same one.
+// startFor starts the server for t on a port of its own: killed when t
+// ends, its log shown when t failed.
+func (s *crashServer) startFor(t *testing.T) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(s.log); err == nil {
+				t.Logf("the server's log:\n%s", b)
+			}
+		}
+	})
+	t.Cleanup(s.kill) // first: no server outlives the test
+	if err := s.start(t.Context(), "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (s *crashServer) start(ctx context.Context, addr string) error {
 	f, err := os.OpenFile(s.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

@@ -131,17 +131,7 @@ func TestCrashNotificationsLoseAndDuplicateNothing(t *testing.T) {
 	hc := newHTTPClient()
 	srv := &crashServer{binary: buildPalaver(t, dir), database: database, log: filepath.Join(dir, "server.log"), http: hc,
 		args: []string{"--allow-private-host", "127.0.0.1"}, env: []string{"SSL_CERT_FILE=" + ca}}
-	t.Cleanup(func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(srv.log); err == nil {
-				t.Logf("the server's log:\n%s", b)
-			}
-		}
-	})
-	t.Cleanup(srv.kill) // first: no server outlives the test
-	if err := srv.start(ctx, "127.0.0.1:0"); err != nil {
-		t.Fatal(err)
-	}
+	srv.startFor(t)
 	raw, err := sql.Open("sqlite", "file:"+database+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
