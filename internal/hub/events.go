@@ -339,9 +339,12 @@ type EventReads interface {
 type EventWrites interface {
 	// InsertEvents appends events (ids assigned by the store, in order).
 	InsertEvents(ctx context.Context, events []*Event) error
-	// PruneEvents deletes events created before t (and any before the
-	// newest of those), records the last position deleted under
-	// MetaPrunedThrough, and returns it (zero when none).
+	// PruneEvents deletes events created before t, up to a last one of
+	// them (and any before it: after the clock stepped back, some newer
+	// than t by no more than the step; some older may wait for the next
+	// prune), records the last position deleted under
+	// MetaPrunedThrough, and returns it (zero when none). A new event's
+	// position is still past every one given before.
 	PruneEvents(ctx context.Context, before time.Time) (Pos, error)
 }
 

@@ -31,11 +31,17 @@ type dialect struct {
 	// eventHeld is true of an event read past the horizon, which must
 	// wait for the transactions before it to end.
 	eventHeld string
-	// consecutiveIDs: the rows of one multi-row INSERT into an
-	// AUTOINCREMENT table get consecutive ids, the last reported by
-	// LastInsertId (SQLite, one writer); otherwise the ids come back by
-	// RETURNING.
+	// consecutiveIDs: the rows of one multi-row INSERT get consecutive
+	// ids, the last reported by LastInsertId (SQLite, one writer);
+	// otherwise the ids come back by RETURNING.
 	consecutiveIDs bool
+	// rowidEvents: a new event's id is one past the largest in the table
+	// (SQLite's rowid, without AUTOINCREMENT: migration 0031), and ids
+	// follow the events' times (one writer commits in id order). Pruning
+	// keeps the newest event's row, blanked, so that no id is given
+	// twice, and finds its bound by a binary search over ids rather than
+	// an index on created_at (events.go).
+	rowidEvents bool
 	// lockConversation holds a conversation for the transaction,
 	// lockProject a project's row, lockUsers the people's table against
 	// new rows.

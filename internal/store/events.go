@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -167,10 +168,30 @@ func (d queries) EventRecipients(ctx context.Context, after, upTo hub.Pos) ([]st
 	return queryAll(ctx, d.q, "event recipients", func(row scanner) (string, error) {
 		var id string
 		return id, row.Scan(&id)
-	}, `SELECT DISTINCT recipient_id FROM events WHERE `+past+` AND `+upto, append(args, more...)...)
+	}, `SELECT DISTINCT recipient_id FROM events WHERE recipient_id <> '' AND `+past+` AND `+upto, append(args, more...)...)
 }
 
 func (d queries) PruneEvents(ctx context.Context, before time.Time) (hub.Pos, error) {
+	var through hub.Pos
+	if d.dialect.rowidEvents {
+		id, found, err := d.lastEventBefore(ctx, before.UnixMilli())
+		if err != nil || !found {
+			return hub.Pos{}, err
+		}
+		through.ID = id
+		// The newest event's row is blanked rather than deleted: a new
+		// id is one past the largest in the table, so it holds every id
+		// given so far. No reader asks for recipient '' (EventRecipients
+		// leaves it out), and the next prune after a newer event deletes
+		// it.
+		if err := d.exec(ctx, "prune events", `DELETE FROM events WHERE id <= ? AND id < (SELECT MAX(id) FROM events)`, id); err != nil {
+			return hub.Pos{}, err
+		}
+		if err := d.exec(ctx, "prune events", `UPDATE events SET recipient_id = '', type = '', conversation_id = '', message_id = '', data = NULL WHERE id = ?`, id); err != nil {
+			return hub.Pos{}, err
+		}
+		return through, d.SetMeta(ctx, hub.MetaPrunedThrough, through.String())
+	}
 	var tx, id sql.NullInt64
 	err := d.q.QueryRowContext(ctx, `SELECT tx, id FROM events WHERE created_at < ? ORDER BY created_at DESC, `+d.dialect.eventOrder(" DESC")+` LIMIT 1`, ms(before)).Scan(&tx, &id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -179,10 +200,59 @@ func (d queries) PruneEvents(ctx context.Context, before time.Time) (hub.Pos, er
 	if err != nil {
 		return hub.Pos{}, dbErr("prune events", err)
 	}
-	through := hub.Pos{Tx: tx.Int64, ID: id.Int64}
+	through = hub.Pos{Tx: tx.Int64, ID: id.Int64}
 	past, args := d.dialect.eventsPast("<=", through)
 	if err := d.exec(ctx, "prune events", `DELETE FROM events WHERE `+past, args...); err != nil {
 		return hub.Pos{}, err
 	}
 	return through, d.SetMeta(ctx, hub.MetaPrunedThrough, through.String())
+}
+
+// lastEventBefore finds the last event created before cutoff (ms) where
+// ids follow the events' times (rowidEvents), so that those created
+// before it are the ones up to some id: a binary search over ids, each
+// step one lookup by id (about 22 for a million ids, at most 65), with no
+// index on created_at. found is false when no event is that old.
+//
+// If the hub's clock stepped back (or an Update dated its events before
+// another's that committed first), times are out of id order there, and
+// the search stops at some event created before cutoff whose next one was
+// not. Events are then pruned a little early or late, which is accepted:
+// one deleted though created after cutoff stands before an older one in
+// id order, so it is newer than cutoff by no more than the step; one
+// older than cutoff past the bound waits for a later prune. Cursors stay
+// valid either way: what is deleted is what lies at or below the mark.
+func (d queries) lastEventBefore(ctx context.Context, cutoff int64) (int64, bool, error) {
+	at := func(query string, arg int64) (id, created int64, ok bool, err error) {
+		err = d.q.QueryRowContext(ctx, query, arg).Scan(&id, &created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, 0, false, nil
+		}
+		return id, created, err == nil, dbErr("prune events", err)
+	}
+	// The first event at or after an id.
+	const from = `SELECT id, created_at FROM events WHERE id >= ? ORDER BY id LIMIT 1`
+	lo, created, ok, err := at(from, math.MinInt64)
+	if err != nil || !ok || created >= cutoff {
+		return 0, false, err
+	}
+	hi, created, _, err := at(`SELECT id, created_at FROM events WHERE id >= ? ORDER BY id DESC LIMIT 1`, math.MinInt64)
+	if err != nil || created < cutoff {
+		return hi, err == nil, err
+	}
+	// lo's event was created before cutoff; the first event at or after
+	// hi was not.
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		id, created, _, err := at(from, mid)
+		if err != nil {
+			return 0, false, err
+		}
+		if created < cutoff {
+			lo = id // below hi: the first event at or after hi is not this one
+		} else {
+			hi = mid
+		}
+	}
+	return lo, true, nil
 }

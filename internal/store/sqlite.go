@@ -24,10 +24,11 @@ var sqliteDialect = &dialect{
 	groupCommit:    true,
 	prepare:        true,
 	consecutiveIDs: true,
-	// sqlite_sequence keeps the highest AUTOINCREMENT id ever given, even
-	// after pruning deleted every event. One writer commits in order, so
-	// ids are commit-ordered without a lock.
-	latestEvent: `SELECT 0, 0, (SELECT seq FROM sqlite_sequence WHERE name = 'events')`,
+	rowidEvents:    true,
+	// The largest id is the highest ever given: pruning keeps the newest
+	// event's row (rowidEvents). One writer commits in order, so ids are
+	// commit-ordered without a lock.
+	latestEvent: `SELECT 0, 0, (SELECT MAX(id) FROM events)`,
 	eventHeld:   `0`,
 	retryable:   func(error) bool { return false },
 	search:      sqliteSearch,
