@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/push/pushtest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
@@ -31,7 +31,7 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 // notified is a hub over a real store whose notifications go out through
-// push.Notices to the receivers, with alice's agent alice/planner.
+// push.Notices to the services, with alice's agent alice/planner.
 type notified struct {
 	h       *hub.Hub
 	k       *push.Notices
@@ -42,16 +42,16 @@ type notified struct {
 	planner *hub.Caller
 }
 
-func newNotified(t *testing.T, rs ...*receiver) *notified {
+func newNotified(t *testing.T, rs ...*pushtest.Service) *notified {
 	t.Helper()
 	n := &notified{db: storetest.Open(t), clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}}
 	hosts := []string{}
 	for _, r := range rs {
-		hosts = append(hosts, r.host)
+		hosts = append(hosts, r.Host)
 	}
 	n.open = func() *push.Notices {
 		h, err := hub.New(context.Background(), hub.Options{Store: n.db, Waker: notify.NewLocal(), Clock: n.clock, Logger: slog.New(slog.DiscardHandler),
-			PrivateHosts: hosts, Resolver: loopback(rs)})
+			PrivateHosts: hosts, Resolver: pushtest.Loopback(rs...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,15 +84,6 @@ func newNotified(t *testing.T, rs ...*receiver) *notified {
 	return n
 }
 
-// loopback resolves the receivers' hosts to 127.0.0.1.
-func loopback(rs []*receiver) names {
-	n := names{}
-	for _, r := range rs {
-		n[r.host] = []netip.Addr{netip.MustParseAddr("127.0.0.1")}
-	}
-	return n
-}
-
 func (n *notified) deliver(t *testing.T) hub.Pass {
 	t.Helper()
 	p, err := n.k.Deliver(context.Background())
@@ -120,10 +111,10 @@ func (n *notified) ask(t *testing.T, question string) *hub.Question {
 // however often delivery runs.
 func TestNotifyWebPush(t *testing.T) {
 	ctx := context.Background()
-	ps := newReceiver(t, "push.test", http.StatusCreated)
+	ps := pushtest.NewService(t, "push.test", http.StatusCreated)
 	n := newNotified(t, ps)
-	b := newBrowser(t)
-	sub := b.subscription(ps.url + "/wpush/v2/abc")
+	b := pushtest.NewBrowser(t)
+	sub := b.Subscription(ps.URL + "/wpush/v2/abc")
 	if _, err := n.k.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +131,11 @@ func TestNotifyWebPush(t *testing.T) {
 	if p := n.deliver(t); p.Outcomes[push.Sent] != 1 {
 		t.Fatalf("pass = %+v", p)
 	}
-	r := ps.last(t)
+	r := ps.Last(t)
 	if r.Header.Get("Urgency") != "high" {
 		t.Errorf("Urgency %q; want high for a question", r.Header.Get("Urgency"))
 	}
-	plain, err := decrypt(r.Body, b.key, b.auth)
+	plain, err := b.Decrypt(r.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +148,9 @@ func TestNotifyWebPush(t *testing.T) {
 		t.Errorf("payload = %s", plain)
 	}
 	keys := push.VAPIDKeys{Public: pub}
-	vapid(t, r.Header.Get("Authorization"), keys, ps.url, "mailto:admin@hub.example")
+	pushtest.CheckVAPID(t, r.Header.Get("Authorization"), keys.Public, ps.URL, "mailto:admin@hub.example")
 
-	if p := n.deliver(t); p.Claimed != 0 || len(ps.requests()) != 0 {
+	if p := n.deliver(t); p.Claimed != 0 || len(ps.Requests()) != 0 {
 		t.Fatalf("sent again: %+v", p)
 	}
 	log, err := n.k.Log(ctx, n.alice)
@@ -172,9 +163,9 @@ func TestNotifyWebPush(t *testing.T) {
 // and nothing more is sent to it.
 func TestNotifyGone(t *testing.T) {
 	ctx := context.Background()
-	ps := newReceiver(t, "push.test", http.StatusGone)
+	ps := pushtest.NewService(t, "push.test", http.StatusGone)
 	n := newNotified(t, ps)
-	sub := newBrowser(t).subscription(ps.url + "/wpush/v2/gone")
+	sub := pushtest.NewBrowser(t).Subscription(ps.URL + "/wpush/v2/gone")
 	if _, err := n.k.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -183,9 +174,9 @@ func TestNotifyGone(t *testing.T) {
 	if ts, _ := n.k.Targets(ctx, n.alice); len(ts) != 0 {
 		t.Fatalf("the gone subscription is kept: %+v", ts)
 	}
-	ps.last(t)
+	ps.Last(t)
 	n.ask(t, "And now?")
-	if p := n.deliver(t); p.Claimed != 0 || len(ps.requests()) != 0 {
+	if p := n.deliver(t); p.Claimed != 0 || len(ps.Requests()) != 0 {
 		t.Fatalf("sent to a removed subscription: %+v", p)
 	}
 }
@@ -194,9 +185,9 @@ func TestNotifyGone(t *testing.T) {
 // sent when the server stops is sent by the next start, once.
 func TestNotifyRestart(t *testing.T) {
 	ctx := context.Background()
-	nt := newReceiver(t, "ntfy.test", http.StatusOK)
+	nt := pushtest.NewService(t, "ntfy.test", http.StatusOK)
 	n := newNotified(t, nt)
-	if _, err := n.k.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "tk_abc", ""); err != nil {
+	if _, err := n.k.AddNtfyTopic(ctx, n.alice, nt.URL+"/alerts", "tk_abc", ""); err != nil {
 		t.Fatal(err)
 	}
 	n.ask(t, "Deploy?")
@@ -204,7 +195,7 @@ func TestNotifyRestart(t *testing.T) {
 	if p := n.deliver(t); p.Outcomes[push.Sent] != 1 {
 		t.Fatalf("pass = %+v", p)
 	}
-	r := nt.last(t)
+	r := nt.Last(t)
 	if r.Header.Get("Authorization") != "Bearer tk_abc" {
 		t.Errorf("Authorization %q", r.Header.Get("Authorization"))
 	}
@@ -221,7 +212,7 @@ func TestNotifyRestart(t *testing.T) {
 		t.Errorf("actions = %v", msg["actions"])
 	}
 	n.k = n.open()
-	if p := n.deliver(t); p.Claimed != 0 || len(nt.requests()) != 0 {
+	if p := n.deliver(t); p.Claimed != 0 || len(nt.Requests()) != 0 {
 		t.Fatalf("sent twice across a restart: %+v", p)
 	}
 }
@@ -232,17 +223,17 @@ func TestNotifyRestart(t *testing.T) {
 // hours; with neither, it is refused saying to add one.
 func TestNotifyTest(t *testing.T) {
 	ctx := context.Background()
-	nt := newReceiver(t, "ntfy.test", http.StatusOK)
-	ps := newReceiver(t, "push.test", http.StatusCreated)
+	nt := pushtest.NewService(t, "ntfy.test", http.StatusOK)
+	ps := pushtest.NewService(t, "push.test", http.StatusCreated)
 	n := newNotified(t, nt, ps)
 	if _, err := n.k.Test(ctx, n.alice); hub.AsError(err).Code != "no_targets" || !strings.Contains(err.Error(), "add a device or an ntfy topic") {
 		t.Fatalf("a test with nowhere to go: %v", err)
 	}
-	if _, err := n.k.AddNtfyTopic(ctx, n.alice, nt.url+"/alerts", "", ""); err != nil {
+	if _, err := n.k.AddNtfyTopic(ctx, n.alice, nt.URL+"/alerts", "", ""); err != nil {
 		t.Fatal(err)
 	}
-	b := newBrowser(t)
-	sub := b.subscription(ps.url + "/wpush/v2/abc")
+	b := pushtest.NewBrowser(t)
+	sub := b.Subscription(ps.URL + "/wpush/v2/abc")
 	if _, err := n.k.AddPushSubscription(ctx, n.alice, sub.Endpoint, sub.P256dh, sub.Auth, "Chromium"); err != nil {
 		t.Fatal(err)
 	}
@@ -256,13 +247,13 @@ func TestNotifyTest(t *testing.T) {
 		t.Fatalf("pass = %+v", p)
 	}
 	var msg map[string]any
-	if err := json.Unmarshal(nt.last(t).Body, &msg); err != nil {
+	if err := json.Unmarshal(nt.Last(t).Body, &msg); err != nil {
 		t.Fatal(err)
 	}
 	if msg["topic"] != "alerts" || msg["title"] != "A test from Palaver" || msg["priority"] != float64(3) || msg["click"] != "https://hub.example/settings#notify" {
 		t.Errorf("ntfy message = %v", msg)
 	}
-	plain, err := decrypt(ps.last(t).Body, b.key, b.auth)
+	plain, err := b.Decrypt(ps.Last(t).Body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/push/pushtest"
 )
 
 var ctx = context.Background()
@@ -24,7 +25,7 @@ var ctx = context.Background()
 // noticesWorld is the leaves' world whose hub resolves names from names
 // and lets privateHosts through its egress policy, with its Notices
 // sending through sender (nil: none).
-func noticesWorld(t *testing.T, names names, sender *push.Sender, privateHosts ...string) (*hubtest.World, *push.Notices) {
+func noticesWorld(t *testing.T, names pushtest.Names, sender *push.Sender, privateHosts ...string) (*hubtest.World, *push.Notices) {
 	t.Helper()
 	w := hubtest.Open(t, hub.DefaultSettings())
 	w.Options = func(o *hub.Options) { o.PrivateHosts, o.Resolver = privateHosts, names }
@@ -42,7 +43,7 @@ var (
 )
 
 func TestNotifyTargets(t *testing.T) {
-	names := names{"push.example": {netip.MustParseAddr("93.184.215.14")}, "inside.example": {netip.MustParseAddr("10.0.0.2")}}
+	names := pushtest.Names{"push.example": {netip.MustParseAddr("93.184.215.14")}, "inside.example": {netip.MustParseAddr("10.0.0.2")}}
 	w, k := noticesWorld(t, names, nil, "127.0.0.1")
 	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
 
@@ -111,7 +112,7 @@ func TestNotifyTargets(t *testing.T) {
 
 // TestNotifyPrefs: quiet hours are the person's, within a day.
 func TestNotifyPrefs(t *testing.T) {
-	w, k := noticesWorld(t, names{}, nil)
+	w, k := noticesWorld(t, pushtest.Names{}, nil)
 	alice := w.Person(t, "alice")
 	p, err := k.Prefs(ctx, alice)
 	if err != nil || p != (hub.NotifyPrefs{}) {
@@ -137,7 +138,7 @@ func TestNotifyPrefs(t *testing.T) {
 // person (REST's older PUT) are set on every target, or on none when one
 // is wrong.
 func TestNotifyTargetKinds(t *testing.T) {
-	names := names{"push.example": {netip.MustParseAddr("93.184.215.14")}}
+	names := pushtest.Names{"push.example": {netip.MustParseAddr("93.184.215.14")}}
 	w, k := noticesWorld(t, names, nil)
 	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
 	sub, err := k.AddPushSubscription(ctx, alice, "https://push.example/send/abc", pushKey, pushAuth, "Firefox")
@@ -205,7 +206,7 @@ func TestNotifyTargetKinds(t *testing.T) {
 }
 
 func TestTimeZoneAndQuietHours(t *testing.T) {
-	w, k := noticesWorld(t, names{}, nil)
+	w, k := noticesWorld(t, pushtest.Names{}, nil)
 	alice := w.Person(t, "alice")
 	if err := k.SetTimeZone(ctx, alice, "Mars/Olympus"); err == nil || !strings.Contains(err.Error(), "IANA name like Europe/Berlin") {
 		t.Fatalf("bad zone: %v", err)
@@ -243,19 +244,19 @@ func TestTimeZoneAndQuietHours(t *testing.T) {
 }
 
 // sendingWorld is a world whose notifications go out to an ntfy server of
-// the test's own, with alice on one of its topics, and any more receivers
+// the test's own, with alice on one of its topics, and any more services
 // reachable.
-func sendingWorld(t *testing.T, more ...*receiver) (*hubtest.World, *push.Notices, *hub.User, *receiver) {
+func sendingWorld(t *testing.T, more ...*pushtest.Service) (*hubtest.World, *push.Notices, *hub.User, *pushtest.Service) {
 	t.Helper()
-	nt := newReceiver(t, "ntfy.test", http.StatusOK)
-	rs := append([]*receiver{nt}, more...)
+	nt := pushtest.NewService(t, "ntfy.test", http.StatusOK)
+	rs := append([]*pushtest.Service{nt}, more...)
 	hosts := []string{}
 	for _, r := range rs {
-		hosts = append(hosts, r.host)
+		hosts = append(hosts, r.Host)
 	}
-	w, k := noticesWorld(t, loopback(rs), world(rs...), hosts...)
+	w, k := noticesWorld(t, pushtest.Loopback(rs...), world(rs...), hosts...)
 	alice := w.Person(t, "alice")
-	if _, err := k.AddNtfyTopic(ctx, alice, nt.url+"/alerts", "", ""); err != nil {
+	if _, err := k.AddNtfyTopic(ctx, alice, nt.URL+"/alerts", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	return w, k, alice, nt
@@ -346,7 +347,7 @@ func TestNotifyCoalescing(t *testing.T) {
 		kinds[kind]++
 	}
 	if kinds[hub.NotifyQuestion] != hub.NotifyDigestAfter || kinds[hub.NotifyDigest] != 1 || len(got) != hub.NotifyDigestAfter+1 ||
-		len(nt.requests()) != hub.NotifyDigestAfter+1 {
+		len(nt.Requests()) != hub.NotifyDigestAfter+1 {
 		t.Fatalf("sent %v; want %d questions and one digest", kinds, hub.NotifyDigestAfter)
 	}
 	w.Clock.Advance(time.Minute)
@@ -366,9 +367,9 @@ func TestNotifyCoalescing(t *testing.T) {
 // of its own, hears of a kind only one chose only there, and of one both
 // chose on both.
 func TestNotifyKindsPerTarget(t *testing.T) {
-	other := newReceiver(t, "other.test", http.StatusOK)
+	other := pushtest.NewService(t, "other.test", http.StatusOK)
 	w, k, alice, nt := sendingWorld(t, other)
-	second, err := k.AddNtfyTopic(ctx, alice, other.url+"/phone", "", "")
+	second, err := k.AddNtfyTopic(ctx, alice, other.URL+"/phone", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,12 +389,12 @@ func TestNotifyKindsPerTarget(t *testing.T) {
 	if p := deliver(t, k); p.Outcomes[push.Sent] != 3 {
 		t.Fatalf("pass = %+v; want the question once and the grant twice", p)
 	}
-	tags := func(r *receiver) []string {
+	tags := func(r *pushtest.Service) []string {
 		var out []string
-		for _, req := range r.requests() {
+		for _, req := range r.Requests() {
 			var msg struct{ Tags []string }
 			if err := json.Unmarshal(req.Body, &msg); err != nil || len(msg.Tags) == 0 {
-				t.Fatalf("%s took %s", r.host, req.Body)
+				t.Fatalf("%s took %s", r.Host, req.Body)
 			}
 			out = append(out, msg.Tags[0])
 		}
@@ -411,10 +412,10 @@ func TestNotifyKindsPerTarget(t *testing.T) {
 // TestNotifyDeadTargetDelaysNoOther: a target that never answers holds up
 // none of the person's other targets.
 func TestNotifyDeadTargetDelaysNoOther(t *testing.T) {
-	dead := newReceiver(t, "dead.test", http.StatusOK)
-	dead.hang = true
+	dead := pushtest.NewService(t, "dead.test", http.StatusOK)
+	dead.Hang()
 	w, k, alice, nt := sendingWorld(t, dead)
-	if _, err := k.AddNtfyTopic(ctx, alice, dead.url+"/alerts", "", ""); err != nil {
+	if _, err := k.AddNtfyTopic(ctx, alice, dead.URL+"/alerts", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	run, stop := context.WithCancel(ctx)
@@ -425,13 +426,13 @@ func TestNotifyDeadTargetDelaysNoOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for len(nt.requests()) == 0 {
+	for len(nt.Requests()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the live topic was not reached while the dead one hung")
 		}
 		runtime.Gosched()
 	}
-	if got := nt.last(t); !strings.Contains(string(got.Body), "Are you there?") {
+	if got := nt.Last(t); !strings.Contains(string(got.Body), "Are you there?") {
 		t.Fatalf("sent to the live topic: %s", got.Body)
 	}
 }

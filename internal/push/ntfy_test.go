@@ -12,6 +12,7 @@ import (
 
 	"github.com/palaverhq/palaver/internal/egress"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/push/pushtest"
 )
 
 // TestParseNtfyTopic: a topic URL is split into the server's root and the
@@ -54,9 +55,9 @@ func TestParseNtfyTopic(t *testing.T) {
 // as sequence_id — and the token as a bearer; the answer's status comes
 // back.
 func TestPublishNtfy(t *testing.T) {
-	ntfy := newReceiver(t, "ntfy.test", http.StatusOK)
+	ntfy := pushtest.NewService(t, "ntfy.test", http.StatusOK)
 	s := world(ntfy)
-	target := push.NtfyTarget{URL: ntfy.url + "/palaver-alice", Token: "tk_0123456789abcdefghijklmnopqrs"}
+	target := push.NtfyTarget{URL: ntfy.URL + "/palaver-alice", Token: "tk_0123456789abcdefghijklmnopqrs"}
 	n := push.Notification{ID: "appr_0123456789abcdefghjkmnpqrs", Title: "alice/planner asks permission", Summary: "Bash: rm -rf build/",
 		Link: "https://hub.example.com/approvals", Priority: push.PriorityHigh, Tags: []string{"lock", "robot"},
 		Action: &push.Action{Label: "Decide", URL: "https://hub.example.com/approvals/perm_1"}}
@@ -64,7 +65,7 @@ func TestPublishNtfy(t *testing.T) {
 	if !res.Delivered() || res.Status != http.StatusOK || res.Err != nil || res.Gone {
 		t.Fatalf("PublishNtfy = %+v", res)
 	}
-	r := ntfy.last(t)
+	r := ntfy.Last(t)
 	if r.Method != http.MethodPost || r.Path != "/" || r.Header.Get("Content-Type") != "application/json" ||
 		r.Header.Get("Authorization") != "Bearer tk_0123456789abcdefghijklmnopqrs" || !strings.HasPrefix(r.Header.Get("User-Agent"), "Palaver/") {
 		t.Errorf("%s %s, Content-Type %q, Authorization %q, User-Agent %q", r.Method, r.Path, r.Header.Get("Content-Type"),
@@ -85,12 +86,12 @@ func TestPublishNtfy(t *testing.T) {
 	// Each priority is its ntfy priority; without a summary, the title is
 	// the message (ntfy would show "triggered"); without a token, no
 	// Authorization; a server under a path is posted to at that path.
-	under := push.NtfyTarget{URL: ntfy.url + "/ntfy/alerts"}
+	under := push.NtfyTarget{URL: ntfy.URL + "/ntfy/alerts"}
 	for p, want := range map[push.Priority]float64{"": 3, push.PriorityLow: 2, push.PriorityNormal: 3, push.PriorityHigh: 4} {
 		if res := s.PublishNtfy(context.Background(), under, push.Notification{Title: "t", Priority: p}, admitted("ntfy.test")); !res.Delivered() {
 			t.Fatalf("PublishNtfy = %+v", res)
 		}
-		r := ntfy.last(t)
+		r := ntfy.Last(t)
 		var got map[string]any
 		json.Unmarshal(r.Body, &got)
 		if diff := cmp.Diff(map[string]any{"topic": "alerts", "title": "t", "message": "t", "priority": want}, got); diff != "" || r.Path != "/ntfy/" ||
@@ -101,9 +102,9 @@ func TestPublishNtfy(t *testing.T) {
 
 	// A refusal is an answer, for the hub to retry; ntfy has no "gone".
 	for _, status := range []int{http.StatusForbidden, http.StatusNotFound, http.StatusTooManyRequests, http.StatusInternalServerError} {
-		ntfy.answer(status)
+		ntfy.Answer(status)
 		res := s.PublishNtfy(context.Background(), target, n, admitted("ntfy.test"))
-		ntfy.last(t)
+		ntfy.Last(t)
 		if res.Status != status || res.Err != nil || res.Delivered() || res.Gone {
 			t.Errorf("an answer of %d: %+v", status, res)
 		}
@@ -114,9 +115,9 @@ func TestPublishNtfy(t *testing.T) {
 // is refused before any connection unless the admin let its host through;
 // a bad topic URL or notification sends nothing.
 func TestNtfyEgress(t *testing.T) {
-	ntfy := newReceiver(t, "ntfy.test", http.StatusOK)
+	ntfy := pushtest.NewService(t, "ntfy.test", http.StatusOK)
 	s := world(ntfy)
-	target := push.NtfyTarget{URL: ntfy.url + "/alerts"}
+	target := push.NtfyTarget{URL: ntfy.URL + "/alerts"}
 	n := push.Notification{Title: "t"}
 
 	res := s.PublishNtfy(context.Background(), target, n, egress.NewPolicy(nil).Allows("ntfy.test"))
@@ -131,11 +132,11 @@ func TestNtfyEgress(t *testing.T) {
 	if res := s.PublishNtfy(context.Background(), target, push.Notification{}, admitted("ntfy.test")); res.Err == nil || res.Err.Error() != "a notification needs a title" {
 		t.Errorf("a notification without a title: %+v", res)
 	}
-	if got := ntfy.requests(); len(got) != 0 {
+	if got := ntfy.Requests(); len(got) != 0 {
 		t.Fatalf("the ntfy server took %d requests from refused calls", len(got))
 	}
 	if res := s.PublishNtfy(context.Background(), target, n, admitted("ntfy.test")); !res.Delivered() {
 		t.Errorf("the admin's host: %+v", res)
 	}
-	ntfy.last(t)
+	ntfy.Last(t)
 }

@@ -3,20 +3,11 @@ package push_test
 import (
 	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/ecdh"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -27,85 +18,10 @@ import (
 
 	"github.com/palaverhq/palaver/internal/egress"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/push/pushtest"
 )
 
 var b64 = base64.RawURLEncoding
-
-// browser is the user agent's side of a subscription: its P-256 key pair
-// and its authentication secret, made by the test.
-type browser struct {
-	key  *ecdh.PrivateKey
-	auth []byte
-}
-
-func newBrowser(t *testing.T) browser {
-	t.Helper()
-	key, err := ecdh.P256().GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := make([]byte, 16)
-	rand.Read(auth)
-	return browser{key, auth}
-}
-
-func (b browser) subscription(endpoint string) push.Subscription {
-	return push.Subscription{Endpoint: endpoint, P256dh: b64.EncodeToString(b.key.PublicKey().Bytes()), Auth: b64.EncodeToString(b.auth)}
-}
-
-func hmacSHA256(key []byte, data ...[]byte) []byte {
-	m := hmac.New(sha256.New, key)
-	for _, d := range data {
-		m.Write(d)
-	}
-	return m.Sum(nil)
-}
-
-// decrypt is the user agent's reading of an aes128gcm push message, written
-// from RFC 8291 §3.3–3.4 and RFC 8188 §2 (each HKDF-Expand one HMAC block).
-func decrypt(body []byte, ua *ecdh.PrivateKey, auth []byte) ([]byte, error) {
-	if len(body) < 21 || len(body) < 21+int(body[20]) {
-		return nil, errors.New("shorter than its header")
-	}
-	salt, rs, idlen := body[:16], binary.BigEndian.Uint32(body[16:20]), int(body[20])
-	asPublic, record := body[21:21+idlen], body[21+idlen:]
-	if uint32(len(record)) > rs {
-		return nil, fmt.Errorf("a record of %d bytes, over its record size %d (a push message is one record)", len(record), rs)
-	}
-	as, err := ecdh.P256().NewPublicKey(asPublic)
-	if err != nil {
-		return nil, fmt.Errorf("its keyid is not a P-256 key: %w", err)
-	}
-	secret, err := ua.ECDH(as)
-	if err != nil {
-		return nil, err
-	}
-	prkKey := hmacSHA256(auth, secret)
-	ikm := hmacSHA256(prkKey, []byte("WebPush: info\x00"), ua.PublicKey().Bytes(), asPublic, []byte{1})
-	prk := hmacSHA256(salt, ikm)
-	cek := hmacSHA256(prk, []byte("Content-Encoding: aes128gcm\x00\x01"))[:16]
-	nonce := hmacSHA256(prk, []byte("Content-Encoding: nonce\x00\x01"))[:12]
-	block, err := aes.NewCipher(cek)
-	if err != nil {
-		return nil, err
-	}
-	gcm, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	plain, err := gcm.Open(nil, nonce, record, nil)
-	if err != nil {
-		return nil, err
-	}
-	i := len(plain) - 1
-	for i >= 0 && plain[i] == 0 {
-		i--
-	}
-	if i < 0 || plain[i] != 2 {
-		return nil, errors.New("the record does not end in the last record's delimiter, 2")
-	}
-	return plain[:i], nil
-}
 
 // TestDecryptRFC8291Example: the test's decryption reads RFC 8291's own
 // example (Appendix A), so it judges what the sender sends by the RFC.
@@ -119,63 +35,9 @@ func TestDecryptRFC8291Example(t *testing.T) {
 	}
 	header := must(b64.DecodeString("DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"))
 	ciphertext := must(b64.DecodeString("8pfeW0KbunFT06SuDKoJH9Ql87S1QUrdirN6GcG7sFz1y1sqLgVi1VhjVkHsUoEsbI_0LpXMuGvnzQ"))
-	got, err := decrypt(append(header, ciphertext...), ua, must(b64.DecodeString("BTBZMqHH6r4Tts7J_aSIgg")))
+	got, err := pushtest.Browser{Key: ua, Auth: must(b64.DecodeString("BTBZMqHH6r4Tts7J_aSIgg"))}.Decrypt(append(header, ciphertext...))
 	if want := "When I grow up, I want to be a watermelon"; err != nil || string(got) != want {
 		t.Errorf("decrypt = %q, %v; want %q", got, err, want)
-	}
-}
-
-// vapid checks a VAPID Authorization header (RFC 8292 §2–3): the key is
-// the server's public key, the JWT is signed with ES256 by it, its aud is
-// the push service's origin, its exp in the future and at most 24 hours
-// away, and its sub the subject.
-func vapid(t *testing.T, header string, keys push.VAPIDKeys, aud, sub string) {
-	t.Helper()
-	params, ok := strings.CutPrefix(header, "vapid ")
-	if !ok {
-		t.Fatalf("Authorization %q is not vapid", header)
-	}
-	var token, k string
-	for p := range strings.SplitSeq(params, ",") {
-		name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
-		switch name {
-		case "t":
-			token = value
-		case "k":
-			k = value
-		}
-	}
-	if k != keys.Public {
-		t.Errorf("vapid k = %q; want the server's public key %q", k, keys.Public)
-	}
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		t.Fatalf("vapid t = %q is not a JWS", token)
-	}
-	var head struct{ Alg, Typ string }
-	if err := json.Unmarshal(must(b64.DecodeString(parts[0])), &head); err != nil || head.Alg != "ES256" {
-		t.Errorf("the JWT's header: %+v, %v; want alg ES256", head, err)
-	}
-	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), must(b64.DecodeString(keys.Public)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig := must(b64.DecodeString(parts[2]))
-	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if len(sig) != 64 || !ecdsa.Verify(pub, digest[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
-		t.Errorf("the JWT's signature does not verify against the server's public key")
-	}
-	var claims struct {
-		Aud string `json:"aud"`
-		Exp int64  `json:"exp"`
-		Sub string `json:"sub"`
-	}
-	if err := json.Unmarshal(must(b64.DecodeString(parts[1])), &claims); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().Unix()
-	if claims.Aud != aud || claims.Sub != sub || claims.Exp <= now || claims.Exp > now+24*3600 {
-		t.Errorf("the JWT's claims: %+v at %d; want aud %q, sub %q, exp within 24 h", claims, now, aud, sub)
 	}
 }
 
@@ -194,12 +56,12 @@ func testKeys(t *testing.T) push.VAPIDKeys {
 // notification's JSON, signed for the push service's origin with the
 // server's VAPID key and the subject as given.
 func TestSendWebPush(t *testing.T) {
-	ps := newReceiver(t, "push.test", http.StatusCreated)
+	ps := pushtest.NewService(t, "push.test", http.StatusCreated)
 	s := world(ps)
-	b := newBrowser(t)
+	b := pushtest.NewBrowser(t)
 	keys := testKeys(t)
 	for _, subject := range []string{"mailto:owner@example.com", "https://hub.example.com/about"} {
-		w := push.WebPush{Subscription: b.subscription(ps.url + "/wpush/v2/abc"), VAPID: keys, Subject: subject, TTL: 90 * time.Minute}
+		w := push.WebPush{Subscription: b.Subscription(ps.URL + "/wpush/v2/abc"), VAPID: keys, Subject: subject, TTL: 90 * time.Minute}
 		n := push.Notification{ID: "appr_0123456789abcdefghjkmnpqrs", Title: "alice/planner asks", Summary: "May I run the migration?",
 			Link: "https://hub.example.com/approvals/q_1", Priority: push.PriorityHigh, Tags: []string{"question"},
 			Action: &push.Action{Label: "Answer", URL: "https://hub.example.com/approvals/q_1#answer"}}
@@ -207,7 +69,7 @@ func TestSendWebPush(t *testing.T) {
 		if !res.Delivered() || res.Status != http.StatusCreated || res.Gone || res.Err != nil {
 			t.Fatalf("SendWebPush = %+v", res)
 		}
-		r := ps.last(t)
+		r := ps.Last(t)
 		headers := map[string]string{}
 		for _, h := range []string{"Content-Encoding", "Content-Type", "TTL", "Urgency", "Topic"} {
 			headers[h] = r.Header.Get(h)
@@ -222,7 +84,7 @@ func TestSendWebPush(t *testing.T) {
 		if len(r.Body) != 4096 {
 			t.Errorf("the message is %d bytes; want every one padded to 4096", len(r.Body))
 		}
-		plain, err := decrypt(r.Body, b.key, b.auth)
+		plain, err := b.Decrypt(r.Body)
 		if err != nil {
 			t.Fatalf("decrypt: %v", err)
 		}
@@ -236,7 +98,7 @@ func TestSendWebPush(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("the payload (-want +got):\n%s", diff)
 		}
-		vapid(t, r.Header.Get("Authorization"), keys, ps.url, subject)
+		pushtest.CheckVAPID(t, r.Header.Get("Authorization"), keys.Public, ps.URL, subject)
 	}
 }
 
@@ -245,18 +107,18 @@ func TestSendWebPush(t *testing.T) {
 // URL-safe alphabet) is sent as a 32-character digest of itself, the same
 // each time; no id, no Topic.
 func TestWebPushPriorityAndTopic(t *testing.T) {
-	ps := newReceiver(t, "push.test", http.StatusCreated)
+	ps := pushtest.NewService(t, "push.test", http.StatusCreated)
 	s := world(ps)
-	b := newBrowser(t)
-	w := push.WebPush{Subscription: b.subscription(ps.url + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
-	send := func(n push.Notification) (received, map[string]any) {
+	b := pushtest.NewBrowser(t)
+	w := push.WebPush{Subscription: b.Subscription(ps.URL + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
+	send := func(n push.Notification) (pushtest.Request, map[string]any) {
 		t.Helper()
 		if res := s.SendWebPush(context.Background(), w, n, admitted("push.test")); !res.Delivered() {
 			t.Fatalf("SendWebPush = %+v", res)
 		}
-		r := ps.last(t)
+		r := ps.Last(t)
 		var payload map[string]any
-		json.Unmarshal(must(decrypt(r.Body, b.key, b.auth)), &payload)
+		json.Unmarshal(must(b.Decrypt(r.Body)), &payload)
 		return r, payload
 	}
 	for p, want := range map[push.Priority]string{"": "normal", push.PriorityLow: "low", push.PriorityNormal: "normal", push.PriorityHigh: "high"} {
@@ -282,9 +144,9 @@ func TestWebPushPriorityAndTopic(t *testing.T) {
 // TestWebPushAnswers: 404 and 410 say the subscription is gone; any other
 // failure is to be retried.
 func TestWebPushAnswers(t *testing.T) {
-	ps := newReceiver(t, "push.test", 0)
+	ps := pushtest.NewService(t, "push.test", 0)
 	s := world(ps)
-	w := push.WebPush{Subscription: newBrowser(t).subscription(ps.url + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
+	w := push.WebPush{Subscription: pushtest.NewBrowser(t).Subscription(ps.URL + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
 	for _, tc := range []struct {
 		status          int
 		delivered, gone bool
@@ -296,9 +158,9 @@ func TestWebPushAnswers(t *testing.T) {
 		{http.StatusTooManyRequests, false, false},
 		{http.StatusForbidden, false, false},
 	} {
-		ps.answer(tc.status)
+		ps.Answer(tc.status)
 		res := s.SendWebPush(context.Background(), w, push.Notification{Title: "t"}, admitted("push.test"))
-		ps.last(t)
+		ps.Last(t)
 		if res.Status != tc.status || res.Err != nil || res.Delivered() != tc.delivered || res.Gone != tc.gone {
 			t.Errorf("an answer of %d: %+v, delivered %v; want delivered %v, gone %v", tc.status, res, res.Delivered(), tc.delivered, tc.gone)
 		}
@@ -310,9 +172,9 @@ func TestWebPushAnswers(t *testing.T) {
 // before any connection unless the admin let its host through, and plain
 // http is never called.
 func TestWebPushEgress(t *testing.T) {
-	ps := newReceiver(t, "push.test", http.StatusCreated)
+	ps := pushtest.NewService(t, "push.test", http.StatusCreated)
 	s := world(ps)
-	w := push.WebPush{Subscription: newBrowser(t).subscription(ps.url + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
+	w := push.WebPush{Subscription: pushtest.NewBrowser(t).Subscription(ps.URL + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
 	n := push.Notification{Title: "t"}
 
 	res := s.SendWebPush(context.Background(), w, n, egress.NewPolicy(nil).Allows("push.test"))
@@ -324,23 +186,23 @@ func TestWebPushEgress(t *testing.T) {
 	if res := s.SendWebPush(context.Background(), w, n, func(netip.Addr) bool { return false }); res.Err == nil {
 		t.Errorf("a guard that allows nothing: %+v", res)
 	}
-	if got := ps.requests(); len(got) != 0 {
+	if got := ps.Requests(); len(got) != 0 {
 		t.Fatalf("the push service took %d requests from refused calls", len(got))
 	}
 	if res := s.SendWebPush(context.Background(), w, n, admitted("push.test")); !res.Delivered() {
 		t.Errorf("the admin's host: %+v", res)
 	}
-	ps.last(t)
+	ps.Last(t)
 }
 
 // TestWebPushRefusesBadInput: a notification, subscription, key pair,
 // subject or TTL that could not be sent is refused with what is wrong,
 // and nothing is sent.
 func TestWebPushRefusesBadInput(t *testing.T) {
-	ps := newReceiver(t, "push.test", http.StatusCreated)
+	ps := pushtest.NewService(t, "push.test", http.StatusCreated)
 	s := world(ps)
-	b := newBrowser(t)
-	good := push.WebPush{Subscription: b.subscription(ps.url + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
+	b := pushtest.NewBrowser(t)
+	good := push.WebPush{Subscription: b.Subscription(ps.URL + "/p"), VAPID: testKeys(t), Subject: "mailto:a@example.com"}
 	other := testKeys(t)
 	base, _ := json.Marshal(push.Notification{Title: "t", Priority: push.PriorityNormal})
 	full := push.Notification{Title: "t", Summary: strings.Repeat("a", push.MaxPayload-len(base)-len(`,"summary":""`))}
@@ -379,14 +241,14 @@ func TestWebPushRefusesBadInput(t *testing.T) {
 			t.Errorf("%s: %+v; want %q", tc.name, res, tc.want)
 		}
 	}
-	if got := ps.requests(); len(got) != 0 {
+	if got := ps.Requests(); len(got) != 0 {
 		t.Fatalf("the push service took %d requests", len(got))
 	}
 	// The largest notification that fits is sent whole.
 	if res := s.SendWebPush(context.Background(), good, full, admitted("push.test")); !res.Delivered() {
 		t.Fatalf("a notification of MaxPayload bytes: %+v", res)
 	}
-	if plain := must(decrypt(ps.last(t).Body, b.key, b.auth)); len(plain) != push.MaxPayload || !bytes.Contains(plain, []byte(full.Summary)) {
+	if plain := must(b.Decrypt(ps.Last(t).Body)); len(plain) != push.MaxPayload || !bytes.Contains(plain, []byte(full.Summary)) {
 		t.Errorf("a notification of MaxPayload bytes arrived as %d bytes", len(plain))
 	}
 }

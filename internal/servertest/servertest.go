@@ -63,6 +63,9 @@ type Options struct {
 	// PushSender sends owner notifications (nil: they are queued, and
 	// none is sent).
 	PushSender *push.Sender
+	// VAPIDSubject is whom push services may contact, as serve's
+	// --vapid-subject (empty: the public URL when it is https).
+	VAPIDSubject string
 	// RemoteClient calls remote A2A agents (nil: none can be added).
 	RemoteClient *a2aclient.Client
 	// Fetcher fetches OAuth client ID metadata documents (nil: clients
@@ -158,7 +161,7 @@ func Open(t testing.TB, o Options) *Server {
 	s.OAuth = oauth.NewAuthority(oauth.AuthorityOptions{Hub: s.Hub, Store: db, Fetcher: o.Fetcher, Logger: log})
 	s.Webhooks = webhook.NewHooks(webhook.HooksOptions{Hub: s.Hub, Store: db, Sender: o.WebhookSender, Logger: log})
 	s.Remotes = a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: s.Hub, Store: db, Client: o.RemoteClient, Logger: log})
-	s.Notices = push.NewNotices(push.NoticesOptions{Hub: s.Hub, Store: db, Sender: o.PushSender, Logger: log})
+	s.Notices = push.NewNotices(push.NoticesOptions{Hub: s.Hub, Store: db, Sender: o.PushSender, Subject: o.VAPIDSubject, Logger: log})
 	if err := s.Notices.EnsureKeys(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -2,114 +2,195 @@ package web_test
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/push"
+	"github.com/palaverhq/palaver/internal/push/pushtest"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
-// TestBrowserNotifyDevice: in Chromium, Settings' "Notify me on this
-// device" registers the dashboard's service worker over the whole
-// dashboard and asks the browser for a push subscription, saying how it
-// went. A headless Chromium has not been allowed to notify and says so
-// (allowed, it waits on Google's push service, which a test cannot reach
-// or stand in for); one with a push service hands the server the
-// subscription, and the device is listed.
-func TestBrowserNotifyDevice(t *testing.T) {
+// TestBrowserNotifyDeviceRefused: in Chromium, when the browser refuses
+// Settings' "Notify me on this device" (a headless Chromium has not been
+// allowed to notify, so its own PushManager.subscribe says permission
+// denied), the page says it could not subscribe and why, and the server
+// keeps no device.
+func TestBrowserNotifyDeviceRefused(t *testing.T) {
 	chromium(t)
 	s := newSite(t)
 	b := newTab(t, s, true)
 	s.hub.CreateUser(ctx, "alice", "")
 	s.accounts.SetPassword(ctx, "alice", "correct horse battery")
-	b.open("/signin", "signin")
-	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=handle]`), "alice"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`form[action="/signin"] button`)),
-		b.at("home"))
+	b.signIn("alice")
 	b.open("/settings", "settings")
 	b.do(chromedp.WaitVisible(chromedp.CSS(`#notify-device button`)), chromedp.Click(chromedp.CSS(`#notify-device button`)))
-	c, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	scope, err := chromedp.Run(c, chromedp.Evaluate[string](`navigator.serviceWorker.ready.then(function (r) { return r.scope; })`, chromedp.EvalAwaitPromise))
+	b.waitText(`//p[@data-status]`, "Could not subscribe: ")
+	alice, _ := s.hub.User(ctx, "alice")
+	if ts, err := s.notices.Targets(ctx, alice); err != nil || len(ts) != 0 {
+		t.Fatalf("a refused subscription left %d devices (%v)", len(ts), err)
+	}
+}
+
+// stubSubscribe is put into every page before its own scripts run. It
+// stands in for the one part a test cannot run: the browser's own
+// subscription at its vendor's push service, which PushManager.subscribe
+// makes. It records what the page asked of it — the applicationServerKey,
+// userVisibleOnly, and the scope and worker of the registration asked —
+// and resolves a subscription at SUB's endpoint with SUB's keys, as a
+// PushSubscription gives them (toJSON). It records each thing the page's
+// status says too, so what it says just before the page reloads is seen.
+const stubSubscribe = `(function () {
+  if (typeof PushManager === "undefined") return;
+  var sub = SUB;
+  var b64 = function (key) {
+    var u = key instanceof ArrayBuffer ? new Uint8Array(key) : new Uint8Array(key.buffer, key.byteOffset, key.byteLength), s = "";
+    for (var i = 0; i < u.length; i++) s += String.fromCharCode(u[i]);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+  PushManager.prototype.subscribe = function (options) {
+    var pm = this, key = options.applicationServerKey;
+    return navigator.serviceWorker.getRegistrations().then(function (regs) {
+      var reg = regs.filter(function (r) { return r.pushManager === pm; })[0];
+      sessionStorage.setItem("subscribe", JSON.stringify({
+        applicationServerKey: typeof key === "string" ? key : b64(key), userVisibleOnly: options.userVisibleOnly === true,
+        scope: reg ? reg.scope : "", worker: reg && reg.active ? reg.active.scriptURL : ""}));
+      return {endpoint: sub.endpoint, expirationTime: null, options: options,
+        toJSON: function () { return {endpoint: sub.endpoint, expirationTime: null, keys: sub.keys}; }};
+    });
+  };
+  document.addEventListener("DOMContentLoaded", function () {
+    var el = document.querySelector("[data-status]");
+    if (!el) return;
+    new MutationObserver(function () {
+      var said = JSON.parse(sessionStorage.getItem("said") || "[]");
+      said.push(el.textContent);
+      sessionStorage.setItem("said", JSON.stringify(said));
+    }).observe(el, {childList: true, characterData: true, subtree: true});
+  });
+})();`
+
+// TestBrowserNotifyDeviceDelivers: in Chromium, Settings' "Notify me on
+// this device" registers the dashboard's service worker over the whole
+// dashboard, asks its registration for a push subscription with the
+// server's VAPID public key, hands the subscription to the server and says
+// the device is notified; then "Send a test notification" reaches the
+// device's push service as Web Push: a payload the device's keys decrypt
+// (RFC 8291) to the test notification, signed with the server's VAPID key
+// for the push service's origin (RFC 8292).
+//
+// Stood in, and only that: the browser's own subscription at its vendor's
+// push service (stubSubscribe replaces PushManager.prototype.subscribe).
+// Chromium's would go to Google's push service (FCM), which a test can
+// neither reach nor run; the stand-in resolves a subscription at a push
+// service of the test's own instead (pushtest: https on loopback, under a
+// name only the server's resolver knows, with a certificate only the
+// server trusts), with keys the test made and so can decrypt with. The
+// page and its notify.js, the service worker's registration, the server,
+// its outbox and its Web Push sending are the real ones.
+func TestBrowserNotifyDeviceDelivers(t *testing.T) {
+	chromium(t)
+	ps := pushtest.NewService(t, "push.test", http.StatusCreated)
+	s := notifiedSite(t, ps)
+	if err := s.hub.RecordPublicURL(ctx, s.url); err != nil { // as serve does: the notifications' links are under it
+		t.Fatal(err)
+	}
+	device := pushtest.NewBrowser(t)
+	sub := device.Subscription(ps.URL + "/wpush/v2/dev-1")
+	stub, _ := json.Marshal(map[string]any{"endpoint": sub.Endpoint, "keys": map[string]string{"p256dh": sub.P256dh, "auth": sub.Auth}})
+	b := newTab(t, s, true)
+	b.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument,
+			cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: strings.Replace(stubSubscribe, "SUB", string(stub), 1)})
+		return err
+	}))
+	s.hub.CreateUser(ctx, "alice", "")
+	s.accounts.SetPassword(ctx, "alice", "correct horse battery")
+	b.signIn("alice")
+	b.open("/settings", "settings")
+	b.do(chromedp.WaitVisible(chromedp.CSS(`#notify-device button`)), chromedp.Click(chromedp.CSS(`#notify-device button`)))
+	b.until(`JSON.parse(sessionStorage.getItem("said") || "[]").indexOf("This device is notified.") >= 0`)
+	b.waitText(`//*[@id='notify']//li`, "Device: ")
+
+	var asked struct {
+		ApplicationServerKey string
+		UserVisibleOnly      bool
+		Scope, Worker        string
+	}
+	if err := json.Unmarshal([]byte(evaluate[string](b, `sessionStorage.getItem("subscribe")`)), &asked); err != nil {
+		t.Fatal(err)
+	}
+	public, err := s.notices.VAPIDPublicKey(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if scope != s.url+"/" {
-		t.Fatalf("the service worker's scope is %q; want the whole dashboard", scope)
+	if asked.ApplicationServerKey != public || !asked.UserVisibleOnly || asked.Scope != s.url+"/" || asked.Worker != s.url+"/sw.js" {
+		t.Errorf("the page asked for a subscription with %+v; want the server's VAPID key %q, user-visible only, of the worker %s/sw.js over the whole dashboard",
+			asked, public, s.url)
 	}
-	status, err := chromedp.Run(c, chromedp.Evaluate[string](`new Promise(function (done) {
-		var look = function () { var s = document.querySelector("[data-status]"); var t = s ? s.textContent : "";
-			if (t.indexOf("notified") >= 0 || t.indexOf("Could not") >= 0) done(t); else setTimeout(look, 50); };
-		look(); })`, chromedp.EvalAwaitPromise))
+	if said := evaluate[string](b, `sessionStorage.getItem("said")`); strings.Contains(said, "Could not") {
+		t.Errorf("the page said %s", said)
+	}
+	ua := evaluate[string](b, `navigator.userAgent.slice(0, 100)`)
 	alice, _ := s.hub.User(ctx, "alice")
+	ts, err := s.notices.Targets(ctx, alice)
 	if err != nil {
-		ts, _ := s.notices.Targets(ctx, alice)
-		now, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector("[data-status]").textContent + " | " + location.href`))
-		t.Fatalf("%v: status %q, %d devices", err, now, len(ts))
+		t.Fatal(err)
 	}
-	ts, _ := s.notices.Targets(ctx, alice)
-	switch {
-	case strings.Contains(status, "Could not subscribe") && len(ts) == 0:
-		t.Logf("this Chromium has no push service: %s", status)
-	case len(ts) == 1 && ts[0].Kind == "webpush":
-	default:
-		t.Fatalf("status %q with %d devices", status, len(ts))
+	if len(ts) != 1 || ts[0].Kind != hub.TargetWebPush || ts[0].URL != sub.Endpoint || ts[0].P256dh != sub.P256dh || ts[0].Auth != sub.Auth || ts[0].Label != ua {
+		t.Fatalf("the server holds %d devices: %+v; want the subscription %+v labelled %q", len(ts), ts, sub, ua)
 	}
-}
 
-// ntfyReceiver is an ntfy server of the test's own on loopback, known as
-// example.com (the name its certificate has): each publish's JSON arrives
-// on got.
-type ntfyReceiver struct {
-	url string
-	got chan map[string]any
+	b.do(chromedp.Click(chromedp.CSS(`form[action="/settings/notifications/test"] button`)), b.at("settings"))
+	b.waitText(notice, "A test notification is on its way to your device or topic")
+	r := ps.Await(t, 20*time.Second)
+	if r.Method != http.MethodPost || r.Path != "/wpush/v2/dev-1" || r.Header.Get("Content-Encoding") != "aes128gcm" || r.Header.Get("Urgency") != "normal" {
+		t.Errorf("the push service took %s %s, Content-Encoding %q, Urgency %q", r.Method, r.Path, r.Header.Get("Content-Encoding"), r.Header.Get("Urgency"))
+	}
+	plain, err := device.Decrypt(r.Body)
+	if err != nil {
+		t.Fatalf("the device cannot read the push message: %v", err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(plain, &got); err != nil {
+		t.Fatalf("the payload %q: %v", plain, err)
+	}
+	if id, _ := got["id"].(string); id == "" || r.Header.Get("Topic") == "" {
+		t.Errorf("the payload's id %q, Topic %q; want both", id, r.Header.Get("Topic"))
+	}
+	delete(got, "id") // each test is an item of its own
+	want := map[string]any{"title": "A test from Palaver", "summary": "Notifications reach you here.", "link": s.url + "/settings#notify",
+		"priority": "normal", "tags": []any{"white_check_mark"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the payload (-want +got):\n%s", diff)
+	}
+	pushtest.CheckVAPID(t, r.Header.Get("Authorization"), public, ps.URL, "mailto:admin@example.com")
 }
 
 // notifiedSite is a site whose notifications go out through
-// internal/push to an ntfy receiver, which the server trusts and may reach.
-func notifiedSite(t *testing.T) (*site, *ntfyReceiver) {
+// internal/push to the services, which the server trusts and may reach
+// (serve's --allow-private-host) under their names: its resolver gives
+// those as 127.0.0.1, and no other name at all.
+func notifiedSite(t *testing.T, services ...*pushtest.Service) *site {
 	t.Helper()
-	r := &ntfyReceiver{got: make(chan map[string]any, 10)}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		var msg map[string]any
-		json.NewDecoder(req.Body).Decode(&msg)
-		r.got <- msg
-	}))
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	r.url = "https://example.com:" + strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
-	roots := x509.NewCertPool()
-	roots.AddCert(srv.Certificate())
-	names := ntfyNames{"example.com"}
-	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: storetest.Open(t), PushSender: push.New(push.Options{RootCAs: roots, Resolver: names}), Hub: func(o *hub.Options) {
-		o.Resolver, o.PrivateHosts = names, []string{"example.com"}
-	}})
-	go s.Notices.Run(t.Context(), time.Second, func(string) {})
-	return &site{url: s.URL, hub: s.Hub, notices: s.Notices, projects: s.Projects, reach: s.Reach, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}, r
-}
-
-// ntfyNames resolves its hosts to 127.0.0.1, and no other.
-type ntfyNames []string
-
-func (n ntfyNames) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if slices.Contains(n, host) {
-		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	names, hosts := pushtest.Loopback(services...), []string{}
+	for _, p := range services {
+		hosts = append(hosts, p.Host)
 	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	s := servertest.Open(t, servertest.Options{MCP: true, API: true, Web: true, Store: storetest.Open(t),
+		PushSender: push.New(push.Options{RootCAs: pushtest.Roots(services...), Resolver: names}), VAPIDSubject: "mailto:admin@example.com",
+		Hub: func(o *hub.Options) { o.Resolver, o.PrivateHosts = names, hosts }})
+	go s.Notices.Run(t.Context(), time.Second, func(string) {})
+	return &site{url: s.URL, hub: s.Hub, notices: s.Notices, projects: s.Projects, reach: s.Reach, auth: s.OAuth, accounts: s.Accounts, stop: s.Close}
 }
 
 // TestBrowserNotifyTest: in Chromium with JavaScript off, Settings' "Send
@@ -118,7 +199,8 @@ func (n ntfyNames) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr,
 // server receives it.
 func TestBrowserNotifyTest(t *testing.T) {
 	chromium(t)
-	s, ntfy := notifiedSite(t)
+	ntfy := pushtest.NewService(t, "ntfy.test", http.StatusOK)
+	s := notifiedSite(t, ntfy)
 	b := newTab(t, s, false)
 	s.hub.CreateUser(ctx, "alice", "")
 	s.accounts.SetPassword(ctx, "alice", "correct horse battery")
@@ -127,18 +209,14 @@ func TestBrowserNotifyTest(t *testing.T) {
 	test := chromedp.Click(chromedp.CSS(`form[action="/settings/notifications/test"] button`))
 	b.do(test, b.at("settings"))
 	b.waitText(`//*[@role='alert' or contains(@class,'error')]`, "add a device or an ntfy topic first")
-	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=url]`), ntfy.url+"/alerts"),
+	b.do(chromedp.SendKeys(chromedp.CSS(`input[name=url]`), ntfy.URL+"/alerts"),
 		chromedp.Click(chromedp.CSS(`form[action="/settings/notifications/ntfy"] button`)), b.at("settings"))
 	b.waitText(notice, "ntfy topic is added")
 	b.do(test, b.at("settings"))
 	b.waitText(notice, "A test notification is on its way")
 	b.screenshot("settings-notify-test")
-	select {
-	case msg := <-ntfy.got:
-		if msg["topic"] != "alerts" || msg["title"] != "A test from Palaver" {
-			t.Fatalf("the test's ntfy server received %v", msg)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the test's ntfy server received nothing")
+	var msg map[string]any
+	if err := json.Unmarshal(ntfy.Await(t, 10*time.Second).Body, &msg); err != nil || msg["topic"] != "alerts" || msg["title"] != "A test from Palaver" {
+		t.Fatalf("the test's ntfy server received %v (%v)", msg, err)
 	}
 }
