@@ -32,10 +32,10 @@ func (s countingStore) TokenByHash(ctx context.Context, hash []byte) (*hub.Token
 func TestAuthenticationFromMemory(t *testing.T) {
 	var reads atomic.Int64
 	w := newWorldOn(t, hub.DefaultSettings(), func(s hub.Store) hub.Store { return countingStore{s, &reads} })
-	secret := w.tokens["alice/planner"]
+	secret := w.Tokens["alice/planner"]
 	before := reads.Load()
 	for range 3 {
-		if _, err := w.hub.Authenticate(ctx, secret); err != nil {
+		if _, err := w.Hub.Authenticate(ctx, secret); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,20 +43,20 @@ func TestAuthenticationFromMemory(t *testing.T) {
 		t.Errorf("three calls with a token already resolved read it %d times, want 0", n)
 	}
 	// A token's use being recorded changes nothing it resolves to.
-	w.clock.Advance(2 * time.Minute)
-	if _, err := w.hub.Authenticate(ctx, secret); err != nil {
+	w.Clock.Advance(2 * time.Minute)
+	if _, err := w.Hub.Authenticate(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Authenticate(ctx, secret); err != nil {
+	if _, err := w.Hub.Authenticate(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
 	if n := reads.Load() - before; n != 0 {
 		t.Errorf("recording the token's use made it be read again (%d reads)", n)
 	}
-	if _, err := w.hub.RevokeToken(ctx, w.planner.TokenID); err != nil {
+	if _, err := w.Hub.RevokeToken(ctx, w.Planner.TokenID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Authenticate(ctx, secret); err == nil || !strings.Contains(err.Error(), "revoked") {
+	if _, err := w.Hub.Authenticate(ctx, secret); err == nil || !strings.Contains(err.Error(), "revoked") {
 		t.Errorf("the call after the revocation: %v, want revoked", err)
 	}
 }

@@ -23,17 +23,27 @@ import (
 
 var ctx = context.Background()
 
-// Clock is the hub's clock: it stands still until Advance moves it.
+// Clock is the hub's clock: it stands still until Advance moves it, or
+// moves on at every reading once Tick says by how much.
 type Clock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
 }
 
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.now = c.now.Add(c.step)
 	return c.now
+}
+
+// Tick has every reading from now on move the clock on by d first.
+func (c *Clock) Tick(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = d
 }
 
 // Advance moves the clock on by d.
