@@ -1,26 +1,16 @@
 package export_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/reach"
 )
 
-// code is an error's wire code ("" for nil).
-func code(err error) string {
-	var e *hub.Error
-	switch {
-	case err == nil:
-		return ""
-	case errors.As(err, &e):
-		return e.WireCode()
-	}
-	return "untyped: " + err.Error()
-}
+var code = hubtest.Code
 
 func must2[A, B any](a A, b B, err error) (A, B) {
 	if err != nil {

@@ -7,21 +7,6 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// public makes the agent handle (created when missing) public and returns
-// it signed in afresh.
-func public(t *testing.T, w *world, handle string) *hub.Caller {
-	t.Helper()
-	c := w.Agent(t, handle)
-	a, err := w.Hub.SetAgentPublic(ctx, c.Owner, c.Agent.Slug, true)
-	if err != nil || !a.Public {
-		t.Fatalf("making %s public: %+v, %v", handle, a, err)
-	}
-	if c, err = w.Hub.Authenticate(ctx, w.Tokens[handle]); err != nil || !c.Agent.Public {
-		t.Fatalf("%s signed in: %+v, %v; want it public", handle, c, err)
-	}
-	return c
-}
-
 // TestSetAgentPublic: only the owner marks their agent public or private;
 // another's agent is not_found, and setting it again is not an error (§1).
 func TestSetAgentPublic(t *testing.T) {

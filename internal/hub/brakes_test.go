@@ -11,21 +11,6 @@ import (
 	"github.com/palaverhq/palaver/internal/overview"
 )
 
-// sendAs sends body and returns the brake word that refused it ("" when
-// sent).
-func sendAs(t *testing.T, w *world, c *hub.Caller, conv, body, instance string) string {
-	t.Helper()
-	_, err := w.Hub.SendMessage(ctx, c, hub.SendInput{ConversationID: conv, Body: body, Instance: instance})
-	if err == nil {
-		return ""
-	}
-	r, ok := err.(*hub.Refusal)
-	if !ok || r.Status != "denied" {
-		t.Fatalf("send %q: %v, want sent or denied", body, err)
-	}
-	return r.Word()
-}
-
 // owner is alice, for person actions.
 func (w *world) owner(t *testing.T) *hub.User { return w.Person(t, "alice") }
 
@@ -37,12 +22,12 @@ func TestPausedBrake(t *testing.T) {
 	// conversation for every agent.
 	for i := range 50 {
 		from := []*hub.Caller{w.Planner, w.Reviewer}[i%2]
-		if word := sendAs(t, w, from, conv, fmt.Sprintf("turn %d", i+1), ""); word != "" {
+		if word := w.SendAs(t, from, conv, fmt.Sprintf("turn %d", i+1), ""); word != "" {
 			t.Fatalf("turn %d refused: %s", i+1, word)
 		}
 	}
 	for _, c := range []*hub.Caller{w.Planner, w.Reviewer} {
-		if word := sendAs(t, w, c, conv, "one more", ""); word != "paused" {
+		if word := w.SendAs(t, c, conv, "one more", ""); word != "paused" {
 			t.Fatalf("%s after 50 turns: %q, want paused", c.Agent.Handle(), word)
 		}
 	}
@@ -94,20 +79,20 @@ func TestPausedBrake(t *testing.T) {
 	if ls, _ := w.Hub.ListConversations(ctx, w.Planner, "", 0); ls.Conversations[0].Conversation.State() != hub.StatusOpen {
 		t.Fatalf("after Resume it reads %s", ls.Conversations[0].Conversation.State())
 	}
-	if word := sendAs(t, w, w.Planner, conv, "back at it", ""); word != "" {
+	if word := w.SendAs(t, w.Planner, conv, "back at it", ""); word != "" {
 		t.Fatalf("after Resume: %q", word)
 	}
 	// A person writing lifts it too.
 	for i := range 49 {
-		sendAs(t, w, []*hub.Caller{w.Reviewer, w.Planner}[i%2], conv, fmt.Sprintf("again %d", i), "")
+		w.SendAs(t, []*hub.Caller{w.Reviewer, w.Planner}[i%2], conv, fmt.Sprintf("again %d", i), "")
 	}
-	if word := sendAs(t, w, w.Planner, conv, "over the top", ""); word != "paused" {
+	if word := w.SendAs(t, w.Planner, conv, "over the top", ""); word != "paused" {
 		t.Fatalf("after 50 more turns: %q, want paused", word)
 	}
 	if _, err := w.Hub.PostAsPerson(ctx, w.owner(t), conv, "carry on", ""); err != nil {
 		t.Fatalf("a person is never slowed: %v", err)
 	}
-	if word := sendAs(t, w, w.Planner, conv, "over the top", ""); word != "" {
+	if word := w.SendAs(t, w.Planner, conv, "over the top", ""); word != "" {
 		t.Fatalf("after the person wrote: %q", word)
 	}
 }
@@ -116,20 +101,20 @@ func TestDuplicateBrake(t *testing.T) {
 	w := newWorld(t)
 	conv := w.Direct(t, w.Planner, "alice/reviewer", "alice")
 	for i := range 2 {
-		if word := sendAs(t, w, w.Planner, conv, "Are you there?", ""); word != "" {
+		if word := w.SendAs(t, w.Planner, conv, "Are you there?", ""); word != "" {
 			t.Fatalf("copy %d refused: %s", i+1, word)
 		}
 	}
-	if word := sendAs(t, w, w.Planner, conv, "Are you there?", ""); word != "duplicate" {
+	if word := w.SendAs(t, w.Planner, conv, "Are you there?", ""); word != "duplicate" {
 		t.Fatalf("third copy: %q, want duplicate", word)
 	}
-	if word := sendAs(t, w, w.Planner, conv, "Are you there now?", ""); word != "" {
+	if word := w.SendAs(t, w.Planner, conv, "Are you there now?", ""); word != "" {
 		t.Fatalf("other words: %q", word)
 	}
 	if _, err := w.Hub.PostAsPerson(ctx, w.owner(t), conv, "I'm here", ""); err != nil {
 		t.Fatal(err)
 	}
-	if word := sendAs(t, w, w.Planner, conv, "Are you there?", ""); word != "" {
+	if word := w.SendAs(t, w.Planner, conv, "Are you there?", ""); word != "" {
 		t.Fatalf("after a person took part: %q", word)
 	}
 }
@@ -143,25 +128,25 @@ func TestBudgetBrake(t *testing.T) {
 		if i%40 == 39 {
 			w.Hub.PostAsPerson(ctx, w.owner(t), conv, "carry on", "")
 		}
-		if word := sendAs(t, w, w.Planner, conv, fmt.Sprintf("update %d", i+1), ""); word != "" {
+		if word := w.SendAs(t, w.Planner, conv, fmt.Sprintf("update %d", i+1), ""); word != "" {
 			t.Fatalf("send %d refused: %s", i+1, word)
 		}
 		w.Clock.Advance(30 * time.Second)
 	}
-	if word := sendAs(t, w, w.Planner, conv, "update 61", ""); word != "budget" {
+	if word := w.SendAs(t, w.Planner, conv, "update 61", ""); word != "budget" {
 		t.Fatalf("61st send within the hour: %q, want budget", word)
 	}
-	if word := sendAs(t, w, w.Reviewer, conv, "my own budget", ""); word != "" {
+	if word := w.SendAs(t, w.Reviewer, conv, "my own budget", ""); word != "" {
 		t.Fatalf("another agent: %q", word)
 	}
 	// The first send was 30 minutes ago; it leaves the hour exactly 60
 	// minutes after it was sent, and then one more fits.
 	w.Clock.Advance(30*time.Minute - time.Millisecond)
-	if word := sendAs(t, w, w.Planner, conv, "update 61", ""); word != "budget" {
+	if word := w.SendAs(t, w.Planner, conv, "update 61", ""); word != "budget" {
 		t.Fatalf("a millisecond before the oldest leaves the hour: %q, want budget", word)
 	}
 	w.Clock.Advance(time.Millisecond)
-	if word := sendAs(t, w, w.Planner, conv, "update 61", ""); word != "" {
+	if word := w.SendAs(t, w.Planner, conv, "update 61", ""); word != "" {
 		t.Fatalf("after the oldest left the hour: %q", word)
 	}
 }
@@ -186,19 +171,19 @@ func TestLoopBrake(t *testing.T) {
 		w := newWorld(t)
 		thread := newThread(t, w, w.Planner)
 		for i := range 30 {
-			if word := sendAs(t, w, w.Planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2]); word != "" {
+			if word := w.SendAs(t, w.Planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2]); word != "" {
 				t.Fatalf("turn %d refused: %s", i+1, word)
 			}
 		}
-		if word := sendAs(t, w, w.Planner, thread, "turn 31", "east"); word != "loop" {
+		if word := w.SendAs(t, w.Planner, thread, "turn 31", "east"); word != "loop" {
 			t.Fatalf("after 30 turns between its own sessions: %q, want loop", word)
 		}
-		if word := sendAs(t, w, w.Reviewer, thread, "I can still talk", ""); word != "" {
+		if word := w.SendAs(t, w.Reviewer, thread, "I can still talk", ""); word != "" {
 			t.Fatalf("another agent in the thread: %q", word)
 		}
 		// Time lifts it: after two hours the window is empty.
 		w.Clock.Advance(2*time.Hour + time.Second)
-		if word := sendAs(t, w, w.Planner, thread, "turn 31", "east"); word != "" {
+		if word := w.SendAs(t, w.Planner, thread, "turn 31", "east"); word != "" {
 			t.Fatalf("two hours later: %q", word)
 		}
 	})
@@ -206,15 +191,15 @@ func TestLoopBrake(t *testing.T) {
 		w := newWorld(t)
 		thread := newThread(t, w, w.Planner)
 		for i := range 30 {
-			sendAs(t, w, w.Planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2])
+			w.SendAs(t, w.Planner, thread, fmt.Sprintf("turn %d", i+1), []string{"east", "west"}[i%2])
 		}
-		if word := sendAs(t, w, w.Planner, thread, "turn 31", "east"); word != "loop" {
+		if word := w.SendAs(t, w.Planner, thread, "turn 31", "east"); word != "loop" {
 			t.Fatalf("%q, want loop", word)
 		}
 		if _, err := w.Hub.PostAsPerson(ctx, w.owner(t), thread, "stop and summarize", ""); err != nil {
 			t.Fatal(err)
 		}
-		if word := sendAs(t, w, w.Planner, thread, "summary", "east"); word != "" {
+		if word := w.SendAs(t, w.Planner, thread, "summary", "east"); word != "" {
 			t.Fatalf("after the person wrote: %q", word)
 		}
 	})
@@ -226,7 +211,7 @@ func TestLoopBrake(t *testing.T) {
 		}
 		thread := newThread(t, w, agents[0])
 		for i, a := range agents {
-			if word := sendAs(t, w, a, thread, "hello, I am here", ""); word != "" {
+			if word := w.SendAs(t, a, thread, "hello, I am here", ""); word != "" {
 				t.Fatalf("agent %d refused: %s", i, word)
 			}
 		}
@@ -235,7 +220,7 @@ func TestLoopBrake(t *testing.T) {
 		w := newWorld(t)
 		thread := newThread(t, w, w.Planner)
 		for i := range 45 {
-			if word := sendAs(t, w, w.Planner, thread, fmt.Sprintf("report part %d", i+1), "east"); word != "" {
+			if word := w.SendAs(t, w.Planner, thread, fmt.Sprintf("report part %d", i+1), "east"); word != "" {
 				t.Fatalf("part %d refused: %s", i+1, word)
 			}
 		}
@@ -244,7 +229,7 @@ func TestLoopBrake(t *testing.T) {
 		w := newWorld(t)
 		thread := newThread(t, w, w.Planner)
 		for i := range 40 {
-			if word := sendAs(t, w, []*hub.Caller{w.Planner, w.Reviewer}[i%2], thread, fmt.Sprintf("turn %d", i+1), ""); word != "" {
+			if word := w.SendAs(t, []*hub.Caller{w.Planner, w.Reviewer}[i%2], thread, fmt.Sprintf("turn %d", i+1), ""); word != "" {
 				t.Fatalf("turn %d refused: %s", i+1, word)
 			}
 		}
@@ -261,7 +246,7 @@ func TestListenMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if word := sendAs(t, w, listener, conv, "hi", ""); word != "listen" {
+	if word := w.SendAs(t, listener, conv, "hi", ""); word != "listen" {
 		t.Fatalf("send in listen mode: %q", word)
 	}
 	if _, err := w.Hub.ReadMessages(ctx, listener, hub.ReadInput{ConversationID: conv}); err != nil {
@@ -361,7 +346,7 @@ func TestReviewMode(t *testing.T) {
 	// Held messages count toward duplicate.
 	hold("same words")
 	hold("same words")
-	if word := sendAs(t, w, planner, conv, "same words", ""); word != "duplicate" {
+	if word := w.SendAs(t, planner, conv, "same words", ""); word != "duplicate" {
 		t.Fatalf("third copy while held: %q, want duplicate", word)
 	}
 }

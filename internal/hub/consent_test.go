@@ -308,7 +308,7 @@ func TestPublicAgentNeedsNoGrant(t *testing.T) {
 		t.Fatalf("opening with bob's desk before it is public: %v, want denied:contact", before)
 	}
 	_, helperBefore := w.Hub.OpenConversation(ctx, w.Planner, []string{"bob/helper"})
-	desk := public(t, w, "bob/desk")
+	desk := w.Public(t, "bob/desk")
 
 	// (a) a direct conversation, both ways, with nothing between the owners.
 	conv := w.Direct(t, w.Planner, "bob/desk")
@@ -370,7 +370,7 @@ func TestPublicAgentNeedsNoGrant(t *testing.T) {
 	if _, err := w.Hub.SendMessage(ctx, desk, hub.SendInput{ConversationID: conv, Body: "I am"}); code(err) != "denied:contact" {
 		t.Fatalf("the private desk's send: %v, want denied:contact", err)
 	}
-	desk = public(t, w, "bob/desk")
+	desk = w.Public(t, "bob/desk")
 	w.Send(t, w.Planner, conv, "public again?")
 	w.Send(t, desk, conv, "yes, public again")
 
@@ -401,7 +401,7 @@ func TestPublicAgentKeepsItsOwnReach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	desk := public(t, w, "bob/desk")
+	desk := w.Public(t, "bob/desk")
 	conv := consent(t, w, desk, carol, "carol")
 	w.Send(t, desk, conv, "hello carol")
 	cv, err := w.reach.Consent(ctx, carol)
@@ -436,7 +436,7 @@ func reachable(t *testing.T, w *world, c *hub.Caller) string {
 func TestPublicAgentsListed(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	public(t, w, "bob/desk")
+	w.Public(t, "bob/desk")
 	if got := reachable(t, w, w.Planner); got != "alice/reviewer,bob/desk" {
 		t.Fatalf("the planner's reachable agents: %s; want its sibling and bob's public desk", got)
 	}
@@ -471,7 +471,7 @@ func TestPublicAgentJoinsThirdOwners(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Agent(t, "carol/scout")
-	public(t, w, "bob/desk")
+	w.Public(t, "bob/desk")
 	consent(t, w, w.Planner, carol, "carol/scout")
 	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "with the desk", Participants: []string{"bob/desk"}})
 	if err != nil {

@@ -27,28 +27,6 @@ func replicaOf(t *testing.T, w *world, db hub.Store) *hub.Hub {
 	return h
 }
 
-// parkWait parks a wait of c's session on w's hub and returns what ends
-// it (and waits until it returned).
-func parkWait(t *testing.T, w *world, c *hub.Caller, instance string) func() {
-	t.Helper()
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	// The cursor is read here, not in the wait's goroutine: on a shared
-	// store reading it may itself wait on the waker for transactions still
-	// running, and that must not pass for the wait being parked.
-	cursor := w.Latest(t, c)
-	before := w.Waker.Waiters()
-	go func() {
-		defer close(done)
-		w.Hub.Wait(wctx, c, hub.WaitInput{Cursor: cursor, Timeout: 30 * time.Second, Instance: instance})
-	}()
-	w.Parked(t, before+1)
-	return func() {
-		cancel()
-		<-done
-	}
-}
-
 // presenceOf is what c's whoami on h says of agent handle: its state and
 // its sessions' states by name.
 func presenceOf(t *testing.T, h *hub.Hub, c *hub.Caller, handle string) (string, map[string]string) {
@@ -102,7 +80,7 @@ func TestPresenceStates(t *testing.T) {
 		}
 		check("called just now", hub.PresenceActive, map[string]string{"main": hub.PresenceActive})
 
-		end := parkWait(t, w, w.Planner, "main")
+		end := w.ParkWait(t, w.Planner, "main")
 		check("a wait parked on the other replica", hub.PresenceListening, map[string]string{"main": hub.PresenceListening})
 		if got, _ := presenceOf(t, w.Hub, w.Reviewer, "alice/planner"); got != hub.PresenceListening {
 			t.Errorf("on the wait's own replica: %s, want listening", got)
@@ -129,7 +107,7 @@ func TestPresenceStates(t *testing.T) {
 
 		// A wait without a session name makes the agent listen, not a
 		// session of it.
-		end = parkWait(t, w, w.Planner, "")
+		end = w.ParkWait(t, w.Planner, "")
 		check("an unnamed wait parked", hub.PresenceListening, map[string]string{"main": hub.PresenceOffline})
 		end()
 	})
@@ -169,7 +147,7 @@ func TestPresenceWritesNoRowPerWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 150 { // 150 waits, a second apart: two and a half minutes
-		end := parkWait(t, w, w.Planner, "main")
+		end := w.ParkWait(t, w.Planner, "main")
 		w.Clock.Advance(time.Second)
 		w.Hub.SweepPresence(ctx)
 		end()

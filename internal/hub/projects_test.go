@@ -12,33 +12,12 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// project makes a project of alice's with the planner and the reviewer in
-// it to speak, and a thread "Plan" the planner started.
-func (w *world) project(t *testing.T) (project, thread string) {
-	t.Helper()
-	alice := w.owner(t)
-	p, err := w.Hub.CreateProject(ctx, alice, "Launch", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, slug := range []string{"planner", "reviewer"} {
-		if _, err := w.Hub.SetProjectAgent(ctx, alice, p.ID, slug, hub.AccessSpeak, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v, err := w.Hub.OpenThread(ctx, w.Planner, p.ID, "Plan", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.ID, v.Conversation.ID
-}
-
 // TestWithdrawnWhenAccessGoes: an agent taken out of a project while a
 // message to it waits in a thread hears message.withdrawn, with no body,
 // and the message leaves its inbox.
 func TestWithdrawnWhenAccessGoes(t *testing.T) {
 	w := newWorld(t)
-	project, thread := w.project(t)
+	project, thread := w.Project(t)
 	sent := w.Send(t, w.Planner, thread, "please review the plan").Message
 	start := w.Latest(t, w.Reviewer)
 	if in, _ := w.Hub.Inbox(ctx, w.Reviewer, 0, ""); in.Total != 1 {
@@ -79,12 +58,12 @@ func TestWithdrawnWhenAccessGoes(t *testing.T) {
 func TestProjectAccessAndCap(t *testing.T) {
 	w := newWorld(t)
 	alice := w.owner(t)
-	project, thread := w.project(t)
+	project, thread := w.Project(t)
 	listen, off, none := hub.AccessListen, hub.AccessOff, ""
 	if _, err := w.Hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{AgentCap: &listen}); err != nil {
 		t.Fatal(err)
 	}
-	if word := sendAs(t, w, w.Planner, thread, "capped", ""); word != "listen" {
+	if word := w.SendAs(t, w.Planner, thread, "capped", ""); word != "listen" {
 		t.Fatalf("a send under the listen cap: %q, want listen", word)
 	}
 	if _, err := w.Hub.OpenThread(ctx, w.Planner, project, "Another", ""); code(err) != "denied:listen" {
@@ -109,7 +88,7 @@ func TestProjectAccessAndCap(t *testing.T) {
 	if _, err := w.Hub.UpdateProject(ctx, alice, project, hub.ProjectUpdate{AgentCap: &none}); err != nil {
 		t.Fatal(err)
 	}
-	if word := sendAs(t, w, w.Planner, thread, "back", ""); word != "" {
+	if word := w.SendAs(t, w.Planner, thread, "back", ""); word != "" {
 		t.Fatalf("after lifting the cap: %q", word)
 	}
 	if _, err := w.Hub.SetProjectAgent(ctx, alice, project, "planner", hub.AccessSpeak, true); err != nil {
@@ -162,7 +141,7 @@ func TestHomeProject(t *testing.T) {
 func TestApprovingNeedsTheSenderStillAllowed(t *testing.T) {
 	w := newWorld(t)
 	alice := w.owner(t)
-	project, thread := w.project(t)
+	project, thread := w.Project(t)
 	if _, err := w.Hub.SetProjectAgent(ctx, alice, project, "reviewer", hub.AccessSpeak, true); err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +198,7 @@ func TestThreadsFollowTheProjectUnderConcurrency(t *testing.T) {
 	w := newWorld(t)
 	alice := w.owner(t)
 	for round := range 5 {
-		project, thread := w.project(t)
+		project, thread := w.Project(t)
 		var wg sync.WaitGroup
 		for g := range 4 {
 			wg.Go(func() {

@@ -10,21 +10,6 @@ import (
 	"github.com/palaverhq/palaver/internal/rooms"
 )
 
-// room is a room the caller created, with the others added as members.
-func (w *world) room(t *testing.T, by *hub.Caller, others ...string) string {
-	t.Helper()
-	v, err := w.Hub.CreateRoom(ctx, by, hub.RoomSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range others {
-		if _, err := w.Hub.AddParticipantAs(ctx, by, v.Conversation.ID, o, ""); err != nil {
-			t.Fatalf("adding %s: %v", o, err)
-		}
-	}
-	return v.Conversation.ID
-}
-
 // inboxIDs are the ids of the messages waiting for c.
 func (w *world) inboxIDs(t *testing.T, c *hub.Caller) []string {
 	t.Helper()
@@ -46,7 +31,7 @@ func (w *world) inboxIDs(t *testing.T, c *hub.Caller) []string {
 func TestRoomRoutesByMention(t *testing.T) {
 	w := newWorld(t)
 	scout := w.Agent(t, "alice/scout")
-	conv := w.room(t, w.Planner, "alice/reviewer", "alice/scout")
+	conv := w.Room(t, w.Planner, "alice/reviewer", "alice/scout")
 
 	_, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "anyone?"})
 	if code(err) != "mention_required" || !strings.Contains(err.Error(), "like @alice/reviewer in the message") {
@@ -90,7 +75,7 @@ func TestRoomRoutesByMention(t *testing.T) {
 func TestRoomParticipants(t *testing.T) {
 	w := newWorld(t)
 	scout := w.Agent(t, "alice/scout")
-	conv := w.room(t, w.Planner, "alice/reviewer")
+	conv := w.Room(t, w.Planner, "alice/reviewer")
 
 	if _, err := w.Hub.AddParticipantAs(ctx, w.Reviewer, conv, "alice/scout", ""); code(err) != "forbidden" {
 		t.Errorf("a member adding: %v, want forbidden", err)
@@ -202,7 +187,7 @@ func TestRoomsOfPeople(t *testing.T) {
 func TestRoomMentionsSomeoneElse(t *testing.T) {
 	w := newWorld(t)
 	w.Agent(t, "alice/scout")
-	conv := w.room(t, w.Planner, "reviewer", "scout")
+	conv := w.Room(t, w.Planner, "reviewer", "scout")
 	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "note to self", Mentions: []string{"planner"}}); code(err) != "mention_required" || !strings.Contains(err.Error(), "only you") {
 		t.Errorf("a message mentioning only its sender: %v, want mention_required saying so", err)
 	}
@@ -229,7 +214,7 @@ func TestPublicAgentMadePrivate(t *testing.T) {
 	if _, err := w.Hub.SetAgentPublic(ctx, bob, "helper", true); err != nil {
 		t.Fatal(err)
 	}
-	conv := w.room(t, w.Planner, "reviewer", "bob/helper")
+	conv := w.Room(t, w.Planner, "reviewer", "bob/helper")
 	waiting := w.Send(t, w.Planner, conv, "@helper please look")
 	if _, err := w.Hub.PersonRoom(ctx, bob, conv); err != nil {
 		t.Fatalf("bob looking on at his public agent's room: %v", err)
@@ -252,7 +237,7 @@ func TestPublicAgentMadePrivate(t *testing.T) {
 	if _, err := w.Hub.SetAgentPublic(ctx, bob, "helper", true); err != nil {
 		t.Fatal(err)
 	}
-	again := w.room(t, w.Planner, "bob/helper")
+	again := w.Room(t, w.Planner, "bob/helper")
 	if _, err := w.Hub.ArchiveAgent(ctx, "bob/helper"); err != nil {
 		t.Fatal(err)
 	}

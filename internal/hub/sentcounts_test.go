@@ -38,14 +38,14 @@ func TestBudgetLetsARejectedMessageGo(t *testing.T) {
 	first := holdAs(t, w.Hub, planner, conv, "draft 1")
 	holdAs(t, w.Hub, planner, conv, "draft 2")
 	holdAs(t, w.Hub, planner, conv, "draft 3")
-	if word := sendAs(t, w, planner, conv, "draft 4", ""); word != "budget" {
+	if word := w.SendAs(t, planner, conv, "draft 4", ""); word != "budget" {
 		t.Fatalf("a fourth held message within the hour: %q, want budget", word)
 	}
 	if _, err := w.Hub.DecideHeld(ctx, w.owner(t), first.ID, hub.Decision{}); err != nil {
 		t.Fatal(err)
 	}
 	holdAs(t, w.Hub, planner, conv, "draft 4")
-	if word := sendAs(t, w, planner, conv, "draft 5", ""); word != "budget" {
+	if word := w.SendAs(t, planner, conv, "draft 5", ""); word != "budget" {
 		t.Fatalf("after the rejected one's place was taken: %q, want budget", word)
 	}
 }
@@ -60,7 +60,7 @@ func TestBrakeSettingsChangedOnRestart(t *testing.T) {
 	conv := w.Direct(t, w.Planner, "alice/reviewer", "alice")
 	send := func(body, want string) {
 		t.Helper()
-		if word := sendAs(t, w, w.Planner, conv, body, ""); word != want {
+		if word := w.SendAs(t, w.Planner, conv, body, ""); word != want {
 			t.Fatalf("%s at %s: %q, want %q", body, w.Clock.Now().Format("15:04"), word, want)
 		}
 	}

@@ -170,6 +170,51 @@ func (w *World) Send(t testing.TB, from *hub.Caller, conv, body string) *hub.Sen
 	return r
 }
 
+// SendAs sends body into conv from c's session instance and returns the
+// brake word that refused it ("" when sent); anything else fails t.
+func (w *World) SendAs(t testing.TB, c *hub.Caller, conv, body, instance string) string {
+	t.Helper()
+	_, err := w.Hub.SendMessage(ctx, c, hub.SendInput{ConversationID: conv, Body: body, Instance: instance})
+	if err == nil {
+		return ""
+	}
+	r, ok := err.(*hub.Refusal)
+	if !ok || r.Status != "denied" {
+		t.Fatalf("send %q: %v, want sent or denied", body, err)
+	}
+	return r.Word()
+}
+
+// Room is a room by created, with the others added as members.
+func (w *World) Room(t testing.TB, by *hub.Caller, others ...string) string {
+	t.Helper()
+	v, err := w.Hub.CreateRoom(ctx, by, hub.RoomSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range others {
+		if _, err := w.Hub.AddParticipantAs(ctx, by, v.Conversation.ID, o, ""); err != nil {
+			t.Fatalf("adding %s: %v", o, err)
+		}
+	}
+	return v.Conversation.ID
+}
+
+// Public makes the agent of handle (when there is none yet) public and
+// signs it in again.
+func (w *World) Public(t testing.TB, handle string) *hub.Caller {
+	t.Helper()
+	c := w.Agent(t, handle)
+	a, err := w.Hub.SetAgentPublic(ctx, c.Owner, c.Agent.Slug, true)
+	if err != nil || !a.Public {
+		t.Fatalf("making %s public: %+v, %v", handle, a, err)
+	}
+	if c, err = w.Hub.Authenticate(ctx, w.Tokens[handle]); err != nil || !c.Agent.Public {
+		t.Fatalf("%s signed in: %+v, %v; want it public", handle, c, err)
+	}
+	return c
+}
+
 // Project makes a project of alice's with the planner and the reviewer in
 // it to speak, and a thread "Plan" the planner started.
 func (w *World) Project(t testing.TB) (project, thread string) {
@@ -236,6 +281,28 @@ func (w *World) Parked(t testing.TB, n int) {
 			t.Fatalf("%d waits parked, want %d", w.Waker.Waiters(), n)
 		}
 		runtime.Gosched()
+	}
+}
+
+// ParkWait parks a wait of c's session and returns what ends it (and
+// waits until it returned).
+func (w *World) ParkWait(t testing.TB, c *hub.Caller, instance string) func() {
+	t.Helper()
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	// The cursor is read here, not in the wait's goroutine: on a shared
+	// store reading it may itself wait on the waker for transactions still
+	// running, and that must not pass for the wait being parked.
+	cursor := w.Latest(t, c)
+	before := w.Waker.Waiters()
+	go func() {
+		defer close(done)
+		w.Hub.Wait(wctx, c, hub.WaitInput{Cursor: cursor, Timeout: 30 * time.Second, Instance: instance})
+	}()
+	w.Parked(t, before+1)
+	return func() {
+		cancel()
+		<-done
 	}
 }
 
