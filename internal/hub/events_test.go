@@ -148,10 +148,7 @@ func (k *heldWaker) Subscribe(id string) (<-chan struct{}, func()) {
 func TestHungUpWaitFreesItsSlotAtOnce(t *testing.T) {
 	w := newWorld(t)
 	k := &heldWaker{Local: w.Waker, holding: make(chan struct{}), letGo: make(chan struct{})}
-	h, err := hub.New(ctx, hub.Options{Store: w.Store, Waker: k, Clock: w.Clock, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := w.HubOn(t, w.Store, k)
 	cursor := w.Latest(t, w.Reviewer)
 	var cancels []context.CancelFunc
 	var chans []chan waitResult

@@ -2,7 +2,6 @@ package hub_test
 
 import (
 	"context"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,11 +19,7 @@ import (
 // process on the file).
 func replicaOf(t *testing.T, w *world, db hub.Store) *hub.Hub {
 	t.Helper()
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Clock: w.Clock, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
+	return w.HubOn(t, db, notify.NewLocal())
 }
 
 // presenceOf is what c's whoami on h says of agent handle: its state and
