@@ -23,20 +23,42 @@ import (
 
 var ctx = context.Background()
 
-// Clock is the hub's clock: it stands still until Advance moves it, or
-// moves on at every reading once Tick says by how much.
+// Start is when a world's clock starts.
+var Start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+// Clock is a hub clock the test moves: it stands still until Advance
+// moves it (NewClock), or is the real time moved on by what Advance added
+// (LiveClock); once Tick says by how much, it also moves on at every
+// reading.
 type Clock struct {
-	mu   sync.Mutex
-	now  time.Time
-	step time.Duration
+	mu        sync.Mutex
+	at        time.Time // a still clock's start
+	live      bool
+	off, step time.Duration
 }
+
+// NewClock is a clock standing at at.
+func NewClock(at time.Time) *Clock { return &Clock{at: at} }
+
+// LiveClock is the real time, moved on by what Advance adds.
+func LiveClock() *Clock { return &Clock{live: true} }
 
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = c.now.Add(c.step)
-	return c.now
+	c.off += c.step
+	if c.live {
+		return time.Now().Add(c.off)
+	}
+	return c.at.Add(c.off)
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.off += d
 }
 
 // Tick has every reading from now on move the clock on by d first.
@@ -44,13 +66,6 @@ func (c *Clock) Tick(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.step = d
-}
-
-// Advance moves the clock on by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 // World is a hub on its store, with its clock and waker, and the agents
@@ -77,7 +92,7 @@ func Open(t testing.TB, settings hub.Settings) *World {
 // OpenOn is Open on db.
 func OpenOn(t testing.TB, settings hub.Settings, db hub.Store) *World {
 	t.Helper()
-	w := &World{Store: db, Settings: settings, Clock: &Clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, Tokens: map[string]string{}}
+	w := &World{Store: db, Settings: settings, Clock: NewClock(Start), Tokens: map[string]string{}}
 	w.Reopen(t)
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := w.Hub.CreateUser(ctx, u, ""); err != nil {
