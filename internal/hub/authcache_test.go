@@ -2,14 +2,12 @@ package hub_test
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
@@ -67,13 +65,7 @@ func TestAuthenticationFromMemory(t *testing.T) {
 // a mode change, an archive, a revocation.
 func TestAuthenticationFromMemorySeesOtherServers(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
-		start := func(db *store.DB) *hub.Hub {
-			h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return h
-		}
+		start := func(db *store.DB) *hub.Hub { return server(t, db, hub.DefaultSettings()) }
 		server, other := start(open()), start(open())
 		if _, err := server.CreateUser(ctx, "alice", ""); err != nil {
 			t.Fatal(err)
@@ -122,13 +114,7 @@ func TestAuthenticationFromMemorySeesOtherServers(t *testing.T) {
 // archived, a participant added, a grant withdrawn, a token revoked.
 func TestSendChecksSeeOtherServers(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
-		start := func(db *store.DB) *hub.Hub {
-			h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return h
-		}
+		start := func(db *store.DB) *hub.Hub { return server(t, db, hub.DefaultSettings()) }
 		serverDB := open()
 		server, other := start(serverDB), start(open())
 		for _, u := range []string{"alice", "bob"} {

@@ -2,10 +2,12 @@ package hub_test
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/hubtest"
+	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/projects"
 	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/store/storetest"
@@ -69,3 +71,15 @@ func (w *world) leaves() {
 
 // observe has the hubs reopen starts tell o what they do.
 func (w *world) observe(o hub.Observer) { w.Options = func(opts *hub.Options) { opts.Observer = o } }
+
+// server is a hub over db as a server starts one, on the real clock; it
+// shuts down with the test.
+func server(t testing.TB, db hub.Store, settings hub.Settings) *hub.Hub {
+	t.Helper()
+	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler), Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Shutdown)
+	return h
+}

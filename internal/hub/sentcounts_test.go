@@ -1,12 +1,10 @@
 package hub_test
 
 import (
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
@@ -96,13 +94,7 @@ func TestBrakeCountsSeeOtherServers(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
 		s := hub.DefaultSettings()
 		s.Budget = 3
-		start := func(db *store.DB) *hub.Hub {
-			h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler), Settings: s})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return h
-		}
+		start := func(db *store.DB) *hub.Hub { return server(t, db, s) }
 		server, other := start(open()), start(open())
 		if _, err := server.CreateUser(ctx, "alice", ""); err != nil {
 			t.Fatal(err)
