@@ -2,7 +2,6 @@ package accounts_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -11,47 +10,20 @@ import (
 
 	"github.com/palaverhq/palaver/internal/accounts"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 var ctx = context.Background()
 
-// clock is a clock the tests move by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// code is an error's wire code ("" for none).
-func code(err error) string {
-	var e *hub.Error
-	if errors.As(err, &e) {
-		return e.WireCode()
-	}
-	if err != nil {
-		return err.Error()
-	}
-	return ""
-}
+var code = hubtest.Code
 
 // emptyHub is a hub on a new store with nobody in it yet, and its
 // accounts.
-func emptyHub(t *testing.T) (*hub.Hub, *accounts.Accounts, *clock) {
+func emptyHub(t *testing.T) (*hub.Hub, *accounts.Accounts, *hubtest.Clock) {
 	t.Helper()
-	c := &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
+	c := hubtest.NewClock(hubtest.Start)
 	db := storetest.Open(t)
 	log := slog.New(slog.DiscardHandler)
 	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Clock: c, Logger: log, Settings: hub.DefaultSettings()})

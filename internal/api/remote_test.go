@@ -19,12 +19,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/a2aclient"
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
@@ -54,7 +54,7 @@ func TestJSRemoteAgent(t *testing.T) {
 		t.Skip("PALAVER_A2A_JS is not set; it names a node_modules folder holding @a2a-js/sdk and express (CONTRIBUTING.md says how to install them)")
 	}
 	remote := startJSRemote(t, modules)
-	clock := &offsetClock{}
+	clock := hubtest.LiveClock()
 	db := storetest.Open(t)
 	options := func(o *hub.Options) { o.Clock, o.PrivateHosts = clock, []string{remoteHost} }
 	client := a2aclient.New(a2aclient.Options{RootCAs: remote.roots, Resolver: loopbackResolver{}})
@@ -95,7 +95,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	settle := func() {
 		t.Helper()
 		for range 200 { // 200 minutes: well within Retry.For
-			clock.advance(time.Minute)
+			clock.Advance(time.Minute)
 			p, err := s.Remotes.Deliver(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -216,7 +216,7 @@ func TestJSRemoteAgent(t *testing.T) {
 	restarted := a2aclient.NewRemotes(a2aclient.RemotesOptions{Hub: h, Store: db, Client: client, Logger: slog.New(slog.DiscardHandler)})
 	remote.say("up")
 	remote.next(t, "up")
-	clock.advance(time.Minute)
+	clock.Advance(time.Minute)
 	if p, err := restarted.Deliver(context.Background()); err != nil || p.Outcomes[a2aclient.Delivered] != 1 {
 		t.Fatalf("after the restart, once up: %+v %v", p, err)
 	}
@@ -365,22 +365,4 @@ type loopbackResolver struct{}
 
 func (loopbackResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
 	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-}
-
-// offsetClock is the real time moved on by what the test advanced it.
-type offsetClock struct {
-	mu sync.Mutex
-	d  time.Duration
-}
-
-func (c *offsetClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.d)
-}
-
-func (c *offsetClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.d += d
-	c.mu.Unlock()
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/servertest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 	"github.com/palaverhq/palaver/internal/webhook"
@@ -99,7 +99,7 @@ func TestViews(t *testing.T) {
 	// A clock a millisecond on at each reading: things made one after
 	// another sort as they were made, as they would a moment apart.
 	s := newServerOn(t, servertest.Options{Settings: settings, WebhookSender: sender, Hub: func(o *hub.Options) {
-		o.PrivateHosts, o.Clock = []string{"127.0.0.1"}, &steppingClock{at: time.Now()}
+		o.PrivateHosts, o.Clock = []string{"127.0.0.1"}, steppingClock()
 	}})
 	for _, p := range []string{"carol", "dave"} {
 		s.people[p] = s.Person(t, p)
@@ -275,14 +275,8 @@ func TestViews(t *testing.T) {
 }
 
 // steppingClock moves a millisecond on each time it is read.
-type steppingClock struct {
-	mu sync.Mutex
-	at time.Time
-}
-
-func (c *steppingClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.at = c.at.Add(time.Millisecond)
-	return c.at
+func steppingClock() *hubtest.Clock {
+	c := hubtest.NewClock(time.Now())
+	c.Tick(time.Millisecond)
+	return c
 }

@@ -11,7 +11,6 @@ import (
 	"image"
 	"image/png"
 	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -21,55 +20,36 @@ import (
 
 	"github.com/palaverhq/palaver/internal/export"
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/notify"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/projects"
-	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 var ctx = context.Background()
 
-// stepClock moves a second at every reading, so times in the export are
-// all different.
-type stepClock struct{ now time.Time }
-
-func (c *stepClock) Now() time.Time { c.now = c.now.Add(time.Second); return c.now }
-
-// world is a hub on a fresh store (the backend PALAVER_TEST_STORE names)
-// with alice (agents planner and reviewer) and bob.
+// world is a hubtest world (the backend PALAVER_TEST_STORE names, alice
+// with agents planner and reviewer, and bob) whose clock moves a second at
+// every reading, so times in the export are all different, with alice and
+// bob by their display names.
 type world struct {
-	hub               *hub.Hub
-	store             hub.Store
-	exports           *export.Exporter
-	projects          *projects.Projects
-	alice, bob        *hub.User
-	planner, reviewer *hub.Caller
+	*hubtest.World
+	exports    *export.Exporter
+	projects   *projects.Projects
+	alice, bob *hub.User
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	db := storetest.Open(t)
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler),
-		Clock: &stepClock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}})
-	if err != nil {
-		t.Fatal(err)
+	hw := hubtest.Open(t, hub.DefaultSettings())
+	hw.Clock.Tick(time.Second)
+	w := &world{World: hw, exports: export.New(hw.Hub, hw.Store), projects: projects.New(hw.Hub, hw.Store)}
+	for handle, name := range map[string]string{"alice": "Alice", "bob": "Bob"} {
+		id := hw.Person(t, handle).ID
+		if err := hw.Store.Update(ctx, func(tx hub.Tx) error { return tx.SetUserName(ctx, id, name) }); err != nil {
+			t.Fatal(err)
+		}
 	}
-	w := &world{hub: h, store: db, exports: export.New(h, db), projects: projects.New(h, db)}
-	w.alice = must(h.CreateUser(ctx, "alice", "Alice"))
-	w.bob = must(h.CreateUser(ctx, "bob", "Bob"))
-	w.planner, w.reviewer = w.agent(t, "planner"), w.agent(t, "reviewer")
+	w.alice, w.bob = hw.Person(t, "alice"), hw.Person(t, "bob")
 	return w
-}
-
-func (w *world) agent(t *testing.T, slug string) *hub.Caller {
-	t.Helper()
-	if _, err := w.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/" + slug}); err != nil {
-		t.Fatal(err)
-	}
-	_, secret, err := w.hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: slug})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return must(w.hub.Authenticate(ctx, secret))
 }
 
 func must[T any](v T, err error) T {
@@ -96,32 +76,32 @@ func pngData(t *testing.T) string {
 // item, moved to doing, with a thread of its own; and places read.
 func (w *world) launch(t *testing.T) (projectID string, img *hub.Image) {
 	t.Helper()
-	p := must(w.hub.CreateProject(ctx, w.alice, "Launch <v1>", "ship *v1*\nby Friday"))
-	must(w.hub.SetProjectAgent(ctx, w.alice, p.ID, "planner", hub.AccessSpeak, false))
-	must(w.hub.SetProjectAgent(ctx, w.alice, p.ID, "reviewer", hub.AccessSpeak, true))
-	plan := must(w.hub.OpenThread(ctx, w.planner, p.ID, "Plan", "")).Conversation.ID
-	img, snippet, err := w.projects.UploadImage(ctx, w.planner, p.ID, projects.ImageUpload{DataBase64: pngData(t), Filename: "shot.png", Alt: "the screen", Instance: "desk"})
+	p := must(w.Hub.CreateProject(ctx, w.alice, "Launch <v1>", "ship *v1*\nby Friday"))
+	must(w.Hub.SetProjectAgent(ctx, w.alice, p.ID, "planner", hub.AccessSpeak, false))
+	must(w.Hub.SetProjectAgent(ctx, w.alice, p.ID, "reviewer", hub.AccessSpeak, true))
+	plan := must(w.Hub.OpenThread(ctx, w.Planner, p.ID, "Plan", "")).Conversation.ID
+	img, snippet, err := w.projects.UploadImage(ctx, w.Planner, p.ID, projects.ImageUpload{DataBase64: pngData(t), Filename: "shot.png", Alt: "the screen", Instance: "desk"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: plan, Format: hub.FormatMarkdown, Instance: "desk",
+	must(w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: plan, Format: hub.FormatMarkdown, Instance: "desk",
 		Body: "# The plan\n\n1. **ship** it <script>alert(1)</script>\n\n" + snippet, ClientMsgID: "plan-1"}))
-	must(w.hub.PostAsPerson(ctx, w.alice, plan, "Looks good.\n# not a heading", hub.FormatText))
-	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: plan, Kind: "tool_call", Metadata: json.RawMessage(`{"tool":"go test","args":["./..."]}`),
+	must(w.Hub.PostAsPerson(ctx, w.alice, plan, "Looks good.\n# not a heading", hub.FormatText))
+	must(w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: plan, Kind: "tool_call", Metadata: json.RawMessage(`{"tool":"go test","args":["./..."]}`),
 		Body: "ran the tests", Mentions: []string{"alice/reviewer"}, ReplyToSeq: 2}))
-	held := must(w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: plan, Body: "LGTM, ship it now", Summary: "ship it"}))
+	held := must(w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: plan, Body: "LGTM, ship it now", Summary: "ship it"}))
 	if held.Message.Status != hub.MessageHeld {
 		t.Fatalf("the reviewer's send in a project where it is in review: %s", held.Message.Status)
 	}
-	must(w.hub.DecideHeld(ctx, w.alice, held.Message.ID, hub.Decision{Approve: true, Body: "LGTM, ship it on Friday"}))
-	rejected := must(w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: plan, Body: "never sent"}))
-	must(w.hub.DecideHeld(ctx, w.alice, rejected.Message.ID, hub.Decision{}))
-	must(w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: plan, Instance: "bench"}))
+	must(w.Hub.DecideHeld(ctx, w.alice, held.Message.ID, hub.Decision{Approve: true, Body: "LGTM, ship it on Friday"}))
+	rejected := must(w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: plan, Body: "never sent"}))
+	must(w.Hub.DecideHeld(ctx, w.alice, rejected.Message.ID, hub.Decision{}))
+	must(w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: plan, Instance: "bench"}))
 
-	item := must(w.projects.AddItem(ctx, w.planner, p.ID, projects.ItemSpec{Title: "Write the notes", Note: "see _NOTES.md_", URL: "https://a.example/notes", Instance: "desk"}))
-	must(w.projects.UpdateItem(ctx, w.planner, p.ID, item.Item.ID, projects.ItemEdit{Status: new("doing")}))
-	notes := must(w.hub.OpenThread(ctx, w.planner, p.ID, "", item.Item.ID)).Conversation.ID
-	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: notes, Body: "drafting"}))
+	item := must(w.projects.AddItem(ctx, w.Planner, p.ID, projects.ItemSpec{Title: "Write the notes", Note: "see _NOTES.md_", URL: "https://a.example/notes", Instance: "desk"}))
+	must(w.projects.UpdateItem(ctx, w.Planner, p.ID, item.Item.ID, projects.ItemEdit{Status: new("doing")}))
+	notes := must(w.Hub.OpenThread(ctx, w.Planner, p.ID, "", item.Item.ID)).Conversation.ID
+	must(w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: notes, Body: "drafting"}))
 	return p.ID, img
 }
 
@@ -363,7 +343,7 @@ func TestProjectRoundTrip(t *testing.T) {
 	}
 	doc := readDocument(t, files["export.json"])
 
-	s := w.store
+	s := w.Store
 	p := must(s.Project(ctx, projectID))
 	if doc.Format != "palaver-export" || doc.Version != 1 || !doc.Untrusted || doc.ExportedBy != (principal{w.alice.ID, "alice"}) || doc.ExportedAt != at(e.At) {
 		t.Errorf("the document's head: %+v", doc)
@@ -499,11 +479,11 @@ func TestProjectRoundTrip(t *testing.T) {
 // holds; the archive has no images folder.
 func TestConversationRoundTrip(t *testing.T) {
 	w := newWorld(t)
-	conv := must(w.hub.OpenConversation(ctx, w.planner, []string{"alice/reviewer"})).Conversation.ID
-	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "Which branch?", NoReply: false}))
-	must(w.hub.PostAsPerson(ctx, w.alice, conv, "Use *main*.", hub.FormatText))
-	must(w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "Noted.", NoReply: true, ToInstance: "desk"}))
-	must(w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv}))
+	conv := must(w.Hub.OpenConversation(ctx, w.Planner, []string{"alice/reviewer"})).Conversation.ID
+	must(w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "Which branch?", NoReply: false}))
+	must(w.Hub.PostAsPerson(ctx, w.alice, conv, "Use *main*.", hub.FormatText))
+	must(w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: conv, Body: "Noted.", NoReply: true, ToInstance: "desk"}))
+	must(w.Hub.ReadMessages(ctx, w.Planner, hub.ReadInput{ConversationID: conv}))
 
 	e, err := w.exports.Conversation(ctx, w.alice, conv)
 	if err != nil {
@@ -517,7 +497,7 @@ func TestConversationRoundTrip(t *testing.T) {
 	if doc.Project != nil {
 		t.Errorf("a conversation's export has a project: %+v", doc.Project)
 	}
-	if d := cmp.Diff([]conversation{wantConversation(t, w.store, conv, w.alice)}, doc.Conversations); d != "" {
+	if d := cmp.Diff([]conversation{wantConversation(t, w.Store, conv, w.alice)}, doc.Conversations); d != "" {
 		t.Errorf("the conversation (-store +export):\n%s", d)
 	}
 	if got := doc.Conversations[0].Messages[1].Provenance; got.Authority != "human_interject" || got.AI || got.OnBehalfOf.Handle != "alice" {

@@ -1,26 +1,16 @@
 package export_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/reach"
 )
 
-// code is an error's wire code ("" for nil).
-func code(err error) string {
-	var e *hub.Error
-	switch {
-	case err == nil:
-		return ""
-	case errors.As(err, &e):
-		return e.WireCode()
-	}
-	return "untyped: " + err.Error()
-}
+var code = hubtest.Code
 
 func must2[A, B any](a A, b B, err error) (A, B) {
 	if err != nil {
@@ -37,20 +27,20 @@ func must2[A, B any](a A, b B, err error) (A, B) {
 func TestExportSeesWhatThePersonSees(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.alice, w.bob
-	conv := must(w.hub.OpenConversation(ctx, w.planner, []string{"alice/reviewer"})).Conversation.ID
-	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "first"}))
-	if _, err := w.hub.PostAsPerson(ctx, alice, conv, "I am here too", "text"); err != nil {
+	conv := must(w.Hub.OpenConversation(ctx, w.Planner, []string{"alice/reviewer"})).Conversation.ID
+	must(w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "first"}))
+	if _, err := w.Hub.PostAsPerson(ctx, alice, conv, "I am here too", "text"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
 	// A caller carries its agent as it was when it authenticated.
-	_, secret := must2(w.hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "reviewer"}))
-	if _, err := w.hub.SendMessage(ctx, must(w.hub.Authenticate(ctx, secret)), hub.SendInput{ConversationID: conv, Body: "held"}); err != nil {
+	_, secret := must2(w.Hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "reviewer"}))
+	if _, err := w.Hub.SendMessage(ctx, must(w.Hub.Authenticate(ctx, secret)), hub.SendInput{ConversationID: conv, Body: "held"}); err != nil {
 		t.Fatal(err)
 	}
-	before, err := w.store.Reads(ctx, conv)
+	before, err := w.Store.Reads(ctx, conv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +60,10 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 	if d := cmp.Diff([]string{"first agent", "I am here too human_interject"}, got); d != "" {
 		t.Errorf("messages exported (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(map[string]string{alice.ID: "alice", w.planner.Agent.ID: "alice/planner", w.reviewer.Agent.ID: "alice/reviewer"}, e.Names); d != "" {
+	if d := cmp.Diff(map[string]string{alice.ID: "alice", w.Planner.Agent.ID: "alice/planner", w.Reviewer.Agent.ID: "alice/reviewer"}, e.Names); d != "" {
 		t.Errorf("names (-want +got):\n%s", d)
 	}
-	after, err := w.store.Reads(ctx, conv)
+	after, err := w.Store.Reads(ctx, conv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,24 +76,24 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 	if _, err := w.exports.Conversation(ctx, alice, "conv_nope"); code(err) != "not_found" {
 		t.Errorf("exporting a conversation that does not exist: %v, want not_found", err)
 	}
-	room := must(w.hub.CreateRoom(ctx, w.planner, hub.RoomSpec{})).Conversation.ID
-	if _, err := w.hub.AddParticipantAs(ctx, w.planner, room, "alice/reviewer", ""); err != nil {
+	room := must(w.Hub.CreateRoom(ctx, w.Planner, hub.RoomSpec{})).Conversation.ID
+	if _, err := w.Hub.AddParticipantAs(ctx, w.Planner, room, "alice/reviewer", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.CloseConversation(ctx, room); err != nil {
+	if _, err := w.Hub.CloseConversation(ctx, room); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.exports.Conversation(ctx, alice, room); code(err) != "not_found" {
 		t.Errorf("exporting a closed conversation: %v, want not_found", err)
 	}
 
-	p := must(w.hub.CreateProject(ctx, alice, "Launch", ""))
+	p := must(w.Hub.CreateProject(ctx, alice, "Launch", ""))
 	project := p.ID
 	for _, slug := range []string{"planner", "reviewer"} {
-		must(w.hub.SetProjectAgent(ctx, alice, project, slug, hub.AccessSpeak, false))
+		must(w.Hub.SetProjectAgent(ctx, alice, project, slug, hub.AccessSpeak, false))
 	}
-	thread := must(w.hub.OpenThread(ctx, w.planner, project, "Plan", "")).Conversation.ID
-	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: thread, Body: "in the thread"}))
+	thread := must(w.Hub.OpenThread(ctx, w.Planner, project, "Plan", "")).Conversation.ID
+	must(w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: thread, Body: "in the thread"}))
 	pe, err := w.exports.Project(ctx, alice, project)
 	if err != nil {
 		t.Fatal(err)
@@ -119,13 +109,13 @@ func TestExportSeesWhatThePersonSees(t *testing.T) {
 		t.Errorf("bob exporting a thread of a project he is not in: %v, want not_found", err)
 	}
 	// A member sees the project, and its threads.
-	if _, err := reach.New(w.hub, w.store).RequestContact(ctx, alice, "bob", ""); err != nil {
+	if _, err := reach.New(w.Hub, w.Store).RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reach.New(w.hub, w.store).RequestContact(ctx, bob, "alice", ""); err != nil {
+	if _, err := reach.New(w.Hub, w.Store).RequestContact(ctx, bob, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.AddMember(ctx, alice, project, "bob"); err != nil {
+	if _, err := w.Hub.AddMember(ctx, alice, project, "bob"); err != nil {
 		t.Fatal(err)
 	}
 	if be, err := w.exports.Project(ctx, bob, project); err != nil || len(be.Conversations) != 1 {

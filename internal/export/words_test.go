@@ -26,9 +26,9 @@ import (
 func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	w := newWorld(t)
 	projectID, _ := w.launch(t)
-	must(reach.New(w.hub, w.store).RequestContact(ctx, w.alice, "bob", ""))
-	must(reach.New(w.hub, w.store).RequestContact(ctx, w.bob, "alice", ""))
-	must(w.hub.AddMember(ctx, w.alice, projectID, "bob"))
+	must(reach.New(w.Hub, w.Store).RequestContact(ctx, w.alice, "bob", ""))
+	must(reach.New(w.Hub, w.Store).RequestContact(ctx, w.bob, "alice", ""))
+	must(w.Hub.AddMember(ctx, w.alice, projectID, "bob"))
 	for _, c := range []struct {
 		who  *hub.User
 		sees bool
@@ -75,10 +75,10 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 // archive (§18, §11).
 func TestMarkdownLinksAreSafe(t *testing.T) {
 	w := newWorld(t)
-	p := must(w.hub.CreateProject(ctx, w.alice, "Launch", ""))
-	must(w.hub.SetProjectAgent(ctx, w.alice, p.ID, "planner", hub.AccessSpeak, false))
-	plan := must(w.hub.OpenThread(ctx, w.planner, p.ID, "Plan", "")).Conversation.ID
-	img, snippet, err := w.projects.UploadImage(ctx, w.planner, p.ID, projects.ImageUpload{DataBase64: pngData(t), Alt: "ours"})
+	p := must(w.Hub.CreateProject(ctx, w.alice, "Launch", ""))
+	must(w.Hub.SetProjectAgent(ctx, w.alice, p.ID, "planner", hub.AccessSpeak, false))
+	plan := must(w.Hub.OpenThread(ctx, w.Planner, p.ID, "Plan", "")).Conversation.ID
+	img, snippet, err := w.projects.UploadImage(ctx, w.Planner, p.ID, projects.ImageUpload{DataBase64: pngData(t), Alt: "ours"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestMarkdownLinksAreSafe(t *testing.T) {
 		"[pic]: https://evil.example/pixel.gif",
 		"[js]: JAVA&#115;CRIPT:alert(6)",
 	}, "\n")
-	must(w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: plan, Format: hub.FormatMarkdown, Body: body, Summary: "links"}))
+	must(w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: plan, Format: hub.FormatMarkdown, Body: body, Summary: "links"}))
 	e, err := w.exports.Project(ctx, w.alice, p.ID)
 	if err != nil {
 		t.Fatal(err)

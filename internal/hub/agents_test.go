@@ -7,41 +7,26 @@ import (
 	"github.com/palaverhq/palaver/internal/hub"
 )
 
-// public makes the agent handle (created when missing) public and returns
-// it signed in afresh.
-func public(t *testing.T, w *world, handle string) *hub.Caller {
-	t.Helper()
-	c := w.agent(t, handle)
-	a, err := w.hub.SetAgentPublic(ctx, c.Owner, c.Agent.Slug, true)
-	if err != nil || !a.Public {
-		t.Fatalf("making %s public: %+v, %v", handle, a, err)
-	}
-	if c, err = w.hub.Authenticate(ctx, w.tokens[handle]); err != nil || !c.Agent.Public {
-		t.Fatalf("%s signed in: %+v, %v; want it public", handle, c, err)
-	}
-	return c
-}
-
 // TestSetAgentPublic: only the owner marks their agent public or private;
 // another's agent is not_found, and setting it again is not an error (§1).
 func TestSetAgentPublic(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.person(t, "alice"), w.person(t, "bob")
-	if _, err := w.hub.SetAgentPublic(ctx, alice, "helper", true); code(err) != "not_found" {
+	if _, err := w.Hub.SetAgentPublic(ctx, alice, "helper", true); code(err) != "not_found" {
 		t.Fatalf("alice making bob's helper public: %v, want not_found", err)
 	}
-	if _, err := w.hub.SetAgentPublic(ctx, alice, "bob/helper", true); code(err) != "not_found" {
+	if _, err := w.Hub.SetAgentPublic(ctx, alice, "bob/helper", true); code(err) != "not_found" {
 		t.Fatalf("alice making bob/helper public: %v, want not_found", err)
 	}
 	for _, tc := range []struct {
 		slug string
 		on   bool
 	}{{"helper", true}, {"bob/helper", true}, {"helper", false}, {"helper", false}} {
-		a, err := w.hub.SetAgentPublic(ctx, bob, tc.slug, tc.on)
+		a, err := w.Hub.SetAgentPublic(ctx, bob, tc.slug, tc.on)
 		if err != nil || a.Public != tc.on {
 			t.Fatalf("bob setting %s public=%v: %+v, %v", tc.slug, tc.on, a, err)
 		}
-		if a, err := w.hub.Agent(ctx, "bob/helper"); err != nil || a.Public != tc.on {
+		if a, err := w.Hub.Agent(ctx, "bob/helper"); err != nil || a.Public != tc.on {
 			t.Fatalf("bob/helper read back: %+v, %v; want public=%v", a, err, tc.on)
 		}
 	}
@@ -59,12 +44,12 @@ func TestCreateOwnAgentSaysWhatASlugIs(t *testing.T) {
 		"-x":       `the slug "-x" is not a name an agent can have`,
 		"bob/x":    "give the name after alice/",
 	} {
-		_, err := w.hub.CreateOwnAgent(ctx, alice, slug, "", "")
+		_, err := w.Hub.CreateOwnAgent(ctx, alice, slug, "", "")
 		if e := hub.AsError(err); e.Kind != hub.KindInvalid || !strings.HasPrefix(e.Text(nil, nil), want) {
 			t.Errorf("slug %q: %v, want invalid starting %q", slug, err, want)
 		}
 	}
-	if a, err := w.hub.CreateOwnAgent(ctx, alice, "Writer", "", ""); err != nil || a.Handle() != "alice/writer" {
+	if a, err := w.Hub.CreateOwnAgent(ctx, alice, "Writer", "", ""); err != nil || a.Handle() != "alice/writer" {
 		t.Errorf("slug Writer: %v, %v; want alice/writer", a, err)
 	}
 }

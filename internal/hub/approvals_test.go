@@ -12,23 +12,23 @@ import (
 func TestDecideDispatchesOnTheIdsKind(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.owner(t), w.person(t, "bob")
-	conv := w.open(t, w.planner, "alice/reviewer")
-	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	planner, _ := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
-	held := w.send(t, planner, conv, "draft words").Message
-	q, err := w.hub.AskOwner(ctx, w.reviewer, "Ship today?", "", "", []string{"yes", "no"})
+	planner, _ := w.Hub.Authenticate(ctx, w.Tokens["alice/planner"])
+	held := w.Send(t, planner, conv, "draft words").Message
+	q, err := w.Hub.AskOwner(ctx, w.Reviewer, "Ship today?", "", "", []string{"yes", "no"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.DecideContact(ctx, bob, "alice", true); err != nil {
+	if _, err := w.Hub.DecideContact(ctx, bob, "alice", true); err != nil {
 		t.Fatal(err)
 	}
-	gr, err := w.hub.RequestGrant(ctx, w.reviewer, "bob", true, false, "to ask bob about the release")
+	gr, err := w.Hub.RequestGrant(ctx, w.Reviewer, "bob", true, false, "to ask bob about the release")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,25 +53,25 @@ func TestDecideDispatchesOnTheIdsKind(t *testing.T) {
 		{"an answer not among the options", alice, q.ID, hub.Verdict{Action: hub.VerdictAnswer, Answer: "tomorrow"}, "invalid_argument"},
 	}
 	for _, tc := range refusals {
-		if _, err := w.hub.Decide(ctx, tc.user, tc.id, tc.v); code(err) != tc.want {
+		if _, err := w.Hub.Decide(ctx, tc.user, tc.id, tc.v); code(err) != tc.want {
 			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
 		}
 	}
-	if left, _ := w.hub.Approvals(ctx, alice); len(left) != 3 {
+	if left, _ := w.Hub.Approvals(ctx, alice); len(left) != 3 {
 		t.Fatalf("after the refusals alice has %d approvals, want all 3 still waiting", len(left))
 	}
 
-	d, err := w.hub.Decide(ctx, alice, held.ID, hub.Verdict{Action: hub.VerdictApprove, Body: "better words"})
+	d, err := w.Hub.Decide(ctx, alice, held.ID, hub.Verdict{Action: hub.VerdictApprove, Body: "better words"})
 	if err != nil || d.Kind != hub.ApprovalHeldMessage || d.Message.Authority != hub.AuthorityEdited || d.Message.Seq != 1 {
 		t.Fatalf("approving the held message edited: %+v, %v", d, err)
 	}
-	if d, err = w.hub.Decide(ctx, alice, q.ID, hub.Verdict{Action: hub.VerdictAnswer, Answer: "YES"}); err != nil || d.Question.Answer != "yes" {
+	if d, err = w.Hub.Decide(ctx, alice, q.ID, hub.Verdict{Action: hub.VerdictAnswer, Answer: "YES"}); err != nil || d.Question.Answer != "yes" {
 		t.Fatalf("answering: %+v, %v", d, err)
 	}
-	if d, err = w.hub.Decide(ctx, alice, gr.ID, hub.Verdict{Action: hub.VerdictReject}); err != nil || d.Grant.Status != "rejected" {
+	if d, err = w.Hub.Decide(ctx, alice, gr.ID, hub.Verdict{Action: hub.VerdictReject}); err != nil || d.Grant.Status != "rejected" {
 		t.Fatalf("rejecting the grant request: %+v, %v", d, err)
 	}
-	if left, _ := w.hub.Approvals(ctx, alice); len(left) != 0 {
+	if left, _ := w.Hub.Approvals(ctx, alice); len(left) != 0 {
 		t.Fatalf("after deciding, alice has %+v waiting", left)
 	}
 }

@@ -2,14 +2,12 @@ package hub_test
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/reach"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
@@ -32,10 +30,10 @@ func (s countingStore) TokenByHash(ctx context.Context, hash []byte) (*hub.Token
 func TestAuthenticationFromMemory(t *testing.T) {
 	var reads atomic.Int64
 	w := newWorldOn(t, hub.DefaultSettings(), func(s hub.Store) hub.Store { return countingStore{s, &reads} })
-	secret := w.tokens["alice/planner"]
+	secret := w.Tokens["alice/planner"]
 	before := reads.Load()
 	for range 3 {
-		if _, err := w.hub.Authenticate(ctx, secret); err != nil {
+		if _, err := w.Hub.Authenticate(ctx, secret); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,20 +41,20 @@ func TestAuthenticationFromMemory(t *testing.T) {
 		t.Errorf("three calls with a token already resolved read it %d times, want 0", n)
 	}
 	// A token's use being recorded changes nothing it resolves to.
-	w.clock.Advance(2 * time.Minute)
-	if _, err := w.hub.Authenticate(ctx, secret); err != nil {
+	w.Clock.Advance(2 * time.Minute)
+	if _, err := w.Hub.Authenticate(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Authenticate(ctx, secret); err != nil {
+	if _, err := w.Hub.Authenticate(ctx, secret); err != nil {
 		t.Fatal(err)
 	}
 	if n := reads.Load() - before; n != 0 {
 		t.Errorf("recording the token's use made it be read again (%d reads)", n)
 	}
-	if _, err := w.hub.RevokeToken(ctx, w.planner.TokenID); err != nil {
+	if _, err := w.Hub.RevokeToken(ctx, w.Planner.TokenID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Authenticate(ctx, secret); err == nil || !strings.Contains(err.Error(), "revoked") {
+	if _, err := w.Hub.Authenticate(ctx, secret); err == nil || !strings.Contains(err.Error(), "revoked") {
 		t.Errorf("the call after the revocation: %v, want revoked", err)
 	}
 }
@@ -67,13 +65,7 @@ func TestAuthenticationFromMemory(t *testing.T) {
 // a mode change, an archive, a revocation.
 func TestAuthenticationFromMemorySeesOtherServers(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
-		start := func(db *store.DB) *hub.Hub {
-			h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return h
-		}
+		start := func(db *store.DB) *hub.Hub { return server(t, db, hub.DefaultSettings()) }
 		server, other := start(open()), start(open())
 		if _, err := server.CreateUser(ctx, "alice", ""); err != nil {
 			t.Fatal(err)
@@ -122,13 +114,7 @@ func TestAuthenticationFromMemorySeesOtherServers(t *testing.T) {
 // archived, a participant added, a grant withdrawn, a token revoked.
 func TestSendChecksSeeOtherServers(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
-		start := func(db *store.DB) *hub.Hub {
-			h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return h
-		}
+		start := func(db *store.DB) *hub.Hub { return server(t, db, hub.DefaultSettings()) }
 		serverDB := open()
 		server, other := start(serverDB), start(open())
 		for _, u := range []string{"alice", "bob"} {

@@ -20,12 +20,12 @@ import (
 // counts into Prometheus series, as a server's does.
 func benchWorld(b *testing.B) *world {
 	w := newWorld(b)
-	w.clock.step = time.Minute
+	w.Clock.Tick(time.Minute)
 	o, err := metrics.NewHubObserver(prometheus.NewRegistry())
 	if err != nil {
 		b.Fatal(err)
 	}
-	w.observer = o
+	w.observe(o)
 	w.reopen(b)
 	return w
 }
@@ -42,8 +42,8 @@ func BenchmarkSendMessage(b *testing.B) {
 	}
 	var lanes []lane
 	for i := range parallelism * runtime.GOMAXPROCS(0) {
-		sender := w.agent(b, fmt.Sprintf("alice/sender%d", i))
-		v, err := w.hub.OpenConversation(ctx, sender, []string{"alice/reviewer"})
+		sender := w.Agent(b, fmt.Sprintf("alice/sender%d", i))
+		v, err := w.Hub.OpenConversation(ctx, sender, []string{"alice/reviewer"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func BenchmarkSendMessage(b *testing.B) {
 		l := lanes[next.Add(1)-1]
 		for pb.Next() {
 			body := fmt.Sprintf("benchmark ask %d of a typical length", sent.Add(1))
-			if _, err := w.hub.SendMessage(ctx, l.sender, hub.SendInput{ConversationID: l.conv, Body: body}); err != nil {
+			if _, err := w.Hub.SendMessage(ctx, l.sender, hub.SendInput{ConversationID: l.conv, Body: body}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -72,18 +72,18 @@ func BenchmarkCheckInbox(b *testing.B) {
 	var conv string
 	for i := range 10000 {
 		if i%50 == 0 {
-			v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "history", Participants: []string{"alice/reviewer"}})
+			v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "history", Participants: []string{"alice/reviewer"}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			conv = v.Conversation.ID
 		}
-		r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: fmt.Sprintf("message %d", i)})
+		r, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: fmt.Sprintf("message %d", i)})
 		if err != nil {
 			b.Fatal(err)
 		}
 		if i < 9900 {
-			if _, err := w.hub.Acknowledge(ctx, w.reviewer, r.Message.ID, "", ""); err != nil {
+			if _, err := w.Hub.Acknowledge(ctx, w.Reviewer, r.Message.ID, "", ""); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -91,7 +91,7 @@ func BenchmarkCheckInbox(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := w.hub.Inbox(ctx, w.reviewer, 20, "")
+		r, err := w.Hub.Inbox(ctx, w.Reviewer, 20, "")
 		if err != nil || r.Total != 100 {
 			b.Fatalf("inbox: %+v, %v", r, err)
 		}
@@ -102,7 +102,7 @@ func BenchmarkCheckInbox(b *testing.B) {
 // parked wait: each op is SendMessage until Wait returns it (§6, §17).
 func BenchmarkSendToWake(b *testing.B) {
 	w := benchWorld(b)
-	latest, err := w.hub.LatestCursor(ctx, w.reviewer.Agent.ID)
+	latest, err := w.Hub.LatestCursor(ctx, w.Reviewer.Agent.ID)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func BenchmarkSendToWake(b *testing.B) {
 		defer close(done)
 		cursor := &latest
 		for {
-			r, err := w.hub.Wait(wctx, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: 5 * time.Second})
+			r, err := w.Hub.Wait(wctx, w.Reviewer, hub.WaitInput{Cursor: cursor, Timeout: 5 * time.Second})
 			if err != nil {
 				if wctx.Err() == nil {
 					b.Error(err)
@@ -136,14 +136,14 @@ func BenchmarkSendToWake(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if i%50 == 0 {
-			v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "wake", Participants: []string{"alice/reviewer"}})
+			v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "wake", Participants: []string{"alice/reviewer"}})
 			if err != nil {
 				b.Fatal(err)
 			}
 			conv = v.Conversation.ID
 			<-heard // the reviewer hears it was added
 		}
-		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: fmt.Sprintf("wake %d", i)}); err != nil {
+		if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: fmt.Sprintf("wake %d", i)}); err != nil {
 			b.Fatal(err)
 		}
 		<-heard

@@ -15,15 +15,15 @@ import (
 func TestListConversationsPages(t *testing.T) {
 	w := newWorld(t)
 	for i := range 5 {
-		_, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: fmt.Sprintf("task %d", i+1), Participants: []string{"alice/reviewer"}})
+		_, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: fmt.Sprintf("task %d", i+1), Participants: []string{"alice/reviewer"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			w.clock.Advance(time.Second) // some share an updated time
+			w.Clock.Advance(time.Second) // some share an updated time
 		}
 	}
-	all, err := w.hub.ListConversations(ctx, w.reviewer, "", hub.ConversationsPage.Max)
+	all, err := w.Hub.ListConversations(ctx, w.Reviewer, "", hub.ConversationsPage.Max)
 	if err != nil || all.Next != "" || len(all.Conversations) != 5 {
 		t.Fatalf("one page of all: %+v, %v", all, err)
 	}
@@ -34,7 +34,7 @@ func TestListConversationsPages(t *testing.T) {
 	var pages []int
 	after := ""
 	for range 5 {
-		p, err := w.hub.ListConversations(ctx, w.reviewer, after, 2)
+		p, err := w.Hub.ListConversations(ctx, w.Reviewer, after, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestListConversationsPages(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" || !cmp.Equal(pages, []int{2, 2, 1}) {
 		t.Errorf("pages %v of conversations (-want +got):\n%s", pages, diff)
 	}
-	if _, err := w.hub.ListConversations(ctx, w.reviewer, "not a page", 2); code(err) != "invalid_argument" {
+	if _, err := w.Hub.ListConversations(ctx, w.Reviewer, "not a page", 2); code(err) != "invalid_argument" {
 		t.Errorf("a made-up after: %v", err)
 	}
 }

@@ -12,8 +12,8 @@ import (
 // which each face says its own way (a page, a route, a command).
 func TestHintsNameTheActionNotACommand(t *testing.T) {
 	w := newWorld(t)
-	_, noPerson := w.hub.User(ctx, "nobody")
-	_, noToken := w.hub.RevokeToken(ctx, "tok_nope")
+	_, noPerson := w.Hub.User(ctx, "nobody")
+	_, noToken := w.Hub.RevokeToken(ctx, "tok_nope")
 	for _, tc := range []struct {
 		err       error
 		msg, lead string

@@ -28,7 +28,7 @@ type waitResult struct {
 func startWait(ctx context.Context, w *world, c *hub.Caller, in hub.WaitInput) <-chan waitResult {
 	ch := make(chan waitResult, 1)
 	go func() {
-		r, err := w.hub.Wait(ctx, c, in)
+		r, err := w.Hub.Wait(ctx, c, in)
 		ch <- waitResult{r, err}
 	}()
 	return ch
@@ -47,10 +47,10 @@ func within(t *testing.T, ch <-chan waitResult) waitResult {
 
 func TestWaitReturnsPastEventsAtOnce(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	start, ownStart := w.latest(t, w.reviewer), w.latest(t, w.planner)
-	sent := w.send(t, w.planner, conv, "hello")
-	r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: start, Timeout: hub.MaxWait})
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	start, ownStart := w.Latest(t, w.Reviewer), w.Latest(t, w.Planner)
+	sent := w.Send(t, w.Planner, conv, "hello")
+	r, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: start, Timeout: hub.MaxWait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +58,12 @@ func TestWaitReturnsPastEventsAtOnce(t *testing.T) {
 		t.Fatalf("wait from before the send: %+v", r)
 	}
 	// The sender's own stream carries its message too (sibling sessions).
-	own, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: ownStart})
+	own, err := w.Hub.Wait(ctx, w.Planner, hub.WaitInput{Cursor: ownStart})
 	if err != nil || len(own.Events) != 1 {
 		t.Fatalf("sender's wait: %+v, %v", own, err)
 	}
 	// From the newest cursor nothing is waiting: a zero timeout times out.
-	r, err = w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &r.Cursor})
+	r, err = w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &r.Cursor})
 	if err != nil || !r.TimedOut || len(r.Events) != 0 {
 		t.Fatalf("wait from the newest cursor: %+v, %v", r, err)
 	}
@@ -71,10 +71,10 @@ func TestWaitReturnsPastEventsAtOnce(t *testing.T) {
 
 func TestParkedWaitWakesOnCommit(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	cursor := w.latest(t, w.reviewer)
-	ch := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
-	sent := w.send(t, w.planner, conv, "wake up")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	cursor := w.Latest(t, w.Reviewer)
+	ch := startWait(ctx, w, w.Reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
+	sent := w.Send(t, w.Planner, conv, "wake up")
 	got := within(t, ch)
 	if got.err != nil || len(got.r.Events) != 1 || got.r.Events[0].Message.ID != sent.Message.ID {
 		t.Fatalf("parked wait: %+v, %v", got.r, got.err)
@@ -83,22 +83,22 @@ func TestParkedWaitWakesOnCommit(t *testing.T) {
 
 func TestWaitSlots(t *testing.T) {
 	w := newWorld(t)
-	cursor := w.latest(t, w.reviewer)
+	cursor := w.Latest(t, w.Reviewer)
 	var cancels []context.CancelFunc
 	var chans []<-chan waitResult
 	for range 5 {
 		c, cancel := context.WithCancel(ctx)
 		cancels = append(cancels, cancel)
-		chans = append(chans, startWait(c, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait}))
+		chans = append(chans, startWait(c, w, w.Reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait}))
 	}
 	// The 6th is refused while 5 are live.
-	w.parked(t, 5)
-	_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor})
+	w.Parked(t, 5)
+	_, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: cursor})
 	if e, ok := err.(*hub.Error); !ok || e.Code != "too_many_waits" || e.Kind != hub.KindRateLimited || e.Details["retry_after_s"] == nil {
 		t.Fatalf("6th wait: %v, want rate_limited too_many_waits with retry_after_s", err)
 	}
 	// Another agent's waits are not counted.
-	if r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: w.latest(t, w.planner)}); err != nil || !r.TimedOut {
+	if r, err := w.Hub.Wait(ctx, w.Planner, hub.WaitInput{Cursor: w.Latest(t, w.Planner)}); err != nil || !r.TimedOut {
 		t.Fatalf("another agent's wait: %v", err)
 	}
 	// A client hanging up frees its slot at once.
@@ -106,11 +106,11 @@ func TestWaitSlots(t *testing.T) {
 	if r := within(t, chans[0]); r.err == nil {
 		t.Fatalf("hung-up wait returned %+v, want its context error", r.r)
 	}
-	w.parked(t, 4)
-	if r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor}); err != nil || !r.TimedOut {
+	w.Parked(t, 4)
+	if r, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: cursor}); err != nil || !r.TimedOut {
 		t.Fatalf("wait after one hung up: %+v, %v", r, err)
 	}
-	w.hub.Shutdown()
+	w.Hub.Shutdown()
 	for _, ch := range chans[1:] {
 		if r := within(t, ch); r.err != nil || !r.r.TimedOut {
 			t.Fatalf("wait at shutdown: %+v, %v; want timed_out", r.r, r.err)
@@ -147,12 +147,9 @@ func (k *heldWaker) Subscribe(id string) (<-chan struct{}, func()) {
 // (§6): a client that hangs up and waits again is not told to retry.
 func TestHungUpWaitFreesItsSlotAtOnce(t *testing.T) {
 	w := newWorld(t)
-	k := &heldWaker{Local: w.waker, holding: make(chan struct{}), letGo: make(chan struct{})}
-	h, err := hub.New(ctx, hub.Options{Store: w.store, Waker: k, Clock: w.clock, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cursor := w.latest(t, w.reviewer)
+	k := &heldWaker{Local: w.Waker, holding: make(chan struct{}), letGo: make(chan struct{})}
+	h := w.HubOn(t, w.Store, k)
+	cursor := w.Latest(t, w.Reviewer)
 	var cancels []context.CancelFunc
 	var chans []chan waitResult
 	for i := range 5 {
@@ -160,15 +157,15 @@ func TestHungUpWaitFreesItsSlotAtOnce(t *testing.T) {
 		cancels = append(cancels, cancel)
 		chans = append(chans, make(chan waitResult, 1))
 		go func() {
-			r, err := h.Wait(c, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
+			r, err := h.Wait(c, w.Reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait})
 			chans[i] <- waitResult{r, err}
 		}()
 	}
-	w.parked(t, 5)
+	w.Parked(t, 5)
 	k.armed.Store(true)
 	cancels[0]()
 	<-k.holding // the first wait saw its client hang up and has not returned
-	r, err := h.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor})
+	r, err := h.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: cursor})
 	if err != nil || !r.TimedOut {
 		t.Errorf("a wait right after one hung up: %+v, %v; want timed_out, not too_many_waits", r, err)
 	}
@@ -184,10 +181,10 @@ func TestHungUpWaitFreesItsSlotAtOnce(t *testing.T) {
 
 func TestNewWaitOfSameSessionEndsTheOld(t *testing.T) {
 	w := newWorld(t)
-	cursor := w.latest(t, w.reviewer)
-	first := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait, Instance: "desk"})
-	w.parked(t, 1)
-	second := startWait(ctx, w, w.reviewer, hub.WaitInput{Cursor: cursor, Timeout: time.Second, Instance: "desk"})
+	cursor := w.Latest(t, w.Reviewer)
+	first := startWait(ctx, w, w.Reviewer, hub.WaitInput{Cursor: cursor, Timeout: hub.MaxWait, Instance: "desk"})
+	w.Parked(t, 1)
+	second := startWait(ctx, w, w.Reviewer, hub.WaitInput{Cursor: cursor, Timeout: time.Second, Instance: "desk"})
 	got := within(t, first)
 	if got.err != nil || !got.r.Superseded || len(got.r.Events) != 0 || got.r.Cursor != *cursor {
 		t.Fatalf("first wait: %+v, %v; want superseded with nothing consumed", got.r, got.err)
@@ -199,10 +196,10 @@ func TestNewWaitOfSameSessionEndsTheOld(t *testing.T) {
 
 func TestCursorErrors(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	w.send(t, w.planner, conv, "one")
-	latest := *w.latest(t, w.reviewer)
-	me := w.reviewer.Agent.ID
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	w.Send(t, w.Planner, conv, "one")
+	latest := *w.Latest(t, w.Reviewer)
+	me := w.Reviewer.Agent.ID
 	raw, _ := base64.RawURLEncoding.DecodeString(latest)
 	tag := raw[len(raw)-6:]
 	enc := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
@@ -224,8 +221,8 @@ func TestCursorErrors(t *testing.T) {
 		{"garbage", "not a cursor!", "cursor_invalid"},
 		{"too short", enc(raw[:3]), "cursor_invalid"},
 		{"tampered", enc(tampered), "cursor_invalid"},
-		{"another reader's", *w.latest(t, w.planner), "cursor_invalid"},
-		{"another database's", other.hub.CursorForTest(me, "", hub.Pos{ID: 1}), "cursor_invalid"},
+		{"another reader's", *w.Latest(t, w.Planner), "cursor_invalid"},
+		{"another database's", other.Hub.CursorForTest(me, "", hub.Pos{ID: 1}), "cursor_invalid"},
 		{"a second spelling", enc(append(append([]byte{0x80 | raw[0], 0}, raw[1:len(raw)-6]...), tag...)), "cursor_invalid"},
 		{"a transaction id of 0 spelled out", enc(append(append(binary.AppendUvarint(nil, uint64(pos.ID)), 0), tag...)), "cursor_invalid"},
 	}
@@ -233,11 +230,11 @@ func TestCursorErrors(t *testing.T) {
 	// is refused. On PostgreSQL a cursor of a transaction may stand past
 	// the horizon (a webhook's, hub.Pos), and reading after it is safe.
 	if pos.Tx == 0 {
-		cases = append(cases, struct{ name, cursor, want string }{"ahead of the log", w.hub.CursorForTest(me, "", hub.Pos{ID: 999}), "cursor_invalid"})
+		cases = append(cases, struct{ name, cursor, want string }{"ahead of the log", w.Hub.CursorForTest(me, "", hub.Pos{ID: 999}), "cursor_invalid"})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &tc.cursor})
+			r, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &tc.cursor})
 			e, ok := err.(*hub.Error)
 			if code(err) != tc.want || !ok || e.Details["latest_cursor"] != latest {
 				t.Fatalf("wait = %+v, %v; want %s carrying latest_cursor %s", r, err, tc.want, latest)
@@ -247,22 +244,22 @@ func TestCursorErrors(t *testing.T) {
 	// No cursor at all starts at the latest, and so does an empty one.
 	empty := ""
 	for _, in := range []hub.WaitInput{{}, {Cursor: &empty}} {
-		if r, err := w.hub.Wait(ctx, w.reviewer, in); err != nil || !r.TimedOut || r.Cursor != latest {
+		if r, err := w.Hub.Wait(ctx, w.Reviewer, in); err != nil || !r.TimedOut || r.Cursor != latest {
 			t.Fatalf("a wait with cursor %v: %+v, %v; want timed_out at %s", in.Cursor, r, err, latest)
 		}
 	}
 
 	// Events older than 30 days are pruned; a cursor before them expires.
-	start := w.hub.CursorForTest(me, "", hub.Pos{})
-	w.clock.Advance(31 * 24 * time.Hour)
-	if err := w.hub.PruneEvents(ctx); err != nil {
+	start := w.Hub.CursorForTest(me, "", hub.Pos{})
+	w.Clock.Advance(31 * 24 * time.Hour)
+	if err := w.Hub.PruneEvents(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &start})
+	_, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &start})
 	if code(err) != "cursor_expired" {
 		t.Fatalf("cursor older than the kept events: %v, want cursor_expired", err)
 	}
-	if r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &latest}); err != nil || !r.TimedOut {
+	if r, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &latest}); err != nil || !r.TimedOut {
 		t.Fatalf("the latest cursor after pruning: %+v, %v", r, err)
 	}
 }
@@ -274,58 +271,58 @@ func TestCursorErrors(t *testing.T) {
 // past it.
 func TestCursorsAcrossARestore(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	w.send(t, w.planner, conv, "before the backup")
-	before := *w.latest(t, w.reviewer)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	w.Send(t, w.Planner, conv, "before the backup")
+	before := *w.Latest(t, w.Reviewer)
 	through := hub.PosOfCursorForTest(before)
-	old := w.hub.GenerationForTest()
+	old := w.Hub.GenerationForTest()
 	// The restored copy: a new generation begins at the backup's end.
-	ended, err := hub.MarkRestored(ctx, w.store)
+	ended, err := hub.MarkRestored(ctx, w.Store)
 	if err != nil || ended.ID != old || ended.End().Compare(through) < 0 {
 		t.Fatalf("MarkRestored = %+v, %v; want generation %q through %v or later", ended, err, old, through)
 	}
 	w.reopen(t)
-	if w.hub.GenerationForTest() == old {
+	if w.Hub.GenerationForTest() == old {
 		t.Fatal("the restore kept the generation")
 	}
 	// The original database went on past the backup and issued this one.
-	stale := w.hub.CursorForTest(w.reviewer.Agent.ID, old, hub.Pos{Tx: ended.ThroughTx, ID: ended.Through + 1})
+	stale := w.Hub.CursorForTest(w.Reviewer.Agent.ID, old, hub.Pos{Tx: ended.ThroughTx, ID: ended.Through + 1})
 	for i := range 3 {
-		w.send(t, w.planner, conv, fmt.Sprintf("after the restore, %d", i+1))
+		w.Send(t, w.Planner, conv, fmt.Sprintf("after the restore, %d", i+1))
 	}
-	_, err = w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &stale})
+	_, err = w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &stale})
 	if code(err) != "cursor_invalid" {
 		t.Fatalf("a cursor issued after the backup, once the log regrew past it: %v; want cursor_invalid", err)
 	}
-	r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &before})
+	r, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &before})
 	if err != nil || len(r.Events) != 3 {
 		t.Fatalf("a cursor from before the backup: %+v, %v; want the 3 messages after it", r, err)
 	}
 	// Cursors the restored database issues work, and a second restore
 	// keeps the first's limit.
-	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &r.Cursor}); err != nil {
+	if _, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &r.Cursor}); err != nil {
 		t.Fatalf("a cursor of the new generation: %v", err)
 	}
-	if _, err := hub.MarkRestored(ctx, w.store); err != nil {
+	if _, err := hub.MarkRestored(ctx, w.Store); err != nil {
 		t.Fatal(err)
 	}
 	w.reopen(t)
-	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &before}); err != nil {
+	if _, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &before}); err != nil {
 		t.Fatalf("a cursor from before the first backup, after a second restore: %v", err)
 	}
-	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &stale}); code(err) != "cursor_invalid" {
+	if _, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &stale}); code(err) != "cursor_invalid" {
 		t.Fatalf("the stale cursor after a second restore: %v; want cursor_invalid", err)
 	}
 }
 
 func TestClosedConversationEventsAreNotHandedOver(t *testing.T) {
 	w := newWorld(t)
-	cursor := w.latest(t, w.helper)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	w.send(t, w.planner, conv, "hello")
+	cursor := w.Latest(t, w.Helper)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	w.Send(t, w.Planner, conv, "hello")
 	// Archiving the recipient's peer does not hide past events; leaving
 	// does. Simulate the recipient losing access: bob's helper never had it.
-	r, err := w.hub.Wait(ctx, w.helper, hub.WaitInput{Cursor: cursor})
+	r, err := w.Hub.Wait(ctx, w.Helper, hub.WaitInput{Cursor: cursor})
 	if err != nil || len(r.Events) != 0 {
 		t.Fatalf("stranger's wait: %+v, %v", r, err)
 	}
@@ -425,32 +422,32 @@ func TestWaitTimeoutIsCheckedBeforeConverting(t *testing.T) {
 // as every cursor that old is.
 func TestGenerationsEndingBeforeTheKeptEventsAreForgotten(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	w.send(t, w.planner, conv, "long ago")
-	old := *w.latest(t, w.reviewer)
-	first := w.hub.GenerationForTest()
-	if _, err := hub.MarkRestored(ctx, w.store); err != nil {
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	w.Send(t, w.Planner, conv, "long ago")
+	old := *w.Latest(t, w.Reviewer)
+	first := w.Hub.GenerationForTest()
+	if _, err := hub.MarkRestored(ctx, w.Store); err != nil {
 		t.Fatal(err)
 	}
 	w.reopen(t)
-	if gs := w.hub.GenerationsForTest(); len(gs) != 1 || gs[0].ID != first {
+	if gs := w.Hub.GenerationsForTest(); len(gs) != 1 || gs[0].ID != first {
 		t.Fatalf("generations after one restart: %+v; want %q", gs, first)
 	}
-	w.send(t, w.planner, conv, "also long ago")
-	w.clock.Advance(31 * 24 * time.Hour)
-	w.send(t, w.planner, conv, "now")
-	if err := w.hub.PruneEvents(ctx); err != nil {
+	w.Send(t, w.Planner, conv, "also long ago")
+	w.Clock.Advance(31 * 24 * time.Hour)
+	w.Send(t, w.Planner, conv, "now")
+	if err := w.Hub.PruneEvents(ctx); err != nil {
 		t.Fatal(err)
 	}
-	second := w.hub.GenerationForTest()
-	if _, err := hub.MarkRestored(ctx, w.store); err != nil {
+	second := w.Hub.GenerationForTest()
+	if _, err := hub.MarkRestored(ctx, w.Store); err != nil {
 		t.Fatal(err)
 	}
 	w.reopen(t)
-	if gs := w.hub.GenerationsForTest(); len(gs) != 1 || gs[0].ID != second {
+	if gs := w.Hub.GenerationsForTest(); len(gs) != 1 || gs[0].ID != second {
 		t.Fatalf("generations once the first ended before the kept events: %+v; want only %q", gs, second)
 	}
-	if _, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: &old}); code(err) != "cursor_expired" {
+	if _, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: &old}); code(err) != "cursor_expired" {
 		t.Fatalf("a cursor of a forgotten generation: %v; want cursor_expired", err)
 	}
 }

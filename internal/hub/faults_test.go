@@ -45,37 +45,37 @@ func TestApprovalFailingInternallyIsNotReportedDone(t *testing.T) {
 	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.DecideContact(ctx, bob, "alice", true); err != nil {
+	if _, err := w.Hub.DecideContact(ctx, bob, "alice", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SetGrant(ctx, alice, "alice/planner", "bob", false, true); err != nil {
+	if _, err := w.Hub.SetGrant(ctx, alice, "alice/planner", "bob", false, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"}); code(err) != "pending_approval:pending_approval" {
+	if _, err := w.Hub.OpenConversation(ctx, w.Planner, []string{"bob/helper"}); code(err) != "pending_approval:pending_approval" {
 		t.Fatalf("open: %v, want pending_approval", err)
 	}
-	asks, err := w.hub.Approvals(ctx, bob)
+	asks, err := w.Hub.Approvals(ctx, bob)
 	if err != nil || len(asks) != 1 {
 		t.Fatalf("bob's approvals: %+v, %v", asks, err)
 	}
-	start := w.latest(t, w.planner)
+	start := w.Latest(t, w.Planner)
 
 	fs.failAgentByHandle.Store(true)
-	if _, err := w.hub.DecideInbound(ctx, bob, asks[0].ID, true); code(err) != "internal" || !errors.Is(err, errDisk) {
+	if _, err := w.Hub.DecideInbound(ctx, bob, asks[0].ID, true); code(err) != "internal" || !errors.Is(err, errDisk) {
 		t.Fatalf("approving while the store fails: %v, want an internal error carrying its cause", err)
 	}
-	if again, _ := w.hub.Approvals(ctx, bob); len(again) != 1 || again[0].ID != asks[0].ID {
+	if again, _ := w.Hub.Approvals(ctx, bob); len(again) != 1 || again[0].ID != asks[0].ID {
 		t.Fatalf("after the failed approval bob's approvals are %+v, want the ask still waiting", again)
 	}
-	if r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: start}); err != nil || len(r.Events) != 0 {
+	if r, err := w.Hub.Wait(ctx, w.Planner, hub.WaitInput{Cursor: start}); err != nil || len(r.Events) != 0 {
 		t.Fatalf("the planner heard %+v, %v; want nothing", r, err)
 	}
 
 	fs.failAgentByHandle.Store(false)
-	if _, err := w.hub.DecideInbound(ctx, bob, asks[0].ID, true); err != nil {
+	if _, err := w.Hub.DecideInbound(ctx, bob, asks[0].ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := w.hub.OpenConversation(ctx, w.planner, []string{"bob/helper"}); err != nil || v.Conversation.Kind != hub.KindDirect {
+	if v, err := w.Hub.OpenConversation(ctx, w.Planner, []string{"bob/helper"}); err != nil || v.Conversation.Kind != hub.KindDirect {
 		t.Fatalf("open after the approval: %+v, %v", v, err)
 	}
 }

@@ -19,7 +19,7 @@ func TestAWaitFromInsideAHeldTransaction(t *testing.T) {
 	dbs := storetest.Replicas(t, 2)
 	looks := &lookCounter{Store: dbs[0], looks: make(chan string, 100)}
 	w := newWorldOnStore(t, hub.DefaultSettings(), looks)
-	conv := w.open(t, w.reviewer, "alice/planner")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
 	// Another replica's transaction, older than the send, holds the
 	// send's events back until it ends.
 	stall, release := make(chan struct{}), make(chan struct{})
@@ -37,23 +37,23 @@ func TestAWaitFromInsideAHeldTransaction(t *testing.T) {
 		})
 	}()
 	<-stall
-	sent := w.send(t, w.reviewer, conv, "held back a moment")
-	_, heldTx, err := dbs[0].EventsAfter(ctx, w.planner.Agent.ID, hub.Pos{}, 10)
+	sent := w.Send(t, w.Reviewer, conv, "held back a moment")
+	_, heldTx, err := dbs[0].EventsAfter(ctx, w.Planner.Agent.ID, hub.Pos{}, 10)
 	if err != nil || heldTx == 0 {
 		t.Fatalf("the send's events are not held back: %d, %v", heldTx, err)
 	}
-	cursor := w.hub.CursorForTest(w.planner.Agent.ID, w.hub.GenerationForTest(), hub.Pos{Tx: heldTx})
+	cursor := w.Hub.CursorForTest(w.Planner.Agent.ID, w.Hub.GenerationForTest(), hub.Pos{Tx: heldTx})
 	go func() {
 		// Once the wait has looked twice — seen them held, and looked
 		// again while they still are — they come out.
 		for n := 0; n < 2; {
-			if <-looks.looks == w.planner.Agent.ID {
+			if <-looks.looks == w.Planner.Agent.ID {
 				n++
 			}
 		}
 		commit()
 	}()
-	r, err := w.hub.Wait(ctx, w.planner, hub.WaitInput{Cursor: &cursor, Timeout: 5 * time.Second})
+	r, err := w.Hub.Wait(ctx, w.Planner, hub.WaitInput{Cursor: &cursor, Timeout: 5 * time.Second})
 	if err != nil || len(r.Events) == 0 || r.Events[len(r.Events)-1].MessageID != sent.Message.ID {
 		t.Fatalf("a wait from inside the held transaction: %+v, %v; want the message once it came out", r, err)
 	}

@@ -19,7 +19,7 @@ func (w *world) watchInbox(t *testing.T, c *hub.Caller) (<-chan struct{}, <-chan
 	started := make(chan struct{})
 	first := true
 	go func() {
-		done <- w.hub.WatchInbox(watchCtx, c, func() bool {
+		done <- w.Hub.WatchInbox(watchCtx, c, func() bool {
 			if first {
 				first = false
 				close(started)
@@ -55,25 +55,25 @@ func changed(t *testing.T, changes <-chan struct{}, what string) {
 // over from the step before stands in for the one it checks.
 func TestWatchInbox(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.reviewer, "alice/planner")
-	changes, _ := w.watchInbox(t, w.planner)
-	sent := w.send(t, w.reviewer, conv, "please review")
+	conv := w.Direct(t, w.Reviewer, "alice/planner")
+	changes, _ := w.watchInbox(t, w.Planner)
+	sent := w.Send(t, w.Reviewer, conv, "please review")
 	changed(t, changes, "a message delivered")
 	if sent.Listening != 1 {
 		t.Errorf("the send says %d recipients listen; want the one following its inbox", sent.Listening)
 	}
 
-	changes, _ = w.watchInbox(t, w.planner)
-	if _, err := w.hub.Acknowledge(ctx, w.planner, sent.Message.ID, hub.OutcomeDone, ""); err != nil {
+	changes, _ = w.watchInbox(t, w.Planner)
+	if _, err := w.Hub.Acknowledge(ctx, w.Planner, sent.Message.ID, hub.OutcomeDone, ""); err != nil {
 		t.Fatal(err)
 	}
 	changed(t, changes, "an acknowledgement")
 
 	// The agent's own words change nothing in its inbox: one change, for
 	// the message after them.
-	changes, _ = w.watchInbox(t, w.planner)
-	w.send(t, w.planner, conv, "done")
-	w.send(t, w.reviewer, conv, "thanks")
+	changes, _ = w.watchInbox(t, w.Planner)
+	w.Send(t, w.Planner, conv, "done")
+	w.Send(t, w.Reviewer, conv, "thanks")
 	changed(t, changes, "the next message")
 	select {
 	case <-changes:
@@ -81,8 +81,8 @@ func TestWatchInbox(t *testing.T) {
 	default:
 	}
 
-	_, done := w.watchInbox(t, w.planner)
-	if _, err := w.hub.RevokeToken(ctx, w.planner.TokenID); err != nil {
+	_, done := w.watchInbox(t, w.Planner)
+	if _, err := w.Hub.RevokeToken(ctx, w.Planner.TokenID); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -99,8 +99,8 @@ func TestWatchInbox(t *testing.T) {
 // the server shutting down.
 func TestWatchInboxEnds(t *testing.T) {
 	w := newWorld(t)
-	_, archived := w.watchInbox(t, w.helper)
-	if _, err := w.hub.ArchiveAgent(ctx, "bob/helper"); err != nil {
+	_, archived := w.watchInbox(t, w.Helper)
+	if _, err := w.Hub.ArchiveAgent(ctx, "bob/helper"); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -111,8 +111,8 @@ func TestWatchInboxEnds(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("the watch goes on after its agent was archived")
 	}
-	_, shut := w.watchInbox(t, w.planner)
-	w.hub.Shutdown()
+	_, shut := w.watchInbox(t, w.Planner)
+	w.Hub.Shutdown()
 	select {
 	case err := <-shut:
 		if !errors.Is(err, hub.ErrShutdown) {
@@ -122,8 +122,8 @@ func TestWatchInboxEnds(t *testing.T) {
 		t.Fatal("the watch goes on after the server shut down")
 	}
 	// Without the read scope there is nothing to follow.
-	c := w.agent(t, "alice/writer", hub.ScopeWrite)
-	if err := w.hub.WatchInbox(ctx, c, func() bool { return true }); code(err) != "missing_scope" {
+	c := w.Agent(t, "alice/writer", hub.ScopeWrite)
+	if err := w.Hub.WatchInbox(ctx, c, func() bool { return true }); code(err) != "missing_scope" {
 		t.Fatalf("a watch without msg:read: %v", err)
 	}
 }

@@ -32,7 +32,7 @@ func TestReach(t *testing.T) {
 		{"none", nil, "invalid_argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := w.hub.OpenConversation(ctx, w.planner, tc.handles)
+			_, err := w.Hub.OpenConversation(ctx, w.Planner, tc.handles)
 			if code(err) != tc.want {
 				t.Fatalf("open %v: %v, want %q", tc.handles, err, tc.want)
 			}
@@ -42,9 +42,9 @@ func TestReach(t *testing.T) {
 
 func TestOpenConversationFindsTheSameSet(t *testing.T) {
 	w := newWorld(t)
-	a := w.open(t, w.planner, "alice/reviewer")
-	b := w.open(t, w.reviewer, "alice/planner")
-	c := w.open(t, w.planner, "alice/reviewer", "alice")
+	a := w.Direct(t, w.Planner, "alice/reviewer")
+	b := w.Direct(t, w.Reviewer, "alice/planner")
+	c := w.Direct(t, w.Planner, "alice/reviewer", "alice")
 	if a != b {
 		t.Errorf("the same pair opened two conversations: %s and %s", a, b)
 	}
@@ -55,7 +55,7 @@ func TestOpenConversationFindsTheSameSet(t *testing.T) {
 
 func TestSendLimits(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	summary := "Please review"
 	for _, tc := range []struct {
 		name string
@@ -92,12 +92,12 @@ func TestSendLimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.in.ConversationID = conv
-			before, _ := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, MarkRead: new(false)})
-			_, err := w.hub.SendMessage(ctx, w.planner, tc.in)
+			before, _ := w.Hub.ReadMessages(ctx, w.Planner, hub.ReadInput{ConversationID: conv, MarkRead: new(false)})
+			_, err := w.Hub.SendMessage(ctx, w.Planner, tc.in)
 			if code(err) != tc.want {
 				t.Fatalf("send: %v, want %q", err, tc.want)
 			}
-			after, _ := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, MarkRead: new(false)})
+			after, _ := w.Hub.ReadMessages(ctx, w.Planner, hub.ReadInput{ConversationID: conv, MarkRead: new(false)})
 			if grew := len(after.Messages) - len(before.Messages); (tc.want == "") != (grew == 1) {
 				t.Fatalf("messages grew by %d", grew)
 			}
@@ -110,25 +110,25 @@ func TestSendLimits(t *testing.T) {
 func TestBlankTitles(t *testing.T) {
 	w := newWorld(t)
 	for _, title := range []string{"\x00", "\u200b", " \ufeff\u2060 "} {
-		_, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: title})
+		_, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: title})
 		if code(err) != "invalid_argument" || !strings.Contains(err.Error(), "title is blank") {
 			t.Errorf("create_thread with title %q: %v; want invalid_argument, title is blank", title, err)
 		}
 	}
-	if _, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "\u200bPlan"}); err != nil {
+	if _, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "\u200bPlan"}); err != nil {
 		t.Errorf("a title with a word: %v", err)
 	}
 }
 
 func TestSendStoresWhatWasSent(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	body := "bad \xff byte, a NUL \x00, emoji 🙂 stays"
-	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: body, Instance: " Repo Main ", ToInstance: "Desk", Mentions: []string{"@Alice/Reviewer"}})
+	r, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: body, Instance: " Repo Main ", ToInstance: "Desk", Mentions: []string{"@Alice/Reviewer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := w.hub.ReadMessage(ctx, w.reviewer, r.Message.ID, "")
+	m, err := w.Hub.ReadMessage(ctx, w.Reviewer, r.Message.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,13 +143,13 @@ func TestSendStoresWhatWasSent(t *testing.T) {
 
 func TestClientMsgID(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	in := hub.SendInput{ConversationID: conv, Body: "deploy now", ClientMsgID: "job-1"}
 	var wg sync.WaitGroup
 	results := make([]*hub.SendResult, 10)
 	errs := make([]error, 10)
 	for i := range 10 {
-		wg.Go(func() { results[i], errs[i] = w.hub.SendMessage(ctx, w.planner, in) })
+		wg.Go(func() { results[i], errs[i] = w.Hub.SendMessage(ctx, w.Planner, in) })
 	}
 	wg.Wait()
 	ids := map[string]bool{}
@@ -165,78 +165,78 @@ func TestClientMsgID(t *testing.T) {
 	if len(ids) != 1 {
 		t.Fatalf("10 identical sends stored %d messages", len(ids))
 	}
-	page, _ := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
+	page, _ := w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: conv})
 	if len(page.Messages) != 1 {
 		t.Fatalf("conversation holds %d messages, want 1", len(page.Messages))
 	}
 	in.Body = "deploy later"
-	if _, err := w.hub.SendMessage(ctx, w.planner, in); code(err) != "conflict" {
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, in); code(err) != "conflict" {
 		t.Fatalf("same id, different body: %v, want conflict", err)
 	}
 }
 
 func TestSendRefusals(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	notice, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "got it", NoReply: true})
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	notice, err := w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: conv, Body: "got it", NoReply: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "thanks!", ReplyToSeq: notice.Message.Seq})
+	_, err = w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "thanks!", ReplyToSeq: notice.Message.Seq})
 	if code(err) != "denied:notice" {
 		t.Fatalf("reply to a no_reply message: %v, want denied:notice", err)
 	}
 
 	// Only the creator may request a close; then nobody may send.
-	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Release 2.0", Participants: []string{"alice/reviewer"}})
+	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "Release 2.0", Participants: []string{"alice/reviewer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	thread := v.Conversation.ID
-	if _, err := w.hub.RequestClose(ctx, w.reviewer, thread); code(err) != "forbidden" {
+	if _, err := w.Hub.RequestClose(ctx, w.Reviewer, thread); code(err) != "forbidden" {
 		t.Fatalf("request_close by a member: %v, want forbidden", err)
 	}
-	if _, err := w.hub.RequestClose(ctx, w.planner, conv); code(err) != "invalid_argument" {
+	if _, err := w.Hub.RequestClose(ctx, w.Planner, conv); code(err) != "invalid_argument" {
 		t.Fatalf("request_close of a direct conversation: %v, want invalid_argument", err)
 	}
-	if c, err := w.hub.RequestClose(ctx, w.planner, thread); err != nil || c.Status != hub.StatusCloseRequested {
+	if c, err := w.Hub.RequestClose(ctx, w.Planner, thread); err != nil || c.Status != hub.StatusCloseRequested {
 		t.Fatalf("request_close: %v, %v", c, err)
 	}
-	if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: thread, Body: "one more"}); code(err) != "denied:closing" {
+	if _, err := w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: thread, Body: "one more"}); code(err) != "denied:closing" {
 		t.Fatalf("send while closing: %v, want denied:closing", err)
 	}
 
 	// Strangers get not_found, never forbidden.
-	if _, err := w.hub.SendMessage(ctx, w.helper, hub.SendInput{ConversationID: conv, Body: "hi"}); code(err) != "not_found" {
+	if _, err := w.Hub.SendMessage(ctx, w.Helper, hub.SendInput{ConversationID: conv, Body: "hi"}); code(err) != "not_found" {
 		t.Fatalf("send by a stranger: %v, want not_found", err)
 	}
 
 	// Once every other participant is archived, sends reach nobody.
-	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
+	if _, err := w.Hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone?"}); code(err) != "no_recipients" {
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "anyone?"}); code(err) != "no_recipients" {
 		t.Fatalf("send with every other participant archived: %v, want no_recipients", err)
 	}
 }
 
 func TestEventPostsReachOnlyMentioned(t *testing.T) {
 	w := newWorld(t)
-	ops := w.agent(t, "alice/ops")
-	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Build", Participants: []string{"alice/reviewer", "alice/ops"}})
+	ops := w.Agent(t, "alice/ops")
+	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "Build", Participants: []string{"alice/reviewer", "alice/ops"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	conv := v.Conversation.ID
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "ran tests", Kind: "tool_result",
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "ran tests", Kind: "tool_result",
 		Metadata: json.RawMessage(`{"passed": 12}`), Mentions: []string{"alice/ops"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		who  *hub.Caller
 		want int
-	}{{w.reviewer, 0}, {ops, 1}} {
-		in, err := w.hub.Inbox(ctx, tc.who, 0, "")
+	}{{w.Reviewer, 0}, {ops, 1}} {
+		in, err := w.Hub.Inbox(ctx, tc.who, 0, "")
 		if err != nil || in.Total != tc.want {
 			t.Errorf("%s inbox total = %v (%v), want %d", tc.who.Agent.Handle(), in, err, tc.want)
 		}
@@ -245,25 +245,25 @@ func TestEventPostsReachOnlyMentioned(t *testing.T) {
 
 func TestAddParticipantSeesHistory(t *testing.T) {
 	w := newWorld(t)
-	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Plan", Goal: "agree on a plan"})
+	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "Plan", Goal: "agree on a plan"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	conv := v.Conversation.ID
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "draft 1"}); code(err) != "no_recipients" {
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "draft 1"}); code(err) != "no_recipients" {
 		t.Fatalf("send alone: %v, want no_recipients", err)
 	}
-	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "bob/helper"); code(err) != "denied:contact" {
+	if _, err := w.Hub.AddParticipant(ctx, w.Planner, conv, "bob/helper"); code(err) != "denied:contact" {
 		t.Fatalf("add a stranger: %v, want denied:contact", err)
 	}
-	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "alice"); err != nil {
+	if _, err := w.Hub.AddParticipant(ctx, w.Planner, conv, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	w.send(t, w.planner, conv, "draft 2")
-	if _, err := w.hub.AddParticipant(ctx, w.planner, conv, "alice/reviewer"); err != nil {
+	w.Send(t, w.Planner, conv, "draft 2")
+	if _, err := w.Hub.AddParticipant(ctx, w.Planner, conv, "alice/reviewer"); err != nil {
 		t.Fatal(err)
 	}
-	page, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
+	page, err := w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: conv})
 	if err != nil || len(page.Messages) != 1 || page.Messages[0].Body != "draft 2" {
 		t.Fatalf("late participant's read: %+v, %v", page, err)
 	}
@@ -271,13 +271,13 @@ func TestAddParticipantSeesHistory(t *testing.T) {
 
 func TestMetadataIsStoredClean(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	raw := json.RawMessage("{\"out\": \"a\xffb\", \"s\": \"\\udc00\", \"n\": 12345678901234567890, \"html\": \"<b>\"}")
-	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "ran", Kind: "tool_result", Metadata: raw, Mentions: []string{"alice/reviewer"}})
+	r, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "ran", Kind: "tool_result", Metadata: raw, Mentions: []string{"alice/reviewer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := w.hub.ReadMessage(ctx, w.reviewer, r.Message.ID, "")
+	m, err := w.Hub.ReadMessage(ctx, w.Reviewer, r.Message.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,14 +289,14 @@ func TestMetadataIsStoredClean(t *testing.T) {
 
 func TestPagesStayUnderResultCaps(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	start := w.latest(t, w.reviewer)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	start := w.Latest(t, w.Reviewer)
 	for i := range 12 {
-		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: strings.Repeat(string(rune('a'+i)), 10000), Summary: "big"}); err != nil {
+		if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: strings.Repeat(string(rune('a'+i)), 10000), Summary: "big"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	page, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv})
+	page, err := w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: conv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,17 +304,17 @@ func TestPagesStayUnderResultCaps(t *testing.T) {
 		t.Fatalf("page of 12 × 10,000 characters: %d messages, has_more %v, next %d", n, page.HasMore, page.NextAfterSeq)
 	}
 	// A person reading the same conversation gets the same page.
-	_, own, err := w.hub.PersonMessages(ctx, w.owner(t), conv, 0, 0)
+	_, own, err := w.Hub.PersonMessages(ctx, w.owner(t), conv, 0, 0)
 	if err != nil || len(own.Messages) != len(page.Messages) || !own.HasMore || own.NextAfterSeq != page.NextAfterSeq {
 		t.Fatalf("the owner's page: %d messages, has_more %v, next %d, %v; want the agent's %d", len(own.Messages), own.HasMore, own.NextAfterSeq, err, len(page.Messages))
 	}
-	if _, _, err := w.hub.PersonMessages(ctx, w.owner(t), conv, -1, 0); code(err) != "invalid_argument" {
+	if _, _, err := w.Hub.PersonMessages(ctx, w.owner(t), conv, -1, 0); code(err) != "invalid_argument" {
 		t.Fatalf("after_seq -1 as a person: %v", err)
 	}
 	got := 0
 	cursor := start
 	for range 12 {
-		r, err := w.hub.Wait(ctx, w.reviewer, hub.WaitInput{Cursor: cursor})
+		r, err := w.Hub.Wait(ctx, w.Reviewer, hub.WaitInput{Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -334,38 +334,38 @@ func TestPagesStayUnderResultCaps(t *testing.T) {
 
 func TestInstanceLimitHoldsEverywhere(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	for i := range hub.MaxInstances {
-		if _, err := w.hub.Whoami(ctx, w.planner, fmt.Sprintf("s%02d", i), ""); err != nil {
+		if _, err := w.Hub.Whoami(ctx, w.Planner, fmt.Sprintf("s%02d", i), ""); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "hi", Instance: "one-more"}); code(err) != "too_many_instances" {
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "hi", Instance: "one-more"}); code(err) != "too_many_instances" {
 		t.Fatalf("send as a 51st session: %v, want too_many_instances", err)
 	}
-	if _, err := w.hub.Inbox(ctx, w.planner, 0, "one-more"); code(err) != "too_many_instances" {
+	if _, err := w.Hub.Inbox(ctx, w.Planner, 0, "one-more"); code(err) != "too_many_instances" {
 		t.Fatalf("check_inbox as a 51st session: %v", err)
 	}
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "hi", Instance: "s07"}); err != nil {
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "hi", Instance: "s07"}); err != nil {
 		t.Fatalf("send as a known session: %v", err)
 	}
 	// A week later the names unused since free their places.
-	w.clock.Advance(hub.InstanceForgotten)
-	if _, err := w.hub.Whoami(ctx, w.planner, "one-more", ""); err != nil {
+	w.Clock.Advance(hub.InstanceForgotten)
+	if _, err := w.Hub.Whoami(ctx, w.Planner, "one-more", ""); err != nil {
 		t.Fatalf("a new name after a week: %v", err)
 	}
 }
 
 func TestArchivedAgentsAreListedNowhere(t *testing.T) {
 	w := newWorld(t)
-	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Plan", Participants: []string{"alice/reviewer", "alice"}})
+	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "Plan", Participants: []string{"alice/reviewer", "alice"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
+	if _, err := w.Hub.ArchiveAgent(ctx, "alice/reviewer"); err != nil {
 		t.Fatal(err)
 	}
-	page, err := w.hub.ListConversations(ctx, w.planner, "", 0)
+	page, err := w.Hub.ListConversations(ctx, w.Planner, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,11 +377,11 @@ func TestArchivedAgentsAreListedNowhere(t *testing.T) {
 	if ls[0].Conversation.ID != v.Conversation.ID || strings.Join(handles, ",") != "alice/planner,alice" {
 		t.Fatalf("listed participants %v, want the archived reviewer left out", handles)
 	}
-	c, err := reach.New(w.hub, w.store).ListContacts(ctx, w.planner)
+	c, err := reach.New(w.Hub, w.Store).ListContacts(ctx, w.Planner)
 	if err != nil || len(c.Siblings) != 0 {
 		t.Fatalf("siblings after archiving the only one: %+v, %v", c, err)
 	}
-	r := w.send(t, w.planner, v.Conversation.ID, "still here?")
+	r := w.Send(t, w.Planner, v.Conversation.ID, "still here?")
 	if r.Recipients != 1 {
 		t.Fatalf("recipients = %d, want 1 (the owner; the archived agent left the list)", r.Recipients)
 	}
@@ -395,24 +395,24 @@ func TestNULIsReplacedInEveryText(t *testing.T) {
 	w := newWorld(t)
 	alice := w.person(t, "alice")
 	const in, want = "a\x00b\xffc", "a\uFFFDb\uFFFDc"
-	conv := w.open(t, w.planner, "alice/reviewer")
-	r, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: in, Summary: in, ClientMsgID: in})
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	r, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: in, Summary: in, ClientMsgID: in})
 	if err != nil {
 		t.Fatalf("a send with a NUL in its body, summary and client_msg_id: %v", err)
 	}
-	m, err := w.hub.ReadMessage(ctx, w.reviewer, r.Message.ID, "")
+	m, err := w.Hub.ReadMessage(ctx, w.Reviewer, r.Message.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: in, Summary: in, ClientMsgID: want})
+	again, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: in, Summary: in, ClientMsgID: want})
 	if err != nil || !again.Duplicate || again.Message.ID != m.ID {
 		t.Errorf("the same send with U+FFFD where the NUL was: %+v, %v; want the stored message again", again, err)
 	}
-	th, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: in, Goal: in})
+	th, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: in, Goal: in})
 	if err != nil {
 		t.Fatalf("a thread titled with a NUL: %v", err)
 	}
-	q, err := w.hub.AskOwner(ctx, w.planner, in, "", "", []string{in})
+	q, err := w.Hub.AskOwner(ctx, w.Planner, in, "", "", []string{in})
 	if err != nil {
 		t.Fatalf("a question with a NUL: %v", err)
 	}
@@ -420,7 +420,7 @@ func TestNULIsReplacedInEveryText(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a contact request with a NUL: %v", err)
 	}
-	u, err := rooms.New(w.hub, w.store).UpdateUserName(ctx, alice, in)
+	u, err := rooms.New(w.Hub, w.Store).UpdateUserName(ctx, alice, in)
 	if err != nil {
 		t.Fatalf("a name with a NUL: %v", err)
 	}

@@ -66,36 +66,36 @@ func (o *observed) parkedNow() int {
 func TestObserver(t *testing.T) {
 	o := &observed{sends: map[string]int{}, brakes: map[string]int{}}
 	w := newWorld(t)
-	w.observer = o
+	w.observe(o)
 	w.reopen(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 
-	w.send(t, w.planner, conv, "first")
-	w.send(t, w.planner, conv, "again")
-	w.send(t, w.planner, conv, "again")
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "again"}); code(err) != "denied:duplicate" {
+	w.Send(t, w.Planner, conv, "first")
+	w.Send(t, w.Planner, conv, "again")
+	w.Send(t, w.Planner, conv, "again")
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "again"}); code(err) != "denied:duplicate" {
 		t.Fatalf("a third send of the same words: %v", err)
 	}
-	if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: "conv_nope", Body: "x"}); code(err) != "not_found" {
+	if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: "conv_nope", Body: "x"}); code(err) != "not_found" {
 		t.Fatalf("a send to nowhere: %v", err)
 	}
 	// A duplicate client_msg_id is answered with the message stored: sent.
 	for range 2 {
-		if _, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "once", ClientMsgID: "c1"}); err != nil {
+		if _, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "once", ClientMsgID: "c1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	reviewer := w.agent(t, "alice/reviewer")
-	if r, err := w.hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv, Body: "held for alice"}); err != nil || r.Message.Status != hub.MessageHeld {
+	reviewer := w.Agent(t, "alice/reviewer")
+	if r, err := w.Hub.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv, Body: "held for alice"}); err != nil || r.Message.Status != hub.MessageHeld {
 		t.Fatalf("a send in review mode: %+v, %v", r, err)
 	}
-	if _, err := w.hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeListen); err != nil {
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/reviewer", hub.ModeListen); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SendMessage(ctx, w.agent(t, "alice/reviewer"), hub.SendInput{ConversationID: conv, Body: "x"}); code(err) != "denied:listen" {
+	if _, err := w.Hub.SendMessage(ctx, w.Agent(t, "alice/reviewer"), hub.SendInput{ConversationID: conv, Body: "x"}); code(err) != "denied:listen" {
 		t.Fatalf("a send in listen mode: %v", err)
 	}
 	o.mu.Lock()
@@ -112,9 +112,9 @@ func TestObserver(t *testing.T) {
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	cursor := w.latest(t, reviewer)
+	cursor := w.Latest(t, reviewer)
 	go func() {
-		_, err := w.hub.Wait(wctx, reviewer, hub.WaitInput{Cursor: cursor, Timeout: 15 * time.Second})
+		_, err := w.Hub.Wait(wctx, reviewer, hub.WaitInput{Cursor: cursor, Timeout: 15 * time.Second})
 		done <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
@@ -124,7 +124,7 @@ func TestObserver(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	w.send(t, w.planner, conv, "wake up")
+	w.Send(t, w.Planner, conv, "wake up")
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +140,16 @@ func TestObserver(t *testing.T) {
 func TestObserverSearches(t *testing.T) {
 	o := &observed{sends: map[string]int{}, brakes: map[string]int{}}
 	w := newWorld(t)
-	w.observer = o
+	w.observe(o)
 	w.reopen(t)
-	finder := search.New(w.hub, w.store)
-	if _, err := finder.Search(ctx, w.planner, search.Input{Query: "release"}); err != nil {
+	finder := search.New(w.Hub, w.Store)
+	if _, err := finder.Search(ctx, w.Planner, search.Input{Query: "release"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := finder.PersonSearch(ctx, w.owner(t), search.Input{Query: "release"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := finder.Search(ctx, w.planner, search.Input{Query: `"unclosed`}); err == nil {
+	if _, err := finder.Search(ctx, w.Planner, search.Input{Query: `"unclosed`}); err == nil {
 		t.Fatal("an unclosed quote was searched")
 	}
 	o.mu.Lock()

@@ -24,31 +24,31 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	if _, err := w.reach.RequestContact(ctx, bob, "alice", ""); err != nil {
 		t.Fatal(err)
 	}
-	p, err := w.hub.CreateProject(ctx, alice, "Launch", "")
+	p, err := w.Hub.CreateProject(ctx, alice, "Launch", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.AddMember(ctx, alice, p.ID, "bob"); err != nil {
+	if _, err := w.Hub.AddMember(ctx, alice, p.ID, "bob"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SetProjectAgent(ctx, alice, p.ID, "planner", hub.AccessSpeak, true); err != nil {
+	if _, err := w.Hub.SetProjectAgent(ctx, alice, p.ID, "planner", hub.AccessSpeak, true); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.SetProjectAgent(ctx, bob, p.ID, "helper", hub.AccessSpeak, false); err != nil {
+	if _, err := w.Hub.SetProjectAgent(ctx, bob, p.ID, "helper", hub.AccessSpeak, false); err != nil {
 		t.Fatal(err)
 	}
-	th, err := w.hub.OpenThread(ctx, w.planner, p.ID, "Plan", "")
+	th, err := w.Hub.OpenThread(ctx, w.Planner, p.ID, "Plan", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	thread := th.Conversation.ID
-	cursors := map[string]*string{"bob/helper": w.latest(t, w.helper), "alice/planner": w.latest(t, w.planner)}
-	bobCursor, err := w.hub.LatestCursor(ctx, bob.ID)
+	cursors := map[string]*string{"bob/helper": w.Latest(t, w.Helper), "alice/planner": w.Latest(t, w.Planner)}
+	bobCursor, err := w.Hub.LatestCursor(ctx, bob.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := w.send(t, w.planner, thread, "draft: pineapples now").Message
-	decided, err := w.hub.DecideHeld(ctx, alice, held.ID, hub.Decision{Approve: true, Body: "mangoes on Friday"})
+	held := w.Send(t, w.Planner, thread, "draft: pineapples now").Message
+	decided, err := w.Hub.DecideHeld(ctx, alice, held.ID, hub.Decision{Approve: true, Body: "mangoes on Friday"})
 	if err != nil || decided.OriginalBody != "draft: pineapples now" {
 		t.Fatalf("alice editing: %+v, %v", decided, err)
 	}
@@ -70,22 +70,22 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 		u        *hub.User
 		original string
 	}{{alice, "draft: pineapples now"}, {bob, ""}} {
-		_, res, err := w.hub.PersonMessages(ctx, c.u, thread, 0, 0)
+		_, res, err := w.Hub.PersonMessages(ctx, c.u, thread, 0, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(c.u.Handle+" reading", last(res.Messages), c.original)
-		if _, res, err = w.hub.PersonRecent(ctx, c.u, thread, 0); err != nil {
+		if _, res, err = w.Hub.PersonRecent(ctx, c.u, thread, 0); err != nil {
 			t.Fatal(err)
 		}
 		check(c.u.Handle+" on the latest page", last(res.Messages), c.original)
-		e, err := export.New(w.hub, w.store).Project(ctx, c.u, p.ID)
+		e, err := export.New(w.Hub, w.Store).Project(ctx, c.u, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(c.u.Handle+" exporting", last(e.Conversations[0].Messages), c.original)
 	}
-	r, err := w.hub.WaitPerson(ctx, bob, bobCursor, 0)
+	r, err := w.Hub.WaitPerson(ctx, bob, bobCursor, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,32 +97,32 @@ func TestEditedWordsOnlyForTheEditor(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		caller *hub.Caller
-	}{{"bob/helper", w.helper}, {"alice/planner", w.planner}} {
-		res, err := w.hub.ReadMessages(ctx, c.caller, hub.ReadInput{ConversationID: thread})
+	}{{"bob/helper", w.Helper}, {"alice/planner", w.Planner}} {
+		res, err := w.Hub.ReadMessages(ctx, c.caller, hub.ReadInput{ConversationID: thread})
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(c.name+" read_messages", last(res.Messages), "")
-		m, err := w.hub.ReadMessage(ctx, c.caller, held.ID, "")
+		m, err := w.Hub.ReadMessage(ctx, c.caller, held.ID, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(c.name+" read_message", m, "")
-		_, res, err = w.hub.Recent(ctx, c.caller, thread, 0)
+		_, res, err = w.Hub.Recent(ctx, c.caller, thread, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(c.name+" a thread's latest", last(res.Messages), "")
-		storetest.SearchIndexed(t, w.store)
-		found, err := search.New(w.hub, w.store).Search(ctx, c.caller, search.Input{Query: "mangoes"})
+		storetest.SearchIndexed(t, w.Store)
+		found, err := search.New(w.Hub, w.Store).Search(ctx, c.caller, search.Input{Query: "mangoes"})
 		if err != nil || len(found.Hits) != 1 {
 			t.Fatalf("%s searching: %+v, %v", c.name, found, err)
 		}
 		check(c.name+" search", found.Hits[0].Message, "")
-		if found, _ := search.New(w.hub, w.store).Search(ctx, c.caller, search.Input{Query: "pineapples"}); len(found.Hits) != 0 {
+		if found, _ := search.New(w.Hub, w.Store).Search(ctx, c.caller, search.Input{Query: "pineapples"}); len(found.Hits) != 0 {
 			t.Errorf("%s finds the message by the draft's words", c.name)
 		}
-		wr, err := w.hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: cursors[c.name]})
+		wr, err := w.Hub.Wait(ctx, c.caller, hub.WaitInput{Cursor: cursors[c.name]})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,5 +7,5 @@ import (
 
 // bridge is u's Bridge, as the dashboard reads it over the world's hub.
 func (w *world) bridge(u *hub.User) (*overview.Bridge, error) {
-	return overview.New(w.hub, w.store).Bridge(ctx, u)
+	return overview.New(w.Hub, w.Store).Bridge(ctx, u)
 }

@@ -17,7 +17,7 @@ func TestPersonEvents(t *testing.T) {
 	settings.WaitsPerPerson = 1
 	w := newWorldWith(t, settings)
 	alice := w.owner(t)
-	bob, err := w.hub.User(ctx, "bob")
+	bob, err := w.Hub.User(ctx, "bob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +27,11 @@ func TestPersonEvents(t *testing.T) {
 	}
 	woke := make(chan result, 1)
 	go func() {
-		r, err := w.hub.WaitPerson(ctx, bob, "", 30*time.Second)
+		r, err := w.Hub.WaitPerson(ctx, bob, "", 30*time.Second)
 		woke <- result{r, err}
 	}()
-	w.parked(t, 1)
-	if _, err := w.hub.WaitPerson(ctx, bob, "", time.Second); code(err) != "too_many_waits" {
+	w.Parked(t, 1)
+	if _, err := w.Hub.WaitPerson(ctx, bob, "", time.Second); code(err) != "too_many_waits" {
 		t.Fatalf("a second wait with WaitsPerPerson 1: %v", err)
 	}
 	if _, err := w.reach.RequestContact(ctx, alice, "bob", ""); err != nil {
@@ -42,23 +42,23 @@ func TestPersonEvents(t *testing.T) {
 		t.Fatalf("bob's wait: %+v, %v; want contact.request", got.r, got.err)
 	}
 
-	cursor, _ := w.hub.LatestCursor(ctx, alice.ID)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+	cursor, _ := w.Hub.LatestCursor(ctx, alice.ID)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	reviewed, err := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
+	reviewed, err := w.Hub.Authenticate(ctx, w.Tokens["alice/planner"])
 	if err != nil {
 		t.Fatal(err)
 	}
-	held, err := w.hub.SendMessage(ctx, reviewed, hub.SendInput{ConversationID: conv, Body: "may I?"})
+	held, err := w.Hub.SendMessage(ctx, reviewed, hub.SendInput{ConversationID: conv, Body: "may I?"})
 	if err != nil || held.Message.Status != hub.MessageHeld {
 		t.Fatalf("a send in review mode: %+v, %v; want it held", held, err)
 	}
-	if _, err := w.hub.AskOwner(ctx, reviewed, "which branch?", "", conv, []string{"main", "next"}); err != nil {
+	if _, err := w.Hub.AskOwner(ctx, reviewed, "which branch?", "", conv, []string{"main", "next"}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := w.hub.WaitPerson(ctx, alice, cursor, 0)
+	r, err := w.Hub.WaitPerson(ctx, alice, cursor, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +70,14 @@ func TestPersonEvents(t *testing.T) {
 		t.Fatalf("alice heard %v; want her agent's held message and question", types)
 	}
 	// Deciding is heard by the person who decided too (their other pages).
-	if _, err := w.hub.Decide(ctx, alice, held.Message.ID, hub.Verdict{Action: hub.VerdictReject}); err != nil {
+	if _, err := w.Hub.Decide(ctx, alice, held.Message.ID, hub.Verdict{Action: hub.VerdictReject}); err != nil {
 		t.Fatal(err)
 	}
-	r, err = w.hub.WaitPerson(ctx, alice, r.Cursor, 0)
+	r, err = w.Hub.WaitPerson(ctx, alice, r.Cursor, 0)
 	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventApprovalDecided || !strings.Contains(string(r.Events[0].Data), held.Message.ID) {
 		t.Fatalf("after deciding: %+v, %v; want approval.decided for %s", r, err, held.Message.ID)
 	}
-	if _, err := w.hub.WaitPerson(ctx, alice, "", hub.MaxWait+time.Second); code(err) != "invalid_argument" {
+	if _, err := w.Hub.WaitPerson(ctx, alice, "", hub.MaxWait+time.Second); code(err) != "invalid_argument" {
 		t.Fatalf("a wait past MaxWait: %v", err)
 	}
 }
@@ -88,16 +88,16 @@ func TestPersonEvents(t *testing.T) {
 func TestPersonHearsOwnInterjection(t *testing.T) {
 	w := newWorld(t)
 	alice := w.owner(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	cursor, err := w.hub.LatestCursor(ctx, alice.ID)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	cursor, err := w.Hub.LatestCursor(ctx, alice.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent, err := w.hub.PostAsPerson(ctx, alice, conv, "a word from me", "")
+	sent, err := w.Hub.PostAsPerson(ctx, alice, conv, "a word from me", "")
 	if err != nil || sent.Message.Authority != hub.AuthorityInterject {
 		t.Fatalf("alice writing in: %+v, %v; want an interjection", sent, err)
 	}
-	r, err := w.hub.WaitPerson(ctx, alice, cursor, 0)
+	r, err := w.Hub.WaitPerson(ctx, alice, cursor, 0)
 	if err != nil || len(r.Events) != 1 || r.Events[0].Type != hub.EventMessageNew || r.Events[0].MessageID != sent.Message.ID {
 		t.Fatalf("alice heard %+v, %v; want message.new for her own %s", r, err, sent.Message.ID)
 	}
@@ -108,18 +108,18 @@ func TestPersonHearsOwnInterjection(t *testing.T) {
 func TestPersonConversationsPaged(t *testing.T) {
 	w := newWorld(t)
 	alice := w.owner(t)
-	convs := []string{w.open(t, w.planner, "alice/reviewer")}
-	w.clock.Advance(time.Second)
-	convs = append(convs, consent(t, w, w.planner, w.person(t, "bob"), "bob/helper"))
-	w.clock.Advance(time.Second)
-	convs = append(convs, w.open(t, w.reviewer, "alice"))
-	w.clock.Advance(time.Second)
-	w.send(t, w.planner, convs[0], "the first is the latest now")
+	convs := []string{w.Direct(t, w.Planner, "alice/reviewer")}
+	w.Clock.Advance(time.Second)
+	convs = append(convs, consent(t, w, w.Planner, w.person(t, "bob"), "bob/helper"))
+	w.Clock.Advance(time.Second)
+	convs = append(convs, w.Direct(t, w.Reviewer, "alice"))
+	w.Clock.Advance(time.Second)
+	w.Send(t, w.Planner, convs[0], "the first is the latest now")
 	want := []string{convs[0], convs[2], convs[1]}
 	var got []string
 	after := ""
 	for pages := 0; ; pages++ {
-		p, err := w.hub.PersonConversations(ctx, alice, after, 2)
+		p, err := w.Hub.PersonConversations(ctx, alice, after, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,17 +137,17 @@ func TestPersonConversationsPaged(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("alice's conversations %v, want %v", got, want)
 	}
-	carol, err := w.hub.CreateUser(ctx, "carol", "")
+	carol, err := w.Hub.CreateUser(ctx, "carol", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p, err := w.hub.PersonConversations(ctx, carol, "", 0); err != nil || len(p.Conversations) != 0 {
+	if p, err := w.Hub.PersonConversations(ctx, carol, "", 0); err != nil || len(p.Conversations) != 0 {
 		t.Fatalf("carol sees %+v, %v; want nothing", p, err)
 	}
-	if _, _, err := w.hub.PersonRecent(ctx, carol, convs[0], 0); code(err) != "not_found" {
+	if _, _, err := w.Hub.PersonRecent(ctx, carol, convs[0], 0); code(err) != "not_found" {
 		t.Fatalf("carol opens alice's conversation: %v", err)
 	}
-	if _, err := w.hub.PersonConversations(ctx, alice, "conv_nope", 0); code(err) != "invalid_argument" {
+	if _, err := w.Hub.PersonConversations(ctx, alice, "conv_nope", 0); code(err) != "invalid_argument" {
 		t.Fatalf("a made-up after: %v", err)
 	}
 }
@@ -158,26 +158,26 @@ func TestPersonConversationsPaged(t *testing.T) {
 // conversation is never closed.
 func TestConfirmClose(t *testing.T) {
 	w := newWorld(t)
-	direct := consent(t, w, w.planner, w.person(t, "bob"), "bob/helper")
-	if _, err := w.hub.ConfirmClose(ctx, w.owner(t), direct); code(err) != "invalid_argument" {
+	direct := consent(t, w, w.Planner, w.person(t, "bob"), "bob/helper")
+	if _, err := w.Hub.ConfirmClose(ctx, w.owner(t), direct); code(err) != "invalid_argument" {
 		t.Fatalf("closing a direct conversation: %v", err)
 	}
-	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "release", Participants: []string{"bob/helper", "alice/reviewer"}})
+	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "release", Participants: []string{"bob/helper", "alice/reviewer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	conv := v.Conversation.ID
-	if _, err := w.hub.RequestClose(ctx, w.planner, conv); err != nil {
+	if _, err := w.Hub.RequestClose(ctx, w.Planner, conv); err != nil {
 		t.Fatal(err)
 	}
 	bob := w.person(t, "bob")
-	if _, err := w.hub.ConfirmClose(ctx, bob, conv); code(err) != "forbidden" {
+	if _, err := w.Hub.ConfirmClose(ctx, bob, conv); code(err) != "forbidden" {
 		t.Fatalf("bob closes alice's planner's conversation: %v", err)
 	}
-	if v, _, err := w.hub.PersonRecent(ctx, bob, conv, 0); err != nil || v.Conversation.State() != hub.StatusCloseRequested {
+	if v, _, err := w.Hub.PersonRecent(ctx, bob, conv, 0); err != nil || v.Conversation.State() != hub.StatusCloseRequested {
 		t.Fatalf("bob's view: %+v, %v; want close_requested", v, err)
 	}
-	c, err := w.hub.ConfirmClose(ctx, w.owner(t), conv)
+	c, err := w.Hub.ConfirmClose(ctx, w.owner(t), conv)
 	if err != nil || c.Status != hub.StatusClosed {
 		t.Fatalf("alice confirms: %+v, %v", c, err)
 	}
@@ -187,28 +187,28 @@ func TestConfirmClose(t *testing.T) {
 // back lists it again, and its old tokens stay dead.
 func TestUnarchiveAgent(t *testing.T) {
 	w := newWorld(t)
-	old := w.tokens["alice/planner"]
-	if _, err := w.hub.ArchiveAgent(ctx, "alice/planner"); err != nil {
+	old := w.Tokens["alice/planner"]
+	if _, err := w.Hub.ArchiveAgent(ctx, "alice/planner"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Authenticate(ctx, old); code(err) != "unauthenticated" {
+	if _, err := w.Hub.Authenticate(ctx, old); code(err) != "unauthenticated" {
 		t.Fatalf("an archived agent's token: %v", err)
 	}
-	a, err := w.hub.UnarchiveAgent(ctx, "alice/planner")
+	a, err := w.Hub.UnarchiveAgent(ctx, "alice/planner")
 	if err != nil || a.Archived() {
 		t.Fatalf("unarchive: %+v, %v", a, err)
 	}
-	if as, _ := w.hub.Agents(ctx, "alice", false); len(as) != 2 {
+	if as, _ := w.Hub.Agents(ctx, "alice", false); len(as) != 2 {
 		t.Fatalf("alice's agents after unarchive: %d, want 2", len(as))
 	}
-	if _, err := w.hub.Authenticate(ctx, old); code(err) != "unauthenticated" {
+	if _, err := w.Hub.Authenticate(ctx, old); code(err) != "unauthenticated" {
 		t.Fatalf("an old token after unarchive: %v, want it still dead", err)
 	}
-	if _, err := w.hub.UnarchiveAgent(ctx, "alice/planner"); err != nil {
+	if _, err := w.Hub.UnarchiveAgent(ctx, "alice/planner"); err != nil {
 		t.Fatalf("unarchiving again: %v", err)
 	}
-	fresh := w.agent(t, "alice/planner")
-	if _, err := w.hub.SendMessage(ctx, fresh, hub.SendInput{ConversationID: w.open(t, fresh, "alice/reviewer"), Body: "back"}); err != nil {
+	fresh := w.Agent(t, "alice/planner")
+	if _, err := w.Hub.SendMessage(ctx, fresh, hub.SendInput{ConversationID: w.Direct(t, fresh, "alice/reviewer"), Body: "back"}); err != nil {
 		t.Fatalf("a new token after unarchive: %v", err)
 	}
 }
@@ -219,14 +219,14 @@ func TestUnarchiveAgent(t *testing.T) {
 func TestPersonReading(t *testing.T) {
 	w := newWorld(t)
 	alice := w.owner(t)
-	withAlice := w.open(t, w.planner, "alice")
-	agentsOnly := w.open(t, w.planner, "alice/reviewer")
+	withAlice := w.Direct(t, w.Planner, "alice")
+	agentsOnly := w.Direct(t, w.Planner, "alice/reviewer")
 	for _, conv := range []string{withAlice, agentsOnly} {
-		w.send(t, w.planner, conv, "one")
-		w.send(t, w.planner, conv, "two")
+		w.Send(t, w.Planner, conv, "one")
+		w.Send(t, w.Planner, conv, "two")
 	}
 	unread := func() map[string]int {
-		p, err := w.hub.PersonConversations(ctx, alice, "", 0)
+		p, err := w.Hub.PersonConversations(ctx, alice, "", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +240,7 @@ func TestPersonReading(t *testing.T) {
 		t.Fatalf("unread before reading: %v; want 2 where alice takes part, 0 in her agents' own", got)
 	}
 	for _, conv := range []string{withAlice, agentsOnly} {
-		_, res, err := w.hub.PersonRecent(ctx, alice, conv, 0)
+		_, res, err := w.Hub.PersonRecent(ctx, alice, conv, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,9 +13,9 @@ import (
 // limit of 100 does, and returns the conversation.
 func (w *world) history(t *testing.T, n int) string {
 	t.Helper()
-	conv := w.open(t, w.planner, "alice")
+	conv := w.Direct(t, w.Planner, "alice")
 	for i := 1; i <= n; i++ {
-		if _, err := w.hub.PostAsPerson(ctx, w.owner(t), conv, fmt.Sprintf("message %04d %s", i, strings.Repeat("x", 176)), ""); err != nil {
+		if _, err := w.Hub.PostAsPerson(ctx, w.owner(t), conv, fmt.Sprintf("message %04d %s", i, strings.Repeat("x", 176)), ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,7 +52,7 @@ func TestPagesContinueWhereTheyStop(t *testing.T) {
 
 	// Older, from the latest page: each page ends just before the one
 	// after it begins.
-	_, res, err := w.hub.PersonRecent(ctx, alice, conv, 0)
+	_, res, err := w.Hub.PersonRecent(ctx, alice, conv, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestPagesContinueWhereTheyStop(t *testing.T) {
 			t.Fatal("older pages never end")
 		}
 		before := res.BeforeSeq
-		if _, res, err = w.hub.PersonMessagesBefore(ctx, alice, conv, before, 0); err != nil {
+		if _, res, err = w.Hub.PersonMessagesBefore(ctx, alice, conv, before, 0); err != nil {
 			t.Fatal(err)
 		}
 		if !res.HasMore || res.NextAfterSeq != before-1 {
@@ -95,9 +95,9 @@ func TestPagesContinueWhereTheyStop(t *testing.T) {
 		for more := true; more; {
 			var res *hub.ReadResult
 			if who == "person" {
-				_, res, err = w.hub.PersonMessages(ctx, alice, conv, after, 0)
+				_, res, err = w.Hub.PersonMessages(ctx, alice, conv, after, 0)
 			} else {
-				res, err = w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, AfterSeq: after})
+				res, err = w.Hub.ReadMessages(ctx, w.Planner, hub.ReadInput{ConversationID: conv, AfterSeq: after})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -117,11 +117,11 @@ func TestPagesContinueWhereTheyStop(t *testing.T) {
 		walked(t, who+"'s newer pages", seqs, sizes, n)
 	}
 
-	if _, _, err := w.hub.PersonMessagesBefore(ctx, alice, conv, -1, 0); code(err) != "invalid_argument" {
+	if _, _, err := w.Hub.PersonMessagesBefore(ctx, alice, conv, -1, 0); code(err) != "invalid_argument" {
 		t.Fatalf("before_seq -1: %v", err)
 	}
 	// Before the first message there is nothing, and nothing older.
-	if _, res, err := w.hub.PersonMessagesBefore(ctx, alice, conv, 1, 0); err != nil || len(res.Messages) != 0 || res.HasOlder || !res.HasMore || res.NextAfterSeq != 0 {
+	if _, res, err := w.Hub.PersonMessagesBefore(ctx, alice, conv, 1, 0); err != nil || len(res.Messages) != 0 || res.HasOlder || !res.HasMore || res.NextAfterSeq != 0 {
 		t.Fatalf("the page before seq 1: %+v, %v", res, err)
 	}
 }

@@ -2,7 +2,6 @@ package hub_test
 
 import (
 	"context"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,33 +19,7 @@ import (
 // process on the file).
 func replicaOf(t *testing.T, w *world, db hub.Store) *hub.Hub {
 	t.Helper()
-	h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Clock: w.clock, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-// parkWait parks a wait of c's session on w's hub and returns what ends
-// it (and waits until it returned).
-func parkWait(t *testing.T, w *world, c *hub.Caller, instance string) func() {
-	t.Helper()
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	// The cursor is read here, not in the wait's goroutine: on a shared
-	// store reading it may itself wait on the waker for transactions still
-	// running, and that must not pass for the wait being parked.
-	cursor := w.latest(t, c)
-	before := w.waker.Waiters()
-	go func() {
-		defer close(done)
-		w.hub.Wait(wctx, c, hub.WaitInput{Cursor: cursor, Timeout: 30 * time.Second, Instance: instance})
-	}()
-	w.parked(t, before+1)
-	return func() {
-		cancel()
-		<-done
-	}
+	return w.HubOn(t, db, notify.NewLocal())
 }
 
 // presenceOf is what c's whoami on h says of agent handle: its state and
@@ -82,12 +55,12 @@ func TestPresenceStates(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
 		w := newWorldOnStore(t, hub.DefaultSettings(), open())
 		b := replicaOf(t, w, open())
-		reviewer, err := b.Authenticate(ctx, w.tokens["alice/reviewer"])
+		reviewer, err := b.Authenticate(ctx, w.Tokens["alice/reviewer"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		conv := w.open(t, w.reviewer, "alice/planner")
-		if _, err := w.hub.Whoami(ctx, w.planner, "main", ""); err != nil {
+		conv := w.Direct(t, w.Reviewer, "alice/planner")
+		if _, err := w.Hub.Whoami(ctx, w.Planner, "main", ""); err != nil {
 			t.Fatal(err)
 		}
 		check := func(step, want string, wantSessions map[string]string) {
@@ -102,9 +75,9 @@ func TestPresenceStates(t *testing.T) {
 		}
 		check("called just now", hub.PresenceActive, map[string]string{"main": hub.PresenceActive})
 
-		end := parkWait(t, w, w.planner, "main")
+		end := w.ParkWait(t, w.Planner, "main")
 		check("a wait parked on the other replica", hub.PresenceListening, map[string]string{"main": hub.PresenceListening})
-		if got, _ := presenceOf(t, w.hub, w.reviewer, "alice/planner"); got != hub.PresenceListening {
+		if got, _ := presenceOf(t, w.Hub, w.Reviewer, "alice/planner"); got != hub.PresenceListening {
 			t.Errorf("on the wait's own replica: %s, want listening", got)
 		}
 		sent, err := b.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv, Body: "are you there?"})
@@ -114,22 +87,22 @@ func TestPresenceStates(t *testing.T) {
 		end()
 		check("its wait just ended", hub.PresenceListening, map[string]string{"main": hub.PresenceListening})
 
-		w.clock.Advance(6 * time.Second) // past the grace of a wait that ends
-		w.hub.SweepPresence(ctx)
+		w.Clock.Advance(6 * time.Second) // past the grace of a wait that ends
+		w.Hub.SweepPresence(ctx)
 		check("the wait ended and was swept", hub.PresenceActive, map[string]string{"main": hub.PresenceActive})
 		sent, err = b.SendMessage(ctx, reviewer, hub.SendInput{ConversationID: conv, Body: "still there?"})
 		if err != nil || sent.Listening != 0 {
 			t.Fatalf("a send to the planner not listening: %+v, %v; want listening 0", sent, err)
 		}
 
-		w.clock.Advance(2 * time.Minute)
+		w.Clock.Advance(2 * time.Minute)
 		check("two minutes after its last call", hub.PresenceIdle, map[string]string{"main": hub.PresenceIdle})
-		w.clock.Advance(28 * time.Minute)
+		w.Clock.Advance(28 * time.Minute)
 		check("thirty minutes after", hub.PresenceOffline, map[string]string{"main": hub.PresenceOffline})
 
 		// A wait without a session name makes the agent listen, not a
 		// session of it.
-		end = parkWait(t, w, w.planner, "")
+		end = w.ParkWait(t, w.Planner, "")
 		check("an unnamed wait parked", hub.PresenceListening, map[string]string{"main": hub.PresenceOffline})
 		end()
 	})
@@ -164,14 +137,14 @@ func TestPresenceWritesNoRowPerWait(t *testing.T) {
 	counter := &putCounter{Store: storetest.Open(t)}
 	w := newWorldOnStore(t, hub.DefaultSettings(), counter)
 	b := replicaOf(t, w, counter.Store)
-	reviewer, err := b.Authenticate(ctx, w.tokens["alice/reviewer"])
+	reviewer, err := b.Authenticate(ctx, w.Tokens["alice/reviewer"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 150 { // 150 waits, a second apart: two and a half minutes
-		end := parkWait(t, w, w.planner, "main")
-		w.clock.Advance(time.Second)
-		w.hub.SweepPresence(ctx)
+		end := w.ParkWait(t, w.Planner, "main")
+		w.Clock.Advance(time.Second)
+		w.Hub.SweepPresence(ctx)
 		end()
 	}
 	if got := counter.puts.Load(); got != 3 {
@@ -180,9 +153,9 @@ func TestPresenceWritesNoRowPerWait(t *testing.T) {
 	if got, _ := presenceOf(t, b, reviewer, "alice/planner"); got != hub.PresenceListening {
 		t.Errorf("after 150 s of waits, past the first row's lease: %s on the other replica, want listening", got)
 	}
-	w.clock.Advance(5 * time.Second)
-	w.hub.SweepPresence(ctx)
-	w.hub.SweepPresence(ctx)
+	w.Clock.Advance(5 * time.Second)
+	w.Hub.SweepPresence(ctx)
+	w.Hub.SweepPresence(ctx)
 	if got := counter.puts.Load(); got != 4 {
 		t.Errorf("the listening's end wrote %d rows in all, want 4", got)
 	}

@@ -19,10 +19,10 @@ func TestTokenRequestRate(t *testing.T) {
 	s := hub.DefaultSettings()
 	s.TokenRate, s.TokenBurst = 0.25, 2 // one request every 4 s, two at once
 	w := newWorldWith(t, s)
-	planner := w.tokens["alice/planner"] // newWorld authenticated it once
+	planner := w.Tokens["alice/planner"] // newWorld authenticated it once
 	refused := func(wantSecs int) {
 		t.Helper()
-		_, err := w.hub.Authenticate(ctx, planner)
+		_, err := w.Hub.Authenticate(ctx, planner)
 		var e *hub.Error
 		if !errors.As(err, &e) {
 			t.Fatalf("err = %v, want rate_limited", err)
@@ -36,31 +36,31 @@ func TestTokenRequestRate(t *testing.T) {
 	}
 	allowed := func(token string) {
 		t.Helper()
-		if _, err := w.hub.Authenticate(ctx, token); err != nil {
+		if _, err := w.Hub.Authenticate(ctx, token); err != nil {
 			t.Fatalf("authenticate: %v", err)
 		}
 	}
 	allowed(planner)
 	refused(4)
 	refused(4) // a refused request spends nothing
-	allowed(w.tokens["alice/reviewer"])
-	w.clock.Advance(3 * time.Second)
+	allowed(w.Tokens["alice/reviewer"])
+	w.Clock.Advance(3 * time.Second)
 	refused(1)
-	w.clock.Advance(time.Second)
+	w.Clock.Advance(time.Second)
 	allowed(planner)
 	refused(4)
 
 	// A person's API token has the same limit.
-	_, secret, err := w.hub.MintUserToken(ctx, "alice", "script", 0)
+	_, secret, err := w.Hub.MintUserToken(ctx, "alice", "script", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := w.hub.AuthenticateUser(ctx, secret); err != nil {
+		if _, err := w.Hub.AuthenticateUser(ctx, secret); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := w.hub.AuthenticateUser(ctx, secret); code(err) != "rate_limited" {
+	if _, err := w.Hub.AuthenticateUser(ctx, secret); code(err) != "rate_limited" {
 		t.Fatalf("third request of a person's token: %v, want rate_limited", err)
 	}
 }
@@ -69,14 +69,14 @@ func TestTokenRequestRate(t *testing.T) {
 // once a minute, so memory holds only tokens in recent use.
 func TestTokenRequestBucketsPruned(t *testing.T) {
 	w := newWorld(t)
-	if got := hub.RequestBuckets(w.hub); got != 3 { // planner, reviewer, helper
+	if got := hub.RequestBuckets(w.Hub); got != 3 { // planner, reviewer, helper
 		t.Fatalf("buckets = %d, want 3", got)
 	}
-	w.clock.Advance(time.Minute)
-	if _, err := w.hub.Authenticate(ctx, w.tokens["bob/helper"]); err != nil {
+	w.Clock.Advance(time.Minute)
+	if _, err := w.Hub.Authenticate(ctx, w.Tokens["bob/helper"]); err != nil {
 		t.Fatal(err)
 	}
-	if got := hub.RequestBuckets(w.hub); got != 1 {
+	if got := hub.RequestBuckets(w.Hub); got != 1 {
 		t.Fatalf("buckets after a minute idle = %d, want 1 (bob/helper's)", got)
 	}
 }

@@ -1,12 +1,10 @@
 package hub_test
 
 import (
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
-	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
@@ -30,22 +28,22 @@ func TestBudgetLetsARejectedMessageGo(t *testing.T) {
 	s := hub.DefaultSettings()
 	s.Budget = 3
 	w := newWorldWith(t, s)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	if _, err := w.hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	if _, err := w.Hub.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
 		t.Fatal(err)
 	}
-	planner, _ := w.hub.Authenticate(ctx, w.tokens["alice/planner"])
-	first := holdAs(t, w.hub, planner, conv, "draft 1")
-	holdAs(t, w.hub, planner, conv, "draft 2")
-	holdAs(t, w.hub, planner, conv, "draft 3")
-	if word := sendAs(t, w, planner, conv, "draft 4", ""); word != "budget" {
+	planner, _ := w.Hub.Authenticate(ctx, w.Tokens["alice/planner"])
+	first := holdAs(t, w.Hub, planner, conv, "draft 1")
+	holdAs(t, w.Hub, planner, conv, "draft 2")
+	holdAs(t, w.Hub, planner, conv, "draft 3")
+	if word := w.SendAs(t, planner, conv, "draft 4", ""); word != "budget" {
 		t.Fatalf("a fourth held message within the hour: %q, want budget", word)
 	}
-	if _, err := w.hub.DecideHeld(ctx, w.owner(t), first.ID, hub.Decision{}); err != nil {
+	if _, err := w.Hub.DecideHeld(ctx, w.owner(t), first.ID, hub.Decision{}); err != nil {
 		t.Fatal(err)
 	}
-	holdAs(t, w.hub, planner, conv, "draft 4")
-	if word := sendAs(t, w, planner, conv, "draft 5", ""); word != "budget" {
+	holdAs(t, w.Hub, planner, conv, "draft 4")
+	if word := w.SendAs(t, planner, conv, "draft 5", ""); word != "budget" {
 		t.Fatalf("after the rejected one's place was taken: %q, want budget", word)
 	}
 }
@@ -57,24 +55,24 @@ func TestBrakeSettingsChangedOnRestart(t *testing.T) {
 	s := hub.DefaultSettings()
 	s.Budget, s.BudgetWindow = 3, time.Hour
 	w := newWorldWith(t, s)
-	conv := w.open(t, w.planner, "alice/reviewer", "alice")
+	conv := w.Direct(t, w.Planner, "alice/reviewer", "alice")
 	send := func(body, want string) {
 		t.Helper()
-		if word := sendAs(t, w, w.planner, conv, body, ""); word != want {
-			t.Fatalf("%s at %s: %q, want %q", body, w.clock.Now().Format("15:04"), word, want)
+		if word := w.SendAs(t, w.Planner, conv, body, ""); word != want {
+			t.Fatalf("%s at %s: %q, want %q", body, w.Clock.Now().Format("15:04"), word, want)
 		}
 	}
 	send("a", "") // 09:00
-	w.clock.Advance(time.Minute)
+	w.Clock.Advance(time.Minute)
 	send("b", "") // 09:01
-	w.clock.Advance(time.Minute)
-	if _, err := w.hub.PostAsPerson(ctx, w.owner(t), conv, "noted", ""); err != nil {
+	w.Clock.Advance(time.Minute)
+	if _, err := w.Hub.PostAsPerson(ctx, w.owner(t), conv, "noted", ""); err != nil {
 		t.Fatal(err)
 	}
-	w.clock.Advance(88 * time.Minute)
+	w.Clock.Advance(88 * time.Minute)
 	send("c", "") // 10:30: a and b are out of the hour
 	restart := func(budget int, window time.Duration) {
-		w.settings.Budget, w.settings.BudgetWindow = budget, window
+		w.Settings.Budget, w.Settings.BudgetWindow = budget, window
 		w.reopen(t)
 	}
 	restart(3, 3*time.Hour)
@@ -96,13 +94,7 @@ func TestBrakeCountsSeeOtherServers(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
 		s := hub.DefaultSettings()
 		s.Budget = 3
-		start := func(db *store.DB) *hub.Hub {
-			h, err := hub.New(ctx, hub.Options{Store: db, Waker: notify.NewLocal(), Logger: slog.New(slog.DiscardHandler), Settings: s})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return h
-		}
+		start := func(db *store.DB) *hub.Hub { return server(t, db, s) }
 		server, other := start(open()), start(open())
 		if _, err := server.CreateUser(ctx, "alice", ""); err != nil {
 			t.Fatal(err)

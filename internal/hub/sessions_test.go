@@ -14,7 +14,7 @@ import (
 // inboxIDs lists the message ids waiting for the session.
 func inboxIDs(t *testing.T, w *world, c *hub.Caller, instance string) map[string]hub.InboxItem {
 	t.Helper()
-	r, err := w.hub.Inbox(ctx, c, 50, instance)
+	r, err := w.Hub.Inbox(ctx, c, 50, instance)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func inboxIDs(t *testing.T, w *world, c *hub.Caller, instance string) map[string
 // waitAs hands over the session's events after cursor.
 func waitAs(t *testing.T, w *world, c *hub.Caller, instance string, cursor *string) map[string]hub.Addressing {
 	t.Helper()
-	r, err := w.hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Instance: instance})
+	r, err := w.Hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Instance: instance})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,73 +48,73 @@ func waitAs(t *testing.T, w *world, c *hub.Caller, instance string, cursor *stri
 // laptop) and the planner talking to it.
 func TestSessionsShareAnAgent(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
-	start := w.latest(t, w.reviewer)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	start := w.Latest(t, w.Reviewer)
 	for _, s := range []string{"desk", "laptop"} {
-		if _, err := w.hub.Whoami(ctx, w.reviewer, s, "working on "+s); err != nil {
+		if _, err := w.Hub.Whoami(ctx, w.Reviewer, s, "working on "+s); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	// A message addressed to laptop is for laptop only, and desk reading the
 	// conversation does not hide it from laptop.
-	toLaptop, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "laptop: run the tests", ToInstance: "laptop"})
+	toLaptop, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "laptop: run the tests", ToInstance: "laptop"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, Instance: "desk"}); err != nil {
+	if _, err := w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: conv, Instance: "desk"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := inboxIDs(t, w, w.reviewer, "laptop")[toLaptop.Message.ID]; !ok {
+	if _, ok := inboxIDs(t, w, w.Reviewer, "laptop")[toLaptop.Message.ID]; !ok {
 		t.Error("the message addressed to laptop does not wait for laptop")
 	}
-	if _, ok := inboxIDs(t, w, w.reviewer, "desk")[toLaptop.Message.ID]; ok {
+	if _, ok := inboxIDs(t, w, w.Reviewer, "desk")[toLaptop.Message.ID]; ok {
 		t.Error("the message addressed to laptop waits for desk")
 	}
-	if a := waitAs(t, w, w.reviewer, "laptop", start)[toLaptop.Message.ID]; !a.ForYou || a.FromYou {
+	if a := waitAs(t, w, w.Reviewer, "laptop", start)[toLaptop.Message.ID]; !a.ForYou || a.FromYou {
 		t.Errorf("laptop's event: %+v, want for_you", a)
 	}
-	if a := waitAs(t, w, w.reviewer, "desk", start)[toLaptop.Message.ID]; a.ForYou {
+	if a := waitAs(t, w, w.Reviewer, "desk", start)[toLaptop.Message.ID]; a.ForYou {
 		t.Errorf("desk's event: %+v, want not for_you", a)
 	}
 
 	// Desk speaks, so desk holds the conversation: it answers what is
 	// addressed to nobody, and laptop sees handled_by desk.
-	if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: "on it", Instance: "desk"}); err != nil {
+	if _, err := w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: conv, Body: "on it", Instance: "desk"}); err != nil {
 		t.Fatal(err)
 	}
-	open, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone: what broke?"})
+	open, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "anyone: what broke?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if it, ok := inboxIDs(t, w, w.reviewer, "desk")[open.Message.ID]; !ok || it.HeldBy != "desk" {
+	if it, ok := inboxIDs(t, w, w.Reviewer, "desk")[open.Message.ID]; !ok || it.HeldBy != "desk" {
 		t.Errorf("desk's inbox: %+v (present %v), want the unaddressed message held by desk", it, ok)
 	}
-	if _, ok := inboxIDs(t, w, w.reviewer, "laptop")[open.Message.ID]; ok {
+	if _, ok := inboxIDs(t, w, w.Reviewer, "laptop")[open.Message.ID]; ok {
 		t.Error("the unaddressed message waits for laptop while desk holds the conversation")
 	}
-	if a := waitAs(t, w, w.reviewer, "laptop", start)[open.Message.ID]; a.ForYou || a.HeldBy != "desk" {
+	if a := waitAs(t, w, w.Reviewer, "laptop", start)[open.Message.ID]; a.ForYou || a.HeldBy != "desk" {
 		t.Errorf("laptop's event: %+v, want for_you false, handled_by desk", a)
 	}
 	// The agent as a whole still has it waiting: acknowledgement is per agent.
-	if _, ok := inboxIDs(t, w, w.reviewer, "")[open.Message.ID]; !ok {
+	if _, ok := inboxIDs(t, w, w.Reviewer, "")[open.Message.ID]; !ok {
 		t.Error("the agent's inbox lost the message")
 	}
 
 	// Six hours without desk: its hold lapses and the conversation is
 	// unclaimed, waiting for every session.
-	w.clock.Advance(hub.HoldLapse)
-	it, ok := inboxIDs(t, w, w.reviewer, "laptop")[open.Message.ID]
+	w.Clock.Advance(hub.HoldLapse)
+	it, ok := inboxIDs(t, w, w.Reviewer, "laptop")[open.Message.ID]
 	if !ok || it.HeldBy != "" {
 		t.Errorf("after 6 hours: laptop's row %+v (present %v), want it unclaimed", it, ok)
 	}
 
 	// Acknowledging from one session takes it out of every session's inbox.
-	if _, err := w.hub.Acknowledge(ctx, w.reviewer, open.Message.ID, "", ""); err != nil {
+	if _, err := w.Hub.Acknowledge(ctx, w.Reviewer, open.Message.ID, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"desk", "laptop", ""} {
-		if _, ok := inboxIDs(t, w, w.reviewer, s)[open.Message.ID]; ok {
+		if _, ok := inboxIDs(t, w, w.Reviewer, s)[open.Message.ID]; ok {
 			t.Errorf("session %q still has the acknowledged message", s)
 		}
 	}
@@ -122,55 +122,55 @@ func TestSessionsShareAnAgent(t *testing.T) {
 
 func TestOwnWordsAndSiblingWords(t *testing.T) {
 	w := newWorld(t)
-	v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "Refactor", Participants: []string{"alice/reviewer"}})
+	v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "Refactor", Participants: []string{"alice/reviewer"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	conv := v.Conversation.ID
-	start := w.latest(t, w.planner)
+	start := w.Latest(t, w.Planner)
 	// Session "two" was seen before; a session that appears later does not
 	// inherit the words its siblings wrote before it.
-	if _, err := w.hub.Whoami(ctx, w.planner, "two", ""); err != nil {
+	if _, err := w.Hub.Whoami(ctx, w.Planner, "two", ""); err != nil {
 		t.Fatal(err)
 	}
-	w.clock.Advance(time.Second)
-	mine, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "I take the store", Instance: "one"})
+	w.Clock.Advance(time.Second)
+	mine, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "I take the store", Instance: "one"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := waitAs(t, w, w.planner, "one", start)[mine.Message.ID]; !a.FromYou || a.ForYou {
+	if a := waitAs(t, w, w.Planner, "one", start)[mine.Message.ID]; !a.FromYou || a.ForYou {
 		t.Errorf("the session's own words came back as %+v, want from_you", a)
 	}
-	if _, ok := inboxIDs(t, w, w.planner, "one")[mine.Message.ID]; ok {
+	if _, ok := inboxIDs(t, w, w.Planner, "one")[mine.Message.ID]; ok {
 		t.Error("a session's own words wait in its own inbox")
 	}
 	// The sibling session "two" hears them, and they wait for it past its
 	// place, until it reads past them.
-	if a := waitAs(t, w, w.planner, "two", start)[mine.Message.ID]; a.FromYou || !a.ForYou {
+	if a := waitAs(t, w, w.Planner, "two", start)[mine.Message.ID]; a.FromYou || !a.ForYou {
 		t.Errorf("the sibling session's event: %+v, want for_you", a)
 	}
-	it, ok := inboxIDs(t, w, w.planner, "two")[mine.Message.ID]
+	it, ok := inboxIDs(t, w, w.Planner, "two")[mine.Message.ID]
 	if !ok || !it.Sibling {
 		t.Fatalf("the sibling session's inbox: %+v (present %v)", it, ok)
 	}
-	w.clock.Advance(time.Second)
-	if _, ok := inboxIDs(t, w, w.planner, "three")[mine.Message.ID]; ok {
+	w.Clock.Advance(time.Second)
+	if _, ok := inboxIDs(t, w, w.Planner, "three")[mine.Message.ID]; ok {
 		t.Error("a session first seen after the words were written finds them waiting")
 	}
-	if _, err := w.hub.ReadMessages(ctx, w.planner, hub.ReadInput{ConversationID: conv, Instance: "two"}); err != nil {
+	if _, err := w.Hub.ReadMessages(ctx, w.Planner, hub.ReadInput{ConversationID: conv, Instance: "two"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := inboxIDs(t, w, w.planner, "two")[mine.Message.ID]; ok {
+	if _, ok := inboxIDs(t, w, w.Planner, "two")[mine.Message.ID]; ok {
 		t.Error("the sibling's words still wait after the session read past them")
 	}
 	// mark_unread moves the place back: they wait again.
-	if place, err := w.hub.MarkUnread(ctx, w.planner, conv, mine.Message.Seq, "two"); err != nil || place != mine.Message.Seq-1 {
+	if place, err := w.Hub.MarkUnread(ctx, w.Planner, conv, mine.Message.Seq, "two"); err != nil || place != mine.Message.Seq-1 {
 		t.Fatalf("mark_unread: place %d, %v", place, err)
 	}
-	if _, ok := inboxIDs(t, w, w.planner, "two")[mine.Message.ID]; !ok {
+	if _, ok := inboxIDs(t, w, w.Planner, "two")[mine.Message.ID]; !ok {
 		t.Error("mark_unread did not bring the message back")
 	}
-	if _, err := w.hub.MarkUnread(ctx, w.planner, conv, 99, "two"); code(err) != "invalid_argument" {
+	if _, err := w.Hub.MarkUnread(ctx, w.Planner, conv, 99, "two"); code(err) != "invalid_argument" {
 		t.Errorf("mark_unread past the last seq: %v", err)
 	}
 }
@@ -178,14 +178,14 @@ func TestOwnWordsAndSiblingWords(t *testing.T) {
 func TestClaimsAreRaceFree(t *testing.T) {
 	w := newWorld(t)
 	for round := range 200 {
-		v, err := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: fmt.Sprintf("round %d", round), Participants: []string{"alice/reviewer"}})
+		v, err := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: fmt.Sprintf("round %d", round), Participants: []string{"alice/reviewer"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
 		for i, s := range []string{"east", "west"} {
-			wg.Go(func() { _, errs[i] = w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, s, false) })
+			wg.Go(func() { _, errs[i] = w.Hub.ClaimConversation(ctx, w.Reviewer, v.Conversation.ID, s, false) })
 		}
 		wg.Wait()
 		won := 0
@@ -202,20 +202,20 @@ func TestClaimsAreRaceFree(t *testing.T) {
 			t.Fatalf("round %d: %d sessions won the claim, want exactly one (%v)", round, won, errs)
 		}
 	}
-	v, _ := w.hub.CreateThread(ctx, w.planner, hub.ThreadSpec{Title: "takeover", Participants: []string{"alice/reviewer"}})
-	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "east", false); err != nil {
+	v, _ := w.Hub.CreateThread(ctx, w.Planner, hub.ThreadSpec{Title: "takeover", Participants: []string{"alice/reviewer"}})
+	if _, err := w.Hub.ClaimConversation(ctx, w.Reviewer, v.Conversation.ID, "east", false); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "west", true)
+	cl, err := w.Hub.ClaimConversation(ctx, w.Reviewer, v.Conversation.ID, "west", true)
 	if err != nil || cl.Previous != "east" {
 		t.Fatalf("takeover: %+v, %v", cl, err)
 	}
-	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "", false); code(err) != "invalid_argument" {
+	if _, err := w.Hub.ClaimConversation(ctx, w.Reviewer, v.Conversation.ID, "", false); code(err) != "invalid_argument" {
 		t.Fatalf("claim without a session name: %v", err)
 	}
 	// A lapsed holder lets go: after 6 hours unseen, east claims freely.
-	w.clock.Advance(hub.HoldLapse + time.Minute)
-	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, v.Conversation.ID, "east", false); err != nil {
+	w.Clock.Advance(hub.HoldLapse + time.Minute)
+	if _, err := w.Hub.ClaimConversation(ctx, w.Reviewer, v.Conversation.ID, "east", false); err != nil {
 		t.Fatalf("claim after the holder lapsed: %v", err)
 	}
 }
@@ -224,7 +224,7 @@ func TestClaimsAreRaceFree(t *testing.T) {
 // none), as stored.
 func holder(t *testing.T, w *world, c *hub.Caller, conv string) string {
 	t.Helper()
-	hd, err := w.store.Hold(ctx, c.Agent.ID, conv)
+	hd, err := w.Store.Hold(ctx, c.Agent.ID, conv)
 	if errors.Is(err, hub.ErrNoRows) {
 		return ""
 	}
@@ -241,62 +241,62 @@ func holder(t *testing.T, w *world, c *hub.Caller, conv string) string {
 // one you hold, or one whose holder lapsed, makes you the holder.
 func TestSpeakingDoesNotTakeALiveClaim(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	say := func(instance, body string) {
 		t.Helper()
-		if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: conv, Body: body, Instance: instance}); err != nil {
+		if _, err := w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: conv, Body: body, Instance: instance}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	say("desk", "on it")
-	if got := holder(t, w, w.reviewer, conv); got != "desk" {
+	if got := holder(t, w, w.Reviewer, conv); got != "desk" {
 		t.Fatalf("after desk spoke the holder is %q, want desk", got)
 	}
-	w.clock.Advance(hub.HoldLapse + time.Minute)
-	claim, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "laptop", false)
+	w.Clock.Advance(hub.HoldLapse + time.Minute)
+	claim, err := w.Hub.ClaimConversation(ctx, w.Reviewer, conv, "laptop", false)
 	if err != nil || claim.Previous != "" {
 		t.Fatalf("laptop claiming once desk lapsed: %+v, %v", claim, err)
 	}
 	say("desk", "back again") // desk is seen again, and laptop is live
-	if got := holder(t, w, w.reviewer, conv); got != "laptop" {
+	if got := holder(t, w, w.Reviewer, conv); got != "laptop" {
 		t.Fatalf("after the lapsed desk spoke again the holder is %q, want laptop, which claimed it", got)
 	}
-	open, err := w.hub.SendMessage(ctx, w.planner, hub.SendInput{ConversationID: conv, Body: "anyone: what broke?"})
+	open, err := w.Hub.SendMessage(ctx, w.Planner, hub.SendInput{ConversationID: conv, Body: "anyone: what broke?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if it, ok := inboxIDs(t, w, w.reviewer, "laptop")[open.Message.ID]; !ok || it.HeldBy != "laptop" {
+	if it, ok := inboxIDs(t, w, w.Reviewer, "laptop")[open.Message.ID]; !ok || it.HeldBy != "laptop" {
 		t.Errorf("laptop's inbox: %+v (present %v), want the unaddressed message, held by laptop", it, ok)
 	}
-	if _, ok := inboxIDs(t, w, w.reviewer, "desk")[open.Message.ID]; ok {
+	if _, ok := inboxIDs(t, w, w.Reviewer, "desk")[open.Message.ID]; ok {
 		t.Error("the unaddressed message waits for desk while laptop holds the conversation")
 	}
-	if _, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "desk", false); code(err) != "held_by_other:held_by_other" {
+	if _, err := w.Hub.ClaimConversation(ctx, w.Reviewer, conv, "desk", false); code(err) != "held_by_other:held_by_other" {
 		t.Fatalf("desk claiming without takeover: %v, want held_by_other", err)
 	}
-	if claim, err := w.hub.ClaimConversation(ctx, w.reviewer, conv, "desk", true); err != nil || claim.Previous != "laptop" {
+	if claim, err := w.Hub.ClaimConversation(ctx, w.Reviewer, conv, "desk", true); err != nil || claim.Previous != "laptop" {
 		t.Fatalf("desk taking over: %+v, %v", claim, err)
 	}
 	say("laptop", "fine, yours") // laptop is live, but desk holds it now
-	if got := holder(t, w, w.reviewer, conv); got != "desk" {
+	if got := holder(t, w, w.Reviewer, conv); got != "desk" {
 		t.Fatalf("after laptop spoke in desk's conversation the holder is %q, want desk", got)
 	}
 	say("desk", "thanks") // one's own stays one's own
-	if got := holder(t, w, w.reviewer, conv); got != "desk" {
+	if got := holder(t, w, w.Reviewer, conv); got != "desk" {
 		t.Fatalf("after desk spoke again the holder is %q, want desk", got)
 	}
-	w.clock.Advance(hub.HoldLapse + time.Minute)
+	w.Clock.Advance(hub.HoldLapse + time.Minute)
 	say("laptop", "desk went quiet") // a lapsed holder lets go
-	if got := holder(t, w, w.reviewer, conv); got != "laptop" {
+	if got := holder(t, w, w.Reviewer, conv); got != "laptop" {
 		t.Fatalf("after laptop spoke once desk lapsed the holder is %q, want laptop", got)
 	}
 
 	// A conversation nobody holds goes to whoever speaks first.
-	other := w.open(t, w.reviewer, "alice")
-	if _, err := w.hub.SendMessage(ctx, w.reviewer, hub.SendInput{ConversationID: other, Body: "hello", Instance: "desk"}); err != nil {
+	other := w.Direct(t, w.Reviewer, "alice")
+	if _, err := w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: other, Body: "hello", Instance: "desk"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := holder(t, w, w.reviewer, other); got != "desk" {
+	if got := holder(t, w, w.Reviewer, other); got != "desk" {
 		t.Fatalf("after desk spoke in a conversation nobody held the holder is %q, want desk", got)
 	}
 }
@@ -305,7 +305,7 @@ func TestSpeakingDoesNotTakeALiveClaim(t *testing.T) {
 // message waiting in conv, oldest first.
 func readFlags(t *testing.T, w *world, c *hub.Caller, instance, conv string) string {
 	t.Helper()
-	r, err := w.hub.Inbox(ctx, c, 50, instance)
+	r, err := w.Hub.Inbox(ctx, c, 50, instance)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func readFlags(t *testing.T, w *world, c *hub.Caller, instance, conv string) str
 // list_conversations.
 func unread(t *testing.T, w *world, c *hub.Caller, conv string) int {
 	t.Helper()
-	p, err := w.hub.ListConversations(ctx, c, "", 0)
+	p, err := w.Hub.ListConversations(ctx, c, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,45 +341,45 @@ func unread(t *testing.T, w *world, c *hub.Caller, conv string) int {
 // they show read. With a session name the same holds for that session.
 func TestMarkUnreadMakesMessagesNew(t *testing.T) {
 	w := newWorld(t)
-	conv := w.open(t, w.planner, "alice/reviewer")
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	var ids []string
 	for i := 1; i <= 5; i++ {
-		ids = append(ids, w.send(t, w.planner, conv, fmt.Sprintf("step %d", i)).Message.ID)
+		ids = append(ids, w.Send(t, w.Planner, conv, fmt.Sprintf("step %d", i)).Message.ID)
 	}
-	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv}); err != nil {
+	if _, err := w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: conv}); err != nil {
 		t.Fatal(err)
 	}
-	if got, n := readFlags(t, w, w.reviewer, "", conv), unread(t, w, w.reviewer, conv); got != "1:true 2:true 3:true 4:true 5:true" || n != 0 {
+	if got, n := readFlags(t, w, w.Reviewer, "", conv), unread(t, w, w.Reviewer, conv); got != "1:true 2:true 3:true 4:true 5:true" || n != 0 {
 		t.Fatalf("after reading all: %s, unread %d", got, n)
 	}
-	if place, err := w.hub.MarkUnread(ctx, w.reviewer, conv, 3, ""); err != nil || place != 2 {
+	if place, err := w.Hub.MarkUnread(ctx, w.Reviewer, conv, 3, ""); err != nil || place != 2 {
 		t.Fatalf("mark_unread to 3: place %d, %v", place, err)
 	}
-	if got, n := readFlags(t, w, w.reviewer, "", conv), unread(t, w, w.reviewer, conv); got != "1:true 2:true 3:false 4:false 5:false" || n != 3 {
+	if got, n := readFlags(t, w, w.Reviewer, "", conv), unread(t, w, w.Reviewer, conv); got != "1:true 2:true 3:false 4:false 5:false" || n != 3 {
 		t.Fatalf("after mark_unread to 3: %s, unread %d; want 3 to 5 new, 3 unread", got, n)
 	}
 	// Reading one again, by itself, makes it read again.
-	if _, err := w.hub.ReadMessage(ctx, w.reviewer, ids[3], ""); err != nil {
+	if _, err := w.Hub.ReadMessage(ctx, w.Reviewer, ids[3], ""); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFlags(t, w, w.reviewer, "", conv); got != "1:true 2:true 3:false 4:true 5:false" {
+	if got := readFlags(t, w, w.Reviewer, "", conv); got != "1:true 2:true 3:false 4:true 5:false" {
 		t.Fatalf("after read_message of 4: %s", got)
 	}
-	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, AfterSeq: 2}); err != nil {
+	if _, err := w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: conv, AfterSeq: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if got, n := readFlags(t, w, w.reviewer, "", conv), unread(t, w, w.reviewer, conv); got != "1:true 2:true 3:true 4:true 5:true" || n != 0 {
+	if got, n := readFlags(t, w, w.Reviewer, "", conv), unread(t, w, w.Reviewer, conv); got != "1:true 2:true 3:true 4:true 5:true" || n != 0 {
 		t.Fatalf("after reading them again: %s, unread %d", got, n)
 	}
 
 	// A named session: its place moves, and its inbox shows the same.
-	if _, err := w.hub.ReadMessages(ctx, w.reviewer, hub.ReadInput{ConversationID: conv, Instance: "desk"}); err != nil {
+	if _, err := w.Hub.ReadMessages(ctx, w.Reviewer, hub.ReadInput{ConversationID: conv, Instance: "desk"}); err != nil {
 		t.Fatal(err)
 	}
-	if place, err := w.hub.MarkUnread(ctx, w.reviewer, conv, 4, "desk"); err != nil || place != 3 {
+	if place, err := w.Hub.MarkUnread(ctx, w.Reviewer, conv, 4, "desk"); err != nil || place != 3 {
 		t.Fatalf("desk's mark_unread to 4: place %d, %v", place, err)
 	}
-	if got := readFlags(t, w, w.reviewer, "desk", conv); got != "1:true 2:true 3:true 4:false 5:false" {
+	if got := readFlags(t, w, w.Reviewer, "desk", conv); got != "1:true 2:true 3:true 4:false 5:false" {
 		t.Fatalf("desk's inbox after its mark_unread to 4: %s", got)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 func TestAuthenticate(t *testing.T) {
 	w := newWorld(t)
-	good := w.tokens["alice/planner"]
+	good := w.Tokens["alice/planner"]
 	lastChar := good[len(good)-1:]
 	other := "A"
 	if lastChar == "A" {
@@ -18,24 +18,24 @@ func TestAuthenticate(t *testing.T) {
 	}
 	badSum := good[:len(good)-1] + other
 
-	revokedCaller := w.agent(t, "alice/revoked")
-	revoked := w.tokens["alice/revoked"]
-	if _, err := w.hub.RevokeToken(t.Context(), revokedCaller.TokenID); err != nil {
+	revokedCaller := w.Agent(t, "alice/revoked")
+	revoked := w.Tokens["alice/revoked"]
+	if _, err := w.Hub.RevokeToken(t.Context(), revokedCaller.TokenID); err != nil {
 		t.Fatal(err)
 	}
-	w.agent(t, "alice/archived")
-	archived := w.tokens["alice/archived"]
-	if _, err := w.hub.ArchiveAgent(t.Context(), "alice/archived"); err != nil {
+	w.Agent(t, "alice/archived")
+	archived := w.Tokens["alice/archived"]
+	if _, err := w.Hub.ArchiveAgent(t.Context(), "alice/archived"); err != nil {
 		t.Fatal(err)
 	}
-	_, expiring, err := w.hub.MintToken(t.Context(), hub.TokenSpec{Owner: "alice", Agent: "planner", Expires: time.Hour})
+	_, expiring, err := w.Hub.MintToken(t.Context(), hub.TokenSpec{Owner: "alice", Agent: "planner", Expires: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.hub.Authenticate(t.Context(), expiring); err != nil {
+	if _, err := w.Hub.Authenticate(t.Context(), expiring); err != nil {
 		t.Fatalf("token within its lifetime: %v", err)
 	}
-	w.clock.Advance(time.Hour)
+	w.Clock.Advance(time.Hour)
 
 	for _, tc := range []struct {
 		name, token, want string
@@ -50,13 +50,13 @@ func TestAuthenticate(t *testing.T) {
 		{"archived agent", archived, "archived"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := w.hub.Authenticate(t.Context(), tc.token)
+			_, err := w.Hub.Authenticate(t.Context(), tc.token)
 			if code(err) != "unauthenticated" || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want unauthenticated saying %q", err, tc.want)
 			}
 		})
 	}
-	c, err := w.hub.Authenticate(t.Context(), good)
+	c, err := w.Hub.Authenticate(t.Context(), good)
 	if err != nil || c.Agent.Handle() != "alice/planner" {
 		t.Fatalf("good token: caller %v, err %v", c, err)
 	}
@@ -64,7 +64,7 @@ func TestAuthenticate(t *testing.T) {
 
 func TestTokenFormat(t *testing.T) {
 	w := newWorld(t)
-	secret := w.tokens["alice/planner"]
+	secret := w.Tokens["alice/planner"]
 	if !strings.HasPrefix(secret, "plv_") || len(secret) != 4+43+6 {
 		t.Fatalf("token %q: want plv_ + 43 base62 + 6 checksum characters", secret)
 	}
@@ -82,7 +82,7 @@ func TestScopes(t *testing.T) {
 		t.Fatalf("unknown scope: err = %v", err)
 	}
 	w := newWorld(t)
-	reader := w.agent(t, "alice/reader", hub.ScopeRead)
+	reader := w.Agent(t, "alice/reader", hub.ScopeRead)
 	err = reader.Require(hub.ScopeWrite)
 	if code(err) != "missing_scope" || !strings.Contains(err.Error(), "msg:write") {
 		t.Fatalf("Require(msg:write) with a read-only token: %v", err)
@@ -107,8 +107,8 @@ func TestTokenLifetimeCap(t *testing.T) {
 		{hub.Days(1 << 60), false},
 		{-time.Hour, false},
 	} {
-		_, _, err := w.hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "planner", Expires: tc.expires})
-		_, _, uerr := w.hub.MintUserToken(ctx, "alice", "", tc.expires)
+		_, _, err := w.Hub.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: "planner", Expires: tc.expires})
+		_, _, uerr := w.Hub.MintUserToken(ctx, "alice", "", tc.expires)
 		want := ""
 		if !tc.ok {
 			want = "invalid_argument"

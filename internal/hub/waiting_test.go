@@ -81,8 +81,8 @@ func (s *readsOn) Holds(ctx context.Context, agentID string) ([]hub.Hold, error)
 func TestWaitReadsOffItsGoroutine(t *testing.T) {
 	rs := &readsOn{by: map[string]int{}}
 	w := newWorldOn(t, hub.DefaultSettings(), func(s hub.Store) hub.Store { rs.Store = s; return rs })
-	conv := w.open(t, w.planner, "alice/reviewer")
-	cursor := w.latest(t, w.reviewer)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	cursor := w.Latest(t, w.Reviewer)
 	type waited struct {
 		g   string
 		r   *hub.WaitResult
@@ -91,16 +91,16 @@ func TestWaitReadsOffItsGoroutine(t *testing.T) {
 	done := make(chan waited, 1)
 	go func() {
 		g := goroutine()
-		c, err := w.hub.Authenticate(ctx, w.tokens["alice/reviewer"])
+		c, err := w.Hub.Authenticate(ctx, w.Tokens["alice/reviewer"])
 		if err != nil {
 			done <- waited{g, nil, err}
 			return
 		}
-		r, err := w.hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Timeout: 10 * time.Second, Instance: "desk"})
+		r, err := w.Hub.Wait(ctx, c, hub.WaitInput{Cursor: cursor, Timeout: 10 * time.Second, Instance: "desk"})
 		done <- waited{g, r, err}
 	}()
-	w.parked(t, 1)
-	w.send(t, w.planner, conv, "wake up")
+	w.Parked(t, 1)
+	w.Send(t, w.Planner, conv, "wake up")
 	got := <-done
 	if got.err != nil || len(got.r.Events) != 1 || got.r.Events[0].Message == nil || got.r.Events[0].Message.Body != "wake up" {
 		t.Fatalf("wait: %+v, %v; want the one message", got.r, got.err)

@@ -23,24 +23,49 @@ import (
 
 var ctx = context.Background()
 
-// Clock is the hub's clock: it stands still until Advance moves it.
+// Start is when a world's clock starts.
+var Start = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+// Clock is a hub clock the test moves: it stands still until Advance
+// moves it (NewClock), or is the real time moved on by what Advance added
+// (LiveClock); once Tick says by how much, it also moves on at every
+// reading.
 type Clock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu        sync.Mutex
+	at        time.Time // a still clock's start
+	live      bool
+	off, step time.Duration
 }
+
+// NewClock is a clock standing at at.
+func NewClock(at time.Time) *Clock { return &Clock{at: at} }
+
+// LiveClock is the real time, moved on by what Advance adds.
+func LiveClock() *Clock { return &Clock{live: true} }
 
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.now
+	c.off += c.step
+	if c.live {
+		return time.Now().Add(c.off)
+	}
+	return c.at.Add(c.off)
 }
 
 // Advance moves the clock on by d.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	c.off += d
+}
+
+// Tick has every reading from now on move the clock on by d first.
+func (c *Clock) Tick(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.step = d
 }
 
 // World is a hub on its store, with its clock and waker, and the agents
@@ -67,7 +92,7 @@ func Open(t testing.TB, settings hub.Settings) *World {
 // OpenOn is Open on db.
 func OpenOn(t testing.TB, settings hub.Settings, db hub.Store) *World {
 	t.Helper()
-	w := &World{Store: db, Settings: settings, Clock: &Clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, Tokens: map[string]string{}}
+	w := &World{Store: db, Settings: settings, Clock: NewClock(Start), Tokens: map[string]string{}}
 	w.Reopen(t)
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := w.Hub.CreateUser(ctx, u, ""); err != nil {
@@ -160,6 +185,51 @@ func (w *World) Send(t testing.TB, from *hub.Caller, conv, body string) *hub.Sen
 	return r
 }
 
+// SendAs sends body into conv from c's session instance and returns the
+// brake word that refused it ("" when sent); anything else fails t.
+func (w *World) SendAs(t testing.TB, c *hub.Caller, conv, body, instance string) string {
+	t.Helper()
+	_, err := w.Hub.SendMessage(ctx, c, hub.SendInput{ConversationID: conv, Body: body, Instance: instance})
+	if err == nil {
+		return ""
+	}
+	r, ok := err.(*hub.Refusal)
+	if !ok || r.Status != "denied" {
+		t.Fatalf("send %q: %v, want sent or denied", body, err)
+	}
+	return r.Word()
+}
+
+// Room is a room by created, with the others added as members.
+func (w *World) Room(t testing.TB, by *hub.Caller, others ...string) string {
+	t.Helper()
+	v, err := w.Hub.CreateRoom(ctx, by, hub.RoomSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range others {
+		if _, err := w.Hub.AddParticipantAs(ctx, by, v.Conversation.ID, o, ""); err != nil {
+			t.Fatalf("adding %s: %v", o, err)
+		}
+	}
+	return v.Conversation.ID
+}
+
+// Public makes the agent of handle (when there is none yet) public and
+// signs it in again.
+func (w *World) Public(t testing.TB, handle string) *hub.Caller {
+	t.Helper()
+	c := w.Agent(t, handle)
+	a, err := w.Hub.SetAgentPublic(ctx, c.Owner, c.Agent.Slug, true)
+	if err != nil || !a.Public {
+		t.Fatalf("making %s public: %+v, %v", handle, a, err)
+	}
+	if c, err = w.Hub.Authenticate(ctx, w.Tokens[handle]); err != nil || !c.Agent.Public {
+		t.Fatalf("%s signed in: %+v, %v; want it public", handle, c, err)
+	}
+	return c
+}
+
 // Project makes a project of alice's with the planner and the reviewer in
 // it to speak, and a thread "Plan" the planner started.
 func (w *World) Project(t testing.TB) (project, thread string) {
@@ -226,6 +296,28 @@ func (w *World) Parked(t testing.TB, n int) {
 			t.Fatalf("%d waits parked, want %d", w.Waker.Waiters(), n)
 		}
 		runtime.Gosched()
+	}
+}
+
+// ParkWait parks a wait of c's session and returns what ends it (and
+// waits until it returned).
+func (w *World) ParkWait(t testing.TB, c *hub.Caller, instance string) func() {
+	t.Helper()
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	// The cursor is read here, not in the wait's goroutine: on a shared
+	// store reading it may itself wait on the waker for transactions still
+	// running, and that must not pass for the wait being parked.
+	cursor := w.Latest(t, c)
+	before := w.Waker.Waiters()
+	go func() {
+		defer close(done)
+		w.Hub.Wait(wctx, c, hub.WaitInput{Cursor: cursor, Timeout: 30 * time.Second, Instance: instance})
+	}()
+	w.Parked(t, before+1)
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

@@ -2,33 +2,14 @@ package oauth_test
 
 import (
 	"log/slog"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
-
-// clock is a clock the tests move by hand.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // world is the Authority and its hub on a fresh store (PALAVER_TEST_STORE
 // chooses which), with alice (agents planner and reviewer, each with a
@@ -36,14 +17,14 @@ func (c *clock) Advance(d time.Duration) {
 type world struct {
 	hub     *hub.Hub
 	auth    *oauth.Authority
-	clock   *clock
+	clock   *hubtest.Clock
 	store   hub.Store
 	options func(*hub.Options, *oauth.AuthorityOptions) // changes what each reopen makes
 }
 
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	w := &world{clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}, store: storetest.Open(t)}
+	w := &world{clock: hubtest.NewClock(hubtest.Start), store: storetest.Open(t)}
 	w.reopen(t)
 	for _, u := range []string{"alice", "bob"} {
 		if _, err := w.hub.CreateUser(ctx, u, ""); err != nil {

@@ -34,11 +34,11 @@ func TestBridge(t *testing.T) {
 	alice := w.owner(t)
 	conv := w.Direct(t, w.Planner, "alice/reviewer")
 	names := "alice/planner, alice/reviewer"
-	if got := sendAs(t, w, w.Planner, conv, "Please review the retry logic", "laptop"); got != "" {
+	if got := w.SendAs(t, w.Planner, conv, "Please review the retry logic", "laptop"); got != "" {
 		t.Fatalf("first send: %s", got)
 	}
-	sendAs(t, w, w.Planner, conv, "Please review the retry logic", "laptop")
-	if got := sendAs(t, w, w.Planner, conv, "Please review the retry logic", "laptop"); got != "duplicate" {
+	w.SendAs(t, w.Planner, conv, "Please review the retry logic", "laptop")
+	if got := w.SendAs(t, w.Planner, conv, "Please review the retry logic", "laptop"); got != "duplicate" {
 		t.Fatalf("third identical send: %q, want duplicate", got)
 	}
 	if _, err := w.Hub.AskOwner(ctx, w.Reviewer, "Merge it now?", "desk", "", nil); err != nil {
@@ -94,7 +94,7 @@ func TestBridge(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Planner = w.Agent(t, "alice/planner")
-	sendAs(t, w, w.Planner, conv, "Held for alice", "")
+	w.SendAs(t, w.Planner, conv, "Held for alice", "")
 	res, err := w.Hub.WaitPerson(ctx, alice, b.Cursor, time.Second)
 	if err != nil {
 		t.Fatal(err)

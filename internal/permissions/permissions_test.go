@@ -35,25 +35,6 @@ func newWorld(t *testing.T) *world {
 var permissionAsk = permissions.Input{RequestID: "tbxkq", ToolName: "Bash", Description: "List the files",
 	InputPreview: `{"command":"ls -la"}`, Instance: "desk"}
 
-// parkWait parks a wait of c's session and returns what ends it (and
-// waits until it returned).
-func (w *world) parkWait(t *testing.T, c *hub.Caller, instance string) func() {
-	t.Helper()
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	cursor := w.Latest(t, c) // read here: reading it may itself wait on the waker
-	before := w.Waker.Waiters()
-	go func() {
-		defer close(done)
-		w.Hub.Wait(wctx, c, hub.WaitInput{Cursor: cursor, Timeout: 30 * time.Second, Instance: instance})
-	}()
-	w.Parked(t, before+1)
-	return func() {
-		cancel()
-		<-done
-	}
-}
-
 // eventsFor is what the session's wait hands over after cursor, with how
 // each stands for the session.
 func (w *world) eventsFor(t *testing.T, c *hub.Caller, cursor *string, instance string) *hub.WaitResult {
@@ -73,7 +54,7 @@ func (w *world) eventsFor(t *testing.T, c *hub.Caller, cursor *string, instance 
 func TestPermissionRelay(t *testing.T) {
 	w := newWorld(t)
 	alice, bob := w.Person(t, "alice"), w.Person(t, "bob")
-	end := w.parkWait(t, w.Planner, "desk") // the channel's wait
+	end := w.ParkWait(t, w.Planner, "desk") // the channel's wait
 	defer end()
 	ownerCursor, _ := w.Hub.LatestCursor(ctx, alice.ID)
 	agentCursor := w.Latest(t, w.Planner)
@@ -184,7 +165,7 @@ func TestPermissionExpiresAndIsWithdrawn(t *testing.T) {
 	w := newWorld(t)
 	alice := w.Person(t, "alice")
 	t.Run("expired", func(t *testing.T) {
-		end := w.parkWait(t, w.Planner, "desk")
+		end := w.ParkWait(t, w.Planner, "desk")
 		defer end()
 		p, err := w.desk.Request(ctx, w.Planner, permissionAsk)
 		if err != nil {
@@ -209,7 +190,7 @@ func TestPermissionExpiresAndIsWithdrawn(t *testing.T) {
 	})
 	t.Run("withdrawn", func(t *testing.T) {
 		w.Clock.Advance(time.Hour + time.Minute) // the expired one is no longer shown
-		end := w.parkWait(t, w.Planner, "desk")
+		end := w.ParkWait(t, w.Planner, "desk")
 		p, err := w.desk.Request(ctx, w.Planner, permissionAsk)
 		if err != nil {
 			t.Fatal(err)

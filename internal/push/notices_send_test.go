@@ -6,29 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/notify"
 	"github.com/palaverhq/palaver/internal/push"
 	"github.com/palaverhq/palaver/internal/push/pushtest"
 	"github.com/palaverhq/palaver/internal/store/storetest"
 )
-
-// clock is a settable hub.Clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // notified is a hub over a real store whose notifications go out through
 // push.Notices to the services, with alice's agent alice/planner.
@@ -36,7 +22,7 @@ type notified struct {
 	h       *hub.Hub
 	k       *push.Notices
 	db      hub.Store
-	clock   *clock
+	clock   *hubtest.Clock
 	open    func() *push.Notices // a server started again: its hub and Notices
 	alice   *hub.User
 	planner *hub.Caller
@@ -44,7 +30,7 @@ type notified struct {
 
 func newNotified(t *testing.T, rs ...*pushtest.Service) *notified {
 	t.Helper()
-	n := &notified{db: storetest.Open(t), clock: &clock{now: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}}
+	n := &notified{db: storetest.Open(t), clock: hubtest.NewClock(hubtest.Start)}
 	hosts := []string{}
 	for _, r := range rs {
 		hosts = append(hosts, r.Host)

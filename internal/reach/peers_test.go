@@ -22,13 +22,13 @@ func peersWorld(t *testing.T) *world {
 			t.Fatal(err)
 		}
 	}
-	w.public(t, "alice/front")
-	w.public(t, "bob/desk")
-	w.public(t, "bob/old")
+	w.Public(t, "alice/front")
+	w.Public(t, "bob/desk")
+	w.Public(t, "bob/old")
 	if _, err := w.Hub.ArchiveAgent(ctx, "bob/old"); err != nil {
 		t.Fatal(err)
 	}
-	w.public(t, "carol/kiosk")
+	w.Public(t, "carol/kiosk")
 	w.Agent(t, "carol/secret")
 	alice, carol := w.Person(t, "alice"), w.Person(t, "carol")
 	w.reach.RequestContact(ctx, alice, "carol", "")

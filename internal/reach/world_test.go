@@ -24,18 +24,3 @@ func newWorld(t *testing.T) *world {
 	w := hubtest.Open(t, hub.DefaultSettings())
 	return &world{World: w, reach: reach.New(w.Hub, w.Store)}
 }
-
-// public makes the agent of handle (when there is none yet) public and
-// signs it in again.
-func (w *world) public(t *testing.T, handle string) *hub.Caller {
-	t.Helper()
-	c := w.Agent(t, handle)
-	a, err := w.Hub.SetAgentPublic(ctx, c.Owner, c.Agent.Slug, true)
-	if err != nil || !a.Public {
-		t.Fatalf("making %s public: %+v, %v", handle, a, err)
-	}
-	if c, err = w.Hub.Authenticate(ctx, w.Tokens[handle]); err != nil || !c.Agent.Public {
-		t.Fatalf("%s signed in: %+v, %v; want it public", handle, c, err)
-	}
-	return c
-}

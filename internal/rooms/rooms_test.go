@@ -27,27 +27,12 @@ func newWorld(t *testing.T) *world {
 	return &world{World: w, rooms: rooms.New(w.Hub, w.Store)}
 }
 
-// room is a room the caller created, with the others added as members.
-func (w *world) room(t *testing.T, by *hub.Caller, others ...string) string {
-	t.Helper()
-	v, err := w.Hub.CreateRoom(ctx, by, hub.RoomSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range others {
-		if _, err := w.Hub.AddParticipantAs(ctx, by, v.Conversation.ID, o, ""); err != nil {
-			t.Fatalf("adding %s: %v", o, err)
-		}
-	}
-	return v.Conversation.ID
-}
-
 // TestRoomWork: an agent's work in a room by status, the next message (a
 // stuck attempt included), and finishing only a running attempt (§5,
 // §10.5).
 func TestRoomWork(t *testing.T) {
 	w := newWorld(t)
-	conv := w.room(t, w.Planner, "alice/reviewer")
+	conv := w.Room(t, w.Planner, "alice/reviewer")
 	var ids []string
 	for _, body := range []string{"@reviewer one", "@reviewer two", "@reviewer three"} {
 		ids = append(ids, w.Send(t, w.Planner, conv, body).Message.ID)
@@ -74,7 +59,7 @@ func TestRoomWork(t *testing.T) {
 	if err := step(ids[1], hub.OutcomeDone, ""); code(err) != "no_attempt" {
 		t.Errorf("processed after a failed attempt: %v, want no_attempt", err)
 	}
-	other := w.room(t, w.Planner, "alice/reviewer")
+	other := w.Room(t, w.Planner, "alice/reviewer")
 	if _, err := w.Hub.Process(ctx, w.Reviewer, hub.ProcessInput{ConversationID: other, MessageID: ids[2], Outcome: hub.OutcomeDone}); code(err) != "not_found" {
 		t.Errorf("a message named with another room: %v, want not_found", err)
 	}
@@ -129,7 +114,7 @@ func TestRoomWork(t *testing.T) {
 func TestChatContext(t *testing.T) {
 	w := newWorld(t)
 	w.Agent(t, "alice/scout")
-	conv := w.room(t, w.Planner, "alice/reviewer", "alice/scout")
+	conv := w.Room(t, w.Planner, "alice/reviewer", "alice/scout")
 	mine := w.Send(t, w.Reviewer, conv, "@planner ready")
 	thought, err := w.Hub.SendMessage(ctx, w.Reviewer, hub.SendInput{ConversationID: conv, Body: "thinking", Kind: "thought"})
 	if err != nil {

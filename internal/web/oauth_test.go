@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,27 +18,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/hubtest"
 	"github.com/palaverhq/palaver/internal/oauth"
 	"github.com/palaverhq/palaver/internal/servertest"
 )
-
-// clock is a hub clock the test moves on.
-type clock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.off += d
-}
 
 // newOAuthSite is the whole server as serve mounts it, OAuth included,
 // on a clock the test moves; client documents are fetched trusting roots,
@@ -136,7 +118,7 @@ func TestBrowserOAuth(t *testing.T) {
 			t.Cleanup(doc.Close)
 			roots := x509.NewCertPool()
 			roots.AddCert(doc.Certificate())
-			clk := &clock{}
+			clk := hubtest.LiveClock()
 			s := newOAuthSite(t, clk, roots, "127.0.0.1")
 			if _, err := s.hub.CreateUser(ctx, "alice", "Alice"); err != nil {
 				t.Fatal(err)
@@ -220,7 +202,7 @@ func TestBrowserOAuth(t *testing.T) {
 // client's tokens will be for — an MCP endpoint, the A2A endpoints, or
 // the whole server — and that they work only there.
 func TestConsentNamesTheResource(t *testing.T) {
-	s := newOAuthSite(t, &clock{}, nil)
+	s := newOAuthSite(t, hubtest.LiveClock(), nil)
 	b := s.person(t, "alice")
 	if _, err := s.hub.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/planner"}); err != nil {
 		t.Fatal(err)
@@ -249,7 +231,7 @@ func TestConsentNamesTheResource(t *testing.T) {
 // 404 — what discovery falls back on — never the dashboard's redirect to
 // sign in; the served ones answer.
 func TestUnknownWellKnown(t *testing.T) {
-	s := newOAuthSite(t, &clock{}, nil)
+	s := newOAuthSite(t, hubtest.LiveClock(), nil)
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for path, want := range map[string]int{
 		"/.well-known/oauth-authorization-server/mcp": http.StatusNotFound,
