@@ -105,7 +105,11 @@ const maxBatch = 256
 
 // Open opens (creating if needed) the database, applies pending migrations
 // and starts the writer goroutine.
-func Open(ctx context.Context, o Options) (*DB, error) {
+func Open(ctx context.Context, o Options) (*DB, error) { return open(ctx, o, 0) }
+
+// open is Open with the migrations applied only through version through
+// (every one when 0): a test makes a database as an older palaver left it.
+func open(ctx context.Context, o Options, through int) (*DB, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -138,7 +142,7 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 			return fail(err)
 		}
 	}
-	if err := migrate(ctx, db.write, db.dialect); err != nil {
+	if err := migrate(ctx, db.write, db.dialect, through); err != nil {
 		return fail(err)
 	}
 	if db.dialect == postgresDialect && (o.Exclusive || o.Alone) {
@@ -381,8 +385,9 @@ func (db *DB) updateOnce(ctx context.Context, fn func(hub.Tx) error) error {
 // migrate applies the pending numbered migrations in one transaction (under
 // an advisory lock on PostgreSQL, so replicas starting together take turns)
 // and creates the database's epoch on first use. A schema newer than this
-// binary is refused.
-func migrate(ctx context.Context, write *sql.DB, d *dialect) error {
+// binary is refused. With through above 0 the migrations after it are
+// left pending.
+func migrate(ctx context.Context, write *sql.DB, d *dialect, through int) error {
 	ms, err := migrations(d.name)
 	if err != nil {
 		return err
@@ -408,7 +413,7 @@ func migrate(ctx context.Context, write *sql.DB, d *dialect) error {
 		return fmt.Errorf("the database schema is version %d but this palaver knows only up to %d: upgrade palaver", current, latest)
 	}
 	for _, m := range ms {
-		if m.version <= current {
+		if m.version <= current || through > 0 && m.version > through {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {

@@ -214,6 +214,26 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
+// openThrough opens database migrated only through version through and
+// runs stmts on it: rows written with raw SQL as the code of that time
+// wrote them, not by today's methods, whose columns follow the newest
+// schema. The caller closes it; the next store.Open runs the migrations
+// after through once, as an upgrade does.
+func openThrough(t *testing.T, database string, through int, stmts ...string) *store.DB {
+	t.Helper()
+	db, err := store.OpenThrough(ctx, store.Options{Database: database, Logger: slog.New(slog.DiscardHandler)}, through)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range stmts {
+		if _, err := store.Raw(db).ExecContext(ctx, q); err != nil {
+			db.Close()
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return db
+}
+
 func TestBackupIsAConsistentCopy(t *testing.T) {
 	dir := t.TempDir()
 	db, err := store.Open(ctx, store.Options{Database: filepath.Join(dir, "palaver.db"), Logger: slog.New(slog.DiscardHandler)})

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -169,22 +168,6 @@ func TestEventIDsGrowAcrossPruning(t *testing.T) {
 	}
 }
 
-// oldEvents is the SQLite events table before migration 0031: ids by
-// AUTOINCREMENT, and an index on created_at.
-const oldEvents = `DROP TABLE events;
-CREATE TABLE events (
-    id              INTEGER PRIMARY KEY AUTOINCREMENT,
-    recipient_id    TEXT NOT NULL,
-    type            TEXT NOT NULL,
-    conversation_id TEXT NOT NULL DEFAULT '',
-    message_id      TEXT NOT NULL DEFAULT '',
-    data            TEXT,
-    created_at      INTEGER NOT NULL
-);
-CREATE INDEX events_recipient ON events (recipient_id, id);
-CREATE INDEX events_created ON events (created_at);
-ALTER TABLE events ADD COLUMN tx INTEGER NOT NULL DEFAULT 0;`
-
 // TestEventIDsMigratedPastTheCounter: migration 0031 takes AUTOINCREMENT
 // and events_created off a SQLite database whose counter stands above its
 // largest kept id (pruning had deleted the newest events, or all), and ids
@@ -192,47 +175,29 @@ ALTER TABLE events ADD COLUMN tx INTEGER NOT NULL DEFAULT 0;`
 func TestEventIDsMigratedPastTheCounter(t *testing.T) {
 	for _, kept := range []int{0, 2} {
 		t.Run(fmt.Sprintf("%d kept", kept), func(t *testing.T) {
+			// Five events given by palaver at migration 0030 (ids by
+			// AUTOINCREMENT, an index on created_at), the newest ones
+			// deleted, and the mark of pruning at the last:
+			// AUTOINCREMENT's counter stays at 5.
 			path := filepath.Join(t.TempDir(), "palaver.db")
+			old := openThrough(t, path, 30,
+				`INSERT INTO events (recipient_id, type, created_at) VALUES ('agt_a', 'message.new', 1000), ('agt_a', 'message.new', 2000),
+					('agt_a', 'message.new', 3000), ('agt_a', 'message.new', 4000), ('agt_a', 'message.new', 5000)`,
+				fmt.Sprintf(`DELETE FROM events WHERE id > %d`, kept),
+				`INSERT INTO meta (key, value) VALUES ('events_pruned_through', '5') ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+			var seq int64
+			err := store.Raw(old).QueryRow(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).Scan(&seq)
+			old.Close()
+			if err != nil || seq != 5 {
+				t.Fatalf("AUTOINCREMENT's counter before the migration: %d, %v; want 5", seq, err)
+			}
+
 			db, err := store.Open(ctx, store.Options{Database: path})
 			if err != nil {
 				t.Fatal(err)
 			}
-			db.Close()
-			raw, err := sql.Open("sqlite", "file:"+path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Five events given, the newest ones deleted, and the mark
-			// of pruning at the last: AUTOINCREMENT's counter stays at 5.
-			for _, q := range []string{oldEvents,
-				`INSERT INTO events (recipient_id, type, created_at) VALUES ('agt_a', 'message.new', 1000), ('agt_a', 'message.new', 2000),
-					('agt_a', 'message.new', 3000), ('agt_a', 'message.new', 4000), ('agt_a', 'message.new', 5000)`,
-				fmt.Sprintf(`DELETE FROM events WHERE id > %d`, kept),
-				`INSERT INTO meta (key, value) VALUES ('events_pruned_through', '5') ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-				`DELETE FROM schema_migrations WHERE version >= 31`,
-			} {
-				if _, err := raw.ExecContext(ctx, q); err != nil {
-					raw.Close()
-					t.Fatalf("%s: %v", q, err)
-				}
-			}
-			var seq int64
-			if err := raw.QueryRow(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).Scan(&seq); err != nil || seq != 5 {
-				raw.Close()
-				t.Fatalf("AUTOINCREMENT's counter before the migration: %d, %v; want 5", seq, err)
-			}
-			raw.Close()
-
-			db, err = store.Open(ctx, store.Options{Database: path})
-			if err != nil {
-				t.Fatal(err)
-			}
 			defer db.Close()
-			raw, err = sql.Open("sqlite", "file:"+path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
+			raw := store.Raw(db)
 			var schema string
 			if err := raw.QueryRow(`SELECT group_concat(sql, '; ') FROM sqlite_master WHERE tbl_name = 'events'`).Scan(&schema); err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 )
@@ -40,3 +41,13 @@ const (
 	CountSentSQL = countSentSQL
 	SentLogSQL   = sentLogSQL
 )
+
+// OpenThrough opens o's database with the migrations applied only through
+// version n, as a palaver of that time left it. A test writes its rows there
+// with raw SQL on Raw, as that palaver's code wrote them, and closes it; the
+// next Open runs the later migrations once, as an upgrade does.
+func OpenThrough(ctx context.Context, o Options, n int) (*DB, error) { return open(ctx, o, n) }
+
+// Raw is db's writing connection, for SQL a test runs past the store's
+// methods.
+func Raw(db *DB) *sql.DB { return db.write }

@@ -1,7 +1,7 @@
 package store_test
 
 import (
-	"database/sql"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -17,58 +17,29 @@ import (
 // stays none — or, for a person who had chosen nothing, every kind but
 // every message; quiet hours stay the person's. On both stores.
 func TestNotifyKindsMovedToTargets(t *testing.T) {
-	for _, c := range []struct{ dialect, driver, undo string }{
-		{"sqlite", "sqlite", `ALTER TABLE notify_targets DROP COLUMN kinds; ALTER TABLE notify_prefs ADD COLUMN kinds TEXT NOT NULL DEFAULT ''`},
-		{"postgres", "pgx", `ALTER TABLE notify_targets DROP COLUMN kinds; ALTER TABLE notify_prefs ADD COLUMN kinds TEXT NOT NULL DEFAULT ''`},
-	} {
-		t.Run(c.dialect, func(t *testing.T) {
-			database, dsn := filepath.Join(t.TempDir(), "palaver.db"), ""
-			if c.dialect == "postgres" {
+	// As palaver at migration 0028 stored them: alice chose questions and
+	// messages, bob nothing at all, carol never chose; two targets each.
+	var rows []string
+	now := time.Now().UnixMilli()
+	for _, who := range []string{"alice", "bob", "carol"} {
+		rows = append(rows, fmt.Sprintf(`INSERT INTO users (id, handle, created_at) VALUES ('usr_%s', '%[1]s', %d)`, who, now))
+		for _, n := range []string{"1", "2"} {
+			rows = append(rows, fmt.Sprintf(`INSERT INTO notify_targets (id, user_id, kind, url, created_at)
+				VALUES ('nt_%s%s', 'usr_%[1]s', 'ntfy', 'https://ntfy.example/%[1]s%[2]s', %d)`, who, n, now))
+		}
+	}
+	rows = append(rows,
+		`INSERT INTO notify_prefs (user_id, kinds, quiet_from, quiet_to, quiet_urgent) VALUES ('usr_alice', 'question,message', 1320, 420, 1)`,
+		`INSERT INTO notify_prefs (user_id, kinds, quiet_from, quiet_to, quiet_urgent) VALUES ('usr_bob', '', 0, 0, 0)`)
+	for _, dialect := range []string{"sqlite", "postgres"} {
+		t.Run(dialect, func(t *testing.T) {
+			database := filepath.Join(t.TempDir(), "palaver.db")
+			if dialect == "postgres" {
 				database = storetest.Schema(t)
-				dsn = database
-			} else {
-				dsn = "file:" + database
 			}
-			db, err := store.Open(ctx, store.Options{Database: database})
-			if err != nil {
-				t.Fatal(err)
-			}
-			now := time.Now()
-			// alice chose questions and messages, bob nothing at all,
-			// carol never chose: two targets each.
-			err = db.Update(ctx, func(tx hub.Tx) error {
-				for _, who := range []string{"alice", "bob", "carol"} {
-					if err := tx.InsertUser(ctx, &hub.User{ID: "usr_" + who, Handle: who, CreatedAt: now}); err != nil {
-						return err
-					}
-					for _, n := range []string{"1", "2"} {
-						if err := tx.InsertNotifyTarget(ctx, &hub.NotifyTarget{ID: "nt_" + who + n, UserID: "usr_" + who, Kind: hub.TargetNtfy,
-							URL: "https://ntfy.example/" + who + n, CreatedAt: now}); err != nil {
-							return err
-						}
-					}
-				}
-				return nil
-			})
-			db.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw, err := sql.Open(c.driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, q := range []string{c.undo, `DELETE FROM schema_migrations WHERE version >= 29`,
-				`INSERT INTO notify_prefs (user_id, kinds, quiet_from, quiet_to, quiet_urgent) VALUES ('usr_alice', 'question,message', 1320, 420, 1)`,
-				`INSERT INTO notify_prefs (user_id, kinds, quiet_from, quiet_to, quiet_urgent) VALUES ('usr_bob', '', 0, 0, 0)`} {
-				if _, err := raw.ExecContext(ctx, q); err != nil {
-					raw.Close()
-					t.Fatalf("%s: %v", q, err)
-				}
-			}
-			raw.Close()
+			openThrough(t, database, 28, rows...).Close()
 
-			db, err = store.Open(ctx, store.Options{Database: database})
+			db, err := store.Open(ctx, store.Options{Database: database})
 			if err != nil {
 				t.Fatal(err)
 			}
