@@ -22,6 +22,14 @@ type notifySection struct {
 	*push.Settings
 	Places []notifyPlace // the devices and topics, each with its checkboxes
 	Quiet  [2]string     // HH:MM
+	Log    []notifyLine  // the delivery log, each attempt with where it went
+}
+
+// notifyLine is one attempt of the delivery log with the label of the
+// device or topic it went to ("" once that was removed).
+type notifyLine struct {
+	hub.NotifyAttempt
+	To string
 }
 
 // notifyPlace is one device or topic with a checkbox for each kind.
@@ -57,6 +65,15 @@ func (w *Web) notifySettings(ctx context.Context, r *request) (*notifySection, e
 			place.Kinds = append(place.Kinds, notifyKind{Name: k, Label: notifyLabels[k], On: t.Wants(k)})
 		}
 		out.Places = append(out.Places, place)
+	}
+	for _, a := range s.Log {
+		line := notifyLine{NotifyAttempt: a}
+		for _, t := range s.Targets {
+			if t.ID == a.TargetID {
+				line.To = t.Label
+			}
+		}
+		out.Log = append(out.Log, line)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/store/storetest"
@@ -42,6 +43,17 @@ func TestNotifySettings(t *testing.T) {
 		t.Fatalf("each topic's kinds, every one but every message to start with: %s", p.raw)
 	}
 	first, second := n.Targets[0].ID, n.Targets[1].ID
+	// The delivery log says which topic each attempt went to.
+	err := db.Update(ctx, func(tx hub.Tx) error {
+		return tx.InsertNotifyAttempt(ctx, &hub.NotifyAttempt{ID: "ntl_1", UserID: alice.ID, TargetID: second, NotificationID: "ntf_1",
+			Kind: hub.NotifyQuestion, At: time.Now(), Status: 503}, 50)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p = b.get("/settings"); !strings.Contains(p.text(), "question to https://93.184.215.14/phone · failed (503)") {
+		t.Errorf("the delivery log does not name the topic: %s", p.text())
+	}
 	kinds := "/settings/notifications/" + first + "/kinds"
 	if p = b.submit(b.get("/settings"), kinds, url.Values{"kind": {hub.NotifyQuestion, "gossip"}}); !strings.Contains(p.errorText(), `"gossip" is not a kind of notification`) {
 		t.Errorf("an unknown kind: %q", p.errorText())
