@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Pos is a place in the event log (§6, §13). Events are read in Pos order,
@@ -156,7 +157,7 @@ func (h *Hub) LatestCursor(ctx context.Context, readerID string) (string, error)
 // before them end; past heldPatience the position stands where it is, and
 // the reader is handed those events as new.
 func (h *Hub) latestEvent(ctx context.Context) (Pos, error) {
-	held := &heldBack{waker: h.waker, now: h.now}
+	held := &heldBack{waker: h.waker, now: time.Now}
 	defer held.stop()
 	for {
 		latest, heldTx, err := h.store.LatestEvent(ctx)

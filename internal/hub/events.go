@@ -87,7 +87,7 @@ const (
 // heldBack is what a wait knows of its events held back.
 type heldBack struct {
 	waker   Waker
-	now     func() time.Time // the hub's clock
+	now     func() time.Time // the real time: patience, like the retries, waits for other transactions, whatever the hub's clock says (a test's may stand still)
 	target  int64            // the newest transaction held back when first seen; 0: waiting for none
 	since   time.Time
 	waited  bool // it has waited for events held back: never again

@@ -67,7 +67,7 @@ func (h *Hub) startWait(ctx context.Context, principalID, instance, resync strin
 		return nil, err
 	}
 	w := &Waiting{h: h, ctx: ctx, recipientID: principalID, instance: instance, from: from, release: release,
-		held: heldBack{waker: h.waker, now: h.now}}
+		held: heldBack{waker: h.waker, now: time.Now}}
 	if timeout > 0 {
 		w.unlisten = h.listen(ctx, principalID, instance) // presence (§19)
 	}
