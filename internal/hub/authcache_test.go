@@ -215,3 +215,81 @@ func TestSendChecksSeeOtherServers(t *testing.T) {
 		}
 	})
 }
+
+// TestPausesAndModesSeeOtherServers: the rest of what a send checks, with
+// the writer keeping the conversation and the brakes' counts (§17 cached
+// checks), changed by another process on the same database, reaches this
+// server's very next send: a conversation paused by turns traded through
+// the other server, its Resume there, and the sender set to review.
+func TestPausesAndModesSeeOtherServers(t *testing.T) {
+	storetest.Backends(t, func(t *testing.T, open func() *store.DB) {
+		set := hub.DefaultSettings()
+		set.PauseTurns = 4
+		start := func(db *store.DB) *hub.Hub { return server(t, db, set) }
+		server, other := start(open()), start(open())
+		alice, err := server.CreateUser(ctx, "alice", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets := map[string]string{}
+		for _, slug := range []string{"planner", "reviewer"} {
+			if _, err := server.CreateAgent(ctx, hub.AgentSpec{Handle: "alice/" + slug, Description: "an agent"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, secrets[slug], err = server.MintToken(ctx, hub.TokenSpec{Owner: "alice", Agent: slug}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Each call authenticates anew, as the faces do.
+		send := func(h *hub.Hub, slug, conv string) (*hub.SendResult, error) {
+			c, err := h.Authenticate(ctx, secrets[slug])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return h.SendMessage(ctx, c, hub.SendInput{ConversationID: conv, Body: "turn " + hub.NewID("x", time.Now())})
+		}
+		planner, err := server.Authenticate(ctx, secrets["planner"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := server.OpenConversation(ctx, planner, []string{"alice/reviewer"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv := v.Conversation.ID
+		if _, err := send(server, "planner", conv); err != nil {
+			t.Fatalf("the first send: %v", err)
+		}
+
+		// The two agents trade turns through the other server until it
+		// pauses the conversation.
+		paused := false
+		for i := 0; i < 2*set.PauseTurns && !paused; i++ {
+			_, err := send(other, []string{"reviewer", "planner"}[i%2], conv)
+			paused = code(err) == "denied:paused"
+			if err != nil && !paused {
+				t.Fatalf("turn %d on the other server: %v", i, err)
+			}
+		}
+		if !paused {
+			t.Fatalf("%d turns on the other server did not pause the conversation", 2*set.PauseTurns)
+		}
+		if _, err := send(server, "planner", conv); code(err) != "denied:paused" {
+			t.Errorf("the send after the other server paused the conversation: %v, want denied:paused", err)
+		}
+		if _, err := other.Resume(ctx, alice, conv); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := send(server, "planner", conv); err != nil {
+			t.Errorf("the send after the other server resumed the conversation: %v, want it sent", err)
+		}
+
+		// The sender set to review by the other server: held.
+		if _, err := other.SetAgentMode(ctx, "alice/planner", hub.ModeReview); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := send(server, "planner", conv); err != nil || r.Message.Status != hub.MessageHeld {
+			t.Errorf("the send after the other server set review mode: %+v, %v; want held", r, err)
+		}
+	})
+}
