@@ -7,16 +7,23 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/palaverhq/palaver/internal/store/storetest"
 )
 
 // TestAdminCommandsReachTheNextSend: what a send checks, some of which the
 // server keeps in memory (DESIGN.md §17), changed by the admin command
-// line in its own process on the database file while the server runs,
-// reaches the agent's very next send: a held message rejected leaves the
-// budget, and a revoked token is refused.
+// line on the same database while the server runs (on SQLite it acts on
+// the file directly), reaches the agent's very next send: a held message
+// rejected leaves the budget, and a revoked token is refused. On both
+// stores.
 func TestAdminCommandsReachTheNextSend(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { adminCommandsReachTheNextSend(t, filepath.Join(t.TempDir(), "palaver.db")) })
+	t.Run("postgres", func(t *testing.T) { adminCommandsReachTheNextSend(t, storetest.Schema(t)) })
+}
+
+func adminCommandsReachTheNextSend(t *testing.T, db string) {
 	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "palaver.db")
 	url, _ := startServer(t, nil, "--addr", "127.0.0.1:0", "--database", db, "--budget", "2")
 	admin := adminOn(t, ctx, db)
 	admin("user", "create", "alice")
