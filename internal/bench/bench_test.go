@@ -43,7 +43,8 @@ func TestMarkdownGivesRatiosToFloors(t *testing.T) {
 // writes is a store's commit counts, as metrics.Writer asks.
 type writes struct{ commits, pages int64 }
 
-func (w writes) Writes() (int64, int64) { return w.commits, w.pages }
+func (w writes) Writes() (int64, int64)      { return w.commits, w.pages }
+func (w writes) IndexWrites() (int64, int64) { return 0, 0 }
 
 func TestReadRuntimeFromMetrics(t *testing.T) {
 	mux := http.NewServeMux()

@@ -50,19 +50,25 @@ func benchmarkSend(b *testing.B, ts *testServer, senders int) {
 		tokens[i] = ts.agent(b, fmt.Sprintf("alice/sender%d", i), "", nil)
 	}
 	var done atomic.Int64
-	// SQLite's pages written, the search indexer's and a thread's every
-	// 50 sends among them.
-	w, _ := ts.store.(interface{ Writes() (commits, pages int64) })
-	var pagesBefore int64
+	// SQLite's pages written, a thread's every 50 sends among them, and
+	// apart those the search indexer's own commits wrote.
+	w, _ := ts.store.(interface {
+		Writes() (commits, pages int64)
+		IndexWrites() (commits, pages int64)
+	})
+	var pagesBefore, indexBefore int64
 	if w != nil {
 		_, pagesBefore = w.Writes()
+		_, indexBefore = w.IndexWrites()
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	defer func() {
 		if w != nil {
 			_, pages := w.Writes()
+			_, index := w.IndexWrites()
 			b.ReportMetric(float64(pages-pagesBefore)/float64(b.N), "pages/send")
+			b.ReportMetric(float64(index-indexBefore)/float64(b.N), "index-pages/send")
 		}
 	}()
 	var wg sync.WaitGroup

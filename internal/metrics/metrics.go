@@ -146,24 +146,29 @@ func count(known map[string]prometheus.Counter, vec *prometheus.CounterVec, labe
 }
 
 // Writer is a store that counts its commits and the pages they wrote
-// (store.DB.Writes; pages only on SQLite).
-type Writer interface{ Writes() (commits, pages int64) }
+// (store.DB.Writes; pages only on SQLite), and the search indexer's
+// commits of its own apart (IndexWrites).
+type Writer interface {
+	Writes() (commits, pages int64)
+	IndexWrites() (commits, pages int64)
+}
 
 // RegisterWriter exports w's counts: palaver_store_commits_total and
 // palaver_store_pages_written_total, whose ratio over a run of single
-// sends is a send's write set (§17).
+// sends is a send's write set (§17), and the search indexer's beside them.
 func RegisterWriter(reg prometheus.Registerer, w Writer) error {
-	for _, c := range []prometheus.Collector{
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "palaver_store_commits_total",
-			Help: "Transactions the store committed (on SQLite, the writer's group commits, each of one or more writes).",
-		}, func() float64 { n, _ := w.Writes(); return float64(n) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "palaver_store_pages_written_total",
-			Help: "Database pages the SQLite writer's commits wrote to the WAL (0 on PostgreSQL).",
-		}, func() float64 { _, n := w.Writes(); return float64(n) }),
+	commits := func(f func() (int64, int64)) func() float64 { return func() float64 { n, _ := f(); return float64(n) } }
+	pages := func(f func() (int64, int64)) func() float64 { return func() float64 { _, n := f(); return float64(n) } }
+	for _, c := range []struct {
+		name, help string
+		value      func() float64
+	}{
+		{"palaver_store_commits_total", "Transactions the store committed (on SQLite, the writer's group commits, each of one or more writes), the search indexer's own aside.", commits(w.Writes)},
+		{"palaver_store_pages_written_total", "Database pages the SQLite writer's commits wrote to the WAL (0 on PostgreSQL), the search indexer's own commits aside.", pages(w.Writes)},
+		{"palaver_store_index_commits_total", "The SQLite search indexer's commits of its own, after the sends' commits.", commits(w.IndexWrites)},
+		{"palaver_store_index_pages_written_total", "Database pages the SQLite search indexer's commits of its own wrote to the WAL.", pages(w.IndexWrites)},
 	} {
-		if err := reg.Register(c); err != nil {
+		if err := reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: c.name, Help: c.help}, c.value)); err != nil {
 			return err
 		}
 	}

@@ -84,8 +84,13 @@ type DB struct {
 	path    string // the SQLite file
 
 	// commits and pages count the writer's commits and, on SQLite, the
-	// pages they wrote to the WAL (Writes).
-	commits, pages atomic.Int64
+	// pages they wrote to the WAL (Writes); indexCommits and indexPages
+	// those of the search indexer's batches that committed alone
+	// (IndexWrites). walPages is the write connection's count of pages at
+	// the last commit (the writer's goroutine only).
+	commits, pages           atomic.Int64
+	indexCommits, indexPages atomic.Int64
+	walPages                 int64
 
 	mu     sync.RWMutex // guards closed and sending on ops
 	closed bool
@@ -95,9 +100,10 @@ type DB struct {
 
 // op is one Update waiting for the writer.
 type op struct {
-	ctx context.Context
-	fn  func(hub.Tx) error
-	err chan error
+	ctx   context.Context
+	fn    func(hub.Tx) error
+	err   chan error
+	index bool // the search indexer's: a batch of these alone is counted apart
 }
 
 // maxBatch caps how many Updates share one commit.
@@ -233,7 +239,11 @@ func (db *DB) Update(ctx context.Context, fn func(hub.Tx) error) error {
 		}
 		return db.updateDirect(ctx, fn)
 	}
-	o := &op{ctx: ctx, fn: fn, err: make(chan error, 1)}
+	return db.queue(&op{ctx: ctx, fn: fn, err: make(chan error, 1)})
+}
+
+// queue hands o to the writer and waits for its commit.
+func (db *DB) queue(o *op) error {
 	db.mu.RLock()
 	if db.closed {
 		db.mu.RUnlock()
@@ -342,7 +352,7 @@ func (db *DB) commit(batch []*op) {
 		}
 	} else {
 		kept = !slices.ContainsFunc(errs, func(err error) bool { return err != nil })
-		db.countCommit()
+		db.countCommit(!slices.ContainsFunc(batch, func(o *op) bool { return !o.index }))
 		if sent {
 			db.indexer.notify()
 		}
@@ -352,8 +362,16 @@ func (db *DB) commit(batch []*op) {
 
 // Writes tells how many commits the writer made and, on SQLite, how many
 // pages they wrote to the WAL (0 on PostgreSQL): the pages of a one-send
-// commit are a send's write set (§17), which palaver bench reports.
+// commit are a send's write set (§17), which palaver bench reports. The
+// search indexer's commits of its own are not among them (IndexWrites): it
+// writes after the send's commit, not in it.
 func (db *DB) Writes() (commits, pages int64) { return db.commits.Load(), db.pages.Load() }
+
+// IndexWrites is Writes for the SQLite search indexer's commits of its
+// own; one it shared with other writes is counted in Writes.
+func (db *DB) IndexWrites() (commits, pages int64) {
+	return db.indexCommits.Load(), db.indexPages.Load()
+}
 
 // updateDirect runs fn in its own transaction (PostgreSQL), again when the
 // database reports a serialization failure or a deadlock.

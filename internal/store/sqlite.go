@@ -152,11 +152,16 @@ func openSQLite(path, synchronous string, readConns int, mustExist bool) (write,
 	return write, read, nil
 }
 
-// countCommit counts a commit of the writer and reads the pages its
-// connection has written so far (SQLite's SQLITE_DBSTATUS_CACHE_WRITE:
-// in WAL mode, the pages written to the WAL).
-func (db *DB) countCommit() {
-	db.commits.Add(1)
+// countCommit counts a commit of the writer, the search indexer's alone
+// or not, with the pages it wrote: how far the pages its connection has
+// written (SQLite's SQLITE_DBSTATUS_CACHE_WRITE: in WAL mode, the pages
+// written to the WAL) moved since the last commit.
+func (db *DB) countCommit(index bool) {
+	commits, pages := &db.commits, &db.pages
+	if index {
+		commits, pages = &db.indexCommits, &db.indexPages
+	}
+	commits.Add(1)
 	conn, err := db.write.Conn(context.Background())
 	if err != nil {
 		return
@@ -165,7 +170,8 @@ func (db *DB) countCommit() {
 	conn.Raw(func(dc any) error {
 		if st, ok := dc.(sqlite.DBStatus); ok {
 			if n, _, err := st.Status(sqlite.DBStatusCacheWrite, false); err == nil {
-				db.pages.Store(int64(n))
+				pages.Add(int64(n) - db.walPages)
+				db.walPages = int64(n)
 			}
 		}
 		return nil

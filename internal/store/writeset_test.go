@@ -145,3 +145,33 @@ func queryPlan(t *testing.T, stmt string, args []any, want ...string) {
 		t.Errorf("the plan:\n%s\nwant its reads to be:\n%s", strings.Join(plan, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestIndexerCommitsAreCountedApart: the search indexer's commits of its
+// own, after the sends', are counted in IndexWrites and not in Writes,
+// whose pages a commit are a send's write set (§17).
+func TestIndexerCommitsAreCountedApart(t *testing.T) {
+	db, err := store.Open(ctx, store.Options{Database: filepath.Join(t.TempDir(), "palaver.db"), Index: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w := hubtest.OpenOn(t, hub.DefaultSettings(), db)
+	conv := w.Direct(t, w.Planner, "alice/reviewer")
+	storetest.SearchIndexed(t, db)
+	commits, pages := db.Writes()
+	indexCommits, indexPages := db.IndexWrites()
+	w.Send(t, w.Planner, conv, "words for the index")
+	sentCommits, sentPages := db.Writes()
+	storetest.SearchIndexed(t, db)
+	afterCommits, afterPages := db.Writes()
+	afterIndexCommits, afterIndexPages := db.IndexWrites()
+	if sentCommits != commits+1 || sentPages <= pages {
+		t.Errorf("the send: commits %d → %d, pages %d → %d; want one commit more, and pages", commits, sentCommits, pages, sentPages)
+	}
+	if afterCommits != sentCommits || afterPages != sentPages {
+		t.Errorf("the indexer's pass moved Writes: commits %d → %d, pages %d → %d; want them apart", sentCommits, afterCommits, sentPages, afterPages)
+	}
+	if afterIndexCommits != indexCommits+1 || afterIndexPages <= indexPages {
+		t.Errorf("IndexWrites: commits %d → %d, pages %d → %d; want the indexer's one commit and its pages", indexCommits, afterIndexCommits, indexPages, afterIndexPages)
+	}
+}
