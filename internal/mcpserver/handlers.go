@@ -332,7 +332,7 @@ func (s *Server) startWait(ctx context.Context, c *call, in waitIn) (parker, err
 	// The older protocol era does not cancel a handler when the client hangs
 	// up, so watch the HTTP request itself too (research §2.6 b), unless
 	// ctx ends with it already (the lean path's).
-	if rc, ok := ctx.Value(requestCtxKey{}).(context.Context); ok && rc.Done() != ctx.Done() {
+	if rc := requestContext(ctx); rc != nil && rc.Done() != ctx.Done() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		stop := context.AfterFunc(rc, cancel)

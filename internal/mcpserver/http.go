@@ -49,7 +49,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		if !s.noLean {
 			sdk = s.lean(p, h)
 		}
-		endpoint := s.knownHost(s.cors("POST", s.keepRequestContext(s.alignVersionHeader(s.bearer(p, s.oneMessage(sdk))))))
+		endpoint := s.knownHost(s.cors("POST", s.alignVersionHeader(s.bearer(p, s.oneMessage(sdk)))))
 		mux.Handle(p.path, endpoint)
 		mux.Handle(p.path+"/{$}", endpoint)
 		// Each form of the metadata's path names the same form of the
@@ -120,24 +120,40 @@ func (s *Server) protectedResourceMetadata(path string) http.Handler {
 	})
 }
 
-type callerKey struct{}
+// authKey holds what bearer learned of a request (authed).
+type authKey struct{}
 
-func callerFrom(ctx context.Context) *hub.Caller {
-	c, _ := ctx.Value(callerKey{}).(*hub.Caller)
-	return c
+// authed is what bearer learned of a request: the token it authenticated
+// with, whose that is, and the request's own context, which ends when the
+// client hangs up, for wait_for_messages: in the older protocol era the
+// SDK does not cancel a handler on hang-up (research §2.6 b). All of it is
+// one value of one copy of the request, which a parked wait holds for as
+// long as it waits (§17).
+type authed struct {
+	tokenID string
+	caller  *hub.Caller // an agent's token
+	person  *hub.User   // a person's, on a profile's people's side
+	request context.Context
 }
 
-type personKey struct{}
+func authedFrom(ctx context.Context) *authed {
+	if a, _ := ctx.Value(authKey{}).(*authed); a != nil {
+		return a
+	}
+	return &unauthed
+}
 
-// tokenKey holds the id of the token a request authenticated with.
-type tokenKey struct{}
+// unauthed is what a request that bearer did not see carries.
+var unauthed authed
+
+func callerFrom(ctx context.Context) *hub.Caller { return authedFrom(ctx).caller }
 
 // personFrom is the person whose token a request of a profile's people's
 // side carries (nil for an agent's).
-func personFrom(ctx context.Context) *hub.User {
-	u, _ := ctx.Value(personKey{}).(*hub.User)
-	return u
-}
+func personFrom(ctx context.Context) *hub.User { return authedFrom(ctx).person }
+
+// requestContext is the HTTP request's own context, if bearer saw it.
+func requestContext(ctx context.Context) context.Context { return authedFrom(ctx).request }
 
 // bearer authenticates every MCP request (§2). A missing, malformed,
 // mistyped, unknown, revoked, expired or archived credential gets 401 with
@@ -185,13 +201,8 @@ func (s *Server) bearer(p *profile, next http.Handler) http.Handler {
 			http.Error(w, e.Text(nil, dashboardWay), http.StatusUnauthorized)
 			return
 		}
-		ctx := context.WithValue(r.Context(), tokenKey{}, tokenID)
-		if u != nil {
-			ctx = context.WithValue(ctx, personKey{}, u)
-		} else {
-			ctx = context.WithValue(ctx, callerKey{}, c)
-		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		a := &authed{tokenID: tokenID, caller: c, person: u, request: r.Context()}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, a)))
 	})
 }
 
@@ -211,7 +222,10 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		body, err := readAtMost(r.Body, r.ContentLength, maxBody+1)
+		if testHookBodyRead != nil {
+			testHookBodyRead(body)
+		}
 		if err == nil && len(body) <= maxBody && !json.Valid(body) {
 			msg := "parse error: the body must be one JSON-RPC message, or one batch, and nothing after it"
 			if derr := json.Unmarshal(body, new(json.RawMessage)); derr != nil && strings.Contains(derr.Error(), "max depth") {
@@ -230,7 +244,7 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if tokenID, _ := r.Context().Value(tokenKey{}).(string); tokenID != "" && err == nil && len(body) <= maxBody && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		if tokenID := authedFrom(r.Context()).tokenID; tokenID != "" && err == nil && len(body) <= maxBody && bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
 			var batch []json.RawMessage
 			if json.Unmarshal(body, &batch) == nil && len(batch) > 1 {
 				if err := s.hub.SpendMore(tokenID, len(batch)-1); err != nil {
@@ -246,9 +260,52 @@ func (s *Server) oneMessage(next http.Handler) http.Handler {
 				}
 			}
 		}
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		if err == nil && len(body) <= maxBody {
+			r.Body = &readBody{Reader: bytes.NewReader(body), whole: body, rest: r.Body}
+		} else {
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readBody is a request body oneMessage has read to its end: whole, for
+// the lean path to take without reading it again, and a reader of it for
+// the SDK.
+type readBody struct {
+	*bytes.Reader
+	whole []byte
+	rest  io.ReadCloser // the request's own body, read to its end
+}
+
+func (b *readBody) Close() error { return b.rest.Close() }
+
+// testHookBodyRead, when set, is handed each body oneMessage reads.
+var testHookBodyRead func(body []byte)
+
+// readAtMost reads r to its end but at most limit bytes, as
+// io.ReadAll(io.LimitReader(r, limit)) does; a body that announces its
+// length (size) below limit is read into one buffer of that length, not
+// grown from 512 bytes.
+func readAtMost(r io.Reader, size, limit int64) ([]byte, error) {
+	if size <= 0 || size >= limit {
+		return io.ReadAll(io.LimitReader(r, limit))
+	}
+	b := make([]byte, 0, size+1) // one byte more, to see the end without growing
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) { // longer than it announced
+			more, err := io.ReadAll(io.LimitReader(r, limit-int64(len(b))))
+			return append(b, more...), err
+		}
+	}
 }
 
 // writeRPCError answers with a JSON-RPC error that belongs to no request.
@@ -303,17 +360,6 @@ func methodless(body []byte) (jsonrpc.ID, string) {
 		return id, "invalid request: this message has an id but no method, so it is neither a request nor a response; a request names its method, like {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{…}}"
 	}
 	return jsonrpc.ID{}, ""
-}
-
-type requestCtxKey struct{}
-
-// keepRequestContext stores the HTTP request's own context, which ends when
-// the client hangs up, for wait_for_messages: in the older protocol era the
-// SDK does not cancel a handler on hang-up (research §2.6 b).
-func (s *Server) keepRequestContext(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestCtxKey{}, r.Context())))
-	})
 }
 
 // alignVersionHeader is a deliberate leniency (§10.1, research §2.6 a): some

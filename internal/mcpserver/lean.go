@@ -50,9 +50,16 @@ func (s *Server) lean(p *profile, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// Read at most maxBody; a longer body goes to the SDK whole, for
-		// its own 413.
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		// The body as oneMessage read it, whole; else read at most
+		// maxBody, and a longer body goes to the SDK whole, for its own 413.
+		var body []byte
+		var err error
+		rb, read := r.Body.(*readBody)
+		if read {
+			body = rb.whole
+		} else {
+			body, err = readAtMost(r.Body, r.ContentLength, maxBody+1)
+		}
 		if err == nil && len(body) <= maxBody {
 			if c, ok := s.parseLean(p, r.Header, body); ok {
 				s.leans.Add(1)
@@ -60,7 +67,9 @@ func (s *Server) lean(p *profile, next http.Handler) http.Handler {
 				return
 			}
 		}
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		if !read {
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -7,8 +7,14 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"weak"
+
+	"github.com/palaverhq/palaver/internal/hub"
+	"github.com/palaverhq/palaver/internal/mcpserver"
+	"github.com/palaverhq/palaver/internal/servertest"
 )
 
 // TestLeanWaitParksBareOnItsRequest: the lean path parks a wait on the
@@ -76,5 +82,85 @@ func TestLeanWaitParksBareOnItsRequest(t *testing.T) {
 	}
 	if got := ts.srv.LeanCalls() - before; got != 2 { // the wait and the send
 		t.Errorf("the lean path served %d calls, want 2", got)
+	}
+}
+
+// TestParkedWaitHoldsNoBody: a wait's request body is read once, into
+// one buffer of the length it announces (not grown from 512 bytes, which
+// a parked wait's memory counts until a collection, §17), and the wait
+// parked on the lean path keeps nothing of it: the call holds copies of
+// the arguments it decoded. With no protocol version header, and with an
+// older one, whose body alignVersionHeader reads first.
+func TestParkedWaitHoldsNoBody(t *testing.T) {
+	for _, version := range []string{"", older} {
+		t.Run("version="+version, func(t *testing.T) {
+			ts := newTestServer(t)
+			token := ts.agent(t, "alice/reviewer", "", nil)
+			type read struct {
+				len, cap int
+				buf      weak.Pointer[byte]
+			}
+			var reads []read
+			var mu sync.Mutex
+			mcpserver.OnBodyRead(t, func(body []byte) {
+				mu.Lock()
+				defer mu.Unlock()
+				reads = append(reads, read{len(body), cap(body), weak.Make(&body[0])})
+			})
+			header := map[string]string{}
+			if version != "" {
+				header["Mcp-Protocol-Version"] = version
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			answered := make(chan struct{})
+			before := ts.srv.LeanCalls()
+			go func() {
+				defer close(answered)
+				ts.post(t, ctx, "/mcp/", token, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait_for_messages","arguments":{"timeout_s":20}}}`, header)
+			}()
+			servertest.Parked(t, ts.waker, 1)
+			if got := ts.srv.LeanCalls() - before; got != 1 {
+				t.Fatalf("the lean path took %d calls, want the wait", got)
+			}
+			runtime.GC()
+			runtime.GC()
+			mu.Lock()
+			if len(reads) != 1 {
+				t.Fatalf("%d bodies read, want 1", len(reads))
+			}
+			if r := reads[0]; r.cap != r.len+1 {
+				t.Errorf("the body of %d bytes was read into a buffer of %d, want %d", r.len, r.cap, r.len+1)
+			}
+			if reads[0].buf.Value() != nil {
+				t.Error("the parked wait still holds its request's body")
+			}
+			mu.Unlock()
+			cancel() // the client hangs up
+			<-answered
+			servertest.Parked(t, ts.waker, 0)
+		})
+	}
+}
+
+// TestSDKWaitEndsWhenItsClientHangsUp: through the SDK too, in either
+// era, a parked wait ends and frees its slot when its client hangs up;
+// in the older era the SDK does not cancel the handler, and the wait
+// watches the request's own context, which bearer keeps (authed).
+func TestSDKWaitEndsWhenItsClientHangsUp(t *testing.T) {
+	ts := newTestServerWith(t, hub.DefaultSettings(), mcpserver.WithoutLean)
+	token := ts.agent(t, "alice/reviewer", "", nil)
+	for _, era := range []string{older, modern} {
+		t.Run(era, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				rawWait(t, ts, ctx, token, era, map[string]any{"timeout_s": 55})
+			}()
+			servertest.Parked(t, ts.waker, 1)
+			cancel() // the client hangs up
+			servertest.Parked(t, ts.waker, 0)
+			<-done
+		})
 	}
 }
