@@ -1,6 +1,9 @@
 package hub
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // A parked wait costs its goroutine's stack for as long as it waits
 // (§17), and a goroutine's stack grows to the deepest call it has made:
@@ -18,13 +21,24 @@ const maxIdleReaders = 16
 
 // readers are the goroutines that run reads off the caller's stack.
 type readers struct {
-	work chan func() // taken by an idle reader
+	work chan *offCall // taken by an idle reader
 	idle atomic.Int32
 }
 
 // offStack is shared by every hub of the process: the goroutines hold
 // nothing of any hub between reads.
-var offStack = readers{work: make(chan func())}
+var offStack = readers{work: make(chan *offCall)}
+
+// offCall is one call of OffStack, kept for the next once it is over: a
+// wait's request makes several, and what each allocated would otherwise
+// stand as garbage, counted in a parked wait's memory until a collection.
+type offCall struct {
+	f        func()
+	panicked any
+	done     chan struct{} // one token when f has returned
+}
+
+var offCalls = sync.Pool{New: func() any { return &offCall{done: make(chan struct{}, 1)} }}
 
 // OffStack calls f on another goroutine, one kept for such calls, and
 // returns when f has returned: what f calls grows that goroutine's stack,
@@ -33,34 +47,41 @@ var offStack = readers{work: make(chan func())}
 func OffStack(f func()) { offStack.run(f) }
 
 func (r *readers) run(f func()) {
-	done := make(chan struct{})
-	var panicked any
-	job := func() {
-		defer close(done)
-		defer func() { panicked = recover() }()
-		f()
-	}
+	c := offCalls.Get().(*offCall)
+	c.f = f
 	select {
-	case r.work <- job: // an idle reader took it
+	case r.work <- c: // an idle reader took it
 	default:
-		go r.reader(job)
+		go r.reader(c)
 	}
-	<-done
+	<-c.done
+	panicked := c.panicked
+	c.f, c.panicked = nil, nil
+	offCalls.Put(c)
 	if panicked != nil {
 		panic(panicked)
 	}
 }
 
-// reader runs job, then the jobs it is handed while idle, until more than
+// call runs f, keeping a panic of it for the caller.
+func (c *offCall) call() {
+	defer func() {
+		c.panicked = recover()
+		c.done <- struct{}{}
+	}()
+	c.f()
+}
+
+// reader runs c, then the calls it is handed while idle, until more than
 // maxIdleReaders are idle.
-func (r *readers) reader(job func()) {
+func (r *readers) reader(c *offCall) {
 	for {
-		job()
+		c.call()
 		if r.idle.Add(1) > maxIdleReaders {
 			r.idle.Add(-1)
 			return
 		}
-		job = <-r.work
+		c = <-r.work
 		r.idle.Add(-1)
 	}
 }
