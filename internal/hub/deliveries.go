@@ -193,6 +193,39 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 	return events, nil
 }
 
+// NewMessage is what a new sent message writes (§5), decided here and
+// handed to the store in one call, Tx.AppendMessage, which writes it in as
+// few statements as its database allows: Message takes the conversation's
+// next seq (NextSeq, at At) and is stored (InsertMessage); a waiting
+// delivery of it goes to each of Agents (InsertDeliveries); its sender's
+// place (the sender's instance) moves forward to its seq (MoveRead); and
+// Events are stored after it (InsertEvents), in order, their positions
+// set.
+type NewMessage struct {
+	Message *Message
+	At      time.Time
+	Agents  []string
+	Events  []*Event
+}
+
+// deliverNew is deliver for a new message not stored yet: it stores it as
+// the conversation's next seq and hands it to the conversation in one
+// write with its events, those Deliveries says and then extra. It returns
+// them all, stored (update stores no event twice).
+func deliverNew(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time, extra []*Event) ([]*Event, error) {
+	agents, events := Deliveries(v, m, now)
+	events = append(events, extra...)
+	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
+		if err := speakerHolds(ctx, tx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.AppendMessage(ctx, &NewMessage{Message: m, At: now, Agents: agents, Events: events}); err != nil {
+		return nil, err
+	}
+	return events, nil
+}
+
 // Deliveries is what a stored, sequenced message makes in its
 // conversation v (§5), without writing it: the agents it is delivered to
 // (every other agent participant; event posts: only those mentioned), and
@@ -250,6 +283,11 @@ type DeliveryReads interface {
 
 // DeliveryWrites are the writes of deliveries (Tx embeds them).
 type DeliveryWrites interface {
+	// AppendMessage writes a new sent message and what it makes, as
+	// NewMessage says: m.Seq and the events' positions are set. A
+	// conversation that is not there is ErrNoRows; a client_msg_id used
+	// before, ErrDuplicate.
+	AppendMessage(ctx context.Context, n *NewMessage) error
 	// InsertDeliveries creates a waiting delivery of m for each agent.
 	InsertDeliveries(ctx context.Context, m *Message, agentIDs []string) error
 	// MarkFetched records the first body read of the agent's deliveries.

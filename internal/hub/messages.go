@@ -332,21 +332,15 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				return pending, noteA2A(ctx, tx, in.a2aAgent, m)
 			}
 			res = &SendResult{Message: m, Recipients: recipients(v, m), to: recipientIDs(v, m)}
-			if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
-				return nil, err
-			}
-			if err := tx.InsertMessage(ctx, m); err != nil {
-				return nil, err
-			}
-			if err := noteA2A(ctx, tx, in.a2aAgent, m); err != nil {
-				return nil, err
-			}
 			paused, err := h.countTurn(ctx, tx, v, c.Agent.ID, now)
 			if err != nil {
 				return nil, err
 			}
-			delivered, err := deliver(ctx, tx, v, m, now)
-			return append(delivered, paused...), err
+			events, err := deliverNew(ctx, tx, v, m, now, paused)
+			if err != nil {
+				return nil, err
+			}
+			return events, noteA2A(ctx, tx, in.a2aAgent, m)
 		})
 	})
 	if err != nil {

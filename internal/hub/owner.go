@@ -76,22 +76,16 @@ func (h *Hub) postAsPerson(ctx context.Context, u *User, in SendInput) (*SendRes
 		if !participant {
 			m.Authority = AuthorityInterject
 		}
-		if m.Seq, err = tx.NextSeq(ctx, v.Conversation.ID, now); err != nil {
-			return nil, err
-		}
-		if err := tx.InsertMessage(ctx, m); err != nil {
-			return nil, err
-		}
-		if err := noteA2A(ctx, tx, in.a2aAgent, m); err != nil {
-			return nil, err
-		}
-		delivered, err := deliver(ctx, tx, v, m, now)
+		resumed, err := personTookPart(ctx, tx, v, now)
 		if err != nil {
 			return nil, err
 		}
-		resumed, err := personTookPart(ctx, tx, v, now)
+		events, err := deliverNew(ctx, tx, v, m, now, resumed)
+		if err != nil {
+			return nil, err
+		}
 		res = &SendResult{Message: m, Recipients: recipients(v, m), to: recipientIDs(v, m)}
-		return append(delivered, resumed...), err
+		return events, noteA2A(ctx, tx, in.a2aAgent, m)
 	})
 	if err != nil {
 		return nil, err

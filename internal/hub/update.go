@@ -10,9 +10,10 @@ import (
 // it makes are stored in that transaction and published after it commits.
 
 // update runs fn in a write transaction, stores the events fn returns in
-// the same transaction with the webhook calls they make, and once it
-// committed wakes their recipients: every event of the hub is stored and
-// published here, nowhere else. Refusals and
+// the same transaction (those fn has not stored with a message, with
+// Tx.AppendMessage) with the webhook calls they make, and once it
+// committed wakes their recipients: every event of the hub is stored in
+// an update's transaction and published here, nowhere else. Refusals and
 // Errors pass through; any other failure becomes an internal Error. When fn
 // returns a commitThen, what fn wrote and the events it returned are
 // committed, and the commitThen's error is returned after. A store may run
@@ -32,7 +33,7 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 			return err
 		}
 		events = evs
-		if err := tx.InsertEvents(ctx, evs); err != nil {
+		if err := tx.InsertEvents(ctx, unstored(evs)); err != nil {
 			return err
 		}
 		// The webhook calls the events make go into the outbox with them
@@ -62,6 +63,16 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 		h.notifyKick.Ring()
 	}
 	return kept
+}
+
+// unstored are the events fn did not store itself (Tx.AppendMessage
+// stores a message's with it): those without a position yet.
+func unstored(evs []*Event) []*Event {
+	stored := func(e *Event) bool { return e.ID != 0 }
+	if !slices.ContainsFunc(evs, stored) {
+		return evs
+	}
+	return slices.DeleteFunc(slices.Clone(evs), stored)
 }
 
 // commitThen asks update to commit the transaction's writes and events and

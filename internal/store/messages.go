@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,19 +140,32 @@ func (d queries) messagesByID(ctx context.Context, ids []any) (map[string]*hub.M
 	return out, dbErr("messages by id", rows.Err())
 }
 
-func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
+// messageRow is the columns of m's row, their values' SQL and its
+// arguments, for an INSERT; seq is the SQL of its seq, "?" for m.Seq as an
+// argument (NULL when 0).
+func messageRow(d *dialect, m *hub.Message, seq string) (cols, vals string, args []any) {
 	var metadata any
 	if len(m.Metadata) > 0 {
 		metadata = string(m.Metadata)
 	}
-	cols, vals := strings.Join(msgFields, ", ")+", body_hash", strings.Repeat("?, ", len(msgFields))+"?"
-	args := []any{m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
+	v := slices.Repeat([]string{"?"}, len(msgFields)+1)
+	v[slices.Index(msgFields, "seq")] = seq
+	cols, vals = strings.Join(msgFields, ", ")+", body_hash", strings.Join(v, ", ")
+	args = []any{m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
 		metadata, nullString(strings.Join(m.Mentions, " ")), m.ReplyToSeq, m.NoReply, m.ToInstance, nullString(m.ClientMsgID),
 		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt), nullString(m.OriginalBody), nullString(m.DecidedBy), ms(m.DecidedAt),
 		m.RemoteURL, bodyHash(m.Body)}
-	if col, val, words := d.dialect.search.indexed(m); col != "" {
+	if seq != "?" {
+		args = slices.Delete(args, 2, 3)
+	}
+	if col, val, words := d.search.indexed(m); col != "" {
 		cols, vals, args = cols+", "+col, vals+", "+val, append(args, words...)
 	}
+	return cols, vals, args
+}
+
+func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
+	cols, vals, args := messageRow(d.dialect, m, "?")
 	if err := d.exec(ctx, "insert message", `INSERT INTO messages (`+cols+`) VALUES (`+vals+`)`, args...); err != nil {
 		return err
 	}
@@ -232,4 +247,96 @@ func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
 	d.noteSent(m)
 	return d.execOne(ctx, "decide message", `UPDATE messages SET status = ?, seq = ?, body = ?, body_hash = ?, summary = ?, original_body = ?,
 		authority = ?, decided_by = ?, decided_at = ?`+set+` WHERE id = ? AND status = 'held'`, append(args, m.ID)...)
+}
+
+// AppendMessage implements hub.Tx: NewMessage's writes, in turn or, where
+// a WITH may write, in one statement (one round trip of a send's
+// transaction instead of five).
+func (d queries) AppendMessage(ctx context.Context, n *hub.NewMessage) error {
+	m := n.Message
+	if d.dialect.writingWith {
+		return d.appendWith(ctx, n)
+	}
+	var err error
+	if m.Seq, err = d.NextSeq(ctx, m.ConversationID, n.At); err != nil {
+		return err
+	}
+	if err := d.InsertMessage(ctx, m); err != nil {
+		return err
+	}
+	if err := d.InsertDeliveries(ctx, m, n.Agents); err != nil {
+		return err
+	}
+	if err := d.MoveRead(ctx, m.ConversationID, m.SenderID, m.SenderInstance, m.Seq, true, n.At); err != nil {
+		return err
+	}
+	return d.InsertEvents(ctx, n.Events)
+}
+
+// appendWith is AppendMessage as one statement: the conversation's next
+// seq, the message under it, its deliveries, its sender's place and the
+// events, each a part of WITH reading what the part before returns (so
+// none writes when the conversation is not there). It returns the seq and
+// each event's id and transaction, as NextSeq and InsertEvents do.
+func (d queries) appendWith(ctx context.Context, n *hub.NewMessage) error {
+	m := n.Message
+	cols, vals, args := messageRow(d.dialect, m, "s.last_seq")
+	args = append([]any{ms(n.At), m.ConversationID}, args...)
+	recipients, types, convs, msgIDs, data, created := make([]string, len(n.Events)), make([]string, len(n.Events)),
+		make([]string, len(n.Events)), make([]string, len(n.Events)), make([]*string, len(n.Events)), make([]*int64, len(n.Events))
+	for i, e := range n.Events {
+		recipients[i], types[i], convs[i], msgIDs[i] = e.RecipientID, e.Type, e.ConversationID, e.MessageID
+		if len(e.Data) > 0 {
+			s := string(e.Data)
+			data[i] = &s
+		}
+		if !e.CreatedAt.IsZero() {
+			t := e.CreatedAt.UnixMilli()
+			created[i] = &t
+		}
+	}
+	args = append(args, m.ConversationID, n.Agents,
+		m.ConversationID, m.SenderID, m.SenderInstance, ms(n.At),
+		recipients, types, convs, msgIDs, data, created)
+	rows, err := d.q.QueryContext(ctx, `WITH s AS (UPDATE conversations SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq),
+		m AS (INSERT INTO messages (`+cols+`) SELECT `+vals+` FROM s RETURNING id, seq),
+		dl AS (INSERT INTO deliveries (message_id, agent_id, conversation_id)
+			SELECT m.id, a.id, ? FROM m, unnest(CAST(? AS TEXT[])) WITH ORDINALITY AS a (id, n) ORDER BY a.n),
+		r AS (INSERT INTO reads (conversation_id, principal_id, instance, last_read_seq, updated_at) SELECT ?, ?, ?, m.seq, ? FROM m`+readForward+`),
+		e AS (INSERT INTO events (recipient_id, type, conversation_id, message_id, data, created_at)
+			SELECT v.recipient_id, v.type, v.conversation_id, v.message_id, v.data, v.created_at
+			FROM m, unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]))
+				WITH ORDINALITY AS v (recipient_id, type, conversation_id, message_id, data, created_at, n)
+			ORDER BY v.n RETURNING id, tx)
+		SELECT s.last_seq, e.id, e.tx FROM s LEFT JOIN e ON TRUE ORDER BY e.id`, args...)
+	if err != nil {
+		return dbErr("append message", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	var tx int64
+	found := false
+	for rows.Next() {
+		var id, etx sql.NullInt64
+		if err := rows.Scan(&m.Seq, &id, &etx); err != nil {
+			return dbErr("append message", err)
+		}
+		found = true
+		if id.Valid {
+			ids, tx = append(ids, id.Int64), etx.Int64
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return dbErr("append message", err)
+	}
+	if !found {
+		return hub.ErrNoRows
+	}
+	if len(ids) != len(n.Events) {
+		return fmt.Errorf("append message: %d ids for %d events", len(ids), len(n.Events))
+	}
+	for i, e := range n.Events {
+		e.ID, e.Tx = ids[i], tx
+	}
+	return nil
 }

@@ -87,7 +87,12 @@ func (d queries) MoveRead(ctx context.Context, conversationID, principalID, inst
 			WHERE conversation_id = ? AND principal_id = ? AND instance = ? AND last_read_seq > ?`,
 			seq, ms(at), conversationID, principalID, instance, seq)
 	}
-	return d.exec(ctx, "move read", `INSERT INTO reads (conversation_id, principal_id, instance, last_read_seq, updated_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (conversation_id, principal_id, instance) DO UPDATE SET last_read_seq = excluded.last_read_seq, updated_at = excluded.updated_at
-		WHERE excluded.last_read_seq > reads.last_read_seq`, conversationID, principalID, instance, seq, ms(at))
+	return d.exec(ctx, "move read", `INSERT INTO reads (conversation_id, principal_id, instance, last_read_seq, updated_at) VALUES (?, ?, ?, ?, ?)`+readForward,
+		conversationID, principalID, instance, seq, ms(at))
 }
+
+// readForward ends an INSERT of a place in reads: one already there moves
+// only forward.
+const readForward = `
+		ON CONFLICT (conversation_id, principal_id, instance) DO UPDATE SET last_read_seq = excluded.last_read_seq, updated_at = excluded.updated_at
+		WHERE excluded.last_read_seq > reads.last_read_seq`
