@@ -103,6 +103,46 @@ type sending struct {
 	same, recent int // CountSent's
 }
 
+// SentQuery asks a conversation's read (Tx.SendView) for the counts the
+// brakes look at (CountSent), with it: the sender's messages of Body
+// since the conversation's LastPersonAt, and since RecentSince, each
+// stopping at Max.
+type SentQuery struct {
+	SenderID    string
+	Body        string
+	RecentSince time.Time
+	Max         int
+}
+
+// SentCounts are a SentQuery's counts.
+type SentCounts struct{ Same, Recent int }
+
+// sentQuery is what lockedSendAccess asks for the agent's send of body
+// into a conversation: the duplicate brake's count since a person last
+// took part and the budget's over its window, ending now (the send's
+// transaction holds the conversation, so nothing the agent sends there
+// comes between that read and the brakes' checks).
+func (h *Hub) sentQuery(agentID, body string, now time.Time) SentQuery {
+	set := h.settings
+	return SentQuery{SenderID: agentID, Body: body, RecentSince: now.Add(-set.BudgetWindow), Max: max(set.DuplicateLimit, set.Budget)}
+}
+
+// lockedSendAccess is lockedAccess for the agent's send of q.Body,
+// reading with the conversation the counts of q.
+func lockedSendAccess(ctx context.Context, tx Tx, conversationID string, q SentQuery) (*ConversationView, *SentCounts, error) {
+	if conversationID != "" {
+		if err := tx.LockConversation(ctx, conversationID); err != nil {
+			return nil, nil, err
+		}
+	}
+	var counts SentCounts
+	v, err := accessBy(q.SenderID, conversationID, func() (v *ConversationView, err error) {
+		v, counts, err = tx.SendView(ctx, conversationID, q)
+		return v, err
+	})
+	return v, &counts, err
+}
+
 // counts reads how often the agent sent these words since a person took
 // part, and how much in the budget's window, once per send.
 func (s *sending) counts(set Settings) (same, recent int, err error) {
@@ -117,8 +157,11 @@ func (s *sending) counts(set Settings) (same, recent int, err error) {
 // with a check, in order. It runs in the send's transaction, after the
 // checks of the message itself. Held messages count toward duplicate and
 // budget like sent ones.
-func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, body string, now time.Time) error {
+func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, body string, now time.Time, counted *SentCounts) error {
 	s := &sending{ctx: ctx, tx: tx, conv: conv, c: c, body: body, now: now}
+	if counted != nil {
+		s.counted, s.same, s.recent = true, counted.Same, counted.Recent
+	}
 	for _, b := range Brakes {
 		if b.check == nil {
 			continue
@@ -268,6 +311,10 @@ type BrakeReads interface {
 	// created after recentSince. Each count stops at max, so a brake's check
 	// costs the same however long the history.
 	CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error)
+	// SendView is ConversationView and, in the same read where the
+	// database allows, CountSent as q asks: sameSince is the
+	// conversation's LastPersonAt.
+	SendView(ctx context.Context, conversationID string, q SentQuery) (*ConversationView, SentCounts, error)
 	// Voices lists the voices (sender id + "/" + instance) of the agent
 	// messages sent in a conversation after since, in seq order.
 	Voices(ctx context.Context, conversationID string, since time.Time) ([]string, error)

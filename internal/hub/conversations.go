@@ -23,11 +23,16 @@ func participant(ps []Participant, principalID string) (*Participant, bool) {
 // access loads a conversation the caller takes part in. Closed conversations
 // and ones the caller is not in are not_found alike (§15).
 func access(ctx context.Context, r Reader, agentID, conversationID string) (*ConversationView, error) {
+	return accessBy(agentID, conversationID, func() (*ConversationView, error) { return r.ConversationView(ctx, conversationID) })
+}
+
+// accessBy is access with the conversation read by view.
+func accessBy(agentID, conversationID string, view func() (*ConversationView, error)) (*ConversationView, error) {
 	if conversationID == "" {
 		return nil, invalid("", "{conversation_id} is required: take it from {list_conversations}, {check_inbox} or {open_conversation}")
 	}
 	missing := notFound("no {conversation} %q is open to you; list yours with {list_conversations}", echo(conversationID))
-	v, err := r.ConversationView(ctx, conversationID)
+	v, err := view()
 	if errors.Is(err, ErrNoRows) {
 		return nil, missing
 	}

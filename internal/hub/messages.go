@@ -245,7 +245,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 	var res *SendResult
 	err = retryDuplicate(func() error {
 		return h.update(ctx, func(tx Tx) ([]*Event, error) {
-			v, err := lockedAccess(ctx, tx, c.Agent.ID, in.ConversationID)
+			v, counted, err := lockedSendAccess(ctx, tx, in.ConversationID, h.sentQuery(c.Agent.ID, in.Body, h.now()))
 			if err != nil {
 				return nil, err
 			}
@@ -303,7 +303,7 @@ func (h *Hub) sendMessage(ctx context.Context, c *Caller, in SendInput) (*SendRe
 				}
 			}
 			now := h.now()
-			if err := h.brake(ctx, tx, v.Conversation, c, in.Body, now); err != nil {
+			if err := h.brake(ctx, tx, v.Conversation, c, in.Body, now, counted); err != nil {
 				return tripped(err, c, v.Conversation.ID, in.Instance, now)
 			}
 			m := &Message{

@@ -180,19 +180,50 @@ func (d queries) ConversationView(ctx context.Context, id string) (*hub.Conversa
 	return d.conversationView(ctx, id)
 }
 
+// SendView implements hub.Tx: where one writer keeps what it read
+// (SQLite), ConversationView and CountSent in turn; otherwise one query.
+func (d queries) SendView(ctx context.Context, id string, q hub.SentQuery) (*hub.ConversationView, hub.SentCounts, error) {
+	var n hub.SentCounts
+	if d.views != nil || !d.dialect.foldSend {
+		v, err := d.ConversationView(ctx, id)
+		if err != nil {
+			return nil, n, err
+		}
+		n.Same, n.Recent, err = d.CountSent(ctx, id, q.SenderID, q.Body, v.Conversation.LastPersonAt, q.RecentSince, q.Max)
+		return v, n, err
+	}
+	// countSentSQL's, the duplicate brake's since the row's last person.
+	counts := ` CROSS JOIN LATERAL (SELECT
+		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = c.id AND body_hash = ? AND created_at > COALESCE(c.last_person_at, 0)
+			AND status <> 'rejected' AND body = ? LIMIT ?) AS same) AS same,
+		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = c.id AND created_at > ?
+			AND status <> 'rejected' LIMIT ?) AS recent) AS recent) k`
+	v, err := d.conversationViewFrom(ctx, "send view", `SELECT `+convColumns("c.")+`, `+participantCols+`, k.same, k.recent FROM conversations c`+counts+participantsFrom,
+		[]any{&n.Same, &n.Recent}, q.SenderID, bodyHash(q.Body), q.Body, q.Max, q.SenderID, since(q.RecentSince), q.Max, id)
+	return v, n, err
+}
+
 // conversationView reads a conversation with its participants.
 func (d queries) conversationView(ctx context.Context, id string) (*hub.ConversationView, error) {
-	rows, err := d.q.QueryContext(ctx, `SELECT `+convColumns("c.")+`, `+participantCols+` FROM conversations c`+participantsFrom, id)
+	return d.conversationViewFrom(ctx, "conversation view", `SELECT `+convColumns("c.")+`, `+participantCols+` FROM conversations c`+participantsFrom, nil, id)
+}
+
+// conversationViewFrom runs query, which selects a conversation's columns
+// and its participants' (one row each), then more columns scanned from
+// the first row into more; the conversation's id is the last argument.
+func (d queries) conversationViewFrom(ctx context.Context, op, query string, more []any, args ...any) (*hub.ConversationView, error) {
+	id := args[len(args)-1].(string)
+	rows, err := d.q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, dbErr("conversation view", err)
+		return nil, dbErr(op, err)
 	}
 	defer rows.Close()
 	var v *hub.ConversationView
 	for rows.Next() {
 		var c conversationDest
 		var p participantDest
-		if err := rows.Scan(append(c.dest(), p.dest()...)...); err != nil {
-			return nil, dbErr("conversation view", err)
+		if err := rows.Scan(append(append(c.dest(), p.dest()...), more...)...); err != nil {
+			return nil, dbErr(op, err)
 		}
 		if v == nil {
 			v = &hub.ConversationView{Conversation: c.done()}
@@ -202,10 +233,10 @@ func (d queries) conversationView(ctx context.Context, id string) (*hub.Conversa
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, dbErr("conversation view", err)
+		return nil, dbErr(op, err)
 	}
 	if v == nil {
-		return nil, dbErr("conversation view", sql.ErrNoRows)
+		return nil, dbErr(op, sql.ErrNoRows)
 	}
 	return v, nil
 }

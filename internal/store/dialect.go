@@ -35,10 +35,11 @@ type dialect struct {
 	// ids, the last reported by LastInsertId (SQLite, one writer);
 	// otherwise the ids come back by RETURNING.
 	consecutiveIDs bool
-	// writingWith: a statement's WITH may write (PostgreSQL), so
-	// AppendMessage makes all its writes in one statement; otherwise it
-	// runs them in turn.
-	writingWith bool
+	// foldSend: a send's reads and its writes are each one statement
+	// (PostgreSQL, where a WITH may write and a LATERAL join reads beside
+	// a row): SendView and AppendMessage; otherwise they run their
+	// statements in turn.
+	foldSend bool
 	// rowidEvents: a new event's id is one past the largest in the table
 	// (SQLite's rowid, without AUTOINCREMENT: migration 0031), and ids
 	// follow the events' times (one writer commits in id order). Pruning

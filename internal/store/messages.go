@@ -254,7 +254,7 @@ func (d queries) DecideMessage(ctx context.Context, m *hub.Message) error {
 // transaction instead of five).
 func (d queries) AppendMessage(ctx context.Context, n *hub.NewMessage) error {
 	m := n.Message
-	if d.dialect.writingWith {
+	if d.dialect.foldSend {
 		return d.appendWith(ctx, n)
 	}
 	var err error

@@ -20,7 +20,7 @@ var postgresDialect = &dialect{
 	dollar:        true,
 	migrationLock: `SELECT pg_advisory_xact_lock(7420001)`,
 	eventTx:       true,
-	writingWith:   true,
+	foldSend:      true,
 	eventHeld:     `tx >= palaver_event_horizon()`,
 	// A conversation's lock is an advisory one, not its row's: a row lock
 	// gives the transaction its id at once, and every reader's events

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/palaverhq/palaver/internal/hub"
 	"github.com/palaverhq/palaver/internal/store"
 	"github.com/palaverhq/palaver/internal/store/storetest"
@@ -130,6 +132,85 @@ func TestWriterCountsSeeAnotherConnection(t *testing.T) {
 		}
 		if _, recent := w.count(db, "two", first); recent != 0 {
 			t.Errorf("from the first message's millisecond: recent %d, want 0", recent)
+		}
+	})
+}
+
+// TestSendView: a conversation read with the brakes' counts has the
+// conversation and participants ConversationView has, and the counts
+// CountSent gives with the conversation's last person as the duplicate
+// brake's start; each count stops at its max. A conversation that is not
+// there is ErrNoRows.
+func TestSendView(t *testing.T) {
+	storetest.ForEachBackend(t, func(t *testing.T, db *store.DB) {
+		w := newSentWorld(t, db)
+		err := db.Update(ctx, func(tx hub.Tx) error {
+			if err := tx.AddParticipant(ctx, &hub.Participant{ConversationID: sentConv, PrincipalID: "usr_x", Kind: hub.PrincipalUser, OwnerID: "usr_x", Role: hub.RoleOwner, JoinedAt: w.at}); err != nil {
+				return err
+			}
+			for _, body := range []string{"again", "again", "other"} { // at 11, 12, 13 s
+				if err := w.insert(tx, body); err != nil {
+					return err
+				}
+			}
+			if err := tx.TouchPerson(ctx, sentConv, w.at); err != nil { // a person at 13 s
+				return err
+			}
+			for _, body := range []string{"again", "other", "again"} { // at 14, 15, 16 s
+				if err := w.insert(tx, body); err != nil {
+					return err
+				}
+			}
+			return w.insertAs(tx, "again", hub.MessageHeld) // at 17 s
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			body         string
+			recentSince  time.Duration
+			max          int
+			same, recent int
+		}{
+			{"again", 0, 60, 3, 7},                        // since the person: 14, 16 and the held 17; recent: all
+			{"again", 14500 * time.Millisecond, 60, 3, 3}, // recent: 15, 16, 17
+			{"other", 0, 60, 1, 7},
+			{"again", 0, 2, 2, 2},
+			{"never", 0, 60, 0, 7},
+		} {
+			q := hub.SentQuery{SenderID: "agt_x", Body: tc.body, RecentSince: time.UnixMilli(0).UTC().Add(tc.recentSince), Max: tc.max}
+			if tc.recentSince == 0 {
+				q.RecentSince = time.Time{}
+			}
+			var v, want *hub.ConversationView
+			var n hub.SentCounts
+			var same, recent int
+			err := db.Update(ctx, func(tx hub.Tx) (err error) {
+				if v, n, err = tx.SendView(ctx, sentConv, q); err != nil {
+					return err
+				}
+				if want, err = tx.ConversationView(ctx, sentConv); err != nil {
+					return err
+				}
+				same, recent, err = tx.CountSent(ctx, sentConv, "agt_x", tc.body, want.Conversation.LastPersonAt, q.RecentSince, tc.max)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != (hub.SentCounts{Same: tc.same, Recent: tc.recent}) || same != tc.same || recent != tc.recent {
+				t.Errorf("%+v: counts %+v, CountSent's %d and %d; want %d and %d", tc, n, same, recent, tc.same, tc.recent)
+			}
+			if !cmp.Equal(v, want) {
+				t.Errorf("%+v: view %s", tc, cmp.Diff(want, v))
+			}
+		}
+		err = db.Update(ctx, func(tx hub.Tx) error {
+			_, _, err := tx.SendView(ctx, "conv_gone", hub.SentQuery{SenderID: "agt_x", Body: "again", Max: 60})
+			return err
+		})
+		if !errors.Is(err, hub.ErrNoRows) {
+			t.Errorf("a conversation not there: %v; want ErrNoRows", err)
 		}
 	})
 }
