@@ -68,11 +68,19 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 // unstored are the events fn did not store itself (Tx.AppendMessage
 // stores a message's with it): those without a position yet.
 func unstored(evs []*Event) []*Event {
-	stored := func(e *Event) bool { return e.ID != 0 }
-	if !slices.ContainsFunc(evs, stored) {
+	var out []*Event
+	for i, e := range evs {
+		switch {
+		case e.ID == 0 && out != nil:
+			out = append(out, e)
+		case e.ID != 0 && out == nil:
+			out = append(make([]*Event, 0, len(evs)), evs[:i]...)
+		}
+	}
+	if out == nil {
 		return evs
 	}
-	return slices.DeleteFunc(slices.Clone(evs), stored)
+	return out
 }
 
 // commitThen asks update to commit the transaction's writes and events and

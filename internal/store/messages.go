@@ -140,23 +140,38 @@ func (d queries) messagesByID(ctx context.Context, ids []any) (map[string]*hub.M
 	return out, dbErr("messages by id", rows.Err())
 }
 
+// msgInsertCols are the columns an INSERT of a message writes, before the
+// dialect's search column; msgInsertVals their values, every one an
+// argument, and msgAppendVals the same with the seq AppendMessage's WITH
+// takes (s.last_seq).
+var (
+	msgInsertCols = strings.Join(msgFields, ", ") + ", body_hash"
+	msgInsertVals = insertVals("?")
+	msgAppendVals = insertVals("s.last_seq")
+)
+
+// insertVals are the values of msgInsertCols, the seq's SQL seq.
+func insertVals(seq string) string {
+	v := slices.Repeat([]string{"?"}, len(msgFields)+1)
+	v[slices.Index(msgFields, "seq")] = seq
+	return strings.Join(v, ", ")
+}
+
 // messageRow is the columns of m's row, their values' SQL and its
-// arguments, for an INSERT; seq is the SQL of its seq, "?" for m.Seq as an
-// argument (NULL when 0).
-func messageRow(d *dialect, m *hub.Message, seq string) (cols, vals string, args []any) {
+// arguments, for an INSERT: with seqArg m.Seq is an argument (NULL when
+// 0); without, the seq is AppendMessage's (msgAppendVals).
+func messageRow(d *dialect, m *hub.Message, seqArg bool) (cols, vals string, args []any) {
 	var metadata any
 	if len(m.Metadata) > 0 {
 		metadata = string(m.Metadata)
 	}
-	v := slices.Repeat([]string{"?"}, len(msgFields)+1)
-	v[slices.Index(msgFields, "seq")] = seq
-	cols, vals = strings.Join(msgFields, ", ")+", body_hash", strings.Join(v, ", ")
+	cols, vals = msgInsertCols, msgInsertVals
 	args = []any{m.ID, m.ConversationID, nullSeq(m.Seq), m.Status, m.SenderID, m.SenderKind, m.SenderHandle, m.SenderInstance, m.Body, m.Summary, m.Format, m.Kind,
 		metadata, nullString(strings.Join(m.Mentions, " ")), m.ReplyToSeq, m.NoReply, m.ToInstance, nullString(m.ClientMsgID),
 		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt), nullString(m.OriginalBody), nullString(m.DecidedBy), ms(m.DecidedAt),
 		m.RemoteURL, bodyHash(m.Body)}
-	if seq != "?" {
-		args = slices.Delete(args, 2, 3)
+	if !seqArg {
+		vals, args = msgAppendVals, slices.Delete(args, 2, 3)
 	}
 	if col, val, words := d.search.indexed(m); col != "" {
 		cols, vals, args = cols+", "+col, vals+", "+val, append(args, words...)
@@ -165,7 +180,7 @@ func messageRow(d *dialect, m *hub.Message, seq string) (cols, vals string, args
 }
 
 func (d queries) InsertMessage(ctx context.Context, m *hub.Message) error {
-	cols, vals, args := messageRow(d.dialect, m, "?")
+	cols, vals, args := messageRow(d.dialect, m, true)
 	if err := d.exec(ctx, "insert message", `INSERT INTO messages (`+cols+`) VALUES (`+vals+`)`, args...); err != nil {
 		return err
 	}
@@ -280,7 +295,7 @@ func (d queries) AppendMessage(ctx context.Context, n *hub.NewMessage) error {
 // each event's id and transaction, as NextSeq and InsertEvents do.
 func (d queries) appendWith(ctx context.Context, n *hub.NewMessage) error {
 	m := n.Message
-	cols, vals, args := messageRow(d.dialect, m, "s.last_seq")
+	cols, vals, args := messageRow(d.dialect, m, false)
 	args = append([]any{ms(n.At), m.ConversationID}, args...)
 	recipients, types, convs, msgIDs, data, created := make([]string, len(n.Events)), make([]string, len(n.Events)),
 		make([]string, len(n.Events)), make([]string, len(n.Events)), make([]*string, len(n.Events)), make([]*int64, len(n.Events))
