@@ -68,19 +68,11 @@ func (h *Hub) update(ctx context.Context, fn func(tx Tx) ([]*Event, error)) erro
 // unstored are the events fn did not store itself (Tx.AppendMessage
 // stores a message's with it): those without a position yet.
 func unstored(evs []*Event) []*Event {
-	var out []*Event
-	for i, e := range evs {
-		switch {
-		case e.ID == 0 && out != nil:
-			out = append(out, e)
-		case e.ID != 0 && out == nil:
-			out = append(make([]*Event, 0, len(evs)), evs[:i]...)
-		}
-	}
-	if out == nil {
+	stored := func(e *Event) bool { return e.ID != 0 }
+	if !slices.ContainsFunc(evs, stored) {
 		return evs
 	}
-	return out
+	return slices.DeleteFunc(slices.Clone(evs), stored)
 }
 
 // commitThen asks update to commit the transaction's writes and events and

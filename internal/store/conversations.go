@@ -116,9 +116,13 @@ func (d queries) SetConversationStatus(ctx context.Context, id, status string, a
 
 func (d queries) NextSeq(ctx context.Context, conversationID string, at time.Time) (int64, error) {
 	var seq int64
-	err := d.q.QueryRowContext(ctx, `UPDATE conversations SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq`, ms(at), conversationID).Scan(&seq)
+	err := d.q.QueryRowContext(ctx, nextSeqSQL, ms(at), conversationID).Scan(&seq)
 	return seq, dbErr("next seq", err)
 }
+
+// nextSeqSQL moves a conversation (its id the second argument) to its
+// next seq at a time (the first), returning the seq.
+const nextSeqSQL = `UPDATE conversations SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq`
 
 // participantsFrom joins each current participant of conversation c to
 // its handle: a person's own, an agent's owner/slug.
@@ -192,12 +196,8 @@ func (d queries) SendView(ctx context.Context, id string, q hub.SentQuery) (*hub
 		n.Same, n.Recent, err = d.CountSent(ctx, id, q.SenderID, q.Body, v.Conversation.LastPersonAt, q.RecentSince, q.Max)
 		return v, n, err
 	}
-	// countSentSQL's, the duplicate brake's since the row's last person.
-	counts := ` CROSS JOIN LATERAL (SELECT
-		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = c.id AND body_hash = ? AND created_at > COALESCE(c.last_person_at, 0)
-			AND status <> 'rejected' AND body = ? LIMIT ?) AS same) AS same,
-		(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = c.id AND created_at > ?
-			AND status <> 'rejected' LIMIT ?) AS recent) AS recent) k`
+	// CountSent's, the duplicate brake's since the row's last person.
+	counts := ` CROSS JOIN LATERAL (SELECT ` + sentCounts("c.id", "COALESCE(c.last_person_at, 0)") + `) k`
 	v, err := d.conversationViewFrom(ctx, "send view", `SELECT `+convColumns("c.")+`, `+participantCols+`, k.same, k.recent FROM conversations c`+counts+participantsFrom,
 		[]any{&n.Same, &n.Recent}, q.SenderID, bodyHash(q.Body), q.Body, q.Max, q.SenderID, since(q.RecentSince), q.Max, id)
 	return v, n, err

@@ -37,7 +37,7 @@ const IndexSearchSQL = indexSearchSQL
 
 // CountSentSQL and SentLogSQL are the brakes' looks at a sender's
 // messages, for a test of their plans.
-const (
+var (
 	CountSentSQL = countSentSQL
 	SentLogSQL   = sentLogSQL
 )

@@ -220,14 +220,24 @@ func (d queries) CountSent(ctx context.Context, conversationID, senderID, body s
 	return d.countSent(ctx, conversationID, senderID, body, sameSince, recentSince, max)
 }
 
-// countSentSQL counts a sender's messages in a conversation since the
-// duplicate brake's window with the same words (compared by their hash in
-// messages_sender, then by the words), and since the budget brake's.
-const countSentSQL = `SELECT
-	(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND body_hash = ? AND created_at > ?
-		AND status <> 'rejected' AND body = ? LIMIT ?) AS same),
-	(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ? AND created_at > ?
-		AND status <> 'rejected' LIMIT ?) AS recent)`
+// sentCounts counts a sender's messages in the conversation conv since
+// the duplicate brake's window (from sameSince) with the same words
+// (compared by their hash in messages_sender, then by the words), and
+// since the budget brake's: the columns same and recent, each stopping
+// at its limit. conv and sameSince are SQL, an argument's placeholder or
+// a conversation row's column; the arguments are the sender, the hash
+// and the words, the limit, then the sender, the budget's start and the
+// limit, with conv's and sameSince's where they are placeholders.
+func sentCounts(conv, sameSince string) string {
+	return `(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ` + conv + ` AND body_hash = ? AND created_at > ` + sameSince + `
+		AND status <> 'rejected' AND body = ? LIMIT ?) AS same) AS same,
+	(SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE sender_id = ? AND conversation_id = ` + conv + ` AND created_at > ?
+		AND status <> 'rejected' LIMIT ?) AS recent) AS recent`
+}
+
+// countSentSQL is CountSent's query: sentCounts with every bound an
+// argument.
+var countSentSQL = `SELECT ` + sentCounts("?", "?")
 
 // countSent is CountSent's query.
 func (d queries) countSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
@@ -313,7 +323,7 @@ func (d queries) appendWith(ctx context.Context, n *hub.NewMessage) error {
 	args = append(args, m.ConversationID, n.Agents,
 		m.ConversationID, m.SenderID, m.SenderInstance, ms(n.At),
 		recipients, types, convs, msgIDs, data, created)
-	rows, err := d.q.QueryContext(ctx, `WITH s AS (UPDATE conversations SET last_seq = last_seq + 1, updated_at = ? WHERE id = ? RETURNING last_seq),
+	rows, err := d.q.QueryContext(ctx, `WITH s AS (`+nextSeqSQL+`),
 		m AS (INSERT INTO messages (`+cols+`) SELECT `+vals+` FROM s RETURNING id, seq),
 		dl AS (INSERT INTO deliveries (message_id, agent_id, conversation_id)
 			SELECT m.id, a.id, ? FROM m, unnest(CAST(? AS TEXT[])) WITH ORDINALITY AS a (id, n) ORDER BY a.n),
