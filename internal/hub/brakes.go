@@ -91,22 +91,22 @@ func BrakeWords() []string {
 func (b Brake) deny(format string, args ...any) *Refusal { return deny(b.Word, format, args...) }
 
 // sending is what the brakes' checks look at: the send, and the counts
-// two of them share, read once.
+// two of them share, read with the conversation (Tx.SendView).
 type sending struct {
-	ctx          context.Context
-	tx           Tx
-	conv         *Conversation
-	c            *Caller
-	body         string
-	now          time.Time
-	counted      bool
-	same, recent int // CountSent's
+	ctx    context.Context
+	tx     Tx
+	conv   *Conversation
+	c      *Caller
+	body   string
+	now    time.Time
+	counts SentCounts
 }
 
 // SentQuery asks a conversation's read (Tx.SendView) for the counts the
-// brakes look at (CountSent), with it: the sender's messages of Body
-// since the conversation's LastPersonAt, and since RecentSince, each
-// stopping at Max.
+// duplicate and budget brakes look at, with it: the sender's messages
+// (sent or held) of Body since the conversation's LastPersonAt, and all
+// of them since RecentSince, each count stopping at Max, so a brake's
+// check costs the same however long the history.
 type SentQuery struct {
 	SenderID    string
 	Body        string
@@ -129,39 +129,21 @@ func (h *Hub) sentQuery(agentID, body string, now time.Time) SentQuery {
 
 // lockedSendAccess is lockedAccess for the agent's send of q.Body,
 // reading with the conversation the counts of q.
-func lockedSendAccess(ctx context.Context, tx Tx, conversationID string, q SentQuery) (*ConversationView, *SentCounts, error) {
-	if conversationID != "" {
-		if err := tx.LockConversation(ctx, conversationID); err != nil {
-			return nil, nil, err
-		}
-	}
+func lockedSendAccess(ctx context.Context, tx Tx, conversationID string, q SentQuery) (*ConversationView, SentCounts, error) {
 	var counts SentCounts
-	v, err := accessBy(q.SenderID, conversationID, func() (v *ConversationView, err error) {
+	v, err := lockedAccessBy(ctx, tx, q.SenderID, conversationID, func() (v *ConversationView, err error) {
 		v, counts, err = tx.SendView(ctx, conversationID, q)
 		return v, err
 	})
-	return v, &counts, err
-}
-
-// counts reads how often the agent sent these words since a person took
-// part, and how much in the budget's window, once per send.
-func (s *sending) counts(set Settings) (same, recent int, err error) {
-	if !s.counted {
-		s.same, s.recent, err = s.tx.CountSent(s.ctx, s.conv.ID, s.c.Agent.ID, s.body, s.conv.LastPersonAt, s.now.Add(-set.BudgetWindow), max(set.DuplicateLimit, set.Budget))
-		s.counted = err == nil
-	}
-	return s.same, s.recent, err
+	return v, counts, err
 }
 
 // brake decides whether the agent may send body into conv now: each brake
 // with a check, in order. It runs in the send's transaction, after the
 // checks of the message itself. Held messages count toward duplicate and
 // budget like sent ones.
-func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, body string, now time.Time, counted *SentCounts) error {
-	s := &sending{ctx: ctx, tx: tx, conv: conv, c: c, body: body, now: now}
-	if counted != nil {
-		s.counted, s.same, s.recent = true, counted.Same, counted.Recent
-	}
+func (h *Hub) brake(ctx context.Context, tx Tx, conv *Conversation, c *Caller, body string, now time.Time, counts SentCounts) error {
+	s := &sending{ctx: ctx, tx: tx, conv: conv, c: c, body: body, now: now, counts: counts}
 	for _, b := range Brakes {
 		if b.check == nil {
 			continue
@@ -181,17 +163,17 @@ func checkPaused(b Brake, h *Hub, s *sending) error {
 }
 
 func checkDuplicate(b Brake, h *Hub, s *sending) error {
-	same, _, err := s.counts(h.settings)
-	if err != nil || same < h.settings.DuplicateLimit {
-		return err
+	same := s.counts.Same
+	if same < h.settings.DuplicateLimit {
+		return nil
 	}
 	return b.deny("you already sent these exact words %d times in this {conversation} since a person last took part; say something new, or wait for a person", same)
 }
 
 func checkBudget(b Brake, h *Hub, s *sending) error {
-	_, recent, err := s.counts(h.settings)
-	if err != nil || recent < h.settings.Budget {
-		return err
+	recent := s.counts.Recent
+	if recent < h.settings.Budget {
+		return nil
 	}
 	return b.deny("you sent %d messages in this {conversation} in the last %s, the limit; wait before sending more here", recent, span(h.settings.BudgetWindow))
 }
@@ -305,15 +287,8 @@ func personTookPart(ctx context.Context, tx Tx, v *ConversationView, now time.Ti
 
 // BrakeReads are the queries of brakes (Reader embeds them).
 type BrakeReads interface {
-	// CountSent counts, in one query, the sender's messages in a
-	// conversation that were sent or are held: same, those with exactly
-	// this body created after sameSince (all when zero), and recent, all
-	// created after recentSince. Each count stops at max, so a brake's check
-	// costs the same however long the history.
-	CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error)
 	// SendView is ConversationView and, in the same read where the
-	// database allows, CountSent as q asks: sameSince is the
-	// conversation's LastPersonAt.
+	// database allows, the counts q asks for.
 	SendView(ctx context.Context, conversationID string, q SentQuery) (*ConversationView, SentCounts, error)
 	// Voices lists the voices (sender id + "/" + instance) of the agent
 	// messages sent in a conversation after since, in seq order.

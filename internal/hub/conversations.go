@@ -51,12 +51,17 @@ func accessBy(agentID, conversationID string, view func() (*ConversationView, er
 // lockedAccess is access inside a write transaction, holding the
 // conversation until it commits so writers to one conversation take turns.
 func lockedAccess(ctx context.Context, tx Tx, agentID, conversationID string) (*ConversationView, error) {
+	return lockedAccessBy(ctx, tx, agentID, conversationID, func() (*ConversationView, error) { return tx.ConversationView(ctx, conversationID) })
+}
+
+// lockedAccessBy is lockedAccess with the conversation read by view.
+func lockedAccessBy(ctx context.Context, tx Tx, agentID, conversationID string, view func() (*ConversationView, error)) (*ConversationView, error) {
 	if conversationID != "" {
 		if err := tx.LockConversation(ctx, conversationID); err != nil {
 			return nil, err
 		}
 	}
-	return access(ctx, tx, agentID, conversationID)
+	return accessBy(agentID, conversationID, view)
 }
 
 // directKey names a direct conversation's participant set.

@@ -182,15 +182,23 @@ func deliver(ctx context.Context, tx Tx, v *ConversationView, m *Message, now ti
 	if err := tx.InsertDeliveries(ctx, m, agents); err != nil {
 		return nil, err
 	}
-	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
-		if err := speakerHolds(ctx, tx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
-			return nil, err
-		}
+	if err := senderSpeaks(ctx, tx, m, now); err != nil {
+		return nil, err
 	}
 	if err := tx.MoveRead(ctx, m.ConversationID, m.SenderID, m.SenderInstance, m.Seq, true, now); err != nil {
 		return nil, err
 	}
 	return events, nil
+}
+
+// senderSpeaks gives the hold to the session that sent m, unless another
+// live session has it (speakerHolds); a person's words, or an agent's
+// without a session, take none.
+func senderSpeaks(ctx context.Context, tx Tx, m *Message, now time.Time) error {
+	if m.SenderKind != PrincipalAgent || m.SenderInstance == "" {
+		return nil
+	}
+	return speakerHolds(ctx, tx, m.SenderID, m.ConversationID, m.SenderInstance, now)
 }
 
 // NewMessage is what a new sent message writes (§5), decided here and
@@ -215,10 +223,8 @@ type NewMessage struct {
 func deliverNew(ctx context.Context, tx Tx, v *ConversationView, m *Message, now time.Time, extra []*Event) ([]*Event, error) {
 	agents, events := Deliveries(v, m, now)
 	events = append(events, extra...)
-	if m.SenderKind == PrincipalAgent && m.SenderInstance != "" {
-		if err := speakerHolds(ctx, tx, m.SenderID, m.ConversationID, m.SenderInstance, now); err != nil {
-			return nil, err
-		}
+	if err := senderSpeaks(ctx, tx, m, now); err != nil {
+		return nil, err
 	}
 	if err := tx.AppendMessage(ctx, &NewMessage{Message: m, At: now, Agents: agents, Events: events}); err != nil {
 		return nil, err

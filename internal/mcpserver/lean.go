@@ -1,9 +1,7 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -50,25 +48,14 @@ func (s *Server) lean(p *profile, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// The body as oneMessage read it, whole; else read at most
-		// maxBody, and a longer body goes to the SDK whole, for its own 413.
-		var body []byte
-		var err error
-		rb, read := r.Body.(*readBody)
-		if read {
-			body = rb.whole
-		} else {
-			body, err = readAtMost(r.Body, r.ContentLength, maxBody+1)
-		}
-		if err == nil && len(body) <= maxBody {
-			if c, ok := s.parseLean(p, r.Header, body); ok {
+		// oneMessage read a body within maxBody whole; a longer one goes
+		// to the SDK, for its own 413.
+		if rb, ok := r.Body.(*readBody); ok {
+			if c, ok := s.parseLean(p, r.Header, rb.whole); ok {
 				s.leans.Add(1)
 				s.serveLean(w, r, c)
 				return
 			}
-		}
-		if !read {
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -184,11 +184,12 @@ func (d queries) ConversationView(ctx context.Context, id string) (*hub.Conversa
 	return d.conversationView(ctx, id)
 }
 
-// SendView implements hub.Tx: where one writer keeps what it read
-// (SQLite), ConversationView and CountSent in turn; otherwise one query.
+// SendView implements hub.Tx: where the dialect folds no send (SQLite,
+// whose writer keeps much of what it reads), ConversationView and
+// CountSent in turn; otherwise one query.
 func (d queries) SendView(ctx context.Context, id string, q hub.SentQuery) (*hub.ConversationView, hub.SentCounts, error) {
 	var n hub.SentCounts
-	if d.views != nil || !d.dialect.foldSend {
+	if !d.dialect.foldSend {
 		v, err := d.ConversationView(ctx, id)
 		if err != nil {
 			return nil, n, err

@@ -239,11 +239,13 @@ func (db *DB) Update(ctx context.Context, fn func(hub.Tx) error) error {
 		}
 		return db.updateDirect(ctx, fn)
 	}
-	return db.queue(&op{ctx: ctx, fn: fn, err: make(chan error, 1)})
+	return db.queue(ctx, fn, false)
 }
 
-// queue hands o to the writer and waits for its commit.
-func (db *DB) queue(o *op) error {
+// queue hands fn to the writer, as the search indexer's (index) or not,
+// and waits for its commit.
+func (db *DB) queue(ctx context.Context, fn func(hub.Tx) error, index bool) error {
+	o := &op{ctx: ctx, fn: fn, err: make(chan error, 1), index: index}
 	db.mu.RLock()
 	if db.closed {
 		db.mu.RUnlock()

@@ -5,7 +5,15 @@ import (
 	"database/sql"
 	"testing"
 	"time"
+
+	"github.com/palaverhq/palaver/internal/hub"
 )
+
+// CountSent is tx's CountSent, the counts SendView reads where it does
+// not fold them into the conversation's read.
+func CountSent(ctx context.Context, tx hub.Tx, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
+	return tx.(queries).CountSent(ctx, conversationID, senderID, body, sameSince, recentSince, max)
+}
 
 // SetIndexEvery makes the search indexers opened during t look on their
 // own only every d, so that a test sees what the writer wakes.

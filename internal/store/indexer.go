@@ -228,11 +228,11 @@ func (db *DB) indexPass(stop <-chan struct{}, batches int, p *pace) error {
 		}
 		var n int
 		start := time.Now()
-		if err := db.queue(&op{ctx: ctx, err: make(chan error, 1), index: true, fn: func(tx hub.Tx) error {
+		if err := db.queue(ctx, func(tx hub.Tx) error {
 			var err error
 			n, err = tx.(queries).indexSearch(ctx, p.size)
 			return err
-		}}); err != nil {
+		}, true); err != nil {
 			return err
 		}
 		rest, more := p.after(n, time.Since(start))

@@ -146,6 +146,7 @@ func (d queries) messagesByID(ctx context.Context, ids []any) (map[string]*hub.M
 // takes (s.last_seq).
 var (
 	msgInsertCols = strings.Join(msgFields, ", ") + ", body_hash"
+	msgSeqCol     = slices.Index(msgFields, "seq")
 	msgInsertVals = insertVals("?")
 	msgAppendVals = insertVals("s.last_seq")
 )
@@ -153,7 +154,7 @@ var (
 // insertVals are the values of msgInsertCols, the seq's SQL seq.
 func insertVals(seq string) string {
 	v := slices.Repeat([]string{"?"}, len(msgFields)+1)
-	v[slices.Index(msgFields, "seq")] = seq
+	v[msgSeqCol] = seq
 	return strings.Join(v, ", ")
 }
 
@@ -171,7 +172,7 @@ func messageRow(d *dialect, m *hub.Message, seqArg bool) (cols, vals string, arg
 		m.Author, m.Authority, m.OwnerID, m.OwnerHandle, ms(m.CreatedAt), nullString(m.OriginalBody), nullString(m.DecidedBy), ms(m.DecidedAt),
 		m.RemoteURL, bodyHash(m.Body)}
 	if !seqArg {
-		vals, args = msgAppendVals, slices.Delete(args, 2, 3)
+		vals, args = msgAppendVals, slices.Delete(args, msgSeqCol, msgSeqCol+1)
 	}
 	if col, val, words := d.search.indexed(m); col != "" {
 		cols, vals, args = cols+", "+col, vals+", "+val, append(args, words...)
@@ -213,6 +214,12 @@ func bodyHash(body string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// CountSent counts the sender's messages in a conversation that were sent
+// or are held: same, those with exactly this body created after
+// sameSince (all when zero), and recent, all created after recentSince,
+// each stopping at max; from what the SQLite writer keeps where it can
+// (sentcounts.go). SendView reads them so where it does not fold them
+// into the conversation's read.
 func (d queries) CountSent(ctx context.Context, conversationID, senderID, body string, sameSince, recentSince time.Time, max int) (same, recent int, err error) {
 	if d.views != nil {
 		return d.views.countSent(ctx, d, conversationID, senderID, body, sameSince, recentSince, max)

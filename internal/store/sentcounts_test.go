@@ -56,7 +56,7 @@ func (w *sentWorld) insertAs(tx hub.Tx, body, status string) error {
 func (w *sentWorld) count(db *store.DB, body string, recentSince time.Time) (same, recent int) {
 	w.t.Helper()
 	err := db.Update(ctx, func(tx hub.Tx) (err error) {
-		same, recent, err = tx.CountSent(ctx, sentConv, "agt_x", body, time.Time{}, recentSince, 60)
+		same, recent, err = store.CountSent(ctx, tx, sentConv, "agt_x", body, time.Time{}, recentSince, 60)
 		return err
 	})
 	if err != nil {
@@ -82,7 +82,7 @@ func TestWriterCountsForgetWhatARollbackUndid(t *testing.T) {
 			if err := w.insert(tx, "two"); err != nil {
 				return err
 			}
-			if same, recent, err := tx.CountSent(ctx, sentConv, "agt_x", "two", time.Time{}, time.Time{}, 60); err != nil || same != 1 || recent != 2 {
+			if same, recent, err := store.CountSent(ctx, tx, sentConv, "agt_x", "two", time.Time{}, time.Time{}, 60); err != nil || same != 1 || recent != 2 {
 				t.Errorf("inside the transaction that sends two: same %d, recent %d, %v; want 1 and 2", same, recent, err)
 			}
 			return undone
@@ -192,7 +192,7 @@ func TestSendView(t *testing.T) {
 				if want, err = tx.ConversationView(ctx, sentConv); err != nil {
 					return err
 				}
-				same, recent, err = tx.CountSent(ctx, sentConv, "agt_x", tc.body, want.Conversation.LastPersonAt, q.RecentSince, tc.max)
+				same, recent, err = store.CountSent(ctx, tx, sentConv, "agt_x", tc.body, want.Conversation.LastPersonAt, q.RecentSince, tc.max)
 				return err
 			})
 			if err != nil {

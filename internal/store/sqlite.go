@@ -170,7 +170,9 @@ func (db *DB) countCommit(index bool) {
 	conn.Raw(func(dc any) error {
 		if st, ok := dc.(sqlite.DBStatus); ok {
 			if n, _, err := st.Status(sqlite.DBStatusCacheWrite, false); err == nil {
-				pages.Add(int64(n) - db.walPages)
+				if moved := int64(n) - db.walPages; moved > 0 { // a new connection starts again from 0
+					pages.Add(moved)
+				}
 				db.walPages = int64(n)
 			}
 		}
