@@ -159,7 +159,14 @@ func FuzzToolArguments(f *testing.F) {
 			"params": map[string]any{"name": name, "arguments": raw}})
 		before := ts.fingerprint(t, planner) + ts.personFingerprint(t, alice)
 		// A wait parks for its timeout; a second is plenty to see it begin.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		// Any other call is waited for to its end, however loaded the
+		// machine: one cut short would go on in the server and change
+		// what the next input's fingerprints see.
+		patience := 30 * time.Second
+		if name == "wait_for_messages" {
+			patience = time.Second
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		resp, out := ts.post(t, ctx, surfaces[i].path, surfaces[i].token, string(req), nil)
 		if resp == nil {
